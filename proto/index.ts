@@ -1,0 +1,4 @@
+// Generated contracts, one namespace per service package.
+export * as authv1 from './gen/propdesk/auth/v1/auth_service';
+export * as accountsv1 from './gen/propdesk/accounts/v1/accounts_service';
+export * as webhooksv1 from './gen/propdesk/webhooks/v1/webhooks_service';

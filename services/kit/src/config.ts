@@ -1,0 +1,72 @@
+import { z } from 'zod';
+
+export { z };
+
+export class ConfigError extends Error {}
+
+/**
+ * Reads the environment once through a schema. Bad config names the variable and stops the
+ * process at boot (throws ConfigError when exitOnError is false, for tests).
+ */
+export function loadConfig<S extends z.ZodTypeAny>(
+  schema: S,
+  env: NodeJS.ProcessEnv = process.env,
+  exitOnError = true,
+): z.infer<S> {
+  const parsed = schema.safeParse(env);
+  if (parsed.success) return parsed.data;
+  const problems = parsed.error.issues.map((issue) => `${issue.path.join('.') || '(env)'}: ${issue.message}`).join('; ');
+  const message = `invalid configuration: ${problems}`;
+  if (!exitOnError) throw new ConfigError(message);
+  process.stderr.write(`${message}\n`);
+  process.exit(1);
+}
+
+const boolFromEnv = z
+  .enum(['true', 'false', '1', '0', ''])
+  .optional()
+  .transform((v) => v === 'true' || v === '1');
+
+export const envBool = (defaultValue: boolean) =>
+  z
+    .enum(['true', 'false', '1', '0'])
+    .optional()
+    .transform((v) => (v === undefined ? defaultValue : v === 'true' || v === '1'));
+
+export const envInt = (defaultValue: number, min = 0, max = Number.MAX_SAFE_INTEGER) =>
+  z.coerce.number().int().min(min).max(max).default(defaultValue);
+
+export const port = (defaultValue: number) => z.coerce.number().int().min(0).max(65535).default(defaultValue);
+
+/** A 32-byte key as 64 hex characters. */
+export const hexKey = z.string().regex(/^[0-9a-fA-F]{64}$/, 'must be 64 hex characters (32 bytes)');
+
+export { boolFromEnv };
+
+/** Where each service listens and where clients find it. Shared by every process. */
+export const serviceAddressSchema = z.object({
+  GRPC_HOST: z.string().default('127.0.0.1'),
+  AUTH_GRPC_PORT: port(50051),
+  ACCOUNTS_GRPC_PORT: port(50052),
+  WEBHOOKS_GRPC_PORT: port(50053),
+  AUTH_GRPC_ADDRESS: z.string().optional(),
+  ACCOUNTS_GRPC_ADDRESS: z.string().optional(),
+  WEBHOOKS_GRPC_ADDRESS: z.string().optional(),
+  GRPC_DEADLINE_MS: envInt(5000, 50, 120000),
+});
+
+export interface ServiceAddresses {
+  auth: string;
+  accounts: string;
+  webhooks: string;
+}
+
+export function serviceAddresses(cfg: z.infer<typeof serviceAddressSchema>): ServiceAddresses {
+  return {
+    auth: cfg.AUTH_GRPC_ADDRESS ?? `127.0.0.1:${cfg.AUTH_GRPC_PORT}`,
+    accounts: cfg.ACCOUNTS_GRPC_ADDRESS ?? `127.0.0.1:${cfg.ACCOUNTS_GRPC_PORT}`,
+    webhooks: cfg.WEBHOOKS_GRPC_ADDRESS ?? `127.0.0.1:${cfg.WEBHOOKS_GRPC_PORT}`,
+  };
+}
+
+export const logLevel = z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info');

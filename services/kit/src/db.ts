@@ -1,0 +1,95 @@
+import { Sequelize, QueryTypes, type Transaction } from 'sequelize';
+import { Umzug } from 'umzug';
+import type { Logger } from './logger';
+
+export { Sequelize, QueryTypes };
+export type { Transaction };
+
+export interface DatabaseOptions {
+  url: string;
+  /** The service's own schema; its tables live there and nowhere else. */
+  schema: string;
+  poolMax?: number;
+  logger?: Logger;
+}
+
+/** A sequelize instance whose connections use the service schema as search_path. */
+export function openDatabase(options: DatabaseOptions): Sequelize {
+  if (!/^[a-z_][a-z0-9_]*$/.test(options.schema)) throw new Error(`bad schema name ${options.schema}`);
+  return new Sequelize(options.url, {
+    dialect: 'postgres',
+    logging: false,
+    define: { schema: options.schema, underscored: true },
+    pool: { max: options.poolMax ?? 10, min: 0, idle: 10_000, acquire: 10_000 },
+    dialectOptions: {
+      options: `-c search_path=${options.schema},public`,
+      application_name: `propdesk-${options.schema}`,
+      statement_timeout: 30_000,
+    },
+  });
+}
+
+export interface MigrationContext {
+  sequelize: Sequelize;
+  schema: string;
+  /** Runs raw SQL (statements may be separated by semicolons). */
+  sql(statement: string): Promise<void>;
+}
+
+export interface Migration {
+  name: string;
+  up(ctx: MigrationContext): Promise<void>;
+}
+
+/**
+ * Creates the schema and applies pending migrations in order, under an advisory lock so that
+ * replicas starting at once do not race. The lock is held by a transaction on one connection
+ * while the migrations run on others.
+ */
+export async function migrate(sequelize: Sequelize, schema: string, migrations: Migration[], logger?: Logger): Promise<string[]> {
+  await sequelize.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
+  const ctx: MigrationContext = {
+    sequelize,
+    schema,
+    sql: async (statement) => {
+      await sequelize.query(statement);
+    },
+  };
+  return sequelize.transaction(async (lockTx) => {
+    await sequelize.query('SELECT pg_advisory_xact_lock(hashtext(:key))', {
+      replacements: { key: `propdesk-migrations-${schema}` },
+      transaction: lockTx,
+    });
+    await sequelize.query(
+      `CREATE TABLE IF NOT EXISTS "${schema}".schema_migrations (name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`,
+    );
+    const umzug = new Umzug<MigrationContext>({
+      migrations: migrations.map((m) => ({ name: m.name, up: ({ context }) => m.up(context) })),
+      context: ctx,
+      storage: {
+        async executed() {
+          const rows = await sequelize.query<{ name: string }>(`SELECT name FROM "${schema}".schema_migrations ORDER BY name`, {
+            type: QueryTypes.SELECT,
+          });
+          return rows.map((r) => r.name);
+        },
+        async logMigration({ name }) {
+          await sequelize.query(`INSERT INTO "${schema}".schema_migrations (name) VALUES (:name)`, { replacements: { name } });
+        },
+        async unlogMigration({ name }) {
+          await sequelize.query(`DELETE FROM "${schema}".schema_migrations WHERE name = :name`, { replacements: { name } });
+        },
+      },
+      logger: undefined,
+    });
+    const applied = await umzug.up();
+    if (applied.length > 0) logger?.info({ schema, migrations: applied.map((m) => m.name) }, 'migrations applied');
+    return applied.map((m) => m.name);
+  });
+}
+
+/** NUMERIC and BIGINT arrive as strings: convert at the repository edge. */
+export function toNumber(value: string | number | null | undefined): number {
+  if (value === null || value === undefined) return 0;
+  return typeof value === 'number' ? value : Number(value);
+}

@@ -1,0 +1,141 @@
+import { Metadata, status, type ServiceError } from '@grpc/grpc-js';
+
+/** Every API error code of SPEC section 6 and the HTTP status it maps to. */
+export const API_ERRORS = {
+  invalid_request: 400,
+  invalid_cursor: 400,
+  unauthorized: 401,
+  invalid_api_key: 401,
+  invalid_credentials: 401,
+  invalid_session: 401,
+  payment_required: 402,
+  insufficient_credits: 402,
+  missing_scope: 403,
+  forbidden: 403,
+  not_found: 404,
+  conflict: 409,
+  account_archived: 409,
+  account_breached: 409,
+  account_passed: 409,
+  no_unassigned_accounts: 409,
+  idempotency_key_reused: 409,
+  payload_too_large: 413,
+  order_rejected: 422,
+  rate_limited: 429,
+  internal_error: 500,
+  unavailable: 503,
+} as const;
+
+export type ApiErrorCode = keyof typeof API_ERRORS;
+
+const GRPC_STATUS_OF: Record<ApiErrorCode, status> = {
+  invalid_request: status.INVALID_ARGUMENT,
+  invalid_cursor: status.INVALID_ARGUMENT,
+  unauthorized: status.UNAUTHENTICATED,
+  invalid_api_key: status.UNAUTHENTICATED,
+  invalid_credentials: status.UNAUTHENTICATED,
+  invalid_session: status.UNAUTHENTICATED,
+  payment_required: status.FAILED_PRECONDITION,
+  insufficient_credits: status.FAILED_PRECONDITION,
+  missing_scope: status.PERMISSION_DENIED,
+  forbidden: status.PERMISSION_DENIED,
+  not_found: status.NOT_FOUND,
+  conflict: status.ABORTED,
+  account_archived: status.FAILED_PRECONDITION,
+  account_breached: status.FAILED_PRECONDITION,
+  account_passed: status.FAILED_PRECONDITION,
+  no_unassigned_accounts: status.FAILED_PRECONDITION,
+  idempotency_key_reused: status.ALREADY_EXISTS,
+  payload_too_large: status.INVALID_ARGUMENT,
+  order_rejected: status.FAILED_PRECONDITION,
+  rate_limited: status.RESOURCE_EXHAUSTED,
+  internal_error: status.INTERNAL,
+  unavailable: status.UNAVAILABLE,
+};
+
+export const API_CODE_METADATA = 'x-api-code';
+export const API_PARAM_METADATA = 'x-api-param';
+
+export function isApiErrorCode(code: string): code is ApiErrorCode {
+  return Object.prototype.hasOwnProperty.call(API_ERRORS, code);
+}
+
+/** The one error type services throw; it carries the API code across gRPC. */
+export class AppError extends Error {
+  constructor(
+    readonly code: ApiErrorCode,
+    message: string,
+    readonly param?: string,
+  ) {
+    super(message);
+    this.name = 'AppError';
+  }
+
+  get httpStatus(): number {
+    return API_ERRORS[this.code];
+  }
+
+  get grpcStatus(): status {
+    return GRPC_STATUS_OF[this.code];
+  }
+
+  toJSON(): { error: { code: string; message: string; param?: string } } {
+    return { error: { code: this.code, message: this.message, ...(this.param ? { param: this.param } : {}) } };
+  }
+}
+
+export const invalidRequest = (param: string, message: string): AppError => new AppError('invalid_request', message, param);
+export const notFound = (what: string): AppError => new AppError('not_found', `${what} not found`);
+
+/** Server side: turn anything thrown by a handler into a gRPC status with the API code in trailers. */
+export function toServiceError(err: unknown): Partial<ServiceError> & { code: status; details: string; metadata: Metadata } {
+  const metadata = new Metadata();
+  if (err instanceof AppError) {
+    metadata.set(API_CODE_METADATA, err.code);
+    if (err.param) metadata.set(API_PARAM_METADATA, err.param);
+    return { code: err.grpcStatus, details: err.message, metadata };
+  }
+  metadata.set(API_CODE_METADATA, 'internal_error');
+  return { code: status.INTERNAL, details: 'internal error', metadata };
+}
+
+function isServiceError(err: unknown): err is ServiceError {
+  return typeof err === 'object' && err !== null && 'code' in err && typeof (err as { code: unknown }).code === 'number' && 'metadata' in err;
+}
+
+/**
+ * Client side: rebuild the AppError a service raised. Without an API code, fall back on the
+ * gRPC status the way grpc-gateway's runtime/errors.go does.
+ */
+export function fromServiceError(err: unknown): AppError {
+  if (err instanceof AppError) return err;
+  if (!isServiceError(err)) return new AppError('internal_error', 'internal error');
+  const apiCode = err.metadata?.get(API_CODE_METADATA)[0];
+  const param = err.metadata?.get(API_PARAM_METADATA)[0];
+  if (typeof apiCode === 'string' && isApiErrorCode(apiCode)) {
+    const message = apiCode === 'internal_error' ? 'internal error' : err.details;
+    return new AppError(apiCode, message, typeof param === 'string' ? param : undefined);
+  }
+  switch (err.code) {
+    case status.INVALID_ARGUMENT:
+    case status.OUT_OF_RANGE:
+      return new AppError('invalid_request', err.details || 'invalid request');
+    case status.UNAUTHENTICATED:
+      return new AppError('unauthorized', 'unauthorized');
+    case status.PERMISSION_DENIED:
+      return new AppError('forbidden', 'forbidden');
+    case status.NOT_FOUND:
+      return new AppError('not_found', 'not found');
+    case status.ALREADY_EXISTS:
+    case status.ABORTED:
+      return new AppError('conflict', 'conflict');
+    case status.RESOURCE_EXHAUSTED:
+      return new AppError('rate_limited', 'rate limited');
+    case status.UNAVAILABLE:
+    case status.DEADLINE_EXCEEDED:
+    case status.CANCELLED:
+      return new AppError('unavailable', 'a service is unavailable, try again');
+    default:
+      return new AppError('internal_error', 'internal error');
+  }
+}

@@ -1,0 +1,107 @@
+import {
+  credentials,
+  Metadata,
+  makeGenericClientConstructor,
+  type CallOptions,
+  type Client,
+  type ClientUnaryCall,
+  type ServiceDefinition,
+  type ServiceError,
+} from '@grpc/grpc-js';
+import { service as healthServiceDefinition } from 'grpc-health-check';
+import { currentContext, newRequestId, REQUEST_ID_METADATA } from './context';
+import { fromServiceError } from './errors';
+
+/** Channel options: per-request balancing over every address (headless Services), quick reconnects. */
+export const CHANNEL_OPTIONS = {
+  'grpc.service_config': JSON.stringify({ loadBalancingConfig: [{ round_robin: {} }] }),
+  'grpc.max_reconnect_backoff_ms': 1000,
+  'grpc.initial_reconnect_backoff_ms': 100,
+  'grpc.keepalive_time_ms': 30_000,
+  'grpc.keepalive_timeout_ms': 5_000,
+  'grpc.max_receive_message_length': 32 * 1024 * 1024,
+};
+
+export interface CallOpts {
+  /** Milliseconds; every call has one. */
+  deadlineMs?: number;
+  requestId?: string;
+}
+
+type UnaryFn<Req, Res> = (
+  request: Req,
+  metadata: Metadata,
+  options: Partial<CallOptions>,
+  callback: (error: ServiceError | null, response: Res) => void,
+) => ClientUnaryCall;
+
+/** The unary methods of a generated client, as promise-returning functions that throw AppError. */
+export type PromiseClient<C> = {
+  [K in keyof C as C[K] extends UnaryFn<never, never> ? K : never]: C[K] extends UnaryFn<infer Req, infer Res>
+    ? (request: Req, opts?: CallOpts) => Promise<Res>
+    : never;
+};
+
+export interface ServiceClient<C> {
+  /** The raw generated client, for streaming calls. */
+  raw: C;
+  /** Unary calls with a deadline, x-request-id forwarded, errors as AppError. */
+  call: PromiseClient<C>;
+  close(): void;
+}
+
+export function callMetadata(requestId?: string): Metadata {
+  const metadata = new Metadata();
+  metadata.set(REQUEST_ID_METADATA, requestId ?? currentContext()?.requestId ?? newRequestId());
+  return metadata;
+}
+
+/**
+ * One client per service per process, created at boot. The generated client constructor
+ * (e.g. AuthServiceClient) and its definition (AuthServiceService) come from proto/gen.
+ */
+export function createServiceClient<C extends Client>(
+  ClientCtor: new (address: string, creds: ReturnType<typeof credentials.createInsecure>, options?: object) => C,
+  definition: ServiceDefinition,
+  address: string,
+  defaultDeadlineMs = 5000,
+): ServiceClient<C> {
+  const raw = new ClientCtor(address, credentials.createInsecure(), CHANNEL_OPTIONS);
+  const call: Record<string, (request: unknown, opts?: CallOpts) => Promise<unknown>> = {};
+  for (const [name, method] of Object.entries(definition)) {
+    if (method.requestStream || method.responseStream) continue;
+    const fn = (raw as unknown as Record<string, UnaryFn<unknown, unknown>>)[name];
+    call[name] = (request, opts) =>
+      new Promise((resolve, reject) => {
+        fn.call(
+          raw,
+          request,
+          callMetadata(opts?.requestId),
+          { deadline: Date.now() + (opts?.deadlineMs ?? defaultDeadlineMs) },
+          (err, response) => (err ? reject(fromServiceError(err)) : resolve(response)),
+        );
+      });
+  }
+  return { raw, call: call as unknown as PromiseClient<C>, close: () => raw.close() };
+}
+
+const HealthClient = makeGenericClientConstructor(healthServiceDefinition as unknown as ServiceDefinition, 'Health');
+
+/** grpc.health.v1 Check against one address; resolves true only for SERVING. */
+export function createHealthChecker(address: string): { check(deadlineMs?: number): Promise<boolean>; close(): void } {
+  const client = new HealthClient(address, credentials.createInsecure(), CHANNEL_OPTIONS);
+  return {
+    check(deadlineMs = 1000) {
+      return new Promise((resolve) => {
+        (client as unknown as Record<string, UnaryFn<{ service: string }, { status: string | number }>>).check.call(
+          client,
+          { service: '' },
+          callMetadata(),
+          { deadline: Date.now() + deadlineMs },
+          (err, response) => resolve(!err && (response.status === 'SERVING' || response.status === 1)),
+        );
+      });
+    },
+    close: () => client.close(),
+  };
+}

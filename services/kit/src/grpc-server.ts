@@ -1,0 +1,141 @@
+import {
+  Server,
+  ServerCredentials,
+  type Metadata,
+  type ServerUnaryCall,
+  type sendUnaryData,
+  type ServiceDefinition,
+  type UntypedServiceImplementation,
+} from '@grpc/grpc-js';
+import { HealthImplementation } from 'grpc-health-check';
+import { newRequestId, REQUEST_ID_METADATA, runWithContext } from './context';
+import { AppError, toServiceError } from './errors';
+import type { Logger } from './logger';
+
+export interface CallContext {
+  requestId: string;
+  metadata: Metadata;
+  /** The peer address as grpc-js reports it (ipv4:1.2.3.4:5678). */
+  peer: string;
+}
+
+/** A unary handler written as an async function; `implementUnary` adapts it to grpc-js. */
+export type AsyncUnary<Req, Res> = (request: Req, ctx: CallContext) => Promise<Res>;
+
+export function requestIdOf(metadata: Metadata): string {
+  const value = metadata.get(REQUEST_ID_METADATA)[0];
+  return typeof value === 'string' && value.length > 0 && value.length <= 128 ? value : newRequestId();
+}
+
+export function implementUnary<Req, Res>(
+  logger: Logger,
+  method: string,
+  handler: AsyncUnary<Req, Res>,
+): (call: ServerUnaryCall<Req, Res>, callback: sendUnaryData<Res>) => void {
+  return (call, callback) => {
+    const requestId = requestIdOf(call.metadata);
+    runWithContext({ requestId }, () => {
+      handler(call.request, { requestId, metadata: call.metadata, peer: call.getPeer() }).then(
+        (response) => callback(null, response),
+        (err: unknown) => {
+          if (!(err instanceof AppError)) logger.error({ err, method }, 'unhandled error in gRPC handler');
+          else if (err.code === 'internal_error' || err.code === 'unavailable') logger.warn({ code: err.code, method, msg: err.message }, 'gRPC handler failed');
+          callback(toServiceError(err), null);
+        },
+      );
+    });
+  };
+}
+
+/** Maps the generated service interface to "async function per unary method". */
+export type AsyncServiceImplementation<S> = {
+  [K in keyof S]?: S[K] extends (call: ServerUnaryCall<infer Req, infer Res>, callback: sendUnaryData<infer _R>) => void
+    ? AsyncUnary<Req, Res>
+    : S[K];
+};
+
+/**
+ * Builds a grpc-js implementation from async unary handlers; streaming handlers are passed as they are.
+ * Methods absent from `handlers` answer UNIMPLEMENTED.
+ */
+export function implementService<S extends UntypedServiceImplementation>(
+  definition: ServiceDefinition,
+  logger: Logger,
+  handlers: AsyncServiceImplementation<S>,
+): S {
+  const impl: Record<string, unknown> = {};
+  for (const [name, method] of Object.entries(definition)) {
+    const handler = (handlers as Record<string, unknown>)[name];
+    if (typeof handler !== 'function') continue;
+    if (!method.requestStream && !method.responseStream) {
+      impl[name] = implementUnary(logger, method.path, handler as AsyncUnary<unknown, unknown>);
+    } else {
+      impl[name] = handler;
+    }
+  }
+  return impl as S;
+}
+
+export interface GrpcServiceRegistration {
+  /** Fully qualified service name, e.g. propdesk.auth.v1.AuthService (health reports it). */
+  name: string;
+  definition: ServiceDefinition;
+  implementation: UntypedServiceImplementation;
+}
+
+export interface StartedGrpcServer {
+  server: Server;
+  port: number;
+  address: string;
+  health: HealthImplementation;
+  /** Reports NOT_SERVING, drains in-flight calls (up to graceMs), then forces. */
+  shutdown(graceMs?: number): Promise<void>;
+}
+
+export async function startGrpcServer(options: {
+  host: string;
+  port: number;
+  services: GrpcServiceRegistration[];
+  logger: Logger;
+}): Promise<StartedGrpcServer> {
+  const server = new Server({
+    'grpc.keepalive_time_ms': 30_000,
+    'grpc.keepalive_permit_without_calls': 1,
+    'grpc.http2.min_ping_interval_without_data_ms': 10_000,
+    'grpc.max_receive_message_length': 8 * 1024 * 1024,
+  });
+  const statusMap: Record<string, 'SERVING'> = { '': 'SERVING' };
+  for (const svc of options.services) {
+    server.addService(svc.definition, svc.implementation);
+    statusMap[svc.name] = 'SERVING';
+  }
+  const health = new HealthImplementation(statusMap);
+  health.addToServer(server);
+  const bindAddress = `${options.host.includes(':') ? `[${options.host}]` : options.host}:${options.port}`;
+  const port = await new Promise<number>((resolve, reject) =>
+    server.bindAsync(bindAddress, ServerCredentials.createInsecure(), (err, boundPort) => (err ? reject(err) : resolve(boundPort))),
+  );
+  let stopping: Promise<void> | undefined;
+  return {
+    server,
+    port,
+    address: `127.0.0.1:${port}`,
+    health,
+    shutdown(graceMs = 10_000) {
+      stopping ??= new Promise<void>((resolve) => {
+        for (const name of Object.keys(statusMap)) health.setStatus(name, 'NOT_SERVING');
+        const timer = setTimeout(() => {
+          options.logger.warn('gRPC drain timed out; forcing shutdown');
+          server.forceShutdown();
+          resolve();
+        }, graceMs);
+        timer.unref();
+        server.tryShutdown(() => {
+          clearTimeout(timer);
+          resolve();
+        });
+      });
+      return stopping;
+    },
+  };
+}

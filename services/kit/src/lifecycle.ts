@@ -1,0 +1,35 @@
+import type { Logger } from './logger';
+
+/**
+ * Runs the shutdown steps once, in order, on SIGTERM or SIGINT; a second signal or a step
+ * that hangs past the deadline forces the exit.
+ */
+export function onShutdownSignals(logger: Logger, steps: Array<() => Promise<void> | void>, deadlineMs = 15_000): void {
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) {
+      logger.warn({ signal }, 'second signal: exiting now');
+      process.exit(1);
+    }
+    stopping = true;
+    logger.info({ signal }, 'shutting down');
+    const timer = setTimeout(() => {
+      logger.error('shutdown deadline passed: exiting');
+      process.exit(1);
+    }, deadlineMs);
+    timer.unref();
+    (async () => {
+      for (const step of steps) {
+        try {
+          await step();
+        } catch (err) {
+          logger.error({ err }, 'shutdown step failed');
+        }
+      }
+      logger.flush?.();
+      process.exit(0);
+    })();
+  };
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+}
