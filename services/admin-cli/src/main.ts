@@ -1,1 +1,65 @@
-export {};
+#!/usr/bin/env node
+import { AppError, ConfigError, createLogger, fromServiceError, loadConfig } from '@propdesk/kit';
+import { createClients, type Clients } from './clients';
+import { accountsCreate, quotesPublish } from './commands/accounts';
+import type { Command } from './commands/command';
+import { orgAddCredits, orgCreate, orgGet, orgSetPlan } from './commands/organizations';
+import { keyCreate, keyRevoke, userCreate } from './commands/users-and-keys';
+import { cliConfigSchema } from './config';
+import { parseFlags } from './flags';
+
+/** The binding commands of SPEC section 3, plus two read/undo helpers (org:get, key:revoke). */
+export const COMMANDS: Record<string, Command> = {
+  'org:create': orgCreate,
+  'org:set-plan': orgSetPlan,
+  'org:add-credits': orgAddCredits,
+  'org:get': orgGet,
+  'user:create': userCreate,
+  'key:create': keyCreate,
+  'key:revoke': keyRevoke,
+  'accounts:create': accountsCreate,
+  'quotes:publish': quotesPublish,
+};
+
+export interface CliResult {
+  output: object;
+  exitCode: 0 | 1;
+}
+
+function errorOutput(err: AppError): CliResult {
+  const { code, message, param } = err;
+  return { output: { error: { code, message, ...(param ? { param } : {}) } }, exitCode: 1 };
+}
+
+/** Runs one command; never throws: every failure becomes the {error} object and exit code 1. */
+export async function run(argv: string[], env: NodeJS.ProcessEnv): Promise<CliResult> {
+  let clients: Clients | undefined;
+  try {
+    const [name, ...rest] = argv;
+    const command = name === undefined ? undefined : COMMANDS[name];
+    if (!command) {
+      const what = name === undefined || name.startsWith('-') ? 'a command is required' : `unknown command "${name}"`;
+      throw new AppError('invalid_request', `${what}; commands: ${Object.keys(COMMANDS).join(', ')}`, 'command');
+    }
+    const values = parseFlags(rest, command.flags);
+    const cfg = loadConfig(cliConfigSchema, env, false);
+    clients = createClients(cfg);
+    return { output: await command.run(values, clients), exitCode: 0 };
+  } catch (err) {
+    if (err instanceof ConfigError) return errorOutput(new AppError('invalid_request', err.message));
+    const appError = fromServiceError(err);
+    if (appError.code === 'internal_error') {
+      createLogger('admin-cli', { fd: 2, level: 'error' }).error({ err }, 'command failed');
+    }
+    return errorOutput(appError);
+  } finally {
+    clients?.close();
+  }
+}
+
+if (require.main === module) {
+  run(process.argv.slice(2), process.env).then(({ output, exitCode }) => {
+    process.stdout.write(`${JSON.stringify(output)}\n`);
+    process.exitCode = exitCode;
+  });
+}

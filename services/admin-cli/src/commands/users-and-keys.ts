@@ -1,0 +1,69 @@
+import { AppError } from '@propdesk/kit';
+import { authv1 } from '@propdesk/proto';
+import { organizationId, requiredString, uuidFlag } from '../flags';
+import type { Command } from './command';
+
+/** SPEC section 4. */
+export const KNOWN_SCOPES = ['accounts:read', 'accounts:write', 'credentials:read', 'trading:write'] as const;
+
+const ROLES: Record<string, authv1.Role> = {
+  owner: authv1.Role.ROLE_OWNER,
+  admin: authv1.Role.ROLE_ADMIN,
+  member: authv1.Role.ROLE_MEMBER,
+};
+
+function roleName(role: authv1.Role): string {
+  return Object.entries(ROLES).find(([, value]) => value === role)?.[0] ?? 'member';
+}
+
+/** Comma-separated; empty or absent means no scopes. */
+export function parseScopes(raw: string | undefined): string[] {
+  const scopes = (raw ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
+  for (const scope of scopes) {
+    if (!(KNOWN_SCOPES as readonly string[]).includes(scope)) {
+      throw new AppError('invalid_request', `unknown scope "${scope}" (known: ${KNOWN_SCOPES.join(', ')})`, 'scopes');
+    }
+  }
+  return [...new Set(scopes)];
+}
+
+export const userCreate: Command = {
+  flags: { org: { type: 'string' }, email: { type: 'string' }, password: { type: 'string' }, role: { type: 'string' } },
+  async run(values, clients) {
+    const org = organizationId(values);
+    const email = requiredString(values, 'email');
+    // Passwords are taken verbatim: trimming would silently change the secret.
+    const password = values.password;
+    if (typeof password !== 'string' || password === '') throw new AppError('invalid_request', '--password is required', 'password');
+    const role = ROLES[requiredString(values, 'role')];
+    if (role === undefined) throw new AppError('invalid_request', '--role must be owner, admin or member', 'role');
+    const res = await clients.auth().createUser({ organizationId: org, email, password, role });
+    if (!res.user) throw new AppError('internal_error', 'the auth service returned no user');
+    return { id: res.user.id, email: res.user.email, role: roleName(res.user.role) };
+  },
+};
+
+export const keyCreate: Command = {
+  flags: { org: { type: 'string' }, name: { type: 'string' }, scopes: { type: 'string' } },
+  async run(values, clients) {
+    const org = organizationId(values);
+    const name = requiredString(values, 'name');
+    const scopes = parseScopes(typeof values.scopes === 'string' ? values.scopes : undefined);
+    const res = await clients.auth().createApiKey({ organizationId: org, name, scopes });
+    if (!res.apiKey) throw new AppError('internal_error', 'the auth service returned no key');
+    return { id: res.apiKey.id, token: res.token, prefix: res.apiKey.prefix, name: res.apiKey.name, scopes: res.apiKey.scopes };
+  },
+};
+
+export const keyRevoke: Command = {
+  flags: { org: { type: 'string' }, id: { type: 'string' } },
+  async run(values, clients) {
+    const res = await clients.auth().revokeApiKey({ organizationId: organizationId(values), apiKeyId: uuidFlag(values, 'id') });
+    const key = res.apiKey;
+    if (!key) throw new AppError('internal_error', 'the auth service returned no key');
+    return { id: key.id, prefix: key.prefix, name: key.name, scopes: key.scopes, revoked_at: key.revokedAt?.toISOString() ?? null };
+  },
+};
