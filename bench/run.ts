@@ -1,0 +1,32 @@
+/**
+ * `npm run bench`: every benchmark in turn, each printing its figures and ratios against its
+ * baseline. `npm run bench -- gateway accounts` runs a subset.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+
+const ALL = ['gateway', 'accounts', 'limits', 'trading', 'webhooks'];
+
+async function main(): Promise<void> {
+  const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'));
+  const names = wanted.length > 0 ? wanted : ALL;
+  for (const name of names) {
+    const file = path.join(__dirname, `${name}.js`);
+    if (!fs.existsSync(file)) {
+      console.log(`\n== ${name}: not built (${file} missing)`);
+      continue;
+    }
+    console.log(`\n== ${name}`);
+    const mod = (await import(file)) as { run: () => Promise<void> };
+    const started = Date.now();
+    try {
+      await mod.run();
+    } catch (err) {
+      console.log(`${name} failed: ${err instanceof Error ? err.stack : String(err)}`);
+      process.exitCode = 1;
+    }
+    console.log(`(${name} took ${((Date.now() - started) / 1000).toFixed(0)} s)`);
+  }
+}
+
+void main();

@@ -1,0 +1,100 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import net from 'node:net';
+import path from 'node:path';
+import { createTestDatabase, type TestDatabase } from '@propdesk/kit';
+
+export const ROOT = path.resolve(__dirname, '..', '..');
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const address = srv.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+export interface ProcessStack {
+  url: string;
+  env: Record<string, string>;
+  db: TestDatabase;
+  stop(): Promise<void>;
+}
+
+/**
+ * The product as it runs for real: every service in its own process (scripts/stack.mjs, the
+ * same supervisor as `npm start`), against a fresh database on the local PostgreSQL.
+ */
+export async function startProcessStack(extraEnv: Record<string, string> = {}): Promise<ProcessStack> {
+  const db = await createTestDatabase('pd_bench');
+  const port = await freePort();
+  const env: Record<string, string> = {
+    DATABASE_URL: db.url,
+    PORT: String(port),
+    AUTH_GRPC_PORT: String(await freePort()),
+    ACCOUNTS_GRPC_PORT: String(await freePort()),
+    WEBHOOKS_GRPC_PORT: String(await freePort()),
+    PANEL_PORT: String(await freePort()),
+    CURSOR_SECRET: randomBytes(32).toString('hex'),
+    CREDENTIALS_KEY: randomBytes(32).toString('hex'),
+    WEBHOOK_SECRET_KEY: randomBytes(32).toString('hex'),
+    SIMULATE_MARKET: 'false',
+    LOG_LEVEL: 'warn',
+    ...extraEnv,
+  };
+  env.AUTH_GRPC_ADDRESS = `127.0.0.1:${env.AUTH_GRPC_PORT}`;
+  env.ACCOUNTS_GRPC_ADDRESS = `127.0.0.1:${env.ACCOUNTS_GRPC_PORT}`;
+  env.WEBHOOKS_GRPC_ADDRESS = `127.0.0.1:${env.WEBHOOKS_GRPC_PORT}`;
+  const child: ChildProcess = spawn(process.execPath, [path.join(ROOT, 'scripts/stack.mjs')], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr?.on('data', (chunk: Buffer) => {
+    stderr = (stderr + chunk.toString()).slice(-20_000);
+  });
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`stack did not start:\n${stderr}`)), 120_000);
+    child.stdout?.on('data', (chunk: Buffer) => {
+      if (chunk.toString().includes('PropDesk ready on')) {
+        clearTimeout(timer);
+        resolve();
+      }
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`stack exited with ${code}:\n${stderr}`));
+    });
+  });
+  return {
+    url: `http://127.0.0.1:${port}`,
+    env,
+    db,
+    async stop() {
+      await new Promise<void>((resolve) => {
+        if (child.exitCode !== null) return resolve();
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+      });
+      await db.drop();
+    },
+  };
+}
+
+/** Runs the admin CLI against a stack and returns its JSON answer. */
+export async function admin(env: Record<string, string>, args: string[]): Promise<Record<string, unknown>> {
+  const child = spawn(process.execPath, [path.join(ROOT, 'services/admin-cli/dist/main.js'), ...args], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  let out = '';
+  child.stdout?.on('data', (c: Buffer) => (out += c.toString()));
+  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+  const parsed = JSON.parse(out) as Record<string, unknown>;
+  if (code !== 0) throw new Error(`admin ${args[0]} failed: ${out}`);
+  return parsed;
+}
