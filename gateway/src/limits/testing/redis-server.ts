@@ -1,0 +1,124 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import net from 'node:net';
+
+/**
+ * A redis-server of the test's (or benchmark's) own, on its own port, so it can be stopped,
+ * paused and counted without touching the shared Redis other suites use.
+ */
+export interface OwnRedisServer {
+  readonly port: number;
+  readonly url: string;
+  /** SIGTERM and wait for the exit: clients see a closed connection, then refused reconnections. */
+  stop(): Promise<void>;
+  /** Starts again on the same port (nothing persisted). */
+  restart(): Promise<void>;
+  /** SIGSTOP: the connection stays open but nothing answers (a slow or hung Redis). */
+  pause(): void;
+  resume(): void;
+  /** Data commands executed so far (INFO commandstats, without connection housekeeping). */
+  commandCount(): Promise<number>;
+}
+
+const HOUSEKEEPING = new Set(['info', 'client', 'ping', 'select', 'hello', 'command', 'quit', 'config', 'script']);
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.unref();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** Sends one inline command and returns the raw reply once the connection goes quiet. */
+function rawCommand(port: number, command: string, timeoutMs = 500): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = net.createConnection({ host: '127.0.0.1', port });
+    let reply = '';
+    const timer = setTimeout(() => {
+      socket.destroy();
+      reject(new Error(`redis on ${port} did not answer ${command}`));
+    }, timeoutMs);
+    socket.on('error', (err) => {
+      clearTimeout(timer);
+      reject(err);
+    });
+    socket.on('data', (chunk) => {
+      reply += chunk.toString('utf8');
+      // A bulk reply is complete once its announced length has arrived.
+      const bulk = /^\$(\d+)\r\n/.exec(reply);
+      const complete = bulk ? reply.length >= bulk[0].length + Number(bulk[1]) + 2 : reply.endsWith('\r\n');
+      if (complete) {
+        clearTimeout(timer);
+        socket.end();
+        resolve(reply);
+      }
+    });
+    socket.write(`${command}\r\n`);
+  });
+}
+
+async function waitUntilUp(port: number, child: ChildProcess): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`redis-server on ${port} exited with ${child.exitCode}`);
+    try {
+      if ((await rawCommand(port, 'PING', 200)).startsWith('+PONG')) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 30));
+  }
+  throw new Error(`redis-server on ${port} did not start`);
+}
+
+export async function startOwnRedisServer(): Promise<OwnRedisServer> {
+  const port = await freePort();
+  let child: ChildProcess | undefined;
+
+  const launch = async () => {
+    const started = spawn(
+      'redis-server',
+      ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--loglevel', 'warning'],
+      { stdio: 'ignore' },
+    );
+    child = started;
+    await waitUntilUp(port, started);
+  };
+
+  await launch();
+  return {
+    port,
+    url: `redis://127.0.0.1:${port}`,
+    async stop() {
+      const running = child;
+      child = undefined;
+      if (!running || running.exitCode !== null) return;
+      await new Promise<void>((resolve) => {
+        running.once('exit', () => resolve());
+        running.kill('SIGCONT');
+        running.kill('SIGTERM');
+      });
+    },
+    restart: launch,
+    pause() {
+      child?.kill('SIGSTOP');
+    },
+    resume() {
+      child?.kill('SIGCONT');
+    },
+    async commandCount() {
+      const info = await rawCommand(port, 'INFO commandstats');
+      let total = 0;
+      for (const match of info.matchAll(/^cmdstat_([a-z|_-]+):calls=(\d+)/gm)) {
+        const name = match[1].split('|')[0];
+        if (!HOUSEKEEPING.has(name)) total += Number(match[2]);
+      }
+      return total;
+    },
+  };
+}
