@@ -1,0 +1,49 @@
+import { Router } from 'express';
+import { AppError, z } from '@propdesk/kit';
+import { accountsv1 } from '@propdesk/proto';
+import type { PanelClients } from '../clients';
+import { requireRole, requireSession, sessionOf } from '../http/session';
+import { ACCOUNT_STATUS_FILTERS, presentAccount } from '../presenters';
+import { pageParams, parseBody, queryString } from '../validation';
+
+const createAccountsBody = z.object({
+  count: z.number().int().min(1).max(100),
+  program: z.string().trim().min(1).max(64).optional(),
+  initial_balance: z.number().positive().finite().optional(),
+});
+
+export function accountRoutes(clients: PanelClients): Router {
+  const router = Router();
+  const session = requireSession(clients);
+
+  router.get('/panel/api/accounts', session, async (req, res) => {
+    const { organization_id } = sessionOf(req).user;
+    const page = pageParams(req);
+    const statusName = queryString(req, 'status');
+    const status = statusName === undefined ? undefined : ACCOUNT_STATUS_FILTERS[statusName];
+    if (statusName !== undefined && status === undefined) {
+      throw new AppError('invalid_request', `status must be one of ${Object.keys(ACCOUNT_STATUS_FILTERS).join(', ')}`, 'status');
+    }
+    const result = await clients.accounts.listAccounts({
+      organizationId: organization_id,
+      ...page,
+      status: status ?? accountsv1.AccountStatus.ACCOUNT_STATUS_UNSPECIFIED,
+    });
+    res.json({ data: result.accounts.map(presentAccount), next_cursor: result.nextPageToken || null });
+  });
+
+  // Spends the organization's credits, so it is limited to the roles that manage the organization.
+  router.post('/panel/api/accounts', session, requireRole('owner', 'admin'), async (req, res) => {
+    const { organization_id } = sessionOf(req).user;
+    const body = parseBody(createAccountsBody, req);
+    const result = await clients.accounts.createAccounts({
+      organizationId: organization_id,
+      count: body.count,
+      program: body.program ?? '',
+      initialBalance: body.initial_balance ?? 0,
+    });
+    res.status(201).json({ data: result.accounts.map(presentAccount) });
+  });
+
+  return router;
+}
