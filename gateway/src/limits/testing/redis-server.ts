@@ -15,10 +15,22 @@ export interface OwnRedisServer {
   /** SIGSTOP: the connection stays open but nothing answers (a slow or hung Redis). */
   pause(): void;
   resume(): void;
-  /** Data commands executed so far (INFO commandstats, without connection housekeeping). */
-  commandCount(): Promise<number>;
+  /** Commands so far (INFO commandstats, without connection housekeeping). */
+  commandCount(): Promise<CommandCount>;
 }
 
+export interface CommandCount {
+  /**
+   * Commands clients sent (round trips). commandstats also counts the commands a Lua script runs,
+   * so the ones the limiter's script runs (set, incrby, pttl, expire) are left out: the limiter
+   * never sends them on their own.
+   */
+  roundTrips: number;
+  /** Every command Redis executed, those inside scripts included. */
+  executed: number;
+}
+
+const SCRIPT_INNER = new Set(['set', 'incrby', 'pttl', 'expire']);
 const HOUSEKEEPING = new Set(['info', 'client', 'ping', 'select', 'hello', 'command', 'quit', 'config', 'script']);
 
 export async function freePort(): Promise<number> {
@@ -113,12 +125,15 @@ export async function startOwnRedisServer(): Promise<OwnRedisServer> {
     },
     async commandCount() {
       const info = await rawCommand(port, 'INFO commandstats');
-      let total = 0;
+      const count: CommandCount = { roundTrips: 0, executed: 0 };
       for (const match of info.matchAll(/^cmdstat_([a-z|_-]+):calls=(\d+)/gm)) {
         const name = match[1].split('|')[0];
-        if (!HOUSEKEEPING.has(name)) total += Number(match[2]);
+        if (HOUSEKEEPING.has(name)) continue;
+        const calls = Number(match[2]);
+        count.executed += calls;
+        if (!SCRIPT_INNER.has(name)) count.roundTrips += calls;
       }
-      return total;
+      return count;
     },
   };
 }
