@@ -1,0 +1,105 @@
+import { request } from 'undici';
+import { createLogger } from '@propdesk/kit';
+import { start, type StartedPanel } from './main';
+
+// The panel alone, with no services behind it: everything here is decided before any gRPC call.
+// Cross-service behaviour (login, keys, accounts) is tested in test/panel/.
+describe('the panel HTTP edge', () => {
+  let panel: StartedPanel;
+  let base: string;
+
+  beforeAll(async () => {
+    panel = await start(
+      { PANEL_PORT: '0', AUTH_GRPC_ADDRESS: '127.0.0.1:1', ACCOUNTS_GRPC_ADDRESS: '127.0.0.1:1', GRPC_DEADLINE_MS: '1000' },
+      { logger: createLogger('panel-test', { level: 'silent' }) },
+    );
+    base = panel.url;
+  });
+
+  afterAll(async () => {
+    await panel.stop();
+  });
+
+  async function call(method: 'GET' | 'POST', path: string, headers: Record<string, string> = {}, body?: string) {
+    const res = await request(`${base}${path}`, { method, headers, body });
+    const text = await res.body.text();
+    const type = String(res.headers['content-type'] ?? '');
+    return { status: res.statusCode, headers: res.headers, text, json: type.includes('json') ? JSON.parse(text) : undefined };
+  }
+
+  it('serves the web UI at /panel and /panel/ with a strict content security policy', async () => {
+    for (const path of ['/panel', '/panel/']) {
+      const res = await call('GET', path);
+      expect(res.status).toBe(200);
+      expect(res.headers['content-type']).toMatch(/text\/html/);
+      expect(res.text).toContain('/panel/static/app.js');
+      expect(res.headers['content-security-policy']).toContain("script-src 'self'");
+      expect(res.headers['x-frame-options']).toBe('DENY');
+    }
+    const script = await call('GET', '/panel/static/app.js');
+    expect(script.status).toBe(200);
+    expect(script.headers['content-type']).toMatch(/javascript/);
+  });
+
+  it('answers unknown routes with 404 not_found in the error shape', async () => {
+    const res = await call('GET', '/panel/api/nope');
+    expect(res.status).toBe(404);
+    expect(res.json).toEqual({ error: { code: 'not_found', message: expect.any(String) } });
+    expect((await call('GET', '/panel/static/missing.js')).json.error.code).toBe('not_found');
+  });
+
+  it('answers malformed JSON with 400 invalid_request', async () => {
+    const res = await call('POST', '/panel/api/login', { 'content-type': 'application/json' }, '{"email":');
+    expect(res.status).toBe(400);
+    expect(res.json.error.code).toBe('invalid_request');
+  });
+
+  it('refuses bodies that are not JSON on state-changing routes', async () => {
+    const res = await call('POST', '/panel/api/login', { 'content-type': 'application/x-www-form-urlencoded' }, 'email=a&password=b');
+    expect(res.status).toBe(400);
+    expect(res.json.error.code).toBe('invalid_request');
+  });
+
+  it('refuses cross-site requests with 403 forbidden', async () => {
+    const json = { 'content-type': 'application/json' };
+    const crossSite = await call('POST', '/panel/api/logout', { ...json, 'sec-fetch-site': 'cross-site' }, '{}');
+    expect(crossSite.status).toBe(403);
+    expect(crossSite.json.error.code).toBe('forbidden');
+    const foreignOrigin = await call('POST', '/api-keys/x/revoke', { ...json, origin: 'https://evil.example' }, '{}');
+    expect(foreignOrigin.status).toBe(403);
+  });
+
+  it('checks login input before asking the auth service', async () => {
+    const res = await call('POST', '/panel/api/login', { 'content-type': 'application/json' }, JSON.stringify({ email: 'a@b.c' }));
+    expect(res.status).toBe(400);
+    expect(res.json.error).toMatchObject({ code: 'invalid_request', param: 'password' });
+  });
+
+  it('answers 401 unauthorized without a session cookie, whatever Authorization says', async () => {
+    const bearer = { authorization: `Bearer pfx_live_${'a'.repeat(40)}` };
+    for (const [method, path] of [
+      ['GET', '/panel/api/me'],
+      ['GET', '/panel/api/keys'],
+      ['GET', '/panel/api/accounts'],
+      ['POST', '/panel/api/keys'],
+      ['POST', '/api-keys/6c1f7c8a-1b2c-4d5e-8f90-123456789abc/revoke'],
+    ] as const) {
+      const res = await call(method, path, bearer);
+      expect(res.status).toBe(401);
+      expect(res.json.error.code).toBe('unauthorized');
+    }
+  });
+
+  it('logs out idempotently and clears the cookie even without a session', async () => {
+    const res = await call('POST', '/panel/api/logout');
+    expect(res.status).toBe(200);
+    expect(res.json).toEqual({ ok: true });
+    expect(String(res.headers['set-cookie'])).toMatch(/pd_session=;.*Expires=Thu, 01 Jan 1970/);
+  });
+
+  it('answers 503 unavailable when the auth service is down', async () => {
+    const res = await call('GET', '/panel/api/me', { cookie: 'pd_session=whatever' });
+    expect(res.status).toBe(503);
+    expect(res.json.error.code).toBe('unavailable');
+  });
+});
