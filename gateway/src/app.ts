@@ -1,0 +1,70 @@
+import express, { type Express, type Request } from 'express';
+import { pinoHttp } from 'pino-http';
+import type { CallOpts, Logger } from '@propdesk/kit';
+import type { Clients, HealthCheckers } from './clients';
+import type { Authenticator } from './auth/authenticate';
+import { errorHandler, notFoundHandler } from './http/errors';
+import type { HttpMetrics } from './http/metrics';
+import { panelProxy } from './http/panel-proxy';
+import { requestContext, requestIdOf } from './http/request-context';
+import { routeDefiner } from './http/route';
+import { registerAccountRoutes } from './routes/accounts';
+import { registerEventRoutes } from './routes/events';
+import { registerExecutorRoutes } from './routes/executor';
+import { registerHealthRoutes } from './routes/health';
+import { registerOpenApiRoute } from './routes/openapi';
+import { registerTraderRoutes } from './routes/traders';
+import { registerTradingRoutes } from './routes/trading';
+import { registerWebhookRoutes } from './routes/webhooks';
+
+export interface AppDeps {
+  clients: Clients;
+  health: HealthCheckers;
+  authenticator: Authenticator;
+  metrics: HttpMetrics;
+  logger: Logger;
+  panelUrl: string;
+  trustProxy: boolean | number | string;
+  deadlineMs: number;
+}
+
+export function createApp(deps: AppDeps): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('trust proxy', deps.trustProxy);
+  app.set('etag', false);
+
+  app.use(requestContext);
+  app.use(deps.metrics.middleware);
+  app.use(
+    pinoHttp({
+      logger: deps.logger,
+      genReqId: (req) => requestIdOf(req),
+      // Only method, path and status: bodies and credentials never reach the log.
+      serializers: {
+        req: (req: { id: unknown; method: string; url: string }) => ({ id: req.id, method: req.method, path: req.url.split('?')[0] }),
+        res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
+      },
+      redact: { paths: ['req.headers.authorization', 'req.headers.cookie', 'res.headers["set-cookie"]'], censor: '[redacted]' },
+    }),
+  );
+  app.use(panelProxy(deps.panelUrl, deps.logger));
+
+  const callOpts = (req: Request): CallOpts => ({ deadlineMs: deps.deadlineMs, requestId: requestIdOf(req) });
+  registerHealthRoutes(app, deps.health, deps.metrics);
+
+  const router = express.Router();
+  const define = routeDefiner(router, { authenticator: deps.authenticator, auth: deps.clients.auth, logger: deps.logger, callOpts });
+  registerOpenApiRoute(define);
+  registerExecutorRoutes(define, deps.clients);
+  registerAccountRoutes(define, deps.clients);
+  registerTradingRoutes(define, deps.clients);
+  registerTraderRoutes(define, deps.clients);
+  registerEventRoutes(define, deps.clients);
+  registerWebhookRoutes(define, deps.clients);
+  app.use(router);
+
+  app.use(notFoundHandler);
+  app.use(errorHandler(deps.logger));
+  return app;
+}

@@ -1,0 +1,138 @@
+import type { Request, Response } from 'express';
+import { authv1 } from '@propdesk/proto';
+import { AppError, sha256Hex, type CallOpts } from '@propdesk/kit';
+import type { ServiceClient } from '../clients';
+import type { LimitDecision, Limits } from '../rate-limits';
+import type { KeyCache, VerifiedKey } from './key-cache';
+import type { InvalidationWatcher } from './invalidation-watcher';
+import { clientIp, isWrite, setPrincipal, type ApiKeyPrincipal, type ExecutorPrincipal, type Scope } from './principal';
+
+/** One constant body for unknown, malformed and revoked keys: byte-identical answers. */
+const INVALID_API_KEY_MESSAGE = 'the API key is not valid';
+
+const NOT_A_KEY = new Set(['invalid_api_key', 'unauthorized', 'not_found', 'invalid_request']);
+
+export function setRateLimitHeaders(res: Response, decision: LimitDecision | undefined): void {
+  if (decision === undefined) return;
+  res.setHeader('RateLimit-Limit', String(decision.limit));
+  res.setHeader('RateLimit-Remaining', String(Math.max(0, decision.remaining)));
+  res.setHeader('RateLimit-Reset', String(Math.max(0, decision.resetSeconds)));
+}
+
+function rateLimited(res: Response, decision: LimitDecision | undefined): AppError {
+  setRateLimitHeaders(res, decision);
+  res.setHeader('Retry-After', String(Math.max(1, Math.ceil(decision?.retryAfterSeconds ?? 1))));
+  return new AppError('rate_limited', 'too many requests, retry later');
+}
+
+/** `Bearer <token>`; anything else is no credential at all (401 unauthorized). */
+export function bearerToken(header: string | undefined): string | undefined {
+  if (header === undefined) return undefined;
+  const match = /^Bearer +(\S+) *$/i.exec(header);
+  return match?.[1];
+}
+
+export interface Authenticator {
+  apiKey(req: Request, res: Response, scope: Scope | null): Promise<ApiKeyPrincipal>;
+  executor(req: Request, res: Response): Promise<ExecutorPrincipal>;
+  /** Counts an unauthenticated public request (openapi, executor login) in the per-IP bucket. */
+  anonymous(req: Request, res: Response): Promise<void>;
+}
+
+export interface AuthenticatorDeps {
+  auth: ServiceClient<authv1.AuthServiceClient>;
+  executorSessions: (token: string, opts: CallOpts) => Promise<{ organizationId: string; accountNumber: string; sessionId: string }>;
+  cache: KeyCache;
+  watcher: InvalidationWatcher;
+  limits: Limits;
+  callOpts: (req: Request) => CallOpts;
+}
+
+export function createAuthenticator(deps: AuthenticatorDeps): Authenticator {
+  const { auth, cache, watcher, limits } = deps;
+
+  const refuseInvalid = async (req: Request, res: Response, error: AppError): Promise<never> => {
+    const decision = await limits.onInvalid(clientIp(req));
+    setRateLimitHeaders(res, decision);
+    if (!decision.allowed) throw rateLimited(res, decision);
+    throw error;
+  };
+
+  /** Trusted cache first (a hit: one hash, one Map lookup); otherwise one VerifyApiKey round trip. */
+  const resolve = async (hash: string, req: Request): Promise<VerifiedKey | undefined> => {
+    const covered = watcher.covered();
+    const cached = covered ? cache.get(hash) : undefined;
+    if (cached !== undefined) return cached;
+    const epoch = cache.epoch;
+    try {
+      const verified = await auth.call.verifyApiKey({ tokenSha256: hash }, deps.callOpts(req));
+      const key: VerifiedKey = {
+        keyId: verified.apiKeyId,
+        organizationId: verified.organizationId,
+        scopes: new Set(verified.scopes),
+        paid: verified.planStatus === authv1.PlanStatus.PLAN_STATUS_PAID,
+      };
+      if (covered && watcher.covered()) cache.set(hash, key, epoch);
+      return key;
+    } catch (err) {
+      if (err instanceof AppError && NOT_A_KEY.has(err.code)) return undefined;
+      throw err;
+    }
+  };
+
+  return {
+    async apiKey(req, res, scope) {
+      const token = bearerToken(req.headers.authorization);
+      if (token === undefined) {
+        await refuseInvalid(req, res, new AppError('unauthorized', 'an Authorization: Bearer <API key> header is required'));
+      }
+      // Malformed tokens are hashed and looked up too, so timing does not tell them apart.
+      const hash = sha256Hex(token ?? '');
+      const cachedValid = watcher.covered() && cache.has(hash);
+      const before = await limits.beforeLookup(clientIp(req), cachedValid);
+      if (before.action === 'refuse') throw rateLimited(res, before.decision);
+      const key = await resolve(hash, req);
+      if (key === undefined) return refuseInvalid(req, res, new AppError('invalid_api_key', INVALID_API_KEY_MESSAGE));
+      const decision = await limits.onValid(key.keyId, isWrite(req.method));
+      setRateLimitHeaders(res, decision);
+      if (!decision.allowed) throw rateLimited(res, decision);
+      if (!key.paid) throw new AppError('payment_required', 'the organization has no completed plan purchase');
+      if (scope !== null && !key.scopes.has(scope)) throw new AppError('missing_scope', `this API key lacks the scope ${scope}`);
+      const principal: ApiKeyPrincipal = { kind: 'api_key', keyId: key.keyId, organizationId: key.organizationId };
+      setPrincipal(req, principal);
+      return principal;
+    },
+
+    async executor(req, res) {
+      const token = bearerToken(req.headers.authorization);
+      if (token === undefined) {
+        await refuseInvalid(req, res, new AppError('unauthorized', 'an Authorization: Bearer <executor session token> header is required'));
+      }
+      const before = await limits.beforeLookup(clientIp(req), false);
+      if (before.action === 'refuse') throw rateLimited(res, before.decision);
+      let session: { organizationId: string; accountNumber: string; sessionId: string };
+      try {
+        session = await deps.executorSessions(token ?? '', deps.callOpts(req));
+      } catch (err) {
+        if (err instanceof AppError && (err.code === 'invalid_session' || err.code === 'not_found' || err.code === 'unauthorized')) {
+          return refuseInvalid(req, res, new AppError('invalid_session', 'the executor session is not valid'));
+        }
+        throw err;
+      }
+      const decision = await limits.onValid(`exec:${session.sessionId}`, isWrite(req.method));
+      setRateLimitHeaders(res, decision);
+      if (!decision.allowed) throw rateLimited(res, decision);
+      const principal: ExecutorPrincipal = { kind: 'executor', ...session };
+      setPrincipal(req, principal);
+      return principal;
+    },
+
+    async anonymous(req, res) {
+      const before = await limits.beforeLookup(clientIp(req), false);
+      if (before.action === 'refuse') throw rateLimited(res, before.decision);
+      const decision = await limits.onInvalid(clientIp(req));
+      setRateLimitHeaders(res, decision);
+      if (!decision.allowed) throw rateLimited(res, decision);
+    },
+  };
+}

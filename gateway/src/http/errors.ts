@@ -1,0 +1,67 @@
+import type { ErrorRequestHandler, RequestHandler, Response } from 'express';
+import { AppError, type Logger } from '@propdesk/kit';
+
+/** A rendered answer: status and the exact bytes of the JSON body (serialised once). */
+export interface Rendered {
+  status: number;
+  body: string | Buffer;
+}
+
+export function renderJson(status: number, value: unknown): Rendered {
+  return { status, body: JSON.stringify(value) };
+}
+
+export function renderError(err: AppError): Rendered {
+  return { status: err.httpStatus, body: JSON.stringify(err.toJSON()) };
+}
+
+export function send(res: Response, rendered: Rendered): void {
+  res.status(rendered.status);
+  res.setHeader('Content-Type', 'application/json; charset=utf-8');
+  res.end(rendered.body);
+}
+
+interface BodyParserError {
+  type?: string;
+  status?: number;
+}
+
+function bodyParserError(err: unknown): BodyParserError | undefined {
+  if (typeof err !== 'object' || err === null || !('type' in err)) return undefined;
+  return err as BodyParserError;
+}
+
+/** Anything thrown anywhere becomes an AppError; unknown failures become a generic internal_error. */
+export function toAppError(err: unknown, logger: Logger): AppError {
+  if (err instanceof AppError) return err;
+  const parserError = bodyParserError(err);
+  switch (parserError?.type) {
+    case 'entity.parse.failed':
+      return new AppError('invalid_request', 'the request body is not valid JSON', 'body');
+    case 'entity.too.large':
+      return new AppError('payload_too_large', 'the request body is larger than 1 MB');
+    case 'encoding.unsupported':
+    case 'charset.unsupported':
+      return new AppError('invalid_request', 'unsupported request body encoding', 'body');
+    case 'request.aborted':
+      return new AppError('invalid_request', 'the request was aborted', 'body');
+    default:
+      break;
+  }
+  logger.error({ err }, 'unexpected error');
+  return new AppError('internal_error', 'internal error');
+}
+
+export function errorHandler(logger: Logger): ErrorRequestHandler {
+  return (err, _req, res, next) => {
+    if (res.headersSent) {
+      next(err);
+      return;
+    }
+    send(res, renderError(toAppError(err, logger)));
+  };
+}
+
+export const notFoundHandler: RequestHandler = (_req, res) => {
+  send(res, renderError(new AppError('not_found', 'no such route')));
+};

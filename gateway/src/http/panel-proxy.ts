@@ -1,0 +1,32 @@
+import type { ServerResponse } from 'node:http';
+import type { RequestHandler } from 'express';
+import { createProxyMiddleware } from 'http-proxy-middleware';
+import { AppError, type Logger } from '@propdesk/kit';
+import { renderError } from './errors';
+
+/**
+ * /panel and /api-keys go to the panel as they are (pathFilter keeps the mount path). Mounted
+ * before any body parser, or proxied POST bodies would be consumed and hang.
+ */
+export function panelProxy(target: string, logger: Logger): RequestHandler {
+  return createProxyMiddleware({
+    target,
+    pathFilter: ['/panel', '/api-keys'],
+    xfwd: true,
+    changeOrigin: false,
+    proxyTimeout: 30_000,
+    on: {
+      error: (err, _req, res) => {
+        logger.warn({ err: err.message }, 'panel proxy error');
+        const response = res as ServerResponse;
+        if (typeof response.writeHead !== 'function' || response.headersSent) {
+          response.destroy?.();
+          return;
+        }
+        const rendered = renderError(new AppError('unavailable', 'the panel is unavailable, try again'));
+        response.writeHead(rendered.status, { 'Content-Type': 'application/json; charset=utf-8' });
+        response.end(rendered.body);
+      },
+    },
+  }) as RequestHandler;
+}

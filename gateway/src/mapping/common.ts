@@ -1,0 +1,30 @@
+/** Timestamps travel as Date; REST shows ISO 8601 UTC, null when absent. */
+export function isoOrNull(value: Date | undefined): string | null {
+  return value === undefined ? null : value.toISOString();
+}
+
+export function iso(value: Date | undefined): string {
+  return (value ?? new Date(0)).toISOString();
+}
+
+export function numberOrNull(value: number | undefined): number | null {
+  return value === undefined ? null : value;
+}
+
+export function stringOrNull(value: string | undefined): string | null {
+  return value === undefined || value === '' ? null : value;
+}
+
+/** int64 fields arrive as strings (forceLong=string); REST shows JSON numbers. */
+export function int64(value: string): number {
+  return Number(value);
+}
+
+export interface Page<T> {
+  data: T[];
+  next_cursor: string | null;
+}
+
+export function page<T>(data: T[], nextPageToken: string): Page<T> {
+  return { data, next_cursor: nextPageToken === '' ? null : nextPageToken };
+}

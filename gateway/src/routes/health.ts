@@ -1,0 +1,24 @@
+import type { Express } from 'express';
+import { AppError } from '@propdesk/kit';
+import type { HealthCheckers } from '../clients';
+import { renderError, renderJson, send } from '../http/errors';
+import type { HttpMetrics } from '../http/metrics';
+
+const HEALTH_DEADLINE_MS = 1000;
+
+export function registerHealthRoutes(app: Express, health: HealthCheckers, metrics: HttpMetrics): void {
+  app.get('/healthz', async (_req, res) => {
+    const results = await health.checkAll(HEALTH_DEADLINE_MS);
+    const down = (Object.keys(results) as Array<keyof typeof results>).filter((name) => !results[name]);
+    if (down.length > 0) {
+      send(res, renderError(new AppError('unavailable', `not serving: ${down.join(', ')}`)));
+      return;
+    }
+    send(res, renderJson(200, { status: 'ok', services: { auth: 'serving', accounts: 'serving', webhooks: 'serving' } }));
+  });
+
+  app.get('/metrics', async (_req, res) => {
+    res.setHeader('Content-Type', metrics.registry.contentType);
+    res.end(await metrics.registry.metrics());
+  });
+}
