@@ -1,0 +1,21 @@
+import { envInt, logLevel, serviceAddressSchema, z } from '@propdesk/kit';
+
+export const authConfigSchema = serviceAddressSchema.extend({
+  DATABASE_URL: z.string().url(),
+  LOG_LEVEL: logLevel,
+  /** HMAC key of page tokens. */
+  CURSOR_SECRET: z.string().min(16),
+  /** Panel session lifetime (default 12 hours). */
+  SESSION_TTL_SECONDS: envInt(12 * 3600, 60),
+  /** Failed logins tolerated per normalized email, then per client IP, within the window. */
+  LOGIN_MAX_FAILURES_PER_EMAIL: envInt(5, 1),
+  LOGIN_MAX_FAILURES_PER_IP: envInt(50, 1),
+  LOGIN_FAILURE_WINDOW_SECONDS: envInt(15 * 60, 1),
+  /** How long a revoke waits for each cache watcher's acknowledgement before dropping it. */
+  INVALIDATION_ACK_TIMEOUT_MS: envInt(2000, 50, 60_000),
+  INVALIDATION_HEARTBEAT_MS: envInt(1000, 50, 60_000),
+  /** Period of the job purging expired sessions, login failures and idempotency records. */
+  MAINTENANCE_INTERVAL_SECONDS: envInt(60, 1),
+});
+
+export type AuthConfig = z.infer<typeof authConfigSchema>;

@@ -1,0 +1,31 @@
+import { AppError, randomString } from '@propdesk/kit';
+
+export const API_KEY_PREFIX = 'pfx_live_';
+export const API_KEY_RANDOM_LENGTH = 40;
+/** SPEC section 4: the displayed prefix is the first 17 characters of the token. */
+export const API_KEY_DISPLAY_PREFIX_LENGTH = 17;
+
+export const SCOPES = ['accounts:read', 'accounts:write', 'credentials:read', 'trading:write'] as const;
+export type Scope = (typeof SCOPES)[number];
+
+export function newApiKeyToken(): { token: string; prefix: string } {
+  const token = API_KEY_PREFIX + randomString(API_KEY_RANDOM_LENGTH);
+  return { token, prefix: token.slice(0, API_KEY_DISPLAY_PREFIX_LENGTH) };
+}
+
+/** Unknown scopes are refused; duplicates are dropped; order follows SCOPES so equal sets look equal. */
+export function normalizeScopes(scopes: string[]): Scope[] {
+  const wanted = new Set(scopes.map((s) => s.trim()));
+  for (const scope of wanted) {
+    if (!(SCOPES as readonly string[]).includes(scope)) {
+      throw new AppError('invalid_request', `unknown scope "${scope.slice(0, 50)}"; allowed: ${SCOPES.join(', ')}`, 'scopes');
+    }
+  }
+  return SCOPES.filter((s) => wanted.has(s));
+}
+
+export function validApiKeyName(name: string): string {
+  const trimmed = name.trim();
+  if (trimmed.length < 1 || trimmed.length > 100) throw new AppError('invalid_request', 'name must be 1 to 100 characters', 'name');
+  return trimmed;
+}

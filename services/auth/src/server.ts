@@ -1,0 +1,15 @@
+import { implementService, type AsyncServiceImplementation, startGrpcServer, type StartedGrpcServer } from '@propdesk/kit';
+import { authv1 } from '@propdesk/proto';
+import type { AuthDeps } from './deps';
+import { authHandlers } from './grpc/handlers';
+
+export function createServer(deps: AuthDeps, listen: { host: string; port: number }): Promise<StartedGrpcServer> {
+  const handlers = authHandlers(deps) as AsyncServiceImplementation<authv1.AuthServiceServer>;
+  const implementation = implementService<authv1.AuthServiceServer>(authv1.AuthServiceService, deps.logger, handlers);
+  return startGrpcServer({
+    host: listen.host,
+    port: listen.port,
+    logger: deps.logger,
+    services: [{ name: 'propdesk.auth.v1.AuthService', definition: authv1.AuthServiceService, implementation }],
+  });
+}

@@ -1,0 +1,19 @@
+import { notFound, sha256Hex } from '@propdesk/kit';
+import type { AuthDeps } from '../deps';
+import type { ApiKeyRecord } from '../data/api-keys';
+import { newApiKeyToken, normalizeScopes, validApiKeyName } from '../domain/api-key-token';
+import { isUuid } from '../domain/ids';
+
+/** The token is returned here only; the database keeps its SHA-256. */
+export async function createApiKey(
+  deps: Pick<AuthDeps, 'organizations' | 'apiKeys'>,
+  input: { organizationId: string; name: string; scopes: string[] },
+): Promise<{ apiKey: ApiKeyRecord; token: string }> {
+  const name = validApiKeyName(input.name ?? '');
+  const scopes = normalizeScopes(input.scopes ?? []);
+  const organization = isUuid(input.organizationId) ? await deps.organizations.findById(input.organizationId) : undefined;
+  if (!organization) throw notFound('organization');
+  const { token, prefix } = newApiKeyToken();
+  const apiKey = await deps.apiKeys.insert({ organizationId: organization.id, name, prefix, tokenSha256: sha256Hex(token), scopes });
+  return { apiKey, token };
+}

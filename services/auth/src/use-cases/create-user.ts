@@ -1,0 +1,21 @@
+import { AppError, notFound } from '@propdesk/kit';
+import type { AuthDeps } from '../deps';
+import type { UserRecord, UserRole } from '../data/users';
+import { validEmail } from '../domain/email';
+import { isUuid } from '../domain/ids';
+import { hashPassword, validatePassword } from '../domain/password';
+
+export async function createUser(
+  deps: Pick<AuthDeps, 'organizations' | 'users'>,
+  input: { organizationId: string; email: string; password: string; role: UserRole | undefined },
+): Promise<UserRecord> {
+  const email = validEmail(input.email);
+  validatePassword(input.password);
+  if (!input.role) throw new AppError('invalid_request', 'role must be owner, admin or member', 'role');
+  const organization = isUuid(input.organizationId) ? await deps.organizations.findById(input.organizationId) : undefined;
+  if (!organization) throw notFound('organization');
+  const passwordHash = await hashPassword(input.password);
+  const user = await deps.users.insert({ organizationId: organization.id, email, passwordHash, role: input.role });
+  if (!user) throw new AppError('conflict', 'a user with this email already exists', 'email');
+  return user;
+}
