@@ -1,8 +1,27 @@
-import { createLogger, createServiceClient, createTestDatabase, type ServiceClient, type TestDatabase } from '@propdesk/kit';
+import type { CallOptions, ClientUnaryCall, Metadata, ServiceError } from '@grpc/grpc-js';
+import { createLogger, createServiceClient, createTestDatabase, type CallOpts, type TestDatabase } from '@propdesk/kit';
 import { authv1 } from '@propdesk/proto';
 import { start, type StartedAuthService } from './main';
 
-export type AuthClient = ServiceClient<authv1.AuthServiceClient>;
+type UnaryFn<Req, Res> = (
+  request: Req,
+  metadata: Metadata,
+  options: Partial<CallOptions>,
+  callback: (error: ServiceError | null, response: Res) => void,
+) => ClientUnaryCall;
+
+/** kit's PromiseClient maps the overloaded generated methods to nothing; same runtime object, typed per method. */
+type PromiseClient<C> = {
+  [K in keyof C as C[K] extends UnaryFn<infer _Req, infer _Res> ? K : never]: C[K] extends UnaryFn<infer Req, infer Res>
+    ? (request: Req, opts?: CallOpts) => Promise<Res>
+    : never;
+};
+
+export interface AuthClient {
+  raw: authv1.AuthServiceClient;
+  call: PromiseClient<authv1.AuthServiceClient>;
+  close(): void;
+}
 
 export const TEST_ENV = {
   CURSOR_SECRET: 'test-cursor-secret-0123456789',
@@ -18,7 +37,8 @@ export async function startAuthForTest(env: Record<string, string> = {}, db?: Te
     { ...TEST_ENV, ...env, DATABASE_URL: database.url },
     { logger: createLogger('auth-test', { level: 'silent' }) },
   );
-  const client: AuthClient = createServiceClient(authv1.AuthServiceClient, authv1.AuthServiceService, service.address, 10_000);
+  const kitClient = createServiceClient(authv1.AuthServiceClient, authv1.AuthServiceService, service.address, 10_000);
+  const client: AuthClient = { raw: kitClient.raw, call: kitClient.call as unknown as AuthClient['call'], close: () => kitClient.close() };
   return {
     db: database,
     service,
