@@ -1,0 +1,33 @@
+import { envBool, envInt, hexKey, logLevel, serviceAddressSchema, z } from '@propdesk/kit';
+import { PRODUCTION_SCHEDULE_SECONDS } from './domain/retry-policy';
+
+const retrySchedule = z
+  .string()
+  .optional()
+  .transform((value, ctx) => {
+    if (value === undefined || value.trim() === '') return PRODUCTION_SCHEDULE_SECONDS;
+    const steps = value.split(',').map((s) => Number(s.trim()));
+    if (steps.some((s) => !Number.isFinite(s) || s < 0)) {
+      ctx.addIssue({ code: z.ZodIssueCode.custom, message: 'must be comma-separated non-negative seconds' });
+      return z.NEVER;
+    }
+    return steps;
+  });
+
+export const configSchema = serviceAddressSchema.extend({
+  DATABASE_URL: z.string().min(1, 'is required'),
+  LOG_LEVEL: logLevel,
+  CURSOR_SECRET: z.string().min(16, 'must be at least 16 characters'),
+  WEBHOOK_SECRET_KEY: hexKey,
+  WEBHOOK_ALLOW_PRIVATE_NETWORKS: envBool(false),
+  WEBHOOK_RETRY_SCHEDULE: retrySchedule,
+  WEBHOOK_TIMEOUT_MS: envInt(10_000, 100, 120_000),
+  // A fraction is accepted so tests can exercise disabling in seconds.
+  WEBHOOK_DISABLE_AFTER_HOURS: z.coerce.number().positive().default(120),
+  WEBHOOK_CONCURRENCY: envInt(64, 1, 10_000),
+  WEBHOOK_PER_ENDPOINT_CONCURRENCY: envInt(4, 1, 1000),
+  WEBHOOK_CA_FILE: z.string().optional(),
+  WEBHOOK_POLL_INTERVAL_MS: envInt(1000, 50, 60_000),
+});
+
+export type Config = z.infer<typeof configSchema>;

@@ -1,0 +1,189 @@
+import type { Sequelize } from '@propdesk/kit';
+import { execute, selectRows } from './sql';
+
+export interface ClaimedDelivery {
+  id: string;
+  endpointId: string;
+  eventId: string;
+  /** Attempts made before this one. */
+  attempt: number;
+  attemptBase: number;
+  leaseToken: string;
+  body: string;
+  url: string;
+  secretSealed: string;
+}
+
+interface ClaimedRow {
+  id: string;
+  endpoint_id: string;
+  event_id: string;
+  attempt: number;
+  attempt_base: number;
+  lease_token: string;
+  body: string;
+  url: string;
+  secret_sealed: string;
+}
+
+export interface AttemptOutcome {
+  delivery: ClaimedDelivery;
+  succeeded: boolean;
+  responseStatus: number | null;
+  error: string | null;
+  durationMs: number;
+  attemptedAt: Date;
+  /** Null: no retry left (or success). */
+  nextAttemptAt: Date | null;
+  /** 410 Gone: the receiver asked us to stop. */
+  gone: boolean;
+}
+
+export function createDispatchRepository(db: Sequelize) {
+  return {
+    /**
+     * Claims due deliveries under a lease. Rows are locked with SKIP LOCKED so replicas never take the
+     * same row; a row whose worker died becomes claimable again when its lease passes. Per endpoint,
+     * rows already leased (by any replica) count against the cap, so one hanging endpoint only ever
+     * occupies `perEndpoint` workers.
+     */
+    async claim(limit: number, perEndpoint: number, leaseMs: number): Promise<ClaimedDelivery[]> {
+      const rows = await selectRows<ClaimedRow>(
+        db,
+        `WITH busy AS (
+           SELECT endpoint_id, count(*) AS n FROM deliveries
+           WHERE status = 'pending' AND locked_until > now() GROUP BY endpoint_id
+         ), ranked AS (
+           SELECT d.id, d.endpoint_id, d.next_attempt_at,
+                  row_number() OVER (PARTITION BY d.endpoint_id ORDER BY d.next_attempt_at, d.seq) AS rn
+           FROM deliveries d JOIN endpoints e ON e.id = d.endpoint_id
+           WHERE d.status = 'pending' AND d.next_attempt_at <= now()
+             AND (d.locked_until IS NULL OR d.locked_until <= now())
+             AND e.status = 'enabled' AND e.deleted_at IS NULL
+         ), candidates AS (
+           SELECT r.id FROM ranked r LEFT JOIN busy b ON b.endpoint_id = r.endpoint_id
+           WHERE r.rn <= $perEndpoint - coalesce(b.n, 0)
+           ORDER BY r.next_attempt_at LIMIT $limit
+         ), locked AS (
+           SELECT d.id FROM deliveries d
+           WHERE d.id IN (SELECT id FROM candidates) AND d.status = 'pending'
+             AND (d.locked_until IS NULL OR d.locked_until <= now())
+           FOR UPDATE OF d SKIP LOCKED
+         ), claimed AS (
+           UPDATE deliveries d SET locked_until = now() + $leaseMs * interval '1 millisecond', lease_token = gen_random_uuid()
+           FROM locked WHERE d.id = locked.id
+           RETURNING d.id, d.endpoint_id, d.event_id, d.attempt, d.attempt_base, d.lease_token
+         )
+         SELECT c.*, ev.body, e.url, e.secret_sealed
+         FROM claimed c JOIN events ev ON ev.id = c.event_id JOIN endpoints e ON e.id = c.endpoint_id`,
+        { limit, perEndpoint, leaseMs },
+      );
+      return rows.map((r) => ({
+        id: r.id,
+        endpointId: r.endpoint_id,
+        eventId: r.event_id,
+        attempt: r.attempt,
+        attemptBase: r.attempt_base,
+        leaseToken: r.lease_token,
+        body: r.body,
+        url: r.url,
+        secretSealed: r.secret_sealed,
+      }));
+    },
+
+    /** Gives a claimed row back untouched (graceful shutdown) so it need not wait for its lease. */
+    async release(delivery: ClaimedDelivery): Promise<void> {
+      await execute(db, 'UPDATE deliveries SET locked_until = NULL, lease_token = NULL WHERE id = $id AND lease_token = $token', {
+        id: delivery.id,
+        token: delivery.leaseToken,
+      });
+    },
+
+    /**
+     * Records one attempt and its consequences in one transaction. The endpoint row is locked first
+     * on every path, so concurrent completions for one endpoint serialise instead of deadlocking.
+     * Returns whether the endpoint was disabled by this outcome.
+     */
+    async complete(outcome: AttemptOutcome, decideDisable: (failingSince: Date) => boolean): Promise<{ disabled: boolean }> {
+      const { delivery } = outcome;
+      return db.transaction(async (transaction) => {
+        let disableReason: string | null = null;
+        if (outcome.succeeded) {
+          await execute(db, 'UPDATE endpoints SET last_success_at = now(), failing_since = NULL WHERE id = $id', { id: delivery.endpointId }, transaction);
+        } else {
+          const rows = await selectRows<{ failing_since: Date; status: string }>(
+            db,
+            `UPDATE endpoints SET failing_since = coalesce(failing_since, $at) WHERE id = $id RETURNING failing_since, status`,
+            { id: delivery.endpointId, at: outcome.attemptedAt },
+            transaction,
+          );
+          const endpoint = rows[0];
+          if (endpoint && endpoint.status === 'enabled') {
+            if (outcome.gone) disableReason = 'endpoint answered 410 Gone';
+            else if (decideDisable(new Date(endpoint.failing_since))) disableReason = 'no successful delivery for too long';
+          }
+          if (disableReason) {
+            await execute(db, `UPDATE endpoints SET status = 'disabled', disabled_reason = $reason WHERE id = $id`, { id: delivery.endpointId, reason: disableReason }, transaction);
+          }
+        }
+        const attemptNumber = delivery.attempt + 1;
+        const updated = await selectRows<{ id: string }>(
+          db,
+          `UPDATE deliveries d SET
+             attempt = $attempt,
+             status = CASE
+               WHEN $succeeded THEN 'succeeded'
+               WHEN e.status <> 'enabled' OR e.deleted_at IS NOT NULL THEN 'skipped'
+               WHEN $next::timestamptz IS NULL THEN 'failed'
+               ELSE 'pending' END,
+             next_attempt_at = CASE WHEN $succeeded OR e.status <> 'enabled' OR e.deleted_at IS NOT NULL THEN NULL ELSE $next::timestamptz END,
+             response_status = $responseStatus, error = $error, duration_ms = $durationMs,
+             first_attempt_at = coalesce(d.first_attempt_at, $at),
+             locked_until = NULL, lease_token = NULL, updated_at = now()
+           FROM endpoints e
+           WHERE d.id = $id AND d.lease_token = $token AND e.id = d.endpoint_id
+           RETURNING d.id`,
+          {
+            id: delivery.id,
+            token: delivery.leaseToken,
+            attempt: attemptNumber,
+            succeeded: outcome.succeeded,
+            next: outcome.nextAttemptAt,
+            responseStatus: outcome.responseStatus,
+            error: outcome.error,
+            durationMs: outcome.durationMs,
+            at: outcome.attemptedAt,
+          },
+          transaction,
+        );
+        await execute(
+          db,
+          `INSERT INTO delivery_attempts (delivery_id, attempt, response_status, error, duration_ms, attempted_at, next_attempt_at)
+           VALUES ($id, $attempt, $responseStatus, $error, $durationMs, $at, $next)`,
+          {
+            id: delivery.id,
+            attempt: attemptNumber,
+            responseStatus: outcome.responseStatus,
+            error: outcome.error,
+            durationMs: outcome.durationMs,
+            at: outcome.attemptedAt,
+            next: updated.length > 0 && !outcome.succeeded && !disableReason ? outcome.nextAttemptAt : null,
+          },
+          transaction,
+        );
+        if (disableReason) {
+          await execute(
+            db,
+            `UPDATE deliveries SET status = 'skipped', error = coalesce(error, 'endpoint disabled'), next_attempt_at = NULL, updated_at = now()
+             WHERE endpoint_id = $id AND status = 'pending'`,
+            { id: delivery.endpointId },
+            transaction,
+          );
+        }
+        return { disabled: disableReason !== null };
+      });
+    },
+  };
+}
+
+export type DispatchRepository = ReturnType<typeof createDispatchRepository>;

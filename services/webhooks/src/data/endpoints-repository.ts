@@ -1,0 +1,116 @@
+import { randomUUID } from 'node:crypto';
+import { toNumber, type Sequelize, type Transaction } from '@propdesk/kit';
+import { execute, selectRows, UUID_PATTERN } from './sql';
+
+export type EndpointStatus = 'enabled' | 'disabled';
+
+export interface EndpointRecord {
+  id: string;
+  seq: number;
+  organizationId: string;
+  url: string;
+  events: string[];
+  status: EndpointStatus;
+  createdAt: Date;
+}
+
+interface EndpointRow {
+  id: string;
+  seq: string;
+  organization_id: string;
+  url: string;
+  events: string[];
+  status: EndpointStatus;
+  created_at: Date;
+}
+
+const COLUMNS = 'id, seq, organization_id, url, events, status, created_at';
+
+function toRecord(row: EndpointRow): EndpointRecord {
+  return {
+    id: row.id,
+    seq: toNumber(row.seq),
+    organizationId: row.organization_id,
+    url: row.url,
+    events: row.events ?? [],
+    status: row.status,
+    createdAt: new Date(row.created_at),
+  };
+}
+
+export function createEndpointsRepository(db: Sequelize) {
+  return {
+    async insert(input: { organizationId: string; url: string; events: string[]; secretSealed: string }): Promise<EndpointRecord> {
+      const rows = await selectRows<EndpointRow>(
+        db,
+        `INSERT INTO endpoints (id, organization_id, url, events, secret_sealed)
+         VALUES ($id, $org, $url, $events, $secret) RETURNING ${COLUMNS}`,
+        { id: randomUUID(), org: input.organizationId, url: input.url, events: input.events, secret: input.secretSealed },
+      );
+      return toRecord(rows[0]);
+    },
+
+    /** Live (not deleted) endpoint of this organization; anything else reads as absent. */
+    async find(organizationId: string, id: string, transaction?: Transaction): Promise<EndpointRecord | undefined> {
+      if (!UUID_PATTERN.test(id)) return undefined;
+      const rows = await selectRows<EndpointRow>(
+        db,
+        `SELECT ${COLUMNS} FROM endpoints WHERE id = $id AND organization_id = $org AND deleted_at IS NULL
+         ${transaction ? 'FOR UPDATE' : ''}`,
+        { id, org: organizationId },
+        transaction,
+      );
+      return rows[0] ? toRecord(rows[0]) : undefined;
+    },
+
+    async list(organizationId: string, afterSeq: number, limit: number): Promise<EndpointRecord[]> {
+      const rows = await selectRows<EndpointRow>(
+        db,
+        `SELECT ${COLUMNS} FROM endpoints WHERE organization_id = $org AND deleted_at IS NULL AND seq > $after
+         ORDER BY seq LIMIT $limit`,
+        { org: organizationId, after: afterSeq, limit },
+      );
+      return rows.map(toRecord);
+    },
+
+    /** Soft delete: the record stays for audit, its pending deliveries stop. */
+    async softDelete(organizationId: string, id: string): Promise<boolean> {
+      if (!UUID_PATTERN.test(id)) return false;
+      return db.transaction(async (transaction) => {
+        const rows = await selectRows<{ id: string }>(
+          db,
+          `UPDATE endpoints SET deleted_at = now() WHERE id = $id AND organization_id = $org AND deleted_at IS NULL RETURNING id`,
+          { id, org: organizationId },
+          transaction,
+        );
+        if (rows.length === 0) return false;
+        await execute(
+          db,
+          `UPDATE deliveries SET status = 'skipped', error = 'endpoint deleted', next_attempt_at = NULL, updated_at = now()
+           WHERE endpoint_id = $id AND status = 'pending'`,
+          { id },
+          transaction,
+        );
+        return true;
+      });
+    },
+
+    async setEnabled(id: string, transaction: Transaction): Promise<EndpointRecord> {
+      const rows = await selectRows<EndpointRow>(
+        db,
+        `UPDATE endpoints SET status = 'enabled', disabled_reason = NULL, failing_since = NULL
+         WHERE id = $id RETURNING ${COLUMNS}`,
+        { id },
+        transaction,
+      );
+      return toRecord(rows[0]);
+    },
+
+    async secretSealed(id: string): Promise<string | undefined> {
+      const rows = await selectRows<{ secret_sealed: string }>(db, 'SELECT secret_sealed FROM endpoints WHERE id = $id', { id });
+      return rows[0]?.secret_sealed;
+    },
+  };
+}
+
+export type EndpointsRepository = ReturnType<typeof createEndpointsRepository>;

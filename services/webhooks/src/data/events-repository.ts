@@ -1,0 +1,78 @@
+import type { Sequelize } from '@propdesk/kit';
+import { DELIVERIES_CHANNEL } from './deliveries-repository';
+import { execute, selectRows } from './sql';
+
+export interface IncomingEvent {
+  id: string;
+  organizationId: string;
+  type: string;
+  /** The serialised envelope, stored once and sent byte for byte on every attempt. */
+  body: string;
+  createdAt: Date;
+}
+
+export function createEventsRepository(db: Sequelize) {
+  return {
+    async position(consumer: string): Promise<string> {
+      const rows = await selectRows<{ position: string }>(db, 'SELECT position FROM consumer_offsets WHERE name = $name', { name: consumer });
+      return rows[0]?.position ?? '0';
+    },
+
+    /**
+     * Turns a batch of stream events into delivery rows and advances the stored position in the
+     * same transaction: a crash either keeps both or neither, so no event is lost or skipped.
+     * Replays are harmless: events and (endpoint, event) pairs are unique and conflicts are ignored.
+     * Disabled endpoints get 'skipped' rows, so re-enabling can ask for the missed events again.
+     */
+    async ingest(consumer: string, events: IncomingEvent[], position: string): Promise<number> {
+      return db.transaction(async (transaction) => {
+        const bind = {
+          ids: events.map((e) => e.id),
+          orgs: events.map((e) => e.organizationId),
+          types: events.map((e) => e.type),
+          bodies: events.map((e) => e.body),
+          createdAts: events.map((e) => e.createdAt.toISOString()),
+        };
+        await execute(
+          db,
+          `INSERT INTO events (id, organization_id, type, body, created_at)
+           SELECT v.id, v.org, v.type, v.body, v.created_at
+           FROM unnest($ids::text[], $orgs::text[], $types::text[], $bodies::text[], $createdAts::timestamptz[]) AS v(id, org, type, body, created_at)
+           WHERE EXISTS (SELECT 1 FROM endpoints e WHERE e.organization_id = v.org AND e.deleted_at IS NULL
+                           AND (cardinality(e.events) = 0 OR v.type = ANY (e.events)))
+           ON CONFLICT (id) DO NOTHING`,
+          bind,
+          transaction,
+        );
+        const inserted = await selectRows<{ status: string }>(
+          db,
+          `INSERT INTO deliveries (id, endpoint_id, event_id, event_type, status, next_attempt_at, error)
+           SELECT gen_random_uuid(), e.id, v.id, v.type,
+                  CASE WHEN e.status = 'enabled' THEN 'pending' ELSE 'skipped' END,
+                  CASE WHEN e.status = 'enabled' THEN now() END,
+                  CASE WHEN e.status = 'enabled' THEN NULL ELSE 'endpoint disabled' END
+           FROM unnest($ids::text[], $orgs::text[], $types::text[]) WITH ORDINALITY AS v(id, org, type, n)
+           JOIN events ev ON ev.id = v.id
+           JOIN endpoints e ON e.organization_id = v.org AND e.deleted_at IS NULL
+                           AND (cardinality(e.events) = 0 OR v.type = ANY (e.events))
+           ORDER BY v.n, e.seq
+           ON CONFLICT (endpoint_id, event_id) DO NOTHING
+           RETURNING status`,
+          { ids: bind.ids, orgs: bind.orgs, types: bind.types },
+          transaction,
+        );
+        await execute(
+          db,
+          `INSERT INTO consumer_offsets (name, position) VALUES ($name, $position)
+           ON CONFLICT (name) DO UPDATE SET position = GREATEST(consumer_offsets.position, EXCLUDED.position), updated_at = now()`,
+          { name: consumer, position },
+          transaction,
+        );
+        if (inserted.some((r) => r.status === 'pending')) await execute(db, `SELECT pg_notify('${DELIVERIES_CHANNEL}', '')`, {}, transaction);
+        return inserted.length;
+      });
+    },
+  };
+}
+
+export type EventsRepository = ReturnType<typeof createEventsRepository>;

@@ -1,0 +1,79 @@
+import type { Migration } from '@propdesk/kit';
+
+export const migrations: Migration[] = [
+  {
+    name: '0001_webhooks_core',
+    async up({ sql }) {
+      await sql(`
+        CREATE TABLE endpoints (
+          id uuid PRIMARY KEY,
+          seq bigserial UNIQUE,
+          organization_id text NOT NULL,
+          url text NOT NULL,
+          events text[] NOT NULL DEFAULT '{}',
+          secret_sealed text NOT NULL,
+          status text NOT NULL DEFAULT 'enabled' CHECK (status IN ('enabled', 'disabled')),
+          disabled_reason text,
+          created_at timestamptz NOT NULL DEFAULT now(),
+          deleted_at timestamptz,
+          last_success_at timestamptz,
+          -- first failure since the last success: the clock for disabling a dead endpoint
+          failing_since timestamptz
+        );
+        CREATE INDEX endpoints_org_idx ON endpoints (organization_id, seq) WHERE deleted_at IS NULL;
+
+        CREATE TABLE events (
+          id text PRIMARY KEY,
+          organization_id text NOT NULL,
+          type text NOT NULL,
+          -- the exact envelope bytes sent on every attempt
+          body text NOT NULL,
+          created_at timestamptz NOT NULL,
+          received_at timestamptz NOT NULL DEFAULT now()
+        );
+
+        CREATE TABLE deliveries (
+          id uuid PRIMARY KEY,
+          seq bigserial UNIQUE,
+          endpoint_id uuid NOT NULL REFERENCES endpoints (id),
+          event_id text NOT NULL REFERENCES events (id),
+          event_type text NOT NULL,
+          status text NOT NULL CHECK (status IN ('pending', 'succeeded', 'failed', 'skipped')),
+          attempt integer NOT NULL DEFAULT 0,
+          -- retries are counted from here (moved on re-enable and manual retry), attempt stays monotonic
+          attempt_base integer NOT NULL DEFAULT 0,
+          response_status integer,
+          error text,
+          duration_ms integer,
+          next_attempt_at timestamptz,
+          locked_until timestamptz,
+          lease_token uuid,
+          first_attempt_at timestamptz,
+          created_at timestamptz NOT NULL DEFAULT now(),
+          updated_at timestamptz NOT NULL DEFAULT now(),
+          UNIQUE (endpoint_id, event_id)
+        );
+        CREATE INDEX deliveries_due_idx ON deliveries (next_attempt_at) WHERE status = 'pending';
+        CREATE INDEX deliveries_endpoint_idx ON deliveries (endpoint_id, seq);
+
+        CREATE TABLE delivery_attempts (
+          id bigserial PRIMARY KEY,
+          delivery_id uuid NOT NULL REFERENCES deliveries (id),
+          attempt integer NOT NULL,
+          response_status integer,
+          error text,
+          duration_ms integer NOT NULL,
+          attempted_at timestamptz NOT NULL,
+          next_attempt_at timestamptz
+        );
+        CREATE INDEX delivery_attempts_delivery_idx ON delivery_attempts (delivery_id, attempt);
+
+        CREATE TABLE consumer_offsets (
+          name text PRIMARY KEY,
+          position bigint NOT NULL DEFAULT 0,
+          updated_at timestamptz NOT NULL DEFAULT now()
+        );
+      `);
+    },
+  },
+];

@@ -1,0 +1,139 @@
+import type { Logger, SecretBox } from '@propdesk/kit';
+import type { ClaimedDelivery, DispatchRepository } from '../data/dispatch-repository';
+import { nextRetry, parseRetryAfter, shouldDisable } from '../domain/retry-policy';
+import type { HttpSender } from './http-sender';
+
+export interface DispatcherOptions {
+  repository: DispatchRepository;
+  sender: HttpSender;
+  secrets: SecretBox;
+  logger: Logger;
+  concurrency: number;
+  perEndpointConcurrency: number;
+  retryScheduleSeconds: readonly number[];
+  timeoutMs: number;
+  disableAfterHours: number;
+  pollIntervalMs: number;
+}
+
+export interface Dispatcher {
+  /** Look for due deliveries now (NOTIFY, a finished attempt, a manual retry). */
+  wake(): void;
+  stop(): Promise<void>;
+}
+
+const CLAIM_BATCH = 100;
+
+/**
+ * Every replica runs one. It claims due rows under a lease, sends them with at most `concurrency`
+ * requests in flight (and `perEndpointConcurrency` per endpoint, enforced in the claim query), and
+ * records each attempt. Polling covers lost notifications and retries that become due.
+ */
+export function startDispatcher(options: DispatcherOptions): Dispatcher {
+  const { repository, logger } = options;
+  const leaseMs = options.timeoutMs + 15_000;
+  const inFlight = new Map<string, { delivery: ClaimedDelivery; promise: Promise<void> }>();
+  const shutdown = new AbortController();
+  let stopped = false;
+  let ticking = false;
+  let again = false;
+
+  const processOne = async (delivery: ClaimedDelivery): Promise<void> => {
+    let secret: string;
+    try {
+      secret = options.secrets.open(delivery.secretSealed);
+    } catch (err) {
+      logger.error({ err: (err as Error).message, endpointId: delivery.endpointId }, 'cannot open endpoint secret');
+      return;
+    }
+    const attemptedAt = new Date();
+    let result;
+    try {
+      result = await options.sender.send({ url: delivery.url, body: delivery.body, eventId: delivery.eventId, secret, signal: shutdown.signal });
+    } catch {
+      // Interrupted by shutdown: not an attempt; hand the row back for another worker.
+      await repository.release(delivery).catch(() => undefined);
+      return;
+    }
+    const succeeded = result.responseStatus !== null && result.responseStatus >= 200 && result.responseStatus < 300;
+    const honoursRetryAfter = result.responseStatus === 429 || result.responseStatus === 503;
+    const decision = succeeded
+      ? { retry: false, delayMs: 0 }
+      : nextRetry({
+          scheduleSeconds: options.retryScheduleSeconds,
+          attemptsMade: delivery.attempt + 1 - delivery.attemptBase,
+          retryAfterSeconds: honoursRetryAfter ? parseRetryAfter(result.retryAfter) : undefined,
+        });
+    const outcome = {
+      delivery,
+      succeeded,
+      responseStatus: result.responseStatus,
+      error: result.error,
+      durationMs: result.durationMs,
+      attemptedAt,
+      nextAttemptAt: decision.retry ? new Date(Date.now() + decision.delayMs) : null,
+      gone: result.responseStatus === 410,
+    };
+    // A database hiccup must not turn into a lost record: retry a few times, then leave it to the lease.
+    for (let i = 0; i < 5 && !stopped; i += 1) {
+      try {
+        const { disabled } = await repository.complete(outcome, (since) => shouldDisable(since, new Date(), options.disableAfterHours));
+        if (disabled) logger.warn({ endpointId: delivery.endpointId }, 'endpoint disabled');
+        return;
+      } catch (err) {
+        logger.warn({ err: (err as Error).message, deliveryId: delivery.id }, 'cannot record attempt; retrying');
+        await new Promise((r) => setTimeout(r, 200 * 2 ** i));
+      }
+    }
+  };
+
+  const tick = async (): Promise<void> => {
+    if (stopped) return;
+    if (ticking) {
+      again = true;
+      return;
+    }
+    ticking = true;
+    try {
+      do {
+        again = false;
+        const free = options.concurrency - inFlight.size;
+        if (free <= 0) break;
+        const want = Math.min(free, CLAIM_BATCH);
+        const claimed = await repository.claim(want, options.perEndpointConcurrency, leaseMs);
+        for (const delivery of claimed) {
+          const promise = processOne(delivery)
+            .catch((err: unknown) => logger.error({ err }, 'delivery failed unexpectedly'))
+            .finally(() => {
+              inFlight.delete(delivery.id);
+              wake();
+            });
+          inFlight.set(delivery.id, { delivery, promise });
+        }
+        if (claimed.length === want) again = true;
+      } while (again && !stopped);
+    } catch (err) {
+      logger.warn({ err: (err as Error).message }, 'claiming deliveries failed');
+    } finally {
+      ticking = false;
+    }
+  };
+
+  const wake = () => {
+    if (!stopped) void tick();
+  };
+
+  const poll = setInterval(wake, options.pollIntervalMs);
+  wake();
+
+  return {
+    wake,
+    async stop() {
+      stopped = true;
+      clearInterval(poll);
+      shutdown.abort();
+      await Promise.allSettled([...inFlight.values()].map((f) => f.promise));
+      while (ticking) await new Promise((r) => setTimeout(r, 10));
+    },
+  };
+}

@@ -1,0 +1,62 @@
+import type { handleUnaryCall } from '@grpc/grpc-js';
+import { implementService, type AsyncServiceImplementation, type AsyncUnary, type Logger } from '@propdesk/kit';
+import { webhooksv1 } from '@propdesk/proto';
+import type { Deps } from '../deps';
+import { createEndpoint } from '../use-cases/create-endpoint';
+import { deleteEndpoint } from '../use-cases/delete-endpoint';
+import { enableEndpoint } from '../use-cases/enable-endpoint';
+import { listDeliveries } from '../use-cases/list-deliveries';
+import { listEndpoints } from '../use-cases/list-endpoints';
+import { retryDelivery } from '../use-cases/retry-delivery';
+import { sendTestEvent } from '../use-cases/send-test-event';
+import { deliveryToProto, endpointToProto, statusFilterFromProto } from './mappers';
+
+type Server = webhooksv1.WebhooksServiceServer;
+
+/** The service's RPCs as async functions (the generated interface also carries an index signature). */
+type AsyncHandlers = {
+  [K in keyof Server as string extends K ? never : K]: Server[K] extends handleUnaryCall<infer Req, infer Res> ? AsyncUnary<Req, Res> : never;
+};
+
+export function webhooksHandlers(deps: Deps, logger: Logger): Server {
+  const handlers: AsyncHandlers = {
+    async createEndpoint(req) {
+      const { endpoint, secret } = await createEndpoint(deps, { organizationId: req.organizationId, url: req.url, events: req.events });
+      return { endpoint: endpointToProto(endpoint), secret };
+    },
+    async listEndpoints(req) {
+      const page = await listEndpoints(deps, { organizationId: req.organizationId, pageSize: req.pageSize, pageToken: req.pageToken });
+      return { endpoints: page.endpoints.map(endpointToProto), nextPageToken: page.nextPageToken };
+    },
+    async deleteEndpoint(req) {
+      await deleteEndpoint(deps, { organizationId: req.organizationId, endpointId: req.endpointId });
+      return {};
+    },
+    async enableEndpoint(req) {
+      const { endpoint } = await enableEndpoint(deps, {
+        organizationId: req.organizationId,
+        endpointId: req.endpointId,
+        redeliverSince: req.redeliverSince,
+      });
+      return { endpoint: endpointToProto(endpoint) };
+    },
+    async listDeliveries(req) {
+      const page = await listDeliveries(deps, {
+        organizationId: req.organizationId,
+        endpointId: req.endpointId,
+        pageSize: req.pageSize,
+        pageToken: req.pageToken,
+        status: statusFilterFromProto(req.status),
+        eventType: req.eventType,
+      });
+      return { deliveries: page.deliveries.map(deliveryToProto), nextPageToken: page.nextPageToken };
+    },
+    async sendTestEvent(req) {
+      return sendTestEvent(deps, { organizationId: req.organizationId, endpointId: req.endpointId });
+    },
+    async retryDelivery(req) {
+      return retryDelivery(deps, { organizationId: req.organizationId, endpointId: req.endpointId, deliveryId: req.deliveryId });
+    },
+  };
+  return implementService<Server>(webhooksv1.WebhooksServiceService, logger, handlers as AsyncServiceImplementation<Server>);
+}

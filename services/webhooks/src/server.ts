@@ -1,0 +1,20 @@
+import { startGrpcServer, type Logger, type StartedGrpcServer } from '@propdesk/kit';
+import { webhooksv1 } from '@propdesk/proto';
+import type { UntypedServiceImplementation } from '@grpc/grpc-js';
+import type { Deps } from './deps';
+import { webhooksHandlers } from './grpc/webhooks-handlers';
+
+export function createServer(deps: Deps, options: { host: string; port: number; logger: Logger }): Promise<StartedGrpcServer> {
+  return startGrpcServer({
+    host: options.host,
+    port: options.port,
+    logger: options.logger,
+    services: [
+      {
+        name: 'propdesk.webhooks.v1.WebhooksService',
+        definition: webhooksv1.WebhooksServiceService,
+        implementation: webhooksHandlers(deps, options.logger) as unknown as UntypedServiceImplementation,
+      },
+    ],
+  });
+}

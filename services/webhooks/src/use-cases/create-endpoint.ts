@@ -1,0 +1,21 @@
+import { randomString } from '@propdesk/kit';
+import type { Deps } from '../deps';
+import type { EndpointRecord } from '../data/endpoints-repository';
+import { validateEndpointUrl, validateEventTypes } from '../domain/endpoint-rules';
+import { requireOrganization } from './require-organization';
+
+export const SECRET_PREFIX = 'whsec_';
+
+/** The secret is returned here and only here; it is stored sealed. */
+export async function createEndpoint(
+  deps: Deps,
+  input: { organizationId: string; url: string; events: string[] },
+): Promise<{ endpoint: EndpointRecord; secret: string }> {
+  const organizationId = requireOrganization(input.organizationId);
+  const url = validateEndpointUrl(input.url, deps.allowPrivateNetworks);
+  const events = validateEventTypes(input.events ?? []);
+  const secret = `${SECRET_PREFIX}${randomString(32)}`;
+  const endpoint = await deps.endpoints.insert({ organizationId, url, events, secretSealed: deps.secrets.seal(secret) });
+  deps.logger.info({ endpointId: endpoint.id, organizationId }, 'webhook endpoint created');
+  return { endpoint, secret };
+}

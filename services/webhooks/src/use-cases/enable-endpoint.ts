@@ -1,0 +1,25 @@
+import { notFound } from '@propdesk/kit';
+import type { Deps } from '../deps';
+import type { EndpointRecord } from '../data/endpoints-repository';
+import { requireOrganization } from './require-organization';
+
+/**
+ * Re-enables an endpoint (enabling an enabled one is harmless). With `redeliverSince`, the
+ * deliveries that failed or were skipped while it was down since then get a fresh retry budget.
+ */
+export async function enableEndpoint(
+  deps: Deps,
+  input: { organizationId: string; endpointId: string; redeliverSince?: Date },
+): Promise<{ endpoint: EndpointRecord; rescheduled: number }> {
+  const organizationId = requireOrganization(input.organizationId);
+  return deps.db.transaction(async (transaction) => {
+    const existing = await deps.endpoints.find(organizationId, input.endpointId, transaction);
+    if (!existing) throw notFound('webhook endpoint');
+    const endpoint = await deps.endpoints.setEnabled(existing.id, transaction);
+    const rescheduled = input.redeliverSince ? await deps.deliveries.rescheduleSince(existing.id, input.redeliverSince, transaction) : 0;
+    if (existing.status !== 'enabled' || rescheduled > 0) {
+      deps.logger.info({ endpointId: existing.id, organizationId, rescheduled }, 'webhook endpoint enabled');
+    }
+    return { endpoint, rescheduled };
+  });
+}

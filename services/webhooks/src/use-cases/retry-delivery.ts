@@ -1,0 +1,18 @@
+import { AppError, notFound } from '@propdesk/kit';
+import type { Deps } from '../deps';
+import { requireOrganization } from './require-organization';
+
+/** One more attempt now, with the delivery's original event id and body. */
+export async function retryDelivery(
+  deps: Deps,
+  input: { organizationId: string; endpointId: string; deliveryId: string },
+): Promise<{ deliveryId: string; eventId: string }> {
+  const organizationId = requireOrganization(input.organizationId);
+  const endpoint = await deps.endpoints.find(organizationId, input.endpointId);
+  if (!endpoint) throw notFound('webhook endpoint');
+  const delivery = await deps.deliveries.find(endpoint.id, input.deliveryId);
+  if (!delivery) throw notFound('delivery');
+  if (endpoint.status !== 'enabled') throw new AppError('conflict', 'the endpoint is disabled; enable it first');
+  await deps.deliveries.scheduleNow(delivery.id, deps.retryScheduleSeconds.length);
+  return { deliveryId: delivery.id, eventId: delivery.eventId };
+}

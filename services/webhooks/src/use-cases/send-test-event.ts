@@ -1,0 +1,21 @@
+import { AppError, notFound } from '@propdesk/kit';
+import type { Deps } from '../deps';
+import { newEventId, sampleData, serializeEnvelope } from '../domain/envelope';
+import { requireOrganization } from './require-organization';
+
+/**
+ * A signed sample event of the real envelope shape: the endpoint's first subscribed type (or
+ * account.created), sample data, a fresh evt_ id; delivered and recorded like any other.
+ */
+export async function sendTestEvent(deps: Deps, input: { organizationId: string; endpointId: string }): Promise<{ deliveryId: string; eventId: string }> {
+  const organizationId = requireOrganization(input.organizationId);
+  const endpoint = await deps.endpoints.find(organizationId, input.endpointId);
+  if (!endpoint) throw notFound('webhook endpoint');
+  if (endpoint.status !== 'enabled') throw new AppError('conflict', 'the endpoint is disabled; enable it first');
+  const type = endpoint.events[0] ?? 'account.created';
+  const eventId = newEventId();
+  const createdAt = new Date();
+  const body = serializeEnvelope({ id: eventId, type, created_at: createdAt.toISOString(), organization_id: organizationId, data: sampleData(type) });
+  const deliveryId = await deps.deliveries.insertTest({ endpointId: endpoint.id, eventId, eventType: type, organizationId, body, createdAt });
+  return { deliveryId, eventId };
+}
