@@ -13,6 +13,13 @@ export const accountsConfigSchema = serviceAddressSchema.extend({
   /** Hour (UTC, 0-23) at which the trading day, and so the daily-loss baseline, rolls over. */
   TRADING_DAY_ROLLOVER_HOUR_UTC: envInt(0, 0, 23),
   SIMULATE_MARKET: envBool(true),
+  /** How often the provisioning recovery loop runs, and how old a pending intent must be to be resolved. */
+  PROVISIONING_RECOVERY_INTERVAL_MS: envInt(10_000, 100),
+  PROVISIONING_STALE_AFTER_MS: envInt(30_000, 0),
+  /** Failed executor logins allowed per account number and per client IP within the window. */
+  EXECUTOR_LOGIN_MAX_FAILURES_PER_ACCOUNT: envInt(10, 1),
+  EXECUTOR_LOGIN_MAX_FAILURES_PER_IP: envInt(50, 1),
+  EXECUTOR_LOGIN_WINDOW_SECONDS: envInt(900, 1),
 });
 
 export type AccountsConfig = z.infer<typeof accountsConfigSchema>;

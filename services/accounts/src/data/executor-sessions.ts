@@ -1,4 +1,4 @@
-import type { Sequelize, Transaction } from '@propdesk/kit';
+import { QueryTypes, toNumber, type Sequelize, type Transaction } from '@propdesk/kit';
 
 /** Revokes every live executor session of an account inside the caller's transaction. */
 export async function revokeSessionsForAccount(sequelize: Sequelize, tx: Transaction, accountNumber: number): Promise<number> {
@@ -7,4 +7,28 @@ export async function revokeSessionsForAccount(sequelize: Sequelize, tx: Transac
     { replacements: { n: accountNumber }, transaction: tx },
   )) as [unknown, number];
   return affected ?? 0;
+}
+
+export async function insertSession(
+  sequelize: Sequelize,
+  accountNumber: number,
+  tokenSha256: string,
+  ttlSeconds: number,
+): Promise<{ id: string; expiresAt: Date }> {
+  const rows = await sequelize.query<{ id: string; expires_at: Date }>(
+    `INSERT INTO executor_sessions (account_number, token_sha256, expires_at)
+     VALUES (:n, :hash, now() + make_interval(secs => :ttl)) RETURNING id, expires_at`,
+    { replacements: { n: accountNumber, hash: tokenSha256, ttl: ttlSeconds }, type: QueryTypes.SELECT },
+  );
+  return { id: rows[0].id, expiresAt: rows[0].expires_at };
+}
+
+/** A session that is neither revoked nor expired, by token hash. */
+export async function findLiveSession(sequelize: Sequelize, tokenSha256: string): Promise<{ id: string; accountNumber: number } | null> {
+  const rows = await sequelize.query<{ id: string; account_number: string }>(
+    `SELECT id, account_number FROM executor_sessions
+      WHERE token_sha256 = :hash AND revoked_at IS NULL AND expires_at > now()`,
+    { replacements: { hash: tokenSha256 }, type: QueryTypes.SELECT },
+  );
+  return rows[0] ? { id: rows[0].id, accountNumber: toNumber(rows[0].account_number) } : null;
 }

@@ -38,3 +38,30 @@ export async function appendEvent(sequelize: Sequelize, tx: Transaction, event: 
   const row = rows[0];
   return { id, position: Number(row.position), createdAt: row.created_at };
 }
+
+/** Several events in one statement (bulk provisioning), in the given order, one NOTIFY. */
+export async function appendEvents(sequelize: Sequelize, tx: Transaction, events: NewEvent[]): Promise<AppendedEvent[]> {
+  if (events.length === 0) return [];
+  const ids = events.map(() => newEventId());
+  const [rows] = (await sequelize.query(
+    `INSERT INTO events (id, organization_id, type, data)
+     SELECT id, org::uuid, type, data::jsonb
+       FROM unnest(ARRAY[:ids]::text[], ARRAY[:orgs]::text[], ARRAY[:types]::text[], ARRAY[:datas]::text[])
+            WITH ORDINALITY AS t(id, org, type, data, i)
+      ORDER BY i
+     RETURNING id, position, created_at`,
+    {
+      replacements: {
+        ids,
+        orgs: events.map((e) => e.organizationId),
+        types: events.map((e) => e.type),
+        datas: events.map((e) => JSON.stringify(e.data)),
+      },
+      transaction: tx,
+    },
+  )) as [Array<{ id: string; position: string; created_at: Date }>, unknown];
+  await sequelize.query(`SELECT pg_notify('${EVENTS_CHANNEL}', '')`, { transaction: tx });
+  return rows
+    .map((row) => ({ id: row.id, position: Number(row.position), createdAt: row.created_at }))
+    .sort((a, b) => a.position - b.position);
+}

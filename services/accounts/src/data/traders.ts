@@ -1,0 +1,77 @@
+import { QueryTypes, type Sequelize, type Transaction } from '@propdesk/kit';
+import type { Trader } from '../domain/account';
+import type { TraderInput } from '../domain/validation';
+
+interface TraderRow {
+  id: string;
+  organization_id: string;
+  name: string;
+  email: string;
+  created_at: Date;
+  /** created_at with microseconds, for keyset cursors (a JS Date keeps only milliseconds). */
+  created_key: string;
+}
+
+const TRADER_COLUMNS = `id, organization_id, name, email, created_at,
+  to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS created_key`;
+
+function toTrader(row: TraderRow): Trader {
+  return { id: row.id, organizationId: row.organization_id, name: row.name, email: row.email, createdAt: row.created_at };
+}
+
+/**
+ * Finds the trader by normalized email or creates it. An existing trader keeps its name.
+ * ON CONFLICT makes concurrent creators of the same email agree on one row.
+ */
+export async function findOrCreateTrader(
+  sequelize: Sequelize,
+  org: string,
+  input: TraderInput,
+  transaction?: Transaction,
+): Promise<{ trader: Trader; created: boolean }> {
+  const inserted = await sequelize.query<TraderRow>(
+    `INSERT INTO traders (organization_id, name, email, email_normalized) VALUES (:org, :name, :email, :normalized)
+     ON CONFLICT (organization_id, email_normalized) DO NOTHING RETURNING ${TRADER_COLUMNS}`,
+    {
+      replacements: { org, name: input.name, email: input.email, normalized: input.emailNormalized },
+      type: QueryTypes.SELECT,
+      transaction,
+    },
+  );
+  if (inserted[0]) return { trader: toTrader(inserted[0]), created: true };
+  const existing = await sequelize.query<TraderRow>(
+    `SELECT ${TRADER_COLUMNS} FROM traders WHERE organization_id = :org AND email_normalized = :normalized`,
+    { replacements: { org, normalized: input.emailNormalized }, type: QueryTypes.SELECT, transaction },
+  );
+  return { trader: toTrader(existing[0]), created: false };
+}
+
+export async function findTrader(sequelize: Sequelize, org: string, id: string, transaction?: Transaction): Promise<Trader | null> {
+  const rows = await sequelize.query<TraderRow>(`SELECT ${TRADER_COLUMNS} FROM traders WHERE organization_id = :org AND id = :id`, {
+    replacements: { org, id },
+    type: QueryTypes.SELECT,
+    transaction,
+  });
+  return rows[0] ? toTrader(rows[0]) : null;
+}
+
+export interface TraderPosition {
+  t: string;
+  id: string;
+}
+
+/** Keyset page by (created_at, id); returns each trader with its cursor position. */
+export async function listTraders(
+  sequelize: Sequelize,
+  org: string,
+  after: TraderPosition | null,
+  limit: number,
+): Promise<Array<{ trader: Trader; position: TraderPosition }>> {
+  const rows = await sequelize.query<TraderRow>(
+    `SELECT ${TRADER_COLUMNS} FROM traders
+      WHERE organization_id = :org ${after ? 'AND (created_at, id) > (:t::timestamptz, :id::uuid)' : ''}
+      ORDER BY created_at, id LIMIT :limit`,
+    { replacements: { org, limit, t: after?.t ?? null, id: after?.id ?? null }, type: QueryTypes.SELECT },
+  );
+  return rows.map((row) => ({ trader: toTrader(row), position: { t: row.created_key, id: row.id } }));
+}

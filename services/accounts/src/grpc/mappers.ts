@@ -1,0 +1,48 @@
+import { AppError } from '@propdesk/kit';
+import { accountsv1 } from '@propdesk/proto';
+import type { StoredEvent } from '../data/events';
+import type { Account, AccountStatus, Trader } from '../domain/account';
+import type { Credentials } from '../use-cases/credentials';
+
+const STATUS_TO_PROTO: Record<AccountStatus, accountsv1.AccountStatus> = {
+  active: accountsv1.AccountStatus.ACCOUNT_STATUS_ACTIVE,
+  passed: accountsv1.AccountStatus.ACCOUNT_STATUS_PASSED,
+  breached: accountsv1.AccountStatus.ACCOUNT_STATUS_BREACHED,
+  archived: accountsv1.AccountStatus.ACCOUNT_STATUS_ARCHIVED,
+};
+
+/** UNSPECIFIED = no filter; anything unknown is invalid_request naming `status`. */
+export function statusFromProto(value: accountsv1.AccountStatus | undefined): AccountStatus | undefined {
+  if (value === undefined || value === accountsv1.AccountStatus.ACCOUNT_STATUS_UNSPECIFIED) return undefined;
+  const found = (Object.entries(STATUS_TO_PROTO) as Array<[AccountStatus, accountsv1.AccountStatus]>).find(([, v]) => v === value);
+  if (!found) throw new AppError('invalid_request', 'status must be one of active, passed, breached, archived', 'status');
+  return found[0];
+}
+
+export function toProtoAccount(account: Account): accountsv1.Account {
+  return {
+    number: String(account.number),
+    organizationId: account.organizationId,
+    status: STATUS_TO_PROTO[account.status],
+    traderId: account.traderId ?? undefined,
+    program: account.program,
+    currency: account.currency,
+    initialBalance: account.initialBalance,
+    balance: account.balance,
+    equity: account.equity,
+    peakEquity: account.peakEquity,
+    createdAt: account.createdAt,
+  };
+}
+
+export function toProtoTrader(trader: Trader): accountsv1.Trader {
+  return { id: trader.id, organizationId: trader.organizationId, name: trader.name, email: trader.email, createdAt: trader.createdAt };
+}
+
+export function toProtoCredentials(credentials: Credentials): accountsv1.Credentials {
+  return { login: String(credentials.login), password: credentials.password, server: credentials.server };
+}
+
+export function toProtoEvent(event: StoredEvent): accountsv1.Event {
+  return { id: event.id, type: event.type, createdAt: event.createdAt, organizationId: event.organizationId, data: event.data };
+}

@@ -1,0 +1,110 @@
+import { AppError, createLogger, implementService, startGrpcServer, type AsyncServiceImplementation } from '@propdesk/kit';
+import { authv1 } from '@propdesk/proto';
+import type { Handlers } from '../grpc/typed';
+
+/**
+ * A stand-in for ANOTHER service (auth) in this service's own integration tests: real gRPC,
+ * a real credits counter, the reservation semantics auth documents (reserve debits, confirm,
+ * cancel refunds once, all idempotent on reservation_id). The end-to-end suite uses the real one.
+ */
+export interface AuthDouble {
+  address: string;
+  credits(org: string): number;
+  setCredits(org: string, credits: number, lowThreshold?: number): void;
+  reservations: Map<string, { org: string; count: number; status: 'reserved' | 'confirmed' | 'cancelled' }>;
+  /** When set, ConfirmCreditReservation fails with unavailable (a crash after the accounts commit). */
+  failConfirm: boolean;
+  /** When set, ReserveCredits debits and then fails with unavailable (a lost answer). */
+  failAfterReserve: boolean;
+  stop(): Promise<void>;
+}
+
+export async function startAuthDouble(): Promise<AuthDouble> {
+  const orgs = new Map<string, { credits: number; threshold: number }>();
+  const reservations: AuthDouble['reservations'] = new Map();
+  const state = { failConfirm: false, failAfterReserve: false };
+  const handlers: Handlers<authv1.AuthServiceServer> = {
+    async reserveCredits(req) {
+      const existing = reservations.get(req.reservationId);
+      const org = orgs.get(req.organizationId);
+      if (!org) throw new AppError('not_found', 'organization not found');
+      if (!existing) {
+        const count = Number(req.count);
+        if (org.credits < count) throw new AppError('insufficient_credits', 'not enough account credits');
+        org.credits -= count;
+        reservations.set(req.reservationId, { org: req.organizationId, count, status: 'reserved' });
+      }
+      if (state.failAfterReserve) throw new AppError('unavailable', 'simulated failure after reserving');
+      return { remaining: String(org.credits), creditsLowThreshold: String(org.threshold) };
+    },
+    async confirmCreditReservation(req) {
+      if (state.failConfirm) throw new AppError('unavailable', 'simulated confirm failure');
+      const r = reservations.get(req.reservationId);
+      if (!r) throw new AppError('not_found', 'reservation not found');
+      if (r.status === 'cancelled') throw new AppError('conflict', 'reservation cancelled');
+      r.status = 'confirmed';
+      return {};
+    },
+    async cancelCreditReservation(req) {
+      const r = reservations.get(req.reservationId);
+      if (!r) return { remaining: '0' };
+      if (r.status === 'confirmed') throw new AppError('conflict', 'reservation confirmed');
+      const org = orgs.get(r.org);
+      if (r.status === 'reserved' && org) org.credits += r.count;
+      r.status = 'cancelled';
+      return { remaining: String(org?.credits ?? 0) };
+    },
+    async getOrganization(req) {
+      const org = orgs.get(req.organizationId);
+      if (!org) throw new AppError('not_found', 'organization not found');
+      return {
+        organization: {
+          id: req.organizationId,
+          name: 'test',
+          planStatus: authv1.PlanStatus.PLAN_STATUS_PAID,
+          credits: String(org.credits),
+          creditsLowThreshold: String(org.threshold),
+          createdAt: new Date(),
+        },
+      };
+    },
+  };
+  const logger = createLogger('auth-double', { level: 'silent' });
+  const server = await startGrpcServer({
+    host: '127.0.0.1',
+    port: 0,
+    logger,
+    services: [
+      {
+        name: 'propdesk.auth.v1.AuthService',
+        definition: authv1.AuthServiceService,
+        implementation: implementService<authv1.AuthServiceServer>(
+          authv1.AuthServiceService,
+          logger,
+          handlers as unknown as AsyncServiceImplementation<authv1.AuthServiceServer>,
+        ),
+      },
+    ],
+  });
+  return {
+    address: server.address,
+    reservations,
+    get failConfirm() {
+      return state.failConfirm;
+    },
+    set failConfirm(v: boolean) {
+      state.failConfirm = v;
+    },
+    get failAfterReserve() {
+      return state.failAfterReserve;
+    },
+    set failAfterReserve(v: boolean) {
+      state.failAfterReserve = v;
+    },
+    credits: (org) => orgs.get(org)?.credits ?? 0,
+    setCredits(org, credits, lowThreshold = 0) {
+      orgs.set(org, { credits, threshold: lowThreshold });
+    },
+    stop: () => server.shutdown(1000),
+  };
+}

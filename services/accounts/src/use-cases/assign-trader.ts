@@ -1,0 +1,44 @@
+import { AppError } from '@propdesk/kit';
+import { findAccount, setTrader } from '../data/accounts';
+import { revokeSessionsForAccount } from '../data/executor-sessions';
+import { appendEvent } from '../data/outbox';
+import { findOrCreateTrader } from '../data/traders';
+import { assignmentBlocker, type Account, type Trader } from '../domain/account';
+import { accountNumber, organizationId, traderInput } from '../domain/validation';
+import type { AccountsDeps } from '../deps';
+import { accountNotFound } from './get-account';
+
+export interface AssignTraderInput {
+  organizationId: string;
+  number: string;
+  name: string;
+  email: string;
+}
+
+/**
+ * Finds or creates the trader by email and makes it the account's holder. A new holder revokes
+ * the account's live executor sessions and emits account.assigned, all in one transaction; the
+ * same holder again changes nothing.
+ */
+export async function assignTrader(deps: AccountsDeps, input: AssignTraderInput): Promise<{ account: Account; trader: Trader }> {
+  const org = organizationId(input.organizationId);
+  const number = accountNumber(input.number);
+  const who = traderInput(input.name, input.email);
+  const { sequelize } = deps;
+  return sequelize.transaction(async (transaction) => {
+    const account = await findAccount(sequelize, org, number, { transaction, forUpdate: true });
+    if (!account) throw accountNotFound();
+    const blocker = assignmentBlocker(account.status);
+    if (blocker) throw new AppError(blocker, `the account is ${account.status} and cannot be assigned`);
+    const { trader } = await findOrCreateTrader(sequelize, org, who, transaction);
+    if (account.traderId === trader.id) return { account, trader };
+    await revokeSessionsForAccount(sequelize, transaction, number);
+    const updated = await setTrader(sequelize, transaction, number, trader.id);
+    await appendEvent(sequelize, transaction, {
+      organizationId: org,
+      type: 'account.assigned',
+      data: { account: number, trader_id: trader.id, previous_trader_id: account.traderId },
+    });
+    return { account: updated, trader };
+  });
+}

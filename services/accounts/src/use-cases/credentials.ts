@@ -1,0 +1,36 @@
+import { findAccount, findSealedPassword, setSealedPassword } from '../data/accounts';
+import { revokeSessionsForAccount } from '../data/executor-sessions';
+import { generateExecutorPassword } from '../domain/passwords';
+import { accountNumber, organizationId } from '../domain/validation';
+import type { AccountsDeps } from '../deps';
+import { accountNotFound } from './get-account';
+
+export interface Credentials {
+  login: number;
+  password: string;
+  server: string;
+}
+
+/** Works whether or not the account is assigned. */
+export async function getCredentials(deps: AccountsDeps, input: { organizationId: string; number: string }): Promise<Credentials> {
+  const org = organizationId(input.organizationId);
+  const number = accountNumber(input.number);
+  const sealed = await findSealedPassword(deps.sequelize, org, number);
+  if (sealed === null) throw accountNotFound();
+  return { login: number, password: deps.secretBox.open(sealed), server: deps.config.EXECUTOR_SERVER };
+}
+
+/** A new password; the account's live sessions end in the same transaction. */
+export async function rotateCredentials(deps: AccountsDeps, input: { organizationId: string; number: string }): Promise<Credentials> {
+  const org = organizationId(input.organizationId);
+  const number = accountNumber(input.number);
+  const { sequelize } = deps;
+  const password = generateExecutorPassword();
+  await sequelize.transaction(async (transaction) => {
+    const account = await findAccount(sequelize, org, number, { transaction, forUpdate: true });
+    if (!account) throw accountNotFound();
+    await setSealedPassword(sequelize, transaction, number, deps.secretBox.seal(password));
+    await revokeSessionsForAccount(sequelize, transaction, number);
+  });
+  return { login: number, password, server: deps.config.EXECUTOR_SERVER };
+}

@@ -1,0 +1,27 @@
+import { findAccount, setTrader } from '../data/accounts';
+import { revokeSessionsForAccount } from '../data/executor-sessions';
+import { appendEvent } from '../data/outbox';
+import type { Account } from '../domain/account';
+import { accountNumber, organizationId } from '../domain/validation';
+import type { AccountsDeps } from '../deps';
+import { accountNotFound } from './get-account';
+
+/** Removes the holder, revoking live sessions; an unassigned account is answered as it is. */
+export async function unassignTrader(deps: AccountsDeps, input: { organizationId: string; number: string }): Promise<Account> {
+  const org = organizationId(input.organizationId);
+  const number = accountNumber(input.number);
+  const { sequelize } = deps;
+  return sequelize.transaction(async (transaction) => {
+    const account = await findAccount(sequelize, org, number, { transaction, forUpdate: true });
+    if (!account) throw accountNotFound();
+    if (account.traderId === null) return account;
+    await revokeSessionsForAccount(sequelize, transaction, number);
+    const updated = await setTrader(sequelize, transaction, number, null);
+    await appendEvent(sequelize, transaction, {
+      organizationId: org,
+      type: 'account.assigned',
+      data: { account: number, trader_id: null, previous_trader_id: account.traderId },
+    });
+    return updated;
+  });
+}
