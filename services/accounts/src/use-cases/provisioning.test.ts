@@ -105,7 +105,7 @@ describe('provisioning accounts against credits', () => {
   ])('refuses %j naming %s', async (fields, param) => {
     const org = h.newOrg(1000);
     const err = await h.api
-      .createAccounts({ organizationId: org, program: '', initialBalance: 0, count: 1, ...fields })
+      .createAccounts({ organizationId: org, program: '', initialBalance: 0, ...fields })
       .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(AppError);
     expect(err).toMatchObject({ code: 'invalid_request', param });
