@@ -1,4 +1,5 @@
 import type { Migration } from '@propdesk/kit';
+import { tradingSchema } from './1001-trading';
 
 /** Trading engine schema (positions, deals, quotes, equity history, flags). */
-export const tradingMigrations: Migration[] = [];
+export const tradingMigrations: Migration[] = [tradingSchema];

@@ -1,0 +1,89 @@
+import { QueryTypes, toNumber, type Sequelize, type Transaction } from '@propdesk/kit';
+import type { Side } from '../domain/pnl';
+
+export interface Deal {
+  id: string;
+  seq: number;
+  accountNumber: number;
+  positionId: string;
+  symbol: string;
+  side: Side;
+  volume: number;
+  openPrice: number;
+  closePrice: number;
+  profit: number;
+  openedAt: Date;
+  closedAt: Date;
+  closeReason: string;
+  balanceAfter: number;
+}
+
+interface DealRow {
+  id: string;
+  seq: string;
+  account_number: string;
+  position_id: string;
+  symbol: string;
+  side: Side;
+  volume: string;
+  open_price: string;
+  close_price: string;
+  profit: string;
+  opened_at: Date;
+  closed_at: Date;
+  close_reason: string;
+  balance_after: string;
+}
+
+const COLUMNS = 'id, seq, account_number, position_id, symbol, side, volume, open_price, close_price, profit, opened_at, closed_at, close_reason, balance_after';
+
+export function toDeal(row: DealRow): Deal {
+  return {
+    id: row.id,
+    seq: toNumber(row.seq),
+    accountNumber: toNumber(row.account_number),
+    positionId: row.position_id,
+    symbol: row.symbol,
+    side: row.side,
+    volume: toNumber(row.volume),
+    openPrice: toNumber(row.open_price),
+    closePrice: toNumber(row.close_price),
+    profit: toNumber(row.profit),
+    openedAt: row.opened_at,
+    closedAt: row.closed_at,
+    closeReason: row.close_reason,
+    balanceAfter: toNumber(row.balance_after),
+  };
+}
+
+export type NewDeal = Omit<Deal, 'id' | 'seq'> & { organizationId: string };
+
+export async function insertDeal(sequelize: Sequelize, tx: Transaction, d: NewDeal): Promise<Deal> {
+  const rows = await sequelize.query<DealRow>(
+    `INSERT INTO deals (account_number, organization_id, position_id, symbol, side, volume, open_price, close_price, profit,
+       opened_at, closed_at, close_reason, balance_after)
+     VALUES (:accountNumber, :organizationId, :positionId, :symbol, :side, :volume, :openPrice, :closePrice, :profit,
+       :openedAt, :closedAt, :closeReason, :balanceAfter)
+     RETURNING ${COLUMNS}`,
+    { replacements: { ...d }, type: QueryTypes.SELECT, transaction: tx },
+  );
+  return toDeal(rows[0]);
+}
+
+/** One keyset page of an account's deals, oldest first. */
+export async function listDeals(sequelize: Sequelize, accountNumber: number, afterSeq: number, limit: number): Promise<Deal[]> {
+  const rows = await sequelize.query<DealRow>(
+    `SELECT ${COLUMNS} FROM deals WHERE account_number = :accountNumber AND seq > :afterSeq ORDER BY seq LIMIT :limit`,
+    { replacements: { accountNumber, afterSeq, limit }, type: QueryTypes.SELECT },
+  );
+  return rows.map(toDeal);
+}
+
+/** The most recent deals, newest first (the report's capped list). */
+export async function latestDeals(sequelize: Sequelize, accountNumber: number, limit: number): Promise<Deal[]> {
+  const rows = await sequelize.query<DealRow>(
+    `SELECT ${COLUMNS} FROM deals WHERE account_number = :accountNumber ORDER BY seq DESC LIMIT :limit`,
+    { replacements: { accountNumber, limit }, type: QueryTypes.SELECT },
+  );
+  return rows.map(toDeal);
+}

@@ -1,0 +1,85 @@
+import { QueryTypes, toNumber, type Sequelize, type Transaction } from '@propdesk/kit';
+
+export interface Flag {
+  id: string;
+  seq: number;
+  accountNumber: number;
+  rule: string;
+  action: 'flag' | 'breach';
+  reason: string;
+  evidence: Record<string, unknown>;
+  createdAt: Date;
+}
+
+interface FlagRow {
+  id: string;
+  seq: string;
+  account_number: string;
+  rule: string;
+  action: 'flag' | 'breach';
+  reason: string;
+  evidence: Record<string, unknown>;
+  created_at: Date;
+}
+
+const COLUMNS = 'id, seq, account_number, rule, action, reason, evidence, created_at';
+
+function toFlag(row: FlagRow): Flag {
+  return {
+    id: row.id,
+    seq: toNumber(row.seq),
+    accountNumber: toNumber(row.account_number),
+    rule: row.rule,
+    action: row.action,
+    reason: row.reason,
+    evidence: row.evidence ?? {},
+    createdAt: row.created_at,
+  };
+}
+
+export interface NewFlag {
+  accountNumber: number;
+  organizationId: string;
+  rule: string;
+  action: 'flag' | 'breach';
+  reason: string;
+  evidence: Record<string, unknown>;
+  /** Rows with the same key are recorded once (e.g. one weekend flag per position). */
+  dedupeKey?: string;
+  createdAt: Date;
+}
+
+/** Inserts a flag; null when a flag with the same dedupe key already exists. */
+export async function insertFlag(sequelize: Sequelize, tx: Transaction, f: NewFlag): Promise<Flag | null> {
+  const rows = await sequelize.query<FlagRow>(
+    `INSERT INTO flags (account_number, organization_id, rule, action, reason, evidence, dedupe_key, created_at)
+     VALUES (:accountNumber, :organizationId, :rule, :action, :reason, :evidence::jsonb, :dedupeKey, :createdAt)
+     ON CONFLICT (dedupe_key) DO NOTHING
+     RETURNING ${COLUMNS}`,
+    {
+      replacements: { ...f, evidence: JSON.stringify(f.evidence), dedupeKey: f.dedupeKey ?? null },
+      type: QueryTypes.SELECT,
+      transaction: tx,
+    },
+  );
+  return rows[0] ? toFlag(rows[0]) : null;
+}
+
+export async function listFlags(sequelize: Sequelize, accountNumber: number, afterSeq: number, limit: number, action?: 'flag' | 'breach'): Promise<Flag[]> {
+  const rows = await sequelize.query<FlagRow>(
+    `SELECT ${COLUMNS} FROM flags WHERE account_number = :accountNumber AND seq > :afterSeq${action ? ' AND action = :action' : ''}
+      ORDER BY seq LIMIT :limit`,
+    { replacements: { accountNumber, afterSeq, limit, action: action ?? null }, type: QueryTypes.SELECT },
+  );
+  return rows.map(toFlag);
+}
+
+/** Which of these dedupe keys are already recorded (weekend flags checked in one query). */
+export async function existingDedupeKeys(sequelize: Sequelize, keys: string[]): Promise<Set<string>> {
+  if (keys.length === 0) return new Set();
+  const rows = await sequelize.query<{ dedupe_key: string }>('SELECT dedupe_key FROM flags WHERE dedupe_key IN (:keys)', {
+    replacements: { keys },
+    type: QueryTypes.SELECT,
+  });
+  return new Set(rows.map((r) => r.dedupe_key));
+}

@@ -1,0 +1,217 @@
+import { QueryTypes, toNumber, type Sequelize, type Transaction } from '@propdesk/kit';
+import type { OrderType } from '../domain/orders';
+import type { Side } from '../domain/pnl';
+
+export type PositionStatus = 'pending' | 'open' | 'closed' | 'cancelled';
+
+export interface Position {
+  id: string;
+  seq: number;
+  accountNumber: number;
+  organizationId: string;
+  status: PositionStatus;
+  symbol: string;
+  side: Side;
+  volume: number;
+  type: OrderType;
+  price: number | null;
+  openPrice: number | null;
+  stopLoss: number | null;
+  takeProfit: number | null;
+  openedAt: Date | null;
+  closePrice: number | null;
+  profit: number | null;
+  closedAt: Date | null;
+  closeReason: string;
+  createdAt: Date;
+}
+
+interface PositionRow {
+  id: string;
+  seq: string;
+  account_number: string;
+  organization_id: string;
+  status: PositionStatus;
+  symbol: string;
+  side: Side;
+  volume: string;
+  type: OrderType;
+  price: string | null;
+  open_price: string | null;
+  stop_loss: string | null;
+  take_profit: string | null;
+  opened_at: Date | null;
+  close_price: string | null;
+  profit: string | null;
+  closed_at: Date | null;
+  close_reason: string;
+  created_at: Date;
+}
+
+const COLUMNS = `id, seq, account_number, organization_id, status, symbol, side, volume, type, price, open_price, stop_loss,
+  take_profit, opened_at, close_price, profit, closed_at, close_reason, created_at`;
+
+const nullableNumber = (v: string | null): number | null => (v === null ? null : toNumber(v));
+
+function toPosition(row: PositionRow): Position {
+  return {
+    id: row.id,
+    seq: toNumber(row.seq),
+    accountNumber: toNumber(row.account_number),
+    organizationId: row.organization_id,
+    status: row.status,
+    symbol: row.symbol,
+    side: row.side,
+    volume: toNumber(row.volume),
+    type: row.type,
+    price: nullableNumber(row.price),
+    openPrice: nullableNumber(row.open_price),
+    stopLoss: nullableNumber(row.stop_loss),
+    takeProfit: nullableNumber(row.take_profit),
+    openedAt: row.opened_at,
+    closePrice: nullableNumber(row.close_price),
+    profit: nullableNumber(row.profit),
+    closedAt: row.closed_at,
+    closeReason: row.close_reason,
+    createdAt: row.created_at,
+  };
+}
+
+export interface NewPosition {
+  accountNumber: number;
+  organizationId: string;
+  status: 'open' | 'pending';
+  symbol: string;
+  side: Side;
+  volume: number;
+  type: OrderType;
+  price: number | null;
+  openPrice: number | null;
+  stopLoss: number | null;
+  takeProfit: number | null;
+  openedAt: Date | null;
+  tradingDay: string | null;
+}
+
+export async function insertPosition(sequelize: Sequelize, tx: Transaction, p: NewPosition): Promise<Position> {
+  const rows = await sequelize.query<PositionRow>(
+    `INSERT INTO positions (account_number, organization_id, status, symbol, side, volume, type, price, open_price, stop_loss,
+       take_profit, opened_at, trading_day, created_at, updated_at)
+     VALUES (:accountNumber, :organizationId, :status, :symbol, :side, :volume, :type, :price, :openPrice, :stopLoss,
+       :takeProfit, :openedAt, :tradingDay, :now, now())
+     RETURNING ${COLUMNS}`,
+    { replacements: { ...p, now: p.openedAt ?? new Date() }, type: QueryTypes.SELECT, transaction: tx },
+  );
+  return toPosition(rows[0]);
+}
+
+/** The open and pending positions of one account (the caller holds the account lock). */
+export async function livePositionsOfAccount(sequelize: Sequelize, accountNumber: number, tx?: Transaction): Promise<Position[]> {
+  const rows = await sequelize.query<PositionRow>(
+    `SELECT ${COLUMNS} FROM positions WHERE account_number = :accountNumber AND status IN ('open', 'pending') ORDER BY seq`,
+    { replacements: { accountNumber }, type: QueryTypes.SELECT, transaction: tx },
+  );
+  return rows.map(toPosition);
+}
+
+/** Every open and pending position: the engine's index at start. */
+export async function allLivePositions(sequelize: Sequelize): Promise<Position[]> {
+  const rows = await sequelize.query<PositionRow>(`SELECT ${COLUMNS} FROM positions WHERE status IN ('open', 'pending')`, {
+    type: QueryTypes.SELECT,
+  });
+  return rows.map(toPosition);
+}
+
+export async function findPosition(sequelize: Sequelize, accountNumber: number, id: string, tx?: Transaction): Promise<Position | null> {
+  const rows = await sequelize.query<PositionRow>(
+    `SELECT ${COLUMNS} FROM positions WHERE account_number = :accountNumber AND id = :id${tx ? ' FOR UPDATE' : ''}`,
+    { replacements: { accountNumber, id }, type: QueryTypes.SELECT, transaction: tx },
+  );
+  return rows[0] ? toPosition(rows[0]) : null;
+}
+
+/** Fills a resting order; false when another replica already filled or cancelled it. */
+export async function fillPending(
+  sequelize: Sequelize,
+  tx: Transaction,
+  id: string,
+  fill: { openPrice: number; openedAt: Date; tradingDay: string },
+): Promise<Position | null> {
+  const rows = await sequelize.query<PositionRow>(
+    `UPDATE positions SET status = 'open', open_price = :openPrice, opened_at = :openedAt, trading_day = :tradingDay, updated_at = now()
+      WHERE id = :id AND status = 'pending' RETURNING ${COLUMNS}`,
+    { replacements: { id, ...fill }, type: QueryTypes.SELECT, transaction: tx },
+  );
+  return rows[0] ? toPosition(rows[0]) : null;
+}
+
+export async function markClosed(
+  sequelize: Sequelize,
+  tx: Transaction,
+  id: string,
+  close: { closePrice: number; profit: number; closedAt: Date; reason: string },
+): Promise<Position | null> {
+  const rows = await sequelize.query<PositionRow>(
+    `UPDATE positions SET status = 'closed', close_price = :closePrice, profit = :profit, closed_at = :closedAt,
+        close_reason = :reason, updated_at = now()
+      WHERE id = :id AND status = 'open' RETURNING ${COLUMNS}`,
+    { replacements: { id, ...close }, type: QueryTypes.SELECT, transaction: tx },
+  );
+  return rows[0] ? toPosition(rows[0]) : null;
+}
+
+export async function cancelPending(sequelize: Sequelize, tx: Transaction, accountNumber: number, reason: string, id?: string): Promise<Position[]> {
+  const rows = await sequelize.query<PositionRow>(
+    `UPDATE positions SET status = 'cancelled', close_reason = :reason, closed_at = now(), updated_at = now()
+      WHERE account_number = :accountNumber AND status = 'pending'${id ? ' AND id = :id' : ''} RETURNING ${COLUMNS}`,
+    { replacements: { accountNumber, reason, id: id ?? null }, type: QueryTypes.SELECT, transaction: tx },
+  );
+  return rows.map(toPosition);
+}
+
+export async function countTradingDays(sequelize: Sequelize, accountNumber: number, tx?: Transaction): Promise<number> {
+  const rows = await sequelize.query<{ n: string }>(
+    'SELECT count(DISTINCT trading_day) AS n FROM positions WHERE account_number = :accountNumber AND trading_day IS NOT NULL',
+    { replacements: { accountNumber }, type: QueryTypes.SELECT, transaction: tx },
+  );
+  return toNumber(rows[0]?.n);
+}
+
+/** Accounts whose positions changed recently (any replica), with the latest change time. */
+export async function recentlyChangedAccounts(sequelize: Sequelize, lookbackSeconds: number): Promise<Array<{ accountNumber: number; changedAt: Date }>> {
+  const rows = await sequelize.query<{ account_number: string; changed_at: Date }>(
+    `SELECT account_number, max(updated_at) AS changed_at FROM positions
+      WHERE updated_at > now() - make_interval(secs => :lookback) GROUP BY account_number`,
+    { replacements: { lookback: lookbackSeconds }, type: QueryTypes.SELECT },
+  );
+  return rows.map((r) => ({ accountNumber: toNumber(r.account_number), changedAt: r.changed_at }));
+}
+
+export const POSITION_STATUS_FILTERS: readonly PositionStatus[] = ['pending', 'open', 'closed', 'cancelled'];
+
+/** One keyset page of an account's positions, oldest first. */
+export async function listPositions(
+  sequelize: Sequelize,
+  accountNumber: number,
+  status: PositionStatus | undefined,
+  afterSeq: number,
+  limit: number,
+): Promise<Position[]> {
+  const rows = await sequelize.query<PositionRow>(
+    `SELECT ${COLUMNS} FROM positions WHERE account_number = :accountNumber${status ? ' AND status = :status' : ''} AND seq > :afterSeq
+      ORDER BY seq LIMIT :limit`,
+    { replacements: { accountNumber, status: status ?? null, afterSeq, limit }, type: QueryTypes.SELECT },
+  );
+  return rows.map(toPosition);
+}
+
+/** Minimum-trading-days counts of many accounts in one query. */
+export async function tradingDaysOf(sequelize: Sequelize, numbers: number[]): Promise<Map<number, number>> {
+  if (numbers.length === 0) return new Map();
+  const rows = await sequelize.query<{ account_number: string; n: string }>(
+    `SELECT account_number, count(DISTINCT trading_day) AS n FROM positions
+      WHERE account_number IN (:numbers) AND trading_day IS NOT NULL GROUP BY account_number`,
+    { replacements: { numbers }, type: QueryTypes.SELECT },
+  );
+  return new Map(rows.map((r) => [toNumber(r.account_number), toNumber(r.n)]));
+}

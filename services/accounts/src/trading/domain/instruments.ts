@@ -1,0 +1,90 @@
+import { AppError } from '@propdesk/kit';
+
+export interface Instrument {
+  symbol: string;
+  /** Units of the base per lot (EURUSD 100,000; XAUUSD 100 oz; US30 and BTCUSD 1). */
+  contractSize: number;
+  digits: number;
+  baseCurrency: string;
+  quoteCurrency: string;
+  /** A sensible starting price for the simulated feed. */
+  referencePrice: number;
+}
+
+export const INSTRUMENTS: readonly Instrument[] = [
+  { symbol: 'EURUSD', contractSize: 100_000, digits: 5, baseCurrency: 'EUR', quoteCurrency: 'USD', referencePrice: 1.085 },
+  { symbol: 'GBPUSD', contractSize: 100_000, digits: 5, baseCurrency: 'GBP', quoteCurrency: 'USD', referencePrice: 1.27 },
+  { symbol: 'USDJPY', contractSize: 100_000, digits: 3, baseCurrency: 'USD', quoteCurrency: 'JPY', referencePrice: 150.0 },
+  { symbol: 'XAUUSD', contractSize: 100, digits: 2, baseCurrency: 'XAU', quoteCurrency: 'USD', referencePrice: 2350.0 },
+  { symbol: 'US30', contractSize: 1, digits: 2, baseCurrency: 'US30', quoteCurrency: 'USD', referencePrice: 39_000.0 },
+  { symbol: 'BTCUSD', contractSize: 1, digits: 2, baseCurrency: 'BTC', quoteCurrency: 'USD', referencePrice: 65_000.0 },
+];
+
+const BY_SYMBOL = new Map(INSTRUMENTS.map((i) => [i.symbol, i]));
+
+export function findInstrument(symbol: string): Instrument | undefined {
+  return BY_SYMBOL.get(symbol);
+}
+
+export function requireInstrument(symbol: string, param = 'symbol'): Instrument {
+  const instrument = typeof symbol === 'string' ? BY_SYMBOL.get(symbol.toUpperCase()) : undefined;
+  if (!instrument) throw new AppError('invalid_request', `unknown symbol ${JSON.stringify(symbol)}`, param);
+  return instrument;
+}
+
+export interface Quote {
+  symbol: string;
+  bid: number;
+  ask: number;
+  time: Date;
+}
+
+export function mid(quote: Pick<Quote, 'bid' | 'ask'>): number {
+  return (quote.bid + quote.ask) / 2;
+}
+
+/** Looks up the latest quote of a symbol; the engine passes its cache. */
+export type QuoteLookup = (symbol: string) => Quote | undefined;
+
+/**
+ * Converts an amount in `currency` to USD (the only account currency today).
+ *
+ * Convention: a JPY amount is divided by the USDJPY rate. When the position being valued is
+ * itself USDJPY, the rate is that position's own closing/marking price (the textbook
+ * (close - open) * units / close); otherwise the current USDJPY mid. Non-USD, non-JPY quote
+ * currencies would need their own pair and are not listed.
+ */
+export function toUsd(amount: number, currency: string, quotes: QuoteLookup, ownRate?: { symbol: string; price: number }): number {
+  if (currency === 'USD') return amount;
+  if (currency === 'JPY') {
+    const rate = ownRate && ownRate.symbol === 'USDJPY' ? ownRate.price : (() => {
+      const q = quotes('USDJPY');
+      return q ? mid(q) : undefined;
+    })();
+    if (!rate || !(rate > 0)) throw new AppError('unavailable', 'no USDJPY quote to convert JPY to USD yet');
+    return amount / rate;
+  }
+  throw new AppError('internal_error', `no conversion from ${currency}`);
+}
+
+/** Rounds a price to the instrument's digits (prices are stored as given, compared as rounded). */
+export function roundPrice(instrument: Instrument, price: number): number {
+  const f = 10 ** instrument.digits;
+  return Math.round(price * f) / f;
+}
+
+export function roundMoney(amount: number): number {
+  return Math.round((amount + Number.EPSILON * Math.sign(amount)) * 100) / 100;
+}
+
+/** bid <= ask, finite, > 0, known symbol; otherwise invalid_request naming the field. */
+export function validateQuote(input: { symbol?: string; bid?: number; ask?: number; time?: Date }, prefix = 'quote.'): Quote {
+  const instrument = requireInstrument(input.symbol ?? '', `${prefix}symbol`);
+  const bid = input.bid;
+  const ask = input.ask;
+  if (typeof bid !== 'number' || !Number.isFinite(bid) || bid <= 0) throw new AppError('invalid_request', 'bid must be a finite number > 0', `${prefix}bid`);
+  if (typeof ask !== 'number' || !Number.isFinite(ask) || ask <= 0) throw new AppError('invalid_request', 'ask must be a finite number > 0', `${prefix}ask`);
+  if (bid > ask) throw new AppError('invalid_request', 'bid must not be above ask', `${prefix}bid`);
+  const time = input.time instanceof Date && !Number.isNaN(input.time.getTime()) ? input.time : new Date();
+  return { symbol: instrument.symbol, bid, ask, time };
+}

@@ -1,0 +1,122 @@
+import { AppError } from '@propdesk/kit';
+import type { Quote } from './instruments';
+import { entryPrice, exitPrice, type Side } from './pnl';
+import type { TradingTerms } from './terms';
+
+export type OrderType = 'market' | 'limit' | 'stop';
+
+export interface OrderInput {
+  symbol: string;
+  side: Side;
+  type: OrderType;
+  volume: number;
+  price?: number;
+  stopLoss?: number;
+  takeProfit?: number;
+}
+
+function positiveFinite(value: number | undefined, param: string): void {
+  if (value === undefined) return;
+  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) {
+    throw new AppError('invalid_request', `${param} must be a finite number > 0`, param);
+  }
+}
+
+/** Volume in lots: > 0, finite, in steps of 0.01. */
+export function validateVolume(volume: number): void {
+  if (typeof volume !== 'number' || !Number.isFinite(volume) || volume <= 0) {
+    throw new AppError('invalid_request', 'volume must be a finite number of lots > 0', 'volume');
+  }
+  if (Math.abs(volume * 100 - Math.round(volume * 100)) > 1e-6) {
+    throw new AppError('invalid_request', 'volume must be in steps of 0.01 lots', 'volume');
+  }
+  if (volume > 1_000_000) throw new AppError('invalid_request', 'volume is too large', 'volume');
+}
+
+/**
+ * Shape checks that need the market: a limit or stop price on the wrong side of the market is
+ * refused (it would fill at once), and stop loss / take profit must sit on the right side of
+ * the entry (buy: stop_loss < entry < take_profit; sell reversed). Returns the entry price.
+ */
+export function validateOrderAgainstMarket(order: OrderInput, quote: Pick<Quote, 'bid' | 'ask'>): number {
+  positiveFinite(order.price, 'price');
+  positiveFinite(order.stopLoss, 'stop_loss');
+  positiveFinite(order.takeProfit, 'take_profit');
+  let entry: number;
+  if (order.type === 'market') {
+    entry = entryPrice(order.side, quote);
+  } else {
+    if (order.price === undefined) throw new AppError('invalid_request', `price is required for a ${order.type} order`, 'price');
+    entry = order.price;
+    const reference = entryPrice(order.side, quote);
+    const ok =
+      order.type === 'limit'
+        ? order.side === 'buy' ? entry < reference : entry > reference
+        : order.side === 'buy' ? entry > reference : entry < reference;
+    if (!ok) {
+      const above = (order.side === 'buy') !== (order.type === 'limit');
+      const want = `${above ? 'above' : 'below'} the ${order.side === 'buy' ? 'ask' : 'bid'}`;
+      throw new AppError('invalid_request', `a ${order.side} ${order.type} price must be ${want} (${reference})`, 'price');
+    }
+  }
+  if (order.stopLoss !== undefined) {
+    const ok = order.side === 'buy' ? order.stopLoss < entry : order.stopLoss > entry;
+    if (!ok) throw new AppError('invalid_request', `stop_loss must be ${order.side === 'buy' ? 'below' : 'above'} the entry price ${entry}`, 'stop_loss');
+  }
+  if (order.takeProfit !== undefined) {
+    const ok = order.side === 'buy' ? order.takeProfit > entry : order.takeProfit < entry;
+    if (!ok) throw new AppError('invalid_request', `take_profit must be ${order.side === 'buy' ? 'above' : 'below'} the entry price ${entry}`, 'take_profit');
+  }
+  return entry;
+}
+
+export interface PreOrderViolation {
+  rule: 'max_lots_per_order' | 'symbol_not_allowed' | 'insufficient_margin';
+  reason: string;
+}
+
+/** Pre-order rules of the frozen terms; the first violation refuses the order. */
+export function checkPreOrderRules(
+  order: Pick<OrderInput, 'symbol' | 'volume'>,
+  terms: TradingTerms,
+  margin: { required: number; equity: number; used: number },
+): PreOrderViolation | undefined {
+  if (order.volume > terms.maxLotsPerOrder) {
+    return { rule: 'max_lots_per_order', reason: `max_lots_per_order (${terms.maxLotsPerOrder}): ${order.volume} lots is above the limit` };
+  }
+  if (terms.allowedSymbols && !terms.allowedSymbols.includes(order.symbol)) {
+    return { rule: 'symbol_not_allowed', reason: `symbol_not_allowed (${terms.allowedSymbols.join(', ')}): ${order.symbol} may not be traded` };
+  }
+  const free = margin.equity - margin.used;
+  if (margin.required > free + 1e-9) {
+    return {
+      rule: 'insufficient_margin',
+      reason: `insufficient_margin (1:${terms.leverage}): the order needs ${margin.required.toFixed(2)} margin, free margin is ${free.toFixed(2)}`,
+    };
+  }
+  return undefined;
+}
+
+/** Whether a resting order triggers at this quote (buy limit: ask <= price; buy stop: ask >= price; sell limit: bid >= price; sell stop: bid <= price). */
+export function pendingTriggers(order: { side: Side; type: OrderType; price: number }, quote: Pick<Quote, 'bid' | 'ask'>): boolean {
+  if (order.side === 'buy') return order.type === 'limit' ? quote.ask <= order.price : quote.ask >= order.price;
+  return order.type === 'limit' ? quote.bid >= order.price : quote.bid <= order.price;
+}
+
+export type ExitReason = 'stop_loss' | 'take_profit';
+
+/** Stop loss / take profit hit at this quote (marked at bid for a buy, ask for a sell); closes at the level. */
+export function protectiveExit(
+  position: { side: Side; stopLoss: number | null; takeProfit: number | null },
+  quote: Pick<Quote, 'bid' | 'ask'>,
+): { reason: ExitReason; price: number } | undefined {
+  const mark = exitPrice(position.side, quote);
+  if (position.side === 'buy') {
+    if (position.stopLoss !== null && mark <= position.stopLoss) return { reason: 'stop_loss', price: position.stopLoss };
+    if (position.takeProfit !== null && mark >= position.takeProfit) return { reason: 'take_profit', price: position.takeProfit };
+  } else {
+    if (position.stopLoss !== null && mark >= position.stopLoss) return { reason: 'stop_loss', price: position.stopLoss };
+    if (position.takeProfit !== null && mark <= position.takeProfit) return { reason: 'take_profit', price: position.takeProfit };
+  }
+  return undefined;
+}

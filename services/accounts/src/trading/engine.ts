@@ -1,0 +1,394 @@
+import type { Logger, Sequelize } from '@propdesk/kit';
+import { readAccounts, startOfDayBalances, upsertEquityMinutes, writeMarkedEquity, type EquitySample, type TradingAccount } from './data/account-state';
+import { loadQuotes, upsertQuotes } from './data/market';
+import { allLivePositions, livePositionsOfAccount, recentlyChangedAccounts, tradingDaysOf, type Position } from './data/positions';
+import type { Quote } from './domain/instruments';
+import { pendingTriggers, protectiveExit } from './domain/orders';
+import { equityOf, type PricedPosition } from './domain/pnl';
+import { findBreach, hasPassed, heldOverWeekend, tradingDayOf, tradingDayStart, type AccountSnapshot } from './domain/rules';
+import { closePosition } from './use-cases/close-position';
+import type { TradingContext } from './use-cases/context';
+import { evaluateAccount } from './use-cases/evaluate-account';
+import { fillPendingOrder } from './use-cases/fill-pending-order';
+import { flagWeekendHolding } from './use-cases/flag-weekend-holding';
+
+export interface TradingEngineOptions {
+  sequelize: Sequelize;
+  logger: Logger;
+  rolloverHourUtc: number;
+  now?: () => Date;
+  /** Background tick: persists streamed quotes, picks up other replicas' changes (default 250 ms). */
+  tickMs?: number;
+  /** Marked equity and per-minute history are written at most this often per account (default 1000 ms). */
+  equityFlushMs?: number;
+}
+
+interface AccountState {
+  account: TradingAccount;
+  positions: Map<string, Position>;
+  tradingDays: number;
+  peakEquity: number;
+  sodDay?: string;
+  sod?: number;
+  weekendChecked: Set<string>;
+}
+
+interface QueuedQuote {
+  quote: Quote;
+  waiters: Array<() => void>;
+}
+
+const CONCURRENCY = 4;
+const CHANGE_LOOKBACK_SECONDS = 10;
+
+async function runLimited<T>(items: T[], worker: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const lanes = Array.from({ length: Math.min(CONCURRENCY, items.length) }, async () => {
+    while (next < items.length) await worker(items[next++]);
+  });
+  await Promise.all(lanes);
+}
+
+const priced = (p: Position): PricedPosition => ({ symbol: p.symbol, side: p.side, volume: p.volume, openPrice: p.openPrice ?? 0 });
+
+/**
+ * The per-replica trading engine: a quote cache and an index symbol -> live positions, so a
+ * quote touches only the positions of its symbol and the accounts holding them. The hot path
+ * is in memory; the database is touched only when something crosses (a resting order
+ * triggers, a stop loss or take profit is hit, a limit is crossed, a weekend flag is due) and
+ * by the batched flushes of marked equity and per-minute equity history.
+ *
+ * Multi-replica partitioning: quotes reach any replica (round robin), and the replica that
+ * receives a quote evaluates every live position of that symbol, whichever replica opened it.
+ * Every replica's index covers all live positions: loaded at start, updated at once for its own
+ * transactions, and refreshed every tick from positions changed recently on any replica. A
+ * replica may therefore act on a stale view, but every decision (fill, exit, breach, pass) runs
+ * in a transaction that locks the account row and re-checks against committed rows, so two
+ * replicas never double-fill, double-close or double-breach; the loser finds nothing to do.
+ */
+export class TradingEngine {
+  readonly ctx: TradingContext;
+  private readonly quotes = new Map<string, Quote>();
+  private readonly bySymbol = new Map<string, Map<string, Position>>();
+  private readonly accounts = new Map<number, AccountState>();
+  private readonly knownChanges = new Map<number, number>();
+  private readonly queue = new Map<string, QueuedQuote>();
+  private readonly unsavedQuotes = new Map<string, Quote>();
+  private readonly markedEquity = new Map<number, { equity: number; peakEquity: number }>();
+  private readonly lastWrittenEquity = new Map<number, number>();
+  private readonly minuteBuckets = new Map<string, EquitySample>();
+  private loading?: Promise<void>;
+  private timer?: NodeJS.Timeout;
+  private draining = false;
+  private ticking = false;
+  private lastEquityFlush = 0;
+  private stopped = false;
+
+  constructor(private readonly options: TradingEngineOptions) {
+    this.ctx = {
+      sequelize: options.sequelize,
+      logger: options.logger,
+      rolloverHourUtc: options.rolloverHourUtc,
+      now: options.now ?? (() => new Date()),
+      quote: (symbol) => this.quotes.get(symbol),
+    };
+  }
+
+  /** Loads quotes and the live-position index once, then keeps them fresh in the background. */
+  ready(): Promise<void> {
+    this.loading ??= (async () => {
+      for (const q of await loadQuotes(this.options.sequelize)) this.quotes.set(q.symbol, q);
+      const live = await allLivePositions(this.options.sequelize);
+      const numbers = [...new Set(live.map((p) => p.accountNumber))];
+      await this.rebuildAccounts(numbers, live);
+      if (!this.stopped) {
+        this.timer = setInterval(() => void this.tick(), this.options.tickMs ?? 250);
+        // The engine never keeps a process alive on its own: main's stop() closes the pool.
+        this.timer.unref();
+      }
+    })();
+    return this.loading;
+  }
+
+  quote(symbol: string): Quote | undefined {
+    return this.quotes.get(symbol);
+  }
+
+  /** Reads the stored latest quote of a symbol, so an order priced here sees quotes other replicas received. */
+  async refreshQuote(symbol: string): Promise<Quote | undefined> {
+    const [stored] = await loadQuotes(this.options.sequelize, symbol);
+    const cached = this.quotes.get(symbol);
+    if (stored && (!cached || stored.time.getTime() > cached.time.getTime())) this.quotes.set(symbol, stored);
+    return this.quotes.get(symbol);
+  }
+
+  /** A unary quote (PublishQuote, the CLI): stored at once, evaluated before the promise resolves. */
+  async publishQuote(quote: Quote): Promise<void> {
+    await this.ready();
+    await upsertQuotes(this.options.sequelize, [quote]);
+    await this.enqueue(quote);
+  }
+
+  /** A streamed quote: stored by the next tick, evaluated in order; a burst per symbol collapses to its newest quote. */
+  async streamQuote(quote: Quote): Promise<void> {
+    await this.ready();
+    this.unsavedQuotes.set(quote.symbol, quote);
+    await this.enqueue(quote);
+  }
+
+  private enqueue(quote: Quote): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const queued = this.queue.get(quote.symbol);
+      if (queued) {
+        queued.quote = quote;
+        queued.waiters.push(resolve);
+      } else {
+        this.queue.set(quote.symbol, { quote, waiters: [resolve] });
+      }
+      void this.drain();
+    });
+  }
+
+  private async drain(): Promise<void> {
+    if (this.draining) return;
+    this.draining = true;
+    try {
+      for (let entry = this.queue.entries().next(); !entry.done; entry = this.queue.entries().next()) {
+        const [symbol, queued] = entry.value;
+        this.queue.delete(symbol);
+        try {
+          await this.processQuote(queued.quote);
+        } catch (err) {
+          this.options.logger.error({ err, symbol }, 'quote evaluation failed');
+        }
+        for (const resolve of queued.waiters) resolve();
+      }
+    } finally {
+      this.draining = false;
+    }
+  }
+
+  private async processQuote(quote: Quote): Promise<void> {
+    this.quotes.set(quote.symbol, quote);
+    const positions = this.bySymbol.get(quote.symbol);
+    if (!positions || positions.size === 0) return;
+    const now = this.ctx.now();
+    const fills: Position[] = [];
+    const exits: Array<{ position: Position; reason: 'stop_loss' | 'take_profit'; price: number }> = [];
+    const weekend: Position[] = [];
+    const touched = new Set<number>();
+    for (const p of positions.values()) {
+      touched.add(p.accountNumber);
+      if (p.status === 'pending') {
+        if (p.price !== null && pendingTriggers({ side: p.side, type: p.type, price: p.price }, quote)) fills.push(p);
+        continue;
+      }
+      const exit = protectiveExit(p, quote);
+      if (exit) exits.push({ position: p, ...exit });
+      const state = this.accounts.get(p.accountNumber);
+      if (state && p.openedAt && state.account.terms.flagWeekendHolding && !state.weekendChecked.has(p.id) && heldOverWeekend(p.openedAt, now)) {
+        state.weekendChecked.add(p.id);
+        weekend.push(p);
+      }
+    }
+    const changed = new Set<number>();
+    await runLimited(fills, async (p) => {
+      if (await this.guard(() => fillPendingOrder(this.ctx, p.accountNumber, p.id, p.price as number))) changed.add(p.accountNumber);
+    });
+    await runLimited(exits, async (e) => {
+      const closed = await this.guard(() => closePosition(this.ctx, { accountNumber: e.position.accountNumber, positionId: e.position.id, reason: e.reason, price: e.price }));
+      if (closed) changed.add(e.position.accountNumber);
+    });
+    await runLimited(weekend, async (p) => {
+      if (p.openedAt) await this.guard(() => flagWeekendHolding(this.ctx, { ...p, openedAt: p.openedAt as Date }));
+    });
+    if (changed.size > 0) await this.reloadAccounts([...changed]);
+    await this.evaluate([...touched]);
+  }
+
+  private async guard<T>(action: () => Promise<T>): Promise<T | null> {
+    try {
+      return await action();
+    } catch (err) {
+      this.options.logger.error({ err }, 'trading action failed');
+      return null;
+    }
+  }
+
+  /**
+   * Marks the accounts at the cached quotes, records their equity for the batched flush, and
+   * hands the ones whose marks cross a limit or reach the target to a locked re-check.
+   */
+  async evaluate(numbers: number[]): Promise<void> {
+    const now = this.ctx.now();
+    const day = tradingDayOf(now, this.options.rolloverHourUtc);
+    const states = numbers.map((n) => this.accounts.get(n)).filter((s): s is AccountState => s !== undefined);
+    const stale = states.filter((s) => s.sodDay !== day);
+    if (stale.length > 0) {
+      const sods = await startOfDayBalances(this.options.sequelize, stale.map((s) => s.account.number), day, tradingDayStart(now, this.options.rolloverHourUtc));
+      for (const s of stale) {
+        s.sodDay = day;
+        s.sod = sods.get(s.account.number) ?? s.account.balance;
+      }
+    }
+    const minute = new Date(Math.floor(now.getTime() / 60_000) * 60_000);
+    const suspects: Array<{ state: AccountState; equity: number }> = [];
+    for (const s of states) {
+      const open: PricedPosition[] = [];
+      for (const p of s.positions.values()) if (p.status === 'open') open.push(priced(p));
+      const equity = equityOf(s.account.balance, open, this.ctx.quote);
+      s.peakEquity = Math.max(s.peakEquity, equity);
+      this.recordMark(s, equity, minute);
+      const snapshot: AccountSnapshot = {
+        initialBalance: s.account.initialBalance,
+        balance: s.account.balance,
+        equity,
+        peakEquity: s.peakEquity,
+        startOfDayBalance: s.sod ?? s.account.balance,
+        tradingDays: s.tradingDays,
+      };
+      if (findBreach(s.account.terms, snapshot) || hasPassed(s.account.terms, snapshot)) suspects.push({ state: s, equity });
+    }
+    const decided: number[] = [];
+    await runLimited(suspects, async ({ state }) => {
+      const outcome = await this.guard(() =>
+        evaluateAccount(this.ctx, state.account.number, { peakEquity: state.peakEquity, startOfDayBalance: state.sod ?? state.account.balance }),
+      );
+      if (outcome && outcome.kind !== 'unchanged') decided.push(state.account.number);
+    });
+    if (decided.length > 0) await this.reloadAccounts(decided);
+    for (const s of states) if (s.positions.size === 0 && this.accounts.get(s.account.number) === s) this.accounts.delete(s.account.number);
+  }
+
+  private recordMark(s: AccountState, equity: number, minute: Date): void {
+    const n = s.account.number;
+    if (this.lastWrittenEquity.get(n) !== equity) this.markedEquity.set(n, { equity, peakEquity: s.peakEquity });
+    const key = `${n}:${minute.getTime()}`;
+    const bucket = this.minuteBuckets.get(key);
+    if (bucket) {
+      bucket.high = Math.max(bucket.high, equity);
+      bucket.low = Math.min(bucket.low, equity);
+      bucket.close = equity;
+      bucket.balance = s.account.balance;
+    } else {
+      this.minuteBuckets.set(key, { accountNumber: n, minute, open: equity, high: equity, low: equity, close: equity, balance: s.account.balance });
+    }
+  }
+
+  /** Re-reads accounts and their live positions after a change (ours or another replica's). */
+  async reloadAccounts(numbers: number[]): Promise<void> {
+    if (numbers.length === 0) return;
+    const live: Position[] = [];
+    for (const n of numbers) live.push(...(await livePositionsOfAccount(this.options.sequelize, n)));
+    await this.rebuildAccounts(numbers, live);
+  }
+
+  private async rebuildAccounts(numbers: number[], live: Position[]): Promise<void> {
+    const accounts = new Map((await readAccounts(this.options.sequelize, numbers)).map((a) => [a.number, a]));
+    const days = await tradingDaysOf(this.options.sequelize, numbers);
+    for (const n of numbers) {
+      const previous = this.accounts.get(n);
+      if (previous) for (const p of previous.positions.values()) this.bySymbol.get(p.symbol)?.delete(p.id);
+      const account = accounts.get(n);
+      const mine = live.filter((p) => p.accountNumber === n);
+      // Accounts without live positions stay until evaluated once (a closing loss may breach), then evaluate() prunes them.
+      if (!account || account.status !== 'active') {
+        this.accounts.delete(n);
+        continue;
+      }
+      const state: AccountState = {
+        account,
+        positions: new Map(mine.map((p) => [p.id, p])),
+        tradingDays: days.get(n) ?? 0,
+        peakEquity: Math.max(account.peakEquity, previous?.peakEquity ?? 0),
+        sodDay: previous?.sodDay,
+        sod: previous?.sod,
+        weekendChecked: previous?.weekendChecked ?? new Set(),
+      };
+      // A balance change since the start-of-day figure was read does not move it: it is fixed per day.
+      this.accounts.set(n, state);
+      for (const p of mine) {
+        let index = this.bySymbol.get(p.symbol);
+        if (!index) this.bySymbol.set(p.symbol, (index = new Map()));
+        index.set(p.id, p);
+      }
+    }
+  }
+
+  /** Start-of-day balance as the engine knows it (null before the account was first marked today). */
+  startOfDayBalance(accountNumber: number): number | null {
+    const s = this.accounts.get(accountNumber);
+    return s && s.sodDay === tradingDayOf(this.ctx.now(), this.options.rolloverHourUtc) ? (s.sod ?? null) : null;
+  }
+
+  private async tick(): Promise<void> {
+    if (this.ticking || this.stopped) return;
+    this.ticking = true;
+    try {
+      await this.flushQuotes();
+      for (const q of await loadQuotes(this.options.sequelize)) {
+        const cached = this.quotes.get(q.symbol);
+        if (!cached || q.time.getTime() > cached.time.getTime()) this.quotes.set(q.symbol, q);
+      }
+      const changes = await recentlyChangedAccounts(this.options.sequelize, CHANGE_LOOKBACK_SECONDS);
+      const reload = changes.filter((c) => (this.knownChanges.get(c.accountNumber) ?? 0) < c.changedAt.getTime());
+      for (const c of reload) this.knownChanges.set(c.accountNumber, c.changedAt.getTime());
+      if (this.knownChanges.size > 10_000) this.knownChanges.clear();
+      await this.reloadAccounts(reload.map((c) => c.accountNumber));
+      if (Date.now() - this.lastEquityFlush >= (this.options.equityFlushMs ?? 1000)) await this.flushEquity();
+    } catch (err) {
+      if (/closed/i.test(String((err as Error)?.message))) {
+        // The pool was closed by the service's shutdown: nothing left to keep fresh.
+        this.stopTimer();
+      } else {
+        this.options.logger.warn({ err }, 'trading engine tick failed');
+      }
+    } finally {
+      this.ticking = false;
+    }
+  }
+
+  private async flushQuotes(): Promise<void> {
+    if (this.unsavedQuotes.size === 0) return;
+    const batch = [...this.unsavedQuotes.values()];
+    this.unsavedQuotes.clear();
+    await upsertQuotes(this.options.sequelize, batch);
+  }
+
+  /** Writes marked equity and equity buckets in two statements for every account marked since the last flush. */
+  async flushEquity(): Promise<void> {
+    this.lastEquityFlush = Date.now();
+    const marks = [...this.markedEquity.entries()].map(([number, m]) => ({ number, ...m }));
+    const buckets = [...this.minuteBuckets.values()];
+    this.markedEquity.clear();
+    this.minuteBuckets.clear();
+    try {
+      await writeMarkedEquity(this.options.sequelize, marks);
+      for (const m of marks) this.lastWrittenEquity.set(m.number, m.equity);
+      await upsertEquityMinutes(this.options.sequelize, buckets);
+    } catch (err) {
+      // A deadlock with another replica's flush loses one interval of marks; the next one rewrites them.
+      this.options.logger.warn({ err }, 'equity flush failed');
+    }
+    if (this.lastWrittenEquity.size > 100_000) this.lastWrittenEquity.clear();
+  }
+
+  private stopTimer(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = undefined;
+  }
+
+  /** Stops the background tick and writes what is pending. Call before closing the pool. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.stopTimer();
+    await this.loading?.catch(() => undefined);
+    while (this.ticking || this.draining) await new Promise((r) => setTimeout(r, 10));
+    try {
+      await this.flushQuotes();
+      await this.flushEquity();
+    } catch (err) {
+      this.options.logger.warn({ err }, 'final trading flush failed');
+    }
+  }
+}

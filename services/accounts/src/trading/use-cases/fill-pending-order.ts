@@ -1,0 +1,24 @@
+import { appendEvent } from '../../data/outbox';
+import { readAccount } from '../data/account-state';
+import { fillPending, livePositionsOfAccount, type Position } from '../data/positions';
+import { tradingDayOf } from '../domain/rules';
+import { equityFromPositions, positionOpenedData, recordEquityPoint, type TradingContext } from './context';
+
+/**
+ * Fills a resting limit or stop order at its price once the market reached it, and announces
+ * position.opened. Null when the order was already filled or cancelled (by a close, a breach,
+ * or another replica seeing the same price).
+ */
+export async function fillPendingOrder(ctx: TradingContext, accountNumber: number, positionId: string, price: number): Promise<Position | null> {
+  const now = ctx.now();
+  return ctx.sequelize.transaction(async (tx) => {
+    const account = await readAccount(ctx.sequelize, accountNumber, { tx, lock: true });
+    if (!account || account.status !== 'active') return null;
+    const position = await fillPending(ctx.sequelize, tx, positionId, { openPrice: price, openedAt: now, tradingDay: tradingDayOf(now, ctx.rolloverHourUtc) });
+    if (!position) return null;
+    await appendEvent(ctx.sequelize, tx, { organizationId: account.organizationId, type: 'position.opened', data: positionOpenedData(accountNumber, position) });
+    const equity = equityFromPositions(ctx, account.balance, await livePositionsOfAccount(ctx.sequelize, accountNumber, tx));
+    await recordEquityPoint(ctx, tx, accountNumber, now, equity, account.balance);
+    return position;
+  });
+}

@@ -1,0 +1,93 @@
+import { AppError } from '@propdesk/kit';
+import { appendEvent } from '../../data/outbox';
+import { readAccount } from '../data/account-state';
+import { insertFlag } from '../data/flags';
+import { insertPosition, livePositionsOfAccount, type Position } from '../data/positions';
+import { requireInstrument } from '../domain/instruments';
+import { checkPreOrderRules, validateOrderAgainstMarket, validateVolume, type OrderInput, type PreOrderViolation } from '../domain/orders';
+import { marginFor } from '../domain/pnl';
+import { tradingDayOf } from '../domain/rules';
+import { accountNotFound, requireActive } from './account-guards';
+import { equityFromPositions, positionOpenedData, recordEquityPoint, requireQuote, type TradingContext } from './context';
+
+/**
+ * Places a market, limit or stop order. A market order fills at once (buy at ask, sell at bid);
+ * limit and stop orders rest as pending. Pre-order rules refuse with order_rejected, and the
+ * order.rejected event still commits: the rejection transaction commits before the error is thrown.
+ */
+export async function placeOrder(ctx: TradingContext, organizationId: string, accountNumber: number, input: OrderInput): Promise<Position> {
+  const instrument = requireInstrument(input.symbol);
+  const order: OrderInput = { ...input, symbol: instrument.symbol };
+  validateVolume(order.volume);
+  const quote = requireQuote(ctx, order.symbol);
+  const entry = validateOrderAgainstMarket(order, quote);
+  const now = ctx.now();
+
+  const outcome = await ctx.sequelize.transaction(async (tx): Promise<{ position: Position } | { rejected: PreOrderViolation }> => {
+    const account = await readAccount(ctx.sequelize, accountNumber, { org: organizationId, tx, lock: true });
+    if (!account) throw accountNotFound();
+    requireActive(account);
+    const live = await livePositionsOfAccount(ctx.sequelize, accountNumber, tx);
+    const equity = equityFromPositions(ctx, account.balance, live);
+    let used = 0;
+    for (const p of live) {
+      if (p.status === 'open' && p.openPrice !== null) used += marginFor(p.symbol, p.volume, p.openPrice, account.terms.leverage, ctx.quote);
+    }
+    const required = marginFor(order.symbol, order.volume, entry, account.terms.leverage, ctx.quote);
+    const violation = checkPreOrderRules(order, account.terms, { required, equity, used });
+    if (violation) {
+      await appendEvent(ctx.sequelize, tx, {
+        organizationId,
+        type: 'order.rejected',
+        data: { account: accountNumber, rule: violation.rule, reason: violation.reason, symbol: order.symbol, side: order.side, volume: order.volume },
+      });
+      return { rejected: violation };
+    }
+
+    const filled = order.type === 'market';
+    const position = await insertPosition(ctx.sequelize, tx, {
+      accountNumber,
+      organizationId,
+      status: filled ? 'open' : 'pending',
+      symbol: order.symbol,
+      side: order.side,
+      volume: order.volume,
+      type: order.type,
+      price: filled ? null : (order.price ?? null),
+      openPrice: filled ? entry : null,
+      stopLoss: order.stopLoss ?? null,
+      takeProfit: order.takeProfit ?? null,
+      openedAt: filled ? now : null,
+      tradingDay: filled ? tradingDayOf(now, ctx.rolloverHourUtc) : null,
+    });
+
+    const threshold = account.terms.flagLotsAbove;
+    if (threshold !== null && order.volume > threshold) {
+      const reason = `large_order: ${order.volume} lots of ${order.symbol} is above ${threshold} lots`;
+      await insertFlag(ctx.sequelize, tx, {
+        accountNumber,
+        organizationId,
+        rule: 'large_order',
+        action: 'flag',
+        reason,
+        evidence: { position_id: position.id, symbol: order.symbol, volume: order.volume, threshold, time: now.toISOString() },
+        dedupeKey: `large_order:${position.id}`,
+        createdAt: now,
+      });
+      await appendEvent(ctx.sequelize, tx, {
+        organizationId,
+        type: 'account.flagged',
+        data: { account: accountNumber, rule: 'large_order', reason, position_id: position.id },
+      });
+    }
+    if (filled) {
+      await appendEvent(ctx.sequelize, tx, { organizationId, type: 'position.opened', data: positionOpenedData(accountNumber, position) });
+      const after = equityFromPositions(ctx, account.balance, [...live, position]);
+      await recordEquityPoint(ctx, tx, accountNumber, now, after, account.balance);
+    }
+    return { position };
+  });
+
+  if ('rejected' in outcome) throw new AppError('order_rejected', outcome.rejected.reason);
+  return outcome.position;
+}
