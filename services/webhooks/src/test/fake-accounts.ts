@@ -1,0 +1,75 @@
+import { Server, ServerCredentials, type ServerWritableStream, type UntypedServiceImplementation } from '@grpc/grpc-js';
+import { accountsv1 } from '@propdesk/proto';
+
+/**
+ * A test double of ANOTHER service (accounts) over real gRPC: it implements only StreamEvents,
+ * serving the events a test publishes, in order, with positions, and resuming after a position.
+ */
+export interface FakeAccounts {
+  address: string;
+  port: number;
+  publish(event: { type: string; organizationId: string; data?: Record<string, unknown>; id?: string }): { id: string; position: number };
+  /** How many StreamEvents calls were opened (reconnects show up here). */
+  streamsOpened(): number;
+  /** Ends every open stream with UNAVAILABLE, as a crashing accounts service would. */
+  dropStreams(): void;
+  stop(): Promise<void>;
+}
+
+let counter = 0;
+
+export async function startFakeAccounts(port = 0): Promise<FakeAccounts> {
+  const events: accountsv1.StreamEventsResponse[] = [];
+  const open = new Set<{ call: ServerWritableStream<accountsv1.StreamEventsRequest, accountsv1.StreamEventsResponse>; next: number }>();
+  let opened = 0;
+  const pump = () => {
+    for (const sub of open) {
+      while (sub.next < events.length) {
+        sub.call.write(events[sub.next]);
+        sub.next += 1;
+      }
+    }
+  };
+  const implementation = {
+    streamEvents(call: ServerWritableStream<accountsv1.StreamEventsRequest, accountsv1.StreamEventsResponse>) {
+      opened += 1;
+      const after = Number(call.request.afterPosition || '0');
+      const sub = { call, next: events.findIndex((e) => Number(e.position) > after) };
+      if (sub.next < 0) sub.next = events.length;
+      open.add(sub);
+      call.on('cancelled', () => open.delete(sub));
+      call.on('close', () => open.delete(sub));
+      pump();
+    },
+  };
+  const server = new Server();
+  server.addService(accountsv1.AccountsServiceService, implementation as unknown as UntypedServiceImplementation);
+  const boundPort = await new Promise<number>((resolve, reject) =>
+    server.bindAsync(`127.0.0.1:${port}`, ServerCredentials.createInsecure(), (err, p) => (err ? reject(err) : resolve(p))),
+  );
+  return {
+    address: `127.0.0.1:${boundPort}`,
+    port: boundPort,
+    publish(input) {
+      counter += 1;
+      const id = input.id ?? `evt_test${Date.now().toString(36)}${counter}`;
+      const position = events.length + 1;
+      events.push({
+        position: String(position),
+        event: { id, type: input.type, organizationId: input.organizationId, createdAt: new Date(), data: input.data ?? { account: 1000 + position } },
+      });
+      pump();
+      return { id, position };
+    },
+    streamsOpened: () => opened,
+    dropStreams() {
+      for (const sub of open) sub.call.destroy(Object.assign(new Error('accounts going away'), { code: 14 }));
+      open.clear();
+    },
+    async stop() {
+      for (const sub of open) sub.call.end();
+      open.clear();
+      server.forceShutdown();
+    },
+  };
+}

@@ -1,0 +1,72 @@
+import { randomUUID } from 'node:crypto';
+import { createLogger, createServiceClient, createTestDatabase, type ServiceClient, type TestDatabase } from '@propdesk/kit';
+import { webhooksv1 } from '@propdesk/proto';
+import { startFakeAccounts, type FakeAccounts } from './fake-accounts';
+import { generateCertificate, startHttpsReceiver, type HttpsReceiver, type TestCertificate } from './https-receiver';
+import { start, type StartedWebhooks } from '../main';
+
+export const WEBHOOK_SECRET_KEY = 'a'.repeat(64);
+export const CURSOR_SECRET = 'webhooks-test-cursor-secret';
+
+export interface Harness {
+  db: TestDatabase;
+  cert: TestCertificate;
+  receiver: HttpsReceiver;
+  accounts: FakeAccounts;
+  service: StartedWebhooks;
+  client: ServiceClient<webhooksv1.WebhooksServiceClient>;
+  env: NodeJS.ProcessEnv;
+  org(): string;
+  teardown(): Promise<void>;
+}
+
+/** Real PostgreSQL, the real service on port 0, an HTTPS receiver and an accounts event-stream double. */
+export async function startHarness(extraEnv: NodeJS.ProcessEnv = {}): Promise<Harness> {
+  const db = await createTestDatabase('pd_webhooks');
+  const cert = generateCertificate();
+  const receiver = await startHttpsReceiver(cert);
+  const accounts = await startFakeAccounts();
+  const env: NodeJS.ProcessEnv = {
+    DATABASE_URL: db.url,
+    WEBHOOKS_GRPC_PORT: '0',
+    ACCOUNTS_GRPC_ADDRESS: accounts.address,
+    CURSOR_SECRET,
+    WEBHOOK_SECRET_KEY,
+    WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+    WEBHOOK_CA_FILE: cert.certFile,
+    WEBHOOK_RETRY_SCHEDULE: '1,1,1',
+    WEBHOOK_TIMEOUT_MS: '2000',
+    WEBHOOK_POLL_INTERVAL_MS: '200',
+    ...extraEnv,
+  };
+  const service = await start(env, { logger: createLogger('webhooks-test', { level: process.env.TEST_LOG_LEVEL ?? 'silent' }) });
+  const client = createServiceClient(webhooksv1.WebhooksServiceClient, webhooksv1.WebhooksServiceService, service.address);
+  return {
+    db,
+    cert,
+    receiver,
+    accounts,
+    service,
+    client,
+    env,
+    org: () => randomUUID(),
+    async teardown() {
+      client.close();
+      await service.stop();
+      await accounts.stop();
+      await receiver.close();
+      cert.remove();
+      await db.drop();
+    },
+  };
+}
+
+export async function eventually<T>(fn: () => Promise<T | undefined | false>, timeoutMs = 20_000, stepMs = 100): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await fn();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, stepMs));
+  }
+}

@@ -1,0 +1,104 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:https';
+import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+export interface ReceivedRequest {
+  path: string;
+  headers: IncomingHttpHeaders;
+  body: string;
+  receivedAt: number;
+}
+
+/** What the receiver does for one request: answer, or hold the connection open forever. */
+export type Behaviour = (req: ReceivedRequest) => { status: number; headers?: Record<string, string> } | 'hang';
+
+export interface TestCertificate {
+  dir: string;
+  certFile: string;
+  keyFile: string;
+  remove(): void;
+}
+
+/** A throwaway self-signed certificate for localhost / 127.0.0.1, trusted through WEBHOOK_CA_FILE. */
+export function generateCertificate(): TestCertificate {
+  const dir = mkdtempSync(join(tmpdir(), 'pd-webhooks-tls-'));
+  const certFile = join(dir, 'cert.pem');
+  const keyFile = join(dir, 'key.pem');
+  execFileSync(
+    'openssl',
+    ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', keyFile, '-out', certFile, '-days', '1', '-subj', '/CN=localhost', '-addext', 'subjectAltName=DNS:localhost,IP:127.0.0.1'],
+    { stdio: 'ignore' },
+  );
+  return { dir, certFile, keyFile, remove: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+export interface HttpsReceiver {
+  port: number;
+  url(path: string): string;
+  requests: ReceivedRequest[];
+  on(path: string, behaviour: Behaviour): void;
+  /** Resolves once `count` requests have arrived on `path` (any path when omitted). */
+  waitFor(count: number, path?: string, timeoutMs?: number): Promise<ReceivedRequest[]>;
+  received(path: string): ReceivedRequest[];
+  close(): Promise<void>;
+}
+
+export async function startHttpsReceiver(cert: TestCertificate, host = '127.0.0.1'): Promise<HttpsReceiver> {
+  const requests: ReceivedRequest[] = [];
+  const behaviours = new Map<string, Behaviour>();
+  const waiters: Array<() => void> = [];
+  const hanging = new Set<ServerResponse>();
+  const sockets = new Set<Socket>();
+  const server: Server = createServer({ cert: readFileSync(cert.certFile), key: readFileSync(cert.keyFile) }, (req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const received: ReceivedRequest = { path: req.url ?? '/', headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), receivedAt: Date.now() };
+      requests.push(received);
+      for (const w of waiters.splice(0)) w();
+      const behaviour = behaviours.get(received.path) ?? (() => ({ status: 200 }));
+      const answer = behaviour(received);
+      if (answer === 'hang') {
+        hanging.add(res);
+        return;
+      }
+      res.writeHead(answer.status, { 'content-type': 'text/plain', ...answer.headers });
+      res.end('ok');
+    });
+  });
+  server.on('connection', (s: Socket) => {
+    sockets.add(s);
+    s.on('close', () => sockets.delete(s));
+  });
+  await new Promise<void>((resolve) => server.listen(0, host, resolve));
+  const port = (server.address() as AddressInfo).port;
+  const received = (path?: string) => (path === undefined ? requests : requests.filter((r) => r.path === path));
+  return {
+    port,
+    url: (path) => `https://localhost:${port}${path}`,
+    requests,
+    on: (path, behaviour) => behaviours.set(path, behaviour),
+    received: (path) => received(path),
+    waitFor(count, path, timeoutMs = 30_000) {
+      return new Promise((resolve, reject) => {
+        const deadline = setTimeout(() => reject(new Error(`timed out waiting for ${count} requests on ${path ?? 'any path'} (got ${received(path).length})`)), timeoutMs);
+        const check = () => {
+          if (received(path).length >= count) {
+            clearTimeout(deadline);
+            resolve(received(path));
+          } else waiters.push(check);
+        };
+        check();
+      });
+    },
+    async close() {
+      for (const res of hanging) res.destroy();
+      for (const s of sockets) s.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
