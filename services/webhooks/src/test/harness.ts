@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { createLogger, createServiceClient, createTestDatabase, type ServiceClient, type TestDatabase } from '@propdesk/kit';
-import { webhooksv1 } from '@propdesk/proto';
+import { createLogger, createTestDatabase, type TestDatabase } from '@propdesk/kit';
 import { startFakeAccounts, type FakeAccounts } from './fake-accounts';
 import { generateCertificate, startHttpsReceiver, type HttpsReceiver, type TestCertificate } from './https-receiver';
 import { start, type StartedWebhooks } from '../main';
+import { createWebhooksClient, type WebhooksTestClient } from './webhooks-client';
 
 export const WEBHOOK_SECRET_KEY = 'a'.repeat(64);
 export const CURSOR_SECRET = 'webhooks-test-cursor-secret';
@@ -14,7 +14,7 @@ export interface Harness {
   receiver: HttpsReceiver;
   accounts: FakeAccounts;
   service: StartedWebhooks;
-  client: ServiceClient<webhooksv1.WebhooksServiceClient>;
+  client: WebhooksTestClient;
   env: NodeJS.ProcessEnv;
   org(): string;
   teardown(): Promise<void>;
@@ -40,7 +40,7 @@ export async function startHarness(extraEnv: NodeJS.ProcessEnv = {}): Promise<Ha
     ...extraEnv,
   };
   const service = await start(env, { logger: createLogger('webhooks-test', { level: process.env.TEST_LOG_LEVEL ?? 'silent' }) });
-  const client = createServiceClient(webhooksv1.WebhooksServiceClient, webhooksv1.WebhooksServiceService, service.address);
+  const client = createWebhooksClient(service.address);
   return {
     db,
     cert,

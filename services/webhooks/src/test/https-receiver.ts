@@ -60,7 +60,7 @@ export async function startHttpsReceiver(cert: TestCertificate, host = '127.0.0.
       const received: ReceivedRequest = { path: req.url ?? '/', headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), receivedAt: Date.now() };
       requests.push(received);
       for (const w of waiters.splice(0)) w();
-      const behaviour = behaviours.get(received.path) ?? (() => ({ status: 200 }));
+      const behaviour: Behaviour = behaviours.get(received.path) ?? (() => ({ status: 200 }));
       const answer = behaviour(received);
       if (answer === 'hang') {
         hanging.add(res);
