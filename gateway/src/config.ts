@@ -1,4 +1,5 @@
-import { envInt, logLevel, port, serviceAddressSchema, z } from '@propdesk/kit';
+import { logLevel, port, serviceAddressSchema, z } from '@propdesk/kit';
+import { limitsConfigSchema } from './limits';
 
 /** Express "trust proxy" accepts a boolean, a hop count or a list of addresses/subnets. */
 const trustProxy = z
@@ -15,13 +16,11 @@ export const gatewayConfigSchema = serviceAddressSchema.extend({
   PORT: port(8080),
   PANEL_PORT: port(8090),
   PANEL_URL: z.string().url().optional(),
-  REDIS_URL: z.string().optional(),
   TRUST_PROXY: trustProxy,
-  RATE_LIMIT_READ_PER_MIN: envInt(1200, 1),
-  RATE_LIMIT_WRITE_PER_MIN: envInt(120, 1),
-  RATE_LIMIT_IP_PER_MIN: envInt(60, 1),
+  /** Prefix of the Redis rate-limit keys; tests sharing one Redis use a unique one per stack. */
+  RATE_LIMIT_KEY_PREFIX: z.string().min(1).max(64).optional(),
   LOG_LEVEL: logLevel,
-});
+}).merge(limitsConfigSchema);
 
 export type GatewayConfig = z.infer<typeof gatewayConfigSchema>;
 

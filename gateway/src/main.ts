@@ -25,7 +25,9 @@ export async function start(env: NodeJS.ProcessEnv, options: { logger?: Logger }
   const health = createHealthCheckers(addresses);
   const cache = new KeyCache();
   const watcher = watchInvalidations(clients.auth, cache, logger);
-  const limits = createGatewayLimits(config, logger);
+  const metrics = createHttpMetrics();
+  const gatewayLimits = await createGatewayLimits(config, logger, metrics.registry);
+  const limits = gatewayLimits.limits;
   const authenticator = createAuthenticator({
     auth: clients.auth,
     cache,
@@ -42,7 +44,7 @@ export async function start(env: NodeJS.ProcessEnv, options: { logger?: Logger }
     clients,
     health,
     authenticator,
-    metrics: createHttpMetrics(),
+    metrics,
     logger,
     panelUrl: panelUrl(config),
     trustProxy: config.TRUST_PROXY,
@@ -70,7 +72,7 @@ export async function start(env: NodeJS.ProcessEnv, options: { logger?: Logger }
           setTimeout(() => server.closeAllConnections(), 5_000).unref();
         });
         watcher.stop();
-        await limits.close();
+        await gatewayLimits.close();
         health.close();
         clients.close();
       })();

@@ -36,7 +36,7 @@ export interface Authenticator {
   apiKey(req: Request, res: Response, scope: Scope | null): Promise<ApiKeyPrincipal>;
   executor(req: Request, res: Response): Promise<ExecutorPrincipal>;
   /** Counts an unauthenticated public request (openapi, executor login) in the per-IP bucket. */
-  anonymous(req: Request, res: Response): Promise<void>;
+  anonymous(req: Request, res: Response, login: boolean): Promise<void>;
 }
 
 export interface AuthenticatorDeps {
@@ -127,10 +127,11 @@ export function createAuthenticator(deps: AuthenticatorDeps): Authenticator {
       return principal;
     },
 
-    async anonymous(req, res) {
-      const before = await limits.beforeLookup(clientIp(req), false);
+    async anonymous(req, res, login) {
+      const ip = clientIp(req);
+      const before = await limits.beforeLookup(ip, false);
       if (before.action === 'refuse') throw rateLimited(res, before.decision);
-      const decision = await limits.onInvalid(clientIp(req));
+      const decision = login && limits.onLoginAttempt ? await limits.onLoginAttempt(ip) : await limits.onInvalid(ip);
       setRateLimitHeaders(res, decision);
       if (!decision.allowed) throw rateLimited(res, decision);
     },

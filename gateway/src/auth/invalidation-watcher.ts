@@ -46,7 +46,7 @@ export function watchInvalidations(
     stream.on('error', () => undefined);
     stream.cancel();
     stream = undefined;
-    if (connected) logger.warn({ reason }, 'invalidation stream lost: key cache disabled');
+    if (connected && !stopped) logger.warn({ reason }, 'invalidation stream lost: key cache disabled');
     connected = false;
     cache.clear();
     if (stopped) return;

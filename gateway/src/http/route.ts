@@ -8,7 +8,8 @@ import { renderError, send, toAppError, type Rendered } from './errors';
 import { idempotencyKeyOf, keepRawBody, runIdempotent } from './idempotency';
 
 /** Who may call a route: an API key (with a scope, or none), an executor session, or anyone. */
-export type Access = { apiKey: Scope | null } | { executor: true } | { anonymous: true };
+/** `login` marks the executor login, which has its own stricter per-IP bucket. */
+export type Access = { apiKey: Scope | null } | { executor: true } | { anonymous: true; login?: boolean };
 
 export type Handler = (req: Request, opts: CallOpts) => Promise<Rendered>;
 
@@ -34,7 +35,7 @@ export function routeDefiner(router: Router, deps: RouteDeps): DefineRoute {
   const authenticate = (access: Access): RequestHandler => async (req, res, next) => {
     if ('apiKey' in access) await deps.authenticator.apiKey(req, res, access.apiKey);
     else if ('executor' in access) await deps.authenticator.executor(req, res);
-    else await deps.authenticator.anonymous(req, res);
+    else await deps.authenticator.anonymous(req, res, access.login === true);
     next();
   };
 

@@ -16,7 +16,7 @@ const sessionBody = objectBody({
 export function registerExecutorRoutes(define: DefineRoute, clients: Clients): void {
   const { accounts } = clients;
 
-  define('post', '/v1/executor/sessions', { anonymous: true }, async (req, opts) => {
+  define('post', '/v1/executor/sessions', { anonymous: true, login: true }, async (req, opts) => {
     const body = parseBody(sessionBody, req.body);
     const response = await accounts.call.createExecutorSession(
       { account: String(body.account), password: body.password, clientIp: clientIp(req) },
