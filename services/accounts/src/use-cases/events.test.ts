@@ -1,0 +1,116 @@
+import type { ClientReadableStream } from '@grpc/grpc-js';
+import { QueryTypes } from '@propdesk/kit';
+import type { accountsv1 } from '@propdesk/proto';
+import { startHarness, type Harness } from '../test/harness';
+
+let h: Harness;
+beforeAll(async () => {
+  h = await startHarness();
+});
+afterAll(async () => {
+  await h?.close();
+});
+
+const provision = (org: string, count: number) => h.api.createAccounts({ organizationId: org, count, program: '', initialBalance: 0 });
+
+async function allPositions(): Promise<number[]> {
+  const rows = await h.sql.query<{ position: string }>('SELECT position FROM events ORDER BY position', { type: QueryTypes.SELECT });
+  return rows.map((r) => Number(r.position));
+}
+
+/** Reads the stream from `after` until `stopWhen` says so, then cancels the call (a consumer leaving). */
+function consume(after: number, stopWhen: (received: number[]) => boolean, timeoutMs = 10_000): Promise<number[]> {
+  return new Promise((resolve, reject) => {
+    const received: number[] = [];
+    const call: ClientReadableStream<accountsv1.StreamEventsResponse> = h.client.raw.streamEvents({ afterPosition: String(after) });
+    const timer = setTimeout(() => {
+      call.cancel();
+      resolve(received);
+    }, timeoutMs);
+    call.on('data', (msg: accountsv1.StreamEventsResponse) => {
+      received.push(Number(msg.position));
+      expect(msg.event?.id).toMatch(/^evt_/);
+      if (stopWhen(received)) {
+        clearTimeout(timer);
+        call.cancel();
+        resolve(received);
+      }
+    });
+    call.on('error', (err: { code?: number }) => {
+      clearTimeout(timer);
+      if (err.code === 1) resolve(received);
+      else reject(err);
+    });
+  });
+}
+
+describe('the event feed', () => {
+  it('lists an organization’s events keyset-paged, filtered by type, in the seed envelope', async () => {
+    const org = h.newOrg();
+    const { accounts } = await provision(org, 5);
+    await h.api.assignTrader({ organizationId: org, number: accounts[0].number, name: 'Ann', email: 'ann@x.io' });
+    await provision(h.newOrg(), 2);
+    const seen: accountsv1.Event[] = [];
+    let token = '';
+    do {
+      const page = await h.api.listEvents({ organizationId: org, pageSize: 2, pageToken: token, type: '' });
+      seen.push(...page.events);
+      token = page.nextPageToken;
+    } while (token);
+    expect(seen.map((e) => e.type)).toEqual([...Array(5).fill('account.created'), 'account.assigned']);
+    expect(seen[0]).toMatchObject({ organizationId: org, data: { account: Number(accounts[0].number), status: 'active', trader_id: null } });
+    expect(seen[0].createdAt).toBeInstanceOf(Date);
+    const assigned = await h.api.listEvents({ organizationId: org, pageSize: 0, pageToken: '', type: 'account.assigned' });
+    expect(assigned.events).toHaveLength(1);
+    await expect(h.api.listEvents({ organizationId: org, pageSize: 0, pageToken: '', type: 'account.exploded' })).rejects.toMatchObject({
+      code: 'invalid_request',
+      param: 'type',
+    });
+  });
+
+  it('a consumer that disconnects and resumes from its last position sees every event in order, no gaps', async () => {
+    const org = h.newOrg(10_000);
+    await provision(org, 30);
+    // Writers keep going while the consumer comes and goes.
+    let writing = true;
+    const writer = (async () => {
+      while (writing) {
+        await provision(org, 3);
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    })();
+    const received: number[] = [];
+    let last = 0;
+    for (let round = 0; round < 4; round += 1) {
+      const chunk = await consume(last, (r) => r.length >= 25);
+      received.push(...chunk);
+      last = chunk.length > 0 ? chunk[chunk.length - 1] : last;
+    }
+    writing = false;
+    await writer;
+    const expected = await allPositions();
+    // Drain the rest once the writer has stopped.
+    received.push(...(await consume(last, (r) => r[r.length - 1] === expected[expected.length - 1])));
+    expect(received).toEqual(expected);
+  });
+
+  it('holds back a higher position until a lower one still in flight commits', async () => {
+    const org = h.newOrg();
+    const start = (await allPositions()).pop() ?? 0;
+    const tx = await h.sql.transaction();
+    await h.sql.query(
+      "INSERT INTO events (id, organization_id, type, data) VALUES ('evt_inflight_' || gen_random_uuid(), :org, 'account.archived', '{}'::jsonb)",
+      { replacements: { org }, transaction: tx },
+    );
+    await provision(org, 2);
+    const whileOpen = await consume(start, () => false, 1500);
+    expect(whileOpen).toEqual([]);
+    await tx.commit();
+    const after = await consume(start, (r) => r.length >= 3);
+    expect(after).toEqual([start + 1, start + 2, start + 3]);
+  });
+
+  it('refuses a negative after_position', async () => {
+    await expect(consume(-1, () => true, 2000)).rejects.toMatchObject({ code: 3 });
+  });
+});

@@ -1,0 +1,106 @@
+import { randomUUID } from 'node:crypto';
+import { AppError } from '@propdesk/kit';
+import { accountsv1 } from '@propdesk/proto';
+import { startHarness, type Harness } from '../test/harness';
+
+let h: Harness;
+let org: string;
+beforeAll(async () => {
+  h = await startHarness();
+  org = h.newOrg(100_000);
+  for (let i = 0; i < 3; i += 1) await h.api.createAccounts({ organizationId: org, count: 100, program: '', initialBalance: 0 });
+  await h.api.createAccounts({ organizationId: org, count: 20, program: '', initialBalance: 0 });
+});
+afterAll(async () => {
+  await h?.close();
+});
+
+const list = (req: Partial<accountsv1.ListAccountsRequest>) =>
+  h.api.listAccounts({ organizationId: org, pageSize: 0, pageToken: '', status: accountsv1.AccountStatus.ACCOUNT_STATUS_UNSPECIFIED, ...req });
+
+describe('listing accounts', () => {
+  it('pages through 300+ accounts while new ones are created, with no repeats and no gaps', async () => {
+    const seen: number[] = [];
+    let token = '';
+    let pages = 0;
+    do {
+      const page = await list({ pageSize: 37, pageToken: token });
+      seen.push(...page.accounts.map((a) => Number(a.number)));
+      token = page.nextPageToken;
+      pages += 1;
+      // Other writers keep provisioning in the middle of the walk.
+      if (pages === 3) await h.api.createAccounts({ organizationId: org, count: 5, program: '', initialBalance: 0 });
+    } while (token);
+    expect(new Set(seen).size).toBe(seen.length);
+    expect(seen).toEqual([...seen].sort((a, b) => a - b));
+    expect(seen.length).toBe(325);
+  });
+
+  it('defaults to 50 per page and clamps at 200', async () => {
+    expect((await list({})).accounts).toHaveLength(50);
+    expect((await list({ pageSize: 5000 })).accounts).toHaveLength(200);
+    await expect(list({ pageSize: -1 })).rejects.toMatchObject({ code: 'invalid_request', param: 'limit' });
+  });
+
+  it('filters by status, assigned and trader', async () => {
+    const first = (await list({ pageSize: 3 })).accounts;
+    const { trader } = await h.api.assignTrader({ organizationId: org, number: first[0].number, name: 'Ann', email: 'ann@example.com' });
+    await h.api.assignTrader({ organizationId: org, number: first[1].number, name: 'Ann', email: 'ANN@example.com ' });
+    await h.api.archiveAccount({ organizationId: org, number: first[2].number });
+
+    const assigned = await list({ assigned: true });
+    expect(assigned.accounts.map((a) => a.number)).toEqual([first[0].number, first[1].number]);
+    const byTrader = await list({ traderId: trader!.id });
+    expect(byTrader.accounts.map((a) => a.number)).toEqual([first[0].number, first[1].number]);
+    const archived = await list({ status: accountsv1.AccountStatus.ACCOUNT_STATUS_ARCHIVED });
+    expect(archived.accounts.map((a) => a.number)).toEqual([first[2].number]);
+    const unassigned = await list({ assigned: false, pageSize: 200 });
+    expect(unassigned.accounts.map((a) => a.number)).not.toContain(first[0].number);
+    expect(unassigned.accounts[0].number).toBe(first[2].number);
+    const active = await list({ status: accountsv1.AccountStatus.ACCOUNT_STATUS_ACTIVE, pageSize: 1 });
+    expect(active.accounts[0].number).toBe(first[0].number);
+  });
+
+  it('refuses a trader_id that is not a UUID, naming it', async () => {
+    await expect(list({ traderId: 'abc' })).rejects.toMatchObject({ code: 'invalid_request', param: 'trader_id' });
+  });
+
+  it('refuses a tampered cursor, or one from another organization, list or filter set', async () => {
+    const page = await list({ pageSize: 2 });
+    const token = page.nextPageToken;
+    const [payload, sig] = token.split('.');
+    const forged = `${Buffer.from(JSON.stringify({ n: 1 })).toString('base64url')}.${sig}`;
+    await expect(list({ pageToken: forged })).rejects.toMatchObject({ code: 'invalid_cursor' });
+    await expect(list({ pageToken: `${payload}.AAAA${sig.slice(4)}` })).rejects.toMatchObject({ code: 'invalid_cursor' });
+    await expect(list({ pageToken: 'garbage' })).rejects.toMatchObject({ code: 'invalid_cursor' });
+    await expect(list({ pageToken: token, assigned: false })).rejects.toMatchObject({ code: 'invalid_cursor' });
+    await expect(list({ pageToken: token, organizationId: h.newOrg(0) })).rejects.toMatchObject({ code: 'invalid_cursor' });
+    await expect(h.api.listEvents({ organizationId: org, pageSize: 0, pageToken: token, type: '' })).rejects.toMatchObject({
+      code: 'invalid_cursor',
+    });
+  });
+
+  it('shows an organization only its own accounts; another one is not_found like a missing one', async () => {
+    const other = h.newOrg(5);
+    const mine = (await list({ pageSize: 1 })).accounts[0];
+    expect((await list({ organizationId: other })).accounts).toEqual([]);
+    const foreign = await h.api.getAccount({ organizationId: other, number: mine.number }).catch((e: unknown) => e);
+    const missing = await h.api.getAccount({ organizationId: other, number: '999999999' }).catch((e: unknown) => e);
+    expect(foreign).toBeInstanceOf(AppError);
+    expect(foreign).toEqual(missing);
+    expect(foreign).toMatchObject({ code: 'not_found' });
+    await expect(h.api.getCredentials({ organizationId: other, number: mine.number })).rejects.toMatchObject({ code: 'not_found' });
+    await expect(h.api.archiveAccount({ organizationId: other, number: mine.number })).rejects.toMatchObject({ code: 'not_found' });
+    expect((await h.api.getAccount({ organizationId: org, number: mine.number })).account?.number).toBe(mine.number);
+  });
+
+  // Non-numeric strings cannot even be encoded as int64 by a client; the gateway refuses them first.
+  it.each(['0', '-3', '', '99999999999999999'])('refuses account number %j naming it', async (number) => {
+    await expect(h.api.getAccount({ organizationId: org, number })).rejects.toMatchObject({ code: 'invalid_request', param: 'number' });
+  });
+
+  it('refuses an organization id that is not a UUID', async () => {
+    await expect(list({ organizationId: 'x' })).rejects.toMatchObject({ code: 'invalid_request', param: 'organization_id' });
+    expect(randomUUID()).toBeTruthy();
+  });
+});
