@@ -9,7 +9,7 @@ const { IDEMPOTENCY_STATE_ACQUIRED: ACQUIRED, IDEMPOTENCY_STATE_IN_PROGRESS: IN_
 describe('auth service: idempotency records', () => {
   let auth: Awaited<ReturnType<typeof startAuthForTest>>;
   let pg: Client;
-  const apiKeyId = randomUUID();
+  const apiKeyId: string = randomUUID();
 
   beforeAll(async () => {
     auth = await startAuthForTest();
@@ -21,7 +21,7 @@ describe('auth service: idempotency records', () => {
     await auth.stop();
   });
 
-  const begin = (idempotencyKey: string, requestFingerprint = 'fp-1', keyId = apiKeyId) =>
+  const begin = (idempotencyKey: string, requestFingerprint = 'fp-1', keyId: string = apiKeyId) =>
     auth.client.call.beginIdempotentRequest({ apiKeyId: keyId, idempotencyKey, requestFingerprint });
 
   it('acquires once, reports in progress to the others, then replays the stored answer byte for byte', async () => {

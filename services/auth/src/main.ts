@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { createCursorCodec, createLogger, loadConfig, migrate, onShutdownSignals, openDatabase, type Logger } from '@propdesk/kit';
+import { ConfigError, createCursorCodec, createLogger, loadConfig, migrate, onShutdownSignals, openDatabase, type Logger } from '@propdesk/kit';
 import { authConfigSchema } from './config';
 import { createApiKeysRepository } from './data/api-keys';
 import { createCreditReservationsRepository } from './data/credit-reservations';
@@ -93,7 +93,8 @@ if (require.main === module) {
   start(process.env)
     .then((service) => onShutdownSignals(service.logger, [() => service.stop()]))
     .catch((err: unknown) => {
-      console.error(err);
+      // a config error names the variable; its stack would only bury that
+      console.error(err instanceof ConfigError ? err.message : err);
       process.exit(1);
     });
 }
