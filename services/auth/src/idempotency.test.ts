@@ -12,7 +12,7 @@ describe('auth service: idempotency records', () => {
   const apiKeyId: string = randomUUID();
 
   beforeAll(async () => {
-    auth = await startAuthForTest();
+    auth = await startAuthForTest({ MAINTENANCE_INTERVAL_SECONDS: '1' });
     pg = new Client({ connectionString: auth.db.url });
     await pg.connect();
   });
@@ -80,6 +80,17 @@ describe('auth service: idempotency records', () => {
     });
     await pg.query("UPDATE auth.idempotency_records SET created_at = now() - interval '25 hours' WHERE idempotency_key = 'k-5'");
     expect((await begin('k-5', 'new')).state).toBe(ACQUIRED);
+  });
+
+  it('purges records older than 24 hours in the background', async () => {
+    await begin('k-6', 'old');
+    await pg.query("UPDATE auth.idempotency_records SET created_at = now() - interval '25 hours' WHERE idempotency_key = 'k-6'");
+    let left = 1;
+    for (let i = 0; i < 40 && left > 0; i += 1) {
+      await new Promise((r) => setTimeout(r, 100));
+      left = (await pg.query("SELECT 1 FROM auth.idempotency_records WHERE idempotency_key = 'k-6'")).rowCount ?? 0;
+    }
+    expect(left).toBe(0);
   });
 
   it('validates its inputs', async () => {

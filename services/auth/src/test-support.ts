@@ -1,5 +1,5 @@
 import type { CallOptions, ClientUnaryCall, Metadata, ServiceError } from '@grpc/grpc-js';
-import { createLogger, createServiceClient, createTestDatabase, type CallOpts, type TestDatabase } from '@propdesk/kit';
+import { createLogger, createServiceClient, createTestDatabase, type CallOpts, type Logger, type TestDatabase } from '@propdesk/kit';
 import { authv1 } from '@propdesk/proto';
 import { start, type StartedAuthService } from './main';
 
@@ -31,11 +31,11 @@ export const TEST_ENV = {
 };
 
 /** A real auth service on port 0 against a fresh database, and a real gRPC client to it. */
-export async function startAuthForTest(env: Record<string, string> = {}, db?: TestDatabase) {
+export async function startAuthForTest(env: Record<string, string> = {}, db?: TestDatabase, logger?: Logger) {
   const database = db ?? (await createTestDatabase('pd_auth'));
   const service: StartedAuthService = await start(
     { ...TEST_ENV, ...env, DATABASE_URL: database.url },
-    { logger: createLogger('auth-test', { level: 'silent' }) },
+    { logger: logger ?? createLogger('auth-test', { level: 'silent' }) },
   );
   const kitClient = createServiceClient(authv1.AuthServiceClient, authv1.AuthServiceService, service.address, 10_000);
   const client: AuthClient = { raw: kitClient.raw, call: kitClient.call as unknown as AuthClient['call'], close: () => kitClient.close() };
