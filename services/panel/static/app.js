@@ -230,8 +230,8 @@
     try {
       const created = await api('POST', '/panel/api/accounts', body);
       showError('accounts-form-error', null);
-      notify(`${created.data.length} account${created.data.length === 1 ? '' : 's'} created.`);
       await loadAccounts(true);
+      notify(`${created.data.length} account${created.data.length === 1 ? '' : 's'} created.`);
     } catch (err) {
       if (err.status !== 401) showError('accounts-form-error', err);
     } finally {
