@@ -127,6 +127,14 @@ export class TradingEngine {
     await this.ready();
     await upsertQuotes(this.options.sequelize, [quote]);
     await this.enqueue(quote);
+    // A unary quote is rare (CLI, tests) and its caller reads the account next: write the marks now.
+    await this.flushEquity();
+  }
+
+  /** After an order, close or breach through the API: refresh the index and evaluate that account at once. */
+  async afterAccountChange(accountNumber: number): Promise<void> {
+    await this.reloadAccounts([accountNumber]);
+    await this.evaluate([accountNumber]);
   }
 
   /** A streamed quote: stored by the next tick, evaluated in order; a burst per symbol collapses to its newest quote. */

@@ -1,11 +1,11 @@
 import { AppError, type Transaction } from '@propdesk/kit';
 import { revokeSessionsForAccount } from '../../data/executor-sessions';
 import { appendEvent } from '../../data/outbox';
-import { readAccount, writeAccountMoney, type TradingAccount } from '../data/account-state';
+import { readAccount, startOfDayBalances, writeAccountMoney, type TradingAccount } from '../data/account-state';
 import { insertFlag } from '../data/flags';
 import { cancelPending, livePositionsOfAccount, type Position } from '../data/positions';
 import { exitPrice } from '../domain/pnl';
-import type { Breach } from '../domain/rules';
+import { tradingDayOf, tradingDayStart, type Breach } from '../domain/rules';
 import { accountNotFound, requireActive } from './account-guards';
 import { closePositionInTx, equityFromPositions, recordEquityPoint, type TradingContext } from './context';
 
@@ -87,12 +87,18 @@ export async function breachInTx(ctx: TradingContext, tx: Transaction, account: 
 export async function breachAccountManually(ctx: TradingContext, organizationId: string, accountNumber: number, reason: string, startOfDayBalance: number | null): Promise<TradingAccount> {
   const trimmed = typeof reason === 'string' ? reason.trim() : '';
   if (trimmed.length < 1 || trimmed.length > 500) throw new AppError('invalid_request', 'reason must be 1 to 500 characters', 'reason');
+  const now = ctx.now();
+  // Read before the transaction: it may insert today's row, and the locked transaction uses one connection only.
+  const sod =
+    startOfDayBalance ??
+    (await startOfDayBalances(ctx.sequelize, [accountNumber], tradingDayOf(now, ctx.rolloverHourUtc), tradingDayStart(now, ctx.rolloverHourUtc))).get(accountNumber) ??
+    null;
   return ctx.sequelize.transaction(async (tx) => {
     const account = await readAccount(ctx.sequelize, accountNumber, { org: organizationId, tx, lock: true });
     if (!account) throw accountNotFound();
     requireActive(account);
     const live = await livePositionsOfAccount(ctx.sequelize, accountNumber, tx);
     const equity = equityFromPositions(ctx, account.balance, live);
-    return breachInTx(ctx, tx, account, live, { equity, peakEquity: Math.max(account.peakEquity, equity), startOfDayBalance }, { rule: 'manual', limit: null, reason: trimmed });
+    return breachInTx(ctx, tx, account, live, { equity, peakEquity: Math.max(account.peakEquity, equity), startOfDayBalance: sod }, { rule: 'manual', limit: null, reason: trimmed });
   });
 }

@@ -1,0 +1,211 @@
+import { QueryTypes, toNumber, type Sequelize } from '@propdesk/kit';
+
+/**
+ * Aggregates over an account's deals, computed in SQL so a report over 100,000 deals never
+ * loads them into the process. Returns are per trade: profit / balance before the trade.
+ */
+export interface DealAggregate {
+  key: string;
+  trades: number;
+  wins: number;
+  losses: number;
+  grossProfit: number;
+  grossLoss: number;
+  net: number;
+  lots: number;
+  averageWin: number | null;
+  averageLoss: number | null;
+  meanReturn: number | null;
+  returnStdDev: number | null;
+  best: number | null;
+  worst: number | null;
+  startBalance: number | null;
+  endBalance: number | null;
+}
+
+interface AggregateRow {
+  key: string | null;
+  trades: string;
+  wins: string;
+  losses: string;
+  gross_profit: string;
+  gross_loss: string;
+  net: string;
+  lots: string;
+  average_win: string | null;
+  average_loss: string | null;
+  mean_return: string | null;
+  return_stddev: string | null;
+  best: string | null;
+  worst: string | null;
+  start_balance: string | null;
+  end_balance: string | null;
+}
+
+const GROUPINGS = {
+  none: `''`,
+  side: 'side',
+  symbol: 'symbol',
+  month: `to_char(closed_at AT TIME ZONE 'UTC', 'YYYY-MM')`,
+} as const;
+
+export type Grouping = keyof typeof GROUPINGS;
+
+const nullable = (v: string | null): number | null => (v === null ? null : toNumber(v));
+
+export async function aggregateDeals(sequelize: Sequelize, accountNumber: number, grouping: Grouping): Promise<DealAggregate[]> {
+  const key = GROUPINGS[grouping];
+  const rows = await sequelize.query<AggregateRow>(
+    `SELECT ${key} AS key,
+            count(*) AS trades,
+            count(*) FILTER (WHERE profit > 0) AS wins,
+            count(*) FILTER (WHERE profit < 0) AS losses,
+            COALESCE(sum(profit) FILTER (WHERE profit > 0), 0) AS gross_profit,
+            COALESCE(sum(profit) FILTER (WHERE profit < 0), 0) AS gross_loss,
+            COALESCE(sum(profit), 0) AS net,
+            COALESCE(sum(volume), 0) AS lots,
+            avg(profit) FILTER (WHERE profit > 0) AS average_win,
+            avg(profit) FILTER (WHERE profit < 0) AS average_loss,
+            avg(profit / NULLIF(balance_after - profit, 0)) AS mean_return,
+            stddev_samp(profit / NULLIF(balance_after - profit, 0)) AS return_stddev,
+            max(profit) AS best,
+            min(profit) AS worst,
+            (array_agg(balance_after - profit ORDER BY seq))[1] AS start_balance,
+            (array_agg(balance_after ORDER BY seq DESC))[1] AS end_balance
+       FROM deals WHERE account_number = :accountNumber
+      GROUP BY 1 ORDER BY 1`,
+    { replacements: { accountNumber }, type: QueryTypes.SELECT },
+  );
+  return rows.map((r) => ({
+    key: r.key ?? '',
+    trades: toNumber(r.trades),
+    wins: toNumber(r.wins),
+    losses: toNumber(r.losses),
+    grossProfit: toNumber(r.gross_profit),
+    grossLoss: toNumber(r.gross_loss),
+    net: toNumber(r.net),
+    lots: toNumber(r.lots),
+    averageWin: nullable(r.average_win),
+    averageLoss: nullable(r.average_loss),
+    meanReturn: nullable(r.mean_return),
+    returnStdDev: nullable(r.return_stddev),
+    best: nullable(r.best),
+    worst: nullable(r.worst),
+    startBalance: nullable(r.start_balance),
+    endBalance: nullable(r.end_balance),
+  }));
+}
+
+/**
+ * Deepest fall from a running peak over the balance after each deal and the per-minute equity
+ * highs and lows, starting from the initial balance (window function, no rows to the process).
+ */
+export async function maxDrawdown(sequelize: Sequelize, accountNumber: number): Promise<{ amount: number; pct: number }> {
+  const rows = await sequelize.query<{ amount: string | null; pct: string | null }>(
+    `WITH points AS (
+       SELECT created_at AS t, 0 AS ord, initial_balance AS v FROM accounts WHERE number = :accountNumber
+       UNION ALL SELECT closed_at, 1, balance_after FROM deals WHERE account_number = :accountNumber
+       UNION ALL SELECT minute, 2, high FROM equity_minutes WHERE account_number = :accountNumber
+       UNION ALL SELECT minute + interval '59 seconds', 3, low FROM equity_minutes WHERE account_number = :accountNumber
+     ), running AS (
+       SELECT v, max(v) OVER (ORDER BY t, ord ROWS UNBOUNDED PRECEDING) AS peak FROM points
+     )
+     SELECT max(peak - v) AS amount, max((peak - v) / NULLIF(peak, 0)) * 100 AS pct FROM running`,
+    { replacements: { accountNumber }, type: QueryTypes.SELECT },
+  );
+  return { amount: toNumber(rows[0]?.amount), pct: toNumber(rows[0]?.pct) };
+}
+
+export interface Streaks {
+  maxConsecutiveWins: number;
+  maxConsecutiveLosses: number;
+  bestRunProfit: number;
+  worstRunLoss: number;
+  current: { kind: 'win' | 'loss' | 'flat' | 'none'; length: number };
+}
+
+/** Runs of wins and losses by the gaps-and-islands trick (two row_numbers), aggregated in SQL. */
+export async function streaks(sequelize: Sequelize, accountNumber: number): Promise<Streaks> {
+  const rows = await sequelize.query<{ max_wins: string; max_losses: string; best_run: string; worst_run: string; current_sign: number | null; current_length: string | null }>(
+    `WITH d AS (
+       SELECT seq, profit, sign(profit)::int AS s FROM deals WHERE account_number = :accountNumber
+     ), g AS (
+       SELECT seq, profit, s, row_number() OVER (ORDER BY seq) - row_number() OVER (PARTITION BY s ORDER BY seq) AS grp FROM d
+     ), runs AS (
+       SELECT s, grp, count(*) AS len, sum(profit) AS total, max(seq) AS last_seq FROM g GROUP BY s, grp
+     )
+     SELECT COALESCE(max(len) FILTER (WHERE s = 1), 0) AS max_wins,
+            COALESCE(max(len) FILTER (WHERE s = -1), 0) AS max_losses,
+            COALESCE(max(total) FILTER (WHERE s = 1), 0) AS best_run,
+            COALESCE(min(total) FILTER (WHERE s = -1), 0) AS worst_run,
+            (array_agg(s ORDER BY last_seq DESC))[1] AS current_sign,
+            (array_agg(len ORDER BY last_seq DESC))[1] AS current_length
+       FROM runs`,
+    { replacements: { accountNumber }, type: QueryTypes.SELECT },
+  );
+  const r = rows[0];
+  const sign = r?.current_sign ?? null;
+  return {
+    maxConsecutiveWins: toNumber(r?.max_wins),
+    maxConsecutiveLosses: toNumber(r?.max_losses),
+    bestRunProfit: toNumber(r?.best_run),
+    worstRunLoss: toNumber(r?.worst_run),
+    current: { kind: sign === null ? 'none' : sign > 0 ? 'win' : sign < 0 ? 'loss' : 'flat', length: toNumber(r?.current_length) },
+  };
+}
+
+export interface DailyPoint {
+  day: string;
+  balance: number | null;
+  equityClose: number | null;
+  equityLow: number | null;
+  equityHigh: number | null;
+}
+
+/** One point per day: closing balance from deals, equity close/low/high from the minute buckets. */
+export async function dailyHistory(sequelize: Sequelize, accountNumber: number, maxDays: number): Promise<DailyPoint[]> {
+  const rows = await sequelize.query<{ day: string; balance: string | null; close: string | null; low: string | null; high: string | null }>(
+    `WITH b AS (
+       SELECT to_char(closed_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day, (array_agg(balance_after ORDER BY seq DESC))[1] AS balance
+         FROM deals WHERE account_number = :accountNumber GROUP BY 1
+     ), e AS (
+       SELECT to_char(minute AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day, (array_agg(close ORDER BY minute DESC))[1] AS close,
+              (array_agg(balance ORDER BY minute DESC))[1] AS balance, min(low) AS low, max(high) AS high
+         FROM equity_minutes WHERE account_number = :accountNumber GROUP BY 1
+     )
+     SELECT * FROM (
+       SELECT COALESCE(b.day, e.day) AS day, COALESCE(b.balance, e.balance) AS balance, e.close, e.low, e.high
+         FROM b FULL JOIN e ON e.day = b.day ORDER BY 1 DESC LIMIT :maxDays
+     ) x ORDER BY day`,
+    { replacements: { accountNumber, maxDays }, type: QueryTypes.SELECT },
+  );
+  return rows.map((r) => ({ day: r.day, balance: nullable(r.balance), equityClose: nullable(r.close), equityLow: nullable(r.low), equityHigh: nullable(r.high) }));
+}
+
+export interface CurvePoint {
+  time: Date;
+  equity: number;
+  balance: number;
+}
+
+/** Equity curve from the per-minute buckets (close), newest `limit` within the range, oldest first. */
+export async function equityCurve(sequelize: Sequelize, accountNumber: number, from: Date | null, to: Date | null, limit: number): Promise<CurvePoint[]> {
+  const rows = await sequelize.query<{ minute: Date; close: string; balance: string }>(
+    `SELECT * FROM (
+       SELECT minute, close, balance FROM equity_minutes
+        WHERE account_number = :accountNumber AND (:from::timestamptz IS NULL OR minute >= :from::timestamptz)
+          AND (:to::timestamptz IS NULL OR minute <= :to::timestamptz)
+        ORDER BY minute DESC LIMIT :limit
+     ) x ORDER BY minute`,
+    { replacements: { accountNumber, from, to, limit }, type: QueryTypes.SELECT },
+  );
+  return rows.map((r) => ({ time: r.minute, equity: toNumber(r.close), balance: toNumber(r.balance) }));
+}
+
+export async function countDeals(sequelize: Sequelize, accountNumber: number): Promise<number> {
+  const rows = await sequelize.query<{ n: string }>('SELECT count(*) AS n FROM deals WHERE account_number = :accountNumber', {
+    replacements: { accountNumber },
+    type: QueryTypes.SELECT,
+  });
+  return toNumber(rows[0]?.n);
+}

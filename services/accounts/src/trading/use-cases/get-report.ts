@@ -1,0 +1,152 @@
+import { listFlags } from '../data/flags';
+import { latestDeals, type Deal } from '../data/deals';
+import type { Position } from '../data/positions';
+import { aggregateDeals, dailyHistory, maxDrawdown, streaks, type DealAggregate } from '../data/statistics';
+import { indicators } from '../domain/indicators';
+import { floatingProfit } from '../domain/pnl';
+import { roundMoney } from '../domain/instruments';
+import { headroom } from '../domain/rules';
+import { termsToSnake } from '../domain/terms';
+import { liveAccountView } from './account-snapshot';
+import type { TradingContext } from './context';
+
+/** The report lists the newest deals up to this cap; the complete list pages through ListTrades. */
+export const REPORT_DEALS_CAP = 1000;
+const REPORT_HISTORY_DAYS = 1000;
+
+const iso = (d: Date | null): string | null => (d ? d.toISOString() : null);
+
+function groupSummary(a: DealAggregate): Record<string, unknown> {
+  return {
+    trades: a.trades,
+    wins: a.wins,
+    losses: a.losses,
+    win_rate: a.trades > 0 ? Math.round((a.wins / a.trades) * 10_000) / 10_000 : 0,
+    profit: roundMoney(a.net),
+    gross_profit: roundMoney(a.grossProfit),
+    gross_loss: roundMoney(a.grossLoss),
+    lots: Math.round(a.lots * 100) / 100,
+  };
+}
+
+function dealJson(d: Deal): Record<string, unknown> {
+  return {
+    id: d.id,
+    position_id: d.positionId,
+    symbol: d.symbol,
+    side: d.side,
+    volume: d.volume,
+    open_price: d.openPrice,
+    close_price: d.closePrice,
+    profit: d.profit,
+    opened_at: iso(d.openedAt),
+    closed_at: iso(d.closedAt),
+    close_reason: d.closeReason,
+    balance_after: d.balanceAfter,
+  };
+}
+
+function positionJson(ctx: TradingContext, p: Position): Record<string, unknown> {
+  const floating =
+    p.status === 'open' && p.openPrice !== null
+      ? roundMoney(floatingProfit({ symbol: p.symbol, side: p.side, volume: p.volume, openPrice: p.openPrice }, ctx.quote))
+      : null;
+  return {
+    id: p.id,
+    status: p.status,
+    symbol: p.symbol,
+    side: p.side,
+    type: p.type,
+    volume: p.volume,
+    price: p.price,
+    open_price: p.openPrice,
+    stop_loss: p.stopLoss,
+    take_profit: p.takeProfit,
+    opened_at: iso(p.openedAt),
+    floating_profit: floating,
+    created_at: iso(p.createdAt),
+  };
+}
+
+/**
+ * The nine-section report. Every aggregate is computed in SQL (GROUP BY month, side, symbol;
+ * window functions for streaks and drawdown), so its cost grows with the index scan, not with
+ * rows shipped to the process; the raw deal list is capped at the newest REPORT_DEALS_CAP.
+ */
+export async function getReport(ctx: TradingContext, organizationId: string, accountNumber: number): Promise<Record<string, unknown>> {
+  const view = await liveAccountView(ctx, organizationId, accountNumber);
+  const { account, snapshot } = view;
+  const seq = ctx.sequelize;
+  const [totals, monthly, bySide, bySymbol, drawdown, runs, history, recent, breaches] = await Promise.all([
+    aggregateDeals(seq, accountNumber, 'none'),
+    aggregateDeals(seq, accountNumber, 'month'),
+    aggregateDeals(seq, accountNumber, 'side'),
+    aggregateDeals(seq, accountNumber, 'symbol'),
+    maxDrawdown(seq, accountNumber),
+    streaks(seq, accountNumber),
+    dailyHistory(seq, accountNumber, REPORT_HISTORY_DAYS),
+    latestDeals(seq, accountNumber, REPORT_DEALS_CAP),
+    listFlags(seq, accountNumber, 0, 200, 'breach'),
+  ]);
+  const dealsTotal = totals[0]?.trades ?? 0;
+  const side = (name: string) => {
+    const a = bySide.find((g) => g.key === name);
+    return a ? groupSummary(a) : groupSummary({ key: name, trades: 0, wins: 0, losses: 0, grossProfit: 0, grossLoss: 0, net: 0, lots: 0 } as DealAggregate);
+  };
+  return {
+    identity: {
+      account: account.number,
+      organization_id: account.organizationId,
+      status: account.status,
+      trader_id: account.traderId,
+      program: account.program,
+      currency: account.currency,
+      initial_balance: account.initialBalance,
+      balance: snapshot.balance,
+      equity: snapshot.equity,
+      peak_equity: snapshot.peakEquity,
+      created_at: iso(account.createdAt),
+      generated_at: ctx.now().toISOString(),
+    },
+    balance_equity_history: history.map((h) => ({
+      day: h.day,
+      balance: h.balance,
+      equity: h.equityClose,
+      equity_low: h.equityLow,
+      equity_high: h.equityHigh,
+    })),
+    monthly_statement: monthly.map((m) => ({
+      month: m.key,
+      ...groupSummary(m),
+      start_balance: m.startBalance,
+      end_balance: m.endBalance,
+    })),
+    indicators: indicators(totals[0], drawdown),
+    streaks: {
+      max_consecutive_wins: runs.maxConsecutiveWins,
+      max_consecutive_losses: runs.maxConsecutiveLosses,
+      best_run_profit: roundMoney(runs.bestRunProfit),
+      worst_run_loss: roundMoney(runs.worstRunLoss),
+      current_streak: { kind: runs.current.kind, length: runs.current.length },
+    },
+    long_short: { long: side('buy'), short: side('sell') },
+    by_instrument: bySymbol.map((s) => ({ symbol: s.key, ...groupSummary(s) })),
+    deals_and_positions: {
+      deals: recent.map(dealJson),
+      deals_total: dealsTotal,
+      deals_truncated: dealsTotal > recent.length,
+      note:
+        dealsTotal > recent.length
+          ? `the newest ${recent.length} of ${dealsTotal} deals; page through /trades for all of them`
+          : 'every deal, newest first',
+      open_positions: view.live.filter((p) => p.status === 'open').map((p) => positionJson(ctx, p)),
+      pending_orders: view.live.filter((p) => p.status === 'pending').map((p) => positionJson(ctx, p)),
+    },
+    terms: {
+      program: account.program,
+      ...termsToSnake(account.terms),
+      headroom: headroom(account.terms, snapshot),
+      breaches: breaches.map((f) => ({ rule: f.rule, reason: f.reason, evidence: f.evidence, created_at: iso(f.createdAt) })),
+    },
+  };
+}
