@@ -36,8 +36,13 @@ type UnaryFn<Req, Res> = (
 ) => ClientUnaryCall;
 
 /** The unary methods of a generated client, as promise-returning functions that throw AppError. */
+// `infer` matches the last overload of a generated method (request, metadata, options, callback);
+// a plain `extends UnaryFn<never, never>` check fails on the callback's contravariance.
+// Streaming methods' last overloads take fewer arguments, so they are told apart by arity.
+type IsUnary<F> = F extends (...args: infer A) => unknown ? (A extends [unknown, unknown, unknown, unknown] ? true : false) : false;
+
 export type PromiseClient<C> = {
-  [K in keyof C as C[K] extends UnaryFn<never, never> ? K : never]: C[K] extends UnaryFn<infer Req, infer Res>
+  [K in keyof C as IsUnary<C[K]> extends true ? K : never]: C[K] extends UnaryFn<infer Req, infer Res>
     ? (request: Req, opts?: CallOpts) => Promise<Res>
     : never;
 };
