@@ -1,0 +1,90 @@
+/**
+ * Issue 3 item 7: every write accepts Idempotency-Key, scoped to the API key. A retry returns the
+ * first answer byte for byte; another body under the same key is 409 idempotency_key_reused;
+ * concurrent duplicates execute once.
+ */
+import { startStack, type Stack } from './support/stack';
+import { client, type ErrorBody } from './support/http';
+
+interface Account {
+  number: number;
+}
+
+let stack: Stack;
+let orgId: string;
+let token: string;
+
+beforeAll(async () => {
+  stack = await startStack();
+  orgId = (await stack.createOrg({ credits: 100 })).id;
+  token = (await stack.createKey(orgId)).token;
+});
+
+afterAll(async () => {
+  await stack?.stop();
+});
+
+async function accountCount(): Promise<number> {
+  const res = await client(stack.url, token).get<{ data: Account[] }>('/v1/accounts', '/v1/accounts?limit=200');
+  return res.body.data.length;
+}
+
+describe('Idempotency-Key', () => {
+  it('replays the first answer byte for byte and executes once', async () => {
+    const api = client(stack.url, token);
+    const headers = { 'idempotency-key': 'create-2-accounts' };
+    const before = await accountCount();
+    const first = await api.post<{ data: Account[] }>('/v1/accounts', '/v1/accounts', { body: { count: 2 }, headers });
+    const retry = await api.post<{ data: Account[] }>('/v1/accounts', '/v1/accounts', { body: { count: 2 }, headers });
+    expect(first.status).toBe(201);
+    expect(retry.status).toBe(201);
+    expect(retry.text).toBe(first.text);
+    expect(await accountCount()).toBe(before + 2);
+  });
+
+  it('answers the same key with another body 409 idempotency_key_reused', async () => {
+    const api = client(stack.url, token);
+    const headers = { 'idempotency-key': 'reused-key' };
+    await api.post('/v1/accounts', '/v1/accounts', { body: { count: 1 }, headers });
+    const other = await api.post<ErrorBody>('/v1/accounts', '/v1/accounts', { body: { count: 3 }, headers });
+    expect(other.status).toBe(409);
+    expect(other.body.error.code).toBe('idempotency_key_reused');
+  });
+
+  it('executes concurrent duplicates once and gives each the same answer', async () => {
+    const api = client(stack.url, token);
+    const before = await accountCount();
+    const headers = { 'idempotency-key': 'concurrent-duplicates' };
+    const answers = await Promise.all(Array.from({ length: 6 }, () => api.post('/v1/accounts', '/v1/accounts', { body: { count: 1 }, headers })));
+    for (const answer of answers) {
+      expect(answer.status).toBe(201);
+      expect(answer.text).toBe(answers[0]?.text);
+    }
+    expect(await accountCount()).toBe(before + 1);
+  });
+
+  it('scopes keys to the API key: another key with the same Idempotency-Key executes on its own', async () => {
+    const otherToken = (await stack.createKey(orgId)).token;
+    const headers = { 'idempotency-key': 'per-api-key' };
+    const a = await client(stack.url, token).post<{ data: Account[] }>('/v1/accounts', '/v1/accounts', { body: { count: 1 }, headers });
+    const b = await client(stack.url, otherToken).post<{ data: Account[] }>('/v1/accounts', '/v1/accounts', { body: { count: 1 }, headers });
+    expect(a.status).toBe(201);
+    expect(b.status).toBe(201);
+    expect(b.body.data[0]?.number).not.toBe(a.body.data[0]?.number);
+  });
+
+  it('replays a stored 4xx answer too', async () => {
+    const api = client(stack.url, token);
+    const headers = { 'idempotency-key': 'bad-request-once' };
+    const first = await api.put<ErrorBody>('/v1/accounts/{number}/trader', '/v1/accounts/999999/trader', { body: { name: 'N', email: 'n@example.com' }, headers });
+    const retry = await api.put<ErrorBody>('/v1/accounts/{number}/trader', '/v1/accounts/999999/trader', { body: { name: 'N', email: 'n@example.com' }, headers });
+    expect(first.status).toBe(404);
+    expect(retry.text).toBe(first.text);
+  });
+
+  it.each(['', 'x'.repeat(256)])('answers an Idempotency-Key of length %# 400 naming the header', async (key) => {
+    const res = await client(stack.url, token).post<ErrorBody>('/v1/accounts', '/v1/accounts', { body: { count: 1 }, headers: { 'idempotency-key': key } });
+    expect(res.status).toBe(400);
+    expect(res.body.error).toMatchObject({ code: 'invalid_request', param: 'Idempotency-Key' });
+  });
+});
