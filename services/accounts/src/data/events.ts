@@ -29,10 +29,29 @@ const toEvent = (row: EventRow): StoredEvent => ({
 
 /**
  * Positions come from a sequence taken at insert time, so a lower position may commit after a
- * higher one. Only rows whose transaction is older than every transaction still running are
- * handed out: a reader that resumes after position P can then never miss a row below P.
+ * higher one. Only rows whose transaction is older than every transaction that may still add
+ * rows are handed out, so a reader that resumes after position P never misses a row below P.
+ *
+ * That is `txid < pg_snapshot_xmin(pg_current_snapshot())`, narrowed to transactions of this
+ * database: xids are cluster-wide, and a long transaction of another database (other services,
+ * other tenants of the server) cannot write our outbox but would hold the whole feed back.
+ * It must run as its own statement before the read: a transaction that commits in between is
+ * then visible to the read, and one that starts later has an xid at or above the horizon.
  */
-const SETTLED = 'txid < pg_snapshot_xmin(pg_current_snapshot())';
+async function settledHorizon(sequelize: Sequelize): Promise<string> {
+  const rows = await sequelize.query<{ horizon: string }>(
+    `WITH snap AS (SELECT pg_current_snapshot() AS s)
+     SELECT COALESCE(
+       (SELECT min(x) FROM snap, pg_snapshot_xip(s) AS x
+         WHERE (x::text::numeric % 4294967296)::text IN (
+           SELECT backend_xid::text FROM pg_stat_activity WHERE datname = current_database() AND backend_xid IS NOT NULL)),
+       (SELECT pg_snapshot_xmax(s) FROM snap))::text AS horizon`,
+    { type: QueryTypes.SELECT },
+  );
+  return rows[0].horizon;
+}
+
+const SETTLED = 'txid < :horizon::xid8';
 
 export async function listEvents(
   sequelize: Sequelize,
@@ -41,21 +60,23 @@ export async function listEvents(
   after: number,
   limit: number,
 ): Promise<StoredEvent[]> {
+  const horizon = await settledHorizon(sequelize);
   const rows = await sequelize.query<EventRow>(
     `SELECT position, id, organization_id, type, data, created_at FROM events
       WHERE organization_id = :org ${type ? 'AND type = :type' : ''} AND position > :after AND ${SETTLED}
       ORDER BY position LIMIT :limit`,
-    { replacements: { org, type, after, limit }, type: QueryTypes.SELECT },
+    { replacements: { org, type, after, limit, horizon }, type: QueryTypes.SELECT },
   );
   return rows.map(toEvent);
 }
 
 /** Every organization's settled events after a position, for the StreamEvents consumer. */
 export async function readSettledEvents(sequelize: Sequelize, after: number, limit: number): Promise<StoredEvent[]> {
+  const horizon = await settledHorizon(sequelize);
   const rows = await sequelize.query<EventRow>(
     `SELECT position, id, organization_id, type, data, created_at FROM events
       WHERE position > :after AND ${SETTLED} ORDER BY position LIMIT :limit`,
-    { replacements: { after, limit }, type: QueryTypes.SELECT },
+    { replacements: { after, limit, horizon }, type: QueryTypes.SELECT },
   );
   return rows.map(toEvent);
 }
