@@ -1,0 +1,65 @@
+import { chromium, type Browser } from 'playwright-core';
+import { startStack, type Stack } from '../support/stack';
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+
+// The whole stack: the browser talks only to the gateway, which proxies /panel and /api-keys.
+describe('the panel behind the gateway, in a real browser', () => {
+  let stack: Stack;
+  let browser: Browser;
+  let email = '';
+  const password = 'correct horse battery';
+
+  beforeAll(async () => {
+    stack = await startStack();
+    const org = await stack.createOrg({ name: 'Gateway Firm', credits: 5 });
+    ({ email } = await stack.createUser(org.id, { email: 'owner@gw.example', password, role: 'owner' }));
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    });
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await stack?.stop();
+  });
+
+  it('creates a key that works on /v1 at once and stops working the moment it is revoked', async () => {
+    const page = await browser.newPage();
+    await page.goto(`${stack.url}/panel/`);
+    await page.getByLabel('Email').fill(email);
+    await page.getByLabel('Password').fill(password);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByText(`${email} (owner)`).waitFor();
+
+    await page.getByLabel('Name').fill('integration');
+    await page.getByRole('button', { name: 'Create key' }).click();
+    await page.locator('#new-token-value').waitFor();
+    const token = (await page.locator('#new-token-value').textContent()) ?? '';
+    expect(token).toMatch(/^pfx_live_/);
+
+    const before = await fetch(`${stack.url}/v1/accounts`, { headers: { authorization: `Bearer ${token}` } });
+    expect(before.status).toBe(200);
+
+    page.once('dialog', (dialog) => void dialog.accept());
+    await page.locator('#keys-body tr', { hasText: 'integration' }).getByRole('button', { name: /Revoke key/ }).click();
+    await page.locator('#keys-body tr', { hasText: 'revoked' }).waitFor();
+
+    const after = await fetch(`${stack.url}/v1/accounts`, { headers: { authorization: `Bearer ${token}` } });
+    expect(after.status).toBe(401);
+    expect(((await after.json()) as { error: { code: string } }).error.code).toBe('invalid_api_key');
+    await page.close();
+  });
+
+  it('refuses a cross-site form post through the gateway with 403 forbidden', async () => {
+    const cookie = await stack.panelLogin(email, password);
+    const res = await fetch(`${stack.url}/panel/api/keys`, {
+      method: 'POST',
+      headers: { cookie, origin: 'https://evil.example', 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'stolen', scopes: [] }),
+    });
+    expect(res.status).toBe(403);
+    expect(((await res.json()) as { error: { code: string } }).error.code).toBe('forbidden');
+  });
+});
