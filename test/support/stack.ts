@@ -142,6 +142,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     const clients = admin;
     const gateways = gatewayParts.map((g) => `http://127.0.0.1:${g.port}`);
 
+    let stopping: Promise<void> | undefined;
     const stack: Stack = {
       url: gateways[0] as string,
       gateways,
@@ -198,10 +199,13 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
         stopped.add(name);
         await entry.part.stop();
       },
-      async stop() {
-        await stopAll();
-        clients.close();
-        await database.drop();
+      stop() {
+        stopping ??= (async () => {
+          await stopAll();
+          clients.close();
+          await database.drop();
+        })();
+        return stopping;
       },
     };
     return stack;
