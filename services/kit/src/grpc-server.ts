@@ -48,8 +48,10 @@ export function implementUnary<Req, Res>(
 }
 
 /** Maps the generated service interface to "async function per unary method". */
+// Generated server interfaces extend UntypedServiceImplementation's string index signature;
+// the key remapping drops it so that only the named RPCs remain.
 export type AsyncServiceImplementation<S> = {
-  [K in keyof S]?: S[K] extends (call: ServerUnaryCall<infer Req, infer Res>, callback: sendUnaryData<infer _R>) => void
+  [K in keyof S as string extends K ? never : K]?: S[K] extends (call: ServerUnaryCall<infer Req, infer Res>, callback: sendUnaryData<infer _R>) => void
     ? AsyncUnary<Req, Res>
     : S[K];
 };

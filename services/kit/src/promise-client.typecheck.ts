@@ -7,3 +7,12 @@ const q: Promise<authv1.VerifyApiKeyResponse> = a.call.verifyApiKey({ tokenSha25
 // @ts-expect-error streaming methods are not in the promise client
 a.call.watchInvalidations;
 void p; void q;
+
+import type { AsyncServiceImplementation } from './grpc-server';
+// Handlers are plain async functions of the named RPCs; an unknown name is refused.
+const handlers: AsyncServiceImplementation<authv1.AuthServiceServer> = {
+  verifyApiKey: async (req: authv1.VerifyApiKeyRequest) => ({ apiKeyId: req.tokenSha256, organizationId: '', scopes: [], planStatus: authv1.PlanStatus.PLAN_STATUS_PAID }),
+  // @ts-expect-error not an RPC of AuthService
+  notAnRpc: async () => ({}),
+};
+void handlers;
