@@ -185,8 +185,17 @@ describe('the admin CLI against the running services', () => {
   });
 });
 
-describe('the admin CLI when the stack is not running', () => {
-  it('answers unavailable quickly with one JSON object and exit code 1', async () => {
+describe('the admin CLI without services', () => {
+  it('lists its commands with help', async () => {
+    const run = await cli(['help'], {});
+    expect(run.code).toBe(0);
+    expectOneJsonLine(run);
+    const names = (run.json.commands as Array<{ command: string }>).map((c) => c.command);
+    expect(names).toEqual(expect.arrayContaining(['org:create', 'org:set-plan', 'org:add-credits', 'user:create', 'key:create', 'accounts:create', 'quotes:publish']));
+  });
+
+
+  it('answers unavailable quickly when the stack is not running, with one JSON object and exit code 1', async () => {
     const down = { AUTH_GRPC_ADDRESS: '127.0.0.1:1', ACCOUNTS_GRPC_ADDRESS: '127.0.0.1:1' };
     for (const args of [['org:create', '--name', 'x'], ['accounts:create', '--org', '6c1f7c8a-1b2c-4d5e-8f90-123456789abc', '--count', '1']]) {
       const run = await cli(args, down);

@@ -8,7 +8,7 @@ import { keyCreate, keyRevoke, userCreate } from './commands/users-and-keys';
 import { cliConfigSchema } from './config';
 import { parseFlags } from './flags';
 
-/** The binding commands of SPEC section 3, plus two read/undo helpers (org:get, key:revoke). */
+/** The binding commands of SPEC section 3, plus org:get, key:revoke and help. */
 export const COMMANDS: Record<string, Command> = {
   'org:create': orgCreate,
   'org:set-plan': orgSetPlan,
@@ -19,6 +19,18 @@ export const COMMANDS: Record<string, Command> = {
   'key:revoke': keyRevoke,
   'accounts:create': accountsCreate,
   'quotes:publish': quotesPublish,
+};
+
+const USAGE: Record<string, string> = {
+  'org:create': '--name NAME [--unpaid] [--credits N]',
+  'org:set-plan': '--org ID (--paid | --unpaid)',
+  'org:add-credits': '--org ID --credits N',
+  'org:get': '--org ID',
+  'user:create': '--org ID --email E --password P --role owner|admin|member',
+  'key:create': '--org ID --name NAME [--scopes accounts:read,accounts:write,credentials:read,trading:write]',
+  'key:revoke': '--org ID --id KEY_ID',
+  'accounts:create': '--org ID --count 1..100 [--balance AMOUNT] [--program NAME]',
+  'quotes:publish': '--symbol SYM --bid B --ask A',
 };
 
 export interface CliResult {
@@ -36,6 +48,9 @@ export async function run(argv: string[], env: NodeJS.ProcessEnv): Promise<CliRe
   let clients: Clients | undefined;
   try {
     const [name, ...rest] = argv;
+    if (name === 'help' || name === '--help' || name === '-h') {
+      return { output: { commands: Object.entries(USAGE).map(([command, flags]) => ({ command, flags })) }, exitCode: 0 };
+    }
     const command = name === undefined ? undefined : COMMANDS[name];
     if (!command) {
       const what = name === undefined || name.startsWith('-') ? 'a command is required' : `unknown command "${name}"`;
