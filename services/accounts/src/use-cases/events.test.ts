@@ -1,5 +1,7 @@
 import type { ClientReadableStream } from '@grpc/grpc-js';
-import { QueryTypes } from '@propdesk/kit';
+import { createServiceClient, QueryTypes } from '@propdesk/kit';
+import { accountsv1 as accounts } from '@propdesk/proto';
+import { start } from '../main';
 import type { accountsv1 } from '@propdesk/proto';
 import { startHarness, type Harness } from '../test/harness';
 
@@ -108,6 +110,26 @@ describe('the event feed', () => {
     await tx.commit();
     const after = await consume(start, (r) => r.length >= 3);
     expect(after).toEqual([start + 1, start + 2, start + 3]);
+  });
+
+  it('open streams end when the service stops, so shutdown does not wait for them', async () => {
+    const second = await start(h.env);
+    const client = createServiceClient(accounts.AccountsServiceClient, accounts.AccountsServiceService, second.address);
+    try {
+      const call = client.raw.streamEvents({ afterPosition: '0' });
+      const ended = new Promise<string>((resolve) => {
+        call.on('data', () => undefined);
+        call.on('end', () => resolve('end'));
+        call.on('error', () => resolve('error'));
+      });
+      await new Promise((r) => setTimeout(r, 300));
+      const began = Date.now();
+      await second.stop();
+      expect(await ended).toBe('end');
+      expect(Date.now() - began).toBeLessThan(3000);
+    } finally {
+      client.close();
+    }
   });
 
   it('refuses a negative after_position', async () => {

@@ -155,6 +155,25 @@ describe('provisioning accounts against credits', () => {
       expect(await intentStatuses(org)).toEqual(['aborted']);
     });
 
+    it('a transaction that fails cancels the reservation: no accounts, no spent credit', async () => {
+      const org = h.newOrg(5);
+      // The database refuses this organization's rows mid-transaction.
+      await h.sql.query(`
+        CREATE FUNCTION refuse_org() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN IF NEW.organization_id = '${org}' THEN RAISE EXCEPTION 'simulated failure'; END IF; RETURN NEW; END $$;
+        CREATE TRIGGER refuse_org BEFORE INSERT ON events FOR EACH ROW EXECUTE FUNCTION refuse_org();`);
+      try {
+        await expect(h.api.createAccounts({ organizationId: org, count: 2, program: '', initialBalance: 0 })).rejects.toMatchObject({
+          code: 'internal_error',
+        });
+      } finally {
+        await h.sql.query('DROP TRIGGER refuse_org ON events; DROP FUNCTION refuse_org();');
+      }
+      expect(await countAccounts(org)).toBe(0);
+      expect(h.auth.credits(org)).toBe(5);
+      expect(await intentStatuses(org)).toEqual(['aborted']);
+    });
+
     it('a crash after reserving (intent left pending) is cancelled by recovery', async () => {
       const org = h.newOrg(5);
       const reservationId = randomUUID();
