@@ -48,8 +48,9 @@ export function pageParams(req: Request): PageParams {
   return { pageSize, pageToken: cursor };
 }
 
+/** The top-level field names the problem (`events`, not `events.0`): that is what a client sent. */
 function paramOf(path: ReadonlyArray<string | number>): string {
-  return path.length === 0 ? 'body' : path.join('.');
+  return path.length === 0 ? 'body' : String(path[0]);
 }
 
 /** Validates a JSON body; the first problem becomes a 400 naming the field. */
