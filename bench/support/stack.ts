@@ -1,10 +1,20 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { createTestDatabase, type TestDatabase } from '@propdesk/kit';
 
-export const ROOT = path.resolve(__dirname, '..', '..');
+/** The repository root: the nearest parent holding the workspace's package.json (works compiled or not). */
+export const ROOT = (() => {
+  let dir = __dirname;
+  while (!fs.existsSync(path.join(dir, 'scripts', 'stack.mjs'))) {
+    const parent = path.dirname(dir);
+    if (parent === dir) throw new Error('repository root not found');
+    dir = parent;
+  }
+  return dir;
+})();
 
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
