@@ -1,7 +1,7 @@
 import { request } from 'undici';
 import { authv1 } from '@propdesk/proto';
 import { createPanelClients, type PanelClients } from '../../services/panel/src/clients';
-import { startServices, type TestServices } from './services';
+import { logSink, startServices, type TestServices } from './services';
 
 type Json = Record<string, unknown> & { error?: { code: string; message: string } };
 interface Answer {
@@ -17,6 +17,8 @@ describe('the panel JSON API against the real auth and accounts services', () =>
   let clients: PanelClients;
   const orgA = { id: '', ownerCookie: '', adminCookie: '', memberCookie: '' };
   let foreignKeyId = '';
+  const logs = logSink();
+  const secretsSeen: string[] = ['correct horse battery'];
 
   async function call(method: 'GET' | 'POST', path: string, opts: { cookie?: string; body?: unknown; headers?: Record<string, string> } = {}): Promise<Answer> {
     const headers: Record<string, string> = { ...opts.headers };
@@ -44,11 +46,13 @@ describe('the panel JSON API against the real auth and accounts services', () =>
   async function login(email: string): Promise<string> {
     const res = await call('POST', '/panel/api/login', { body: { email, password: 'correct horse battery' } });
     expect(res.status).toBe(200);
-    return sessionCookie(res);
+    const cookie = sessionCookie(res);
+    secretsSeen.push(cookie.slice('pd_session='.length));
+    return cookie;
   }
 
   beforeAll(async () => {
-    services = await startServices({ panel: true });
+    services = await startServices({ panel: true, logs });
     base = services.panelUrl ?? '';
     const { AUTH_GRPC_ADDRESS, ACCOUNTS_GRPC_ADDRESS } = services.clientEnv;
     clients = createPanelClients({ auth: AUTH_GRPC_ADDRESS, accounts: ACCOUNTS_GRPC_ADDRESS, webhooks: '127.0.0.1:1' }, 5000);
@@ -131,6 +135,7 @@ describe('the panel JSON API against the real auth and accounts services', () =>
       expect(res.status).toBe(201);
       expect(res.body).toEqual({ id: expect.any(String), token: expect.stringMatching(/^pfx_live_[A-Za-z0-9]{40}$/), prefix: expect.any(String), name: 'shop', scopes: ['accounts:read', 'accounts:write'] });
       createdKey = res.body as typeof createdKey;
+      secretsSeen.push(createdKey.token);
       expect(createdKey.prefix).toBe(createdKey.token.slice(0, 17));
 
       const list = await call('GET', '/panel/api/keys', { cookie: orgA.memberCookie });
@@ -236,6 +241,16 @@ describe('the panel JSON API against the real auth and accounts services', () =>
     it('keeps members from spending credits', async () => {
       const res = await call('POST', '/panel/api/accounts', { cookie: orgA.memberCookie, body: { count: 1 } });
       expect(res.status).toBe(403);
+    });
+  });
+
+  describe('logs', () => {
+    it('never contain a password, a session token or an API key', () => {
+      expect(logs.lines.length).toBeGreaterThan(10);
+      expect(logs.lines.some((line) => line.includes('"name":"panel"'))).toBe(true);
+      for (const secret of secretsSeen) {
+        expect(logs.lines.filter((line) => line.includes(secret))).toEqual([]);
+      }
     });
   });
 

@@ -18,7 +18,22 @@ export interface TestServices {
 
 export const quietLogger = (name: string): Logger => createLogger(name, { level: process.env.TEST_LOG_LEVEL ?? 'silent' });
 
-export async function startServices(options: { panel?: boolean; env?: Record<string, string> } = {}): Promise<TestServices> {
+function loggerFor(name: string, logs: LogSink | undefined): Logger {
+  return logs ? createLogger(name, { level: 'debug', destination: logs }) : quietLogger(name);
+}
+
+export interface LogSink {
+  lines: string[];
+  write(line: string): void;
+}
+
+/** Collects every log line written to it (pino destination). */
+export function logSink(): LogSink {
+  const lines: string[] = [];
+  return { lines, write: (line: string) => void lines.push(line) };
+}
+
+export async function startServices(options: { panel?: boolean; env?: Record<string, string>; logs?: LogSink } = {}): Promise<TestServices> {
   const db = await createTestDatabase('pd_panel');
   const stops: Array<() => Promise<void>> = [];
   const stop = async () => {
@@ -33,17 +48,17 @@ export async function startServices(options: { panel?: boolean; env?: Record<str
       SIMULATE_MARKET: 'false',
       ...options.env,
     };
-    const auth = await startAuth({ ...base, AUTH_GRPC_PORT: '0' }, { logger: quietLogger('auth') });
+    const auth = await startAuth({ ...base, AUTH_GRPC_PORT: '0' }, { logger: loggerFor('auth', options.logs) });
     stops.push(() => auth.stop());
     const accounts = await startAccounts(
       { ...base, ACCOUNTS_GRPC_PORT: '0', AUTH_GRPC_ADDRESS: auth.address, CREDENTIALS_KEY: randomBytes(32).toString('hex') },
-      { logger: quietLogger('accounts') },
+      { logger: loggerFor('accounts', options.logs) },
     );
     stops.push(() => accounts.stop());
     const clientEnv = { AUTH_GRPC_ADDRESS: auth.address, ACCOUNTS_GRPC_ADDRESS: accounts.address, GRPC_DEADLINE_MS: '5000' };
     let panelUrl: string | undefined;
     if (options.panel) {
-      const panel = await startPanel({ ...clientEnv, PANEL_PORT: '0' }, { logger: quietLogger('panel') });
+      const panel = await startPanel({ ...clientEnv, PANEL_PORT: '0' }, { logger: loggerFor('panel', options.logs) });
       stops.push(() => panel.stop());
       panelUrl = panel.url;
     }
