@@ -59,11 +59,3 @@ export async function findUnresolvedIntents(sequelize: Sequelize, staleAfterMs: 
   );
   return rows.map(toIntent);
 }
-
-export async function findIntent(sequelize: Sequelize, id: string): Promise<ProvisioningIntent | null> {
-  const rows = await sequelize.query<IntentRow>('SELECT id, organization_id, count, status FROM provisioning_intents WHERE id = :id', {
-    replacements: { id },
-    type: QueryTypes.SELECT,
-  });
-  return rows[0] ? toIntent(rows[0]) : null;
-}
