@@ -1,5 +1,5 @@
 import { request } from 'undici';
-import { createLogger } from '@propdesk/kit';
+import { ConfigError, createLogger } from '@propdesk/kit';
 import { start, type StartedPanel } from './main';
 
 // The panel alone, with no services behind it: everything here is decided before any gRPC call.
@@ -101,5 +101,12 @@ describe('the panel HTTP edge', () => {
     const res = await call('GET', '/panel/api/me', { cookie: 'pd_session=whatever' });
     expect(res.status).toBe(503);
     expect(res.json.error.code).toBe('unavailable');
+  });
+});
+
+describe('panel configuration', () => {
+  it('names the bad variable instead of starting', async () => {
+    await expect(start({ PANEL_PORT: 'eighty' })).rejects.toThrow(ConfigError);
+    await expect(start({ PANEL_PORT: 'eighty' })).rejects.toThrow(/PANEL_PORT/);
   });
 });
