@@ -18,7 +18,8 @@ const trustProxy = z
 
 export const panelConfigSchema = serviceAddressSchema.extend({
   PANEL_PORT: port(8090),
-  PANEL_HOST: z.string().default('127.0.0.1'),
+  /** Listen address; unset = GRPC_HOST, the address every other service of this stack listens on. */
+  PANEL_HOST: z.string().min(1).optional(),
   PANEL_TRUST_PROXY: trustProxy,
   LOG_LEVEL: logLevel,
 });

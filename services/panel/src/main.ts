@@ -23,12 +23,13 @@ export async function start(env: NodeJS.ProcessEnv, options: { logger?: Logger }
   const clients = createPanelClients(serviceAddresses(cfg), cfg.GRPC_DEADLINE_MS);
   const app = createApp({ clients, logger, trustProxy: cfg.PANEL_TRUST_PROXY });
 
+  const host = cfg.PANEL_HOST ?? cfg.GRPC_HOST;
   const server = createServer(app);
   server.keepAliveTimeout = 65_000;
   try {
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
-      server.listen(cfg.PANEL_PORT, cfg.PANEL_HOST, () => {
+      server.listen(cfg.PANEL_PORT, host, () => {
         server.off('error', reject);
         resolve();
       });
@@ -38,7 +39,8 @@ export async function start(env: NodeJS.ProcessEnv, options: { logger?: Logger }
     throw err;
   }
   const { port } = server.address() as AddressInfo;
-  const address = `${cfg.PANEL_HOST}:${port}`;
+  // A wildcard listen address is not something a client can dial.
+  const address = `${host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host}:${port}`;
   logger.info({ address }, 'panel listening');
 
   let stopping: Promise<void> | undefined;
