@@ -129,7 +129,15 @@ describe('error bodies', () => {
   });
 });
 
-describe('health', () => {
+describe('health and metrics', () => {
+  it('exposes Prometheus metrics outside /v1', async () => {
+    const res = await fetch(`${stack.url}/metrics`);
+    const text = await res.text();
+    expect(res.status).toBe(200);
+    expect(text).toContain('propdesk_gateway_requests_total');
+    expect(text).toContain('propdesk_gateway_request_duration_seconds');
+  });
+
   it('answers GET /healthz 200 with every service serving', async () => {
     const res = await client(stack.url).get('/healthz');
     expect(res.status).toBe(200);
