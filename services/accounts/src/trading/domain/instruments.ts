@@ -18,6 +18,10 @@ export const INSTRUMENTS: readonly Instrument[] = [
   { symbol: 'XAUUSD', contractSize: 100, digits: 2, baseCurrency: 'XAU', quoteCurrency: 'USD', referencePrice: 2350.0 },
   { symbol: 'US30', contractSize: 1, digits: 2, baseCurrency: 'US30', quoteCurrency: 'USD', referencePrice: 39_000.0 },
   { symbol: 'BTCUSD', contractSize: 1, digits: 2, baseCurrency: 'BTC', quoteCurrency: 'USD', referencePrice: 65_000.0 },
+  { symbol: 'AUDUSD', contractSize: 100_000, digits: 5, baseCurrency: 'AUD', quoteCurrency: 'USD', referencePrice: 0.66 },
+  { symbol: 'NZDUSD', contractSize: 100_000, digits: 5, baseCurrency: 'NZD', quoteCurrency: 'USD', referencePrice: 0.61 },
+  { symbol: 'XAGUSD', contractSize: 5_000, digits: 3, baseCurrency: 'XAG', quoteCurrency: 'USD', referencePrice: 29.5 },
+  { symbol: 'ETHUSD', contractSize: 1, digits: 2, baseCurrency: 'ETH', quoteCurrency: 'USD', referencePrice: 3_400.0 },
 ];
 
 const BY_SYMBOL = new Map(INSTRUMENTS.map((i) => [i.symbol, i]));

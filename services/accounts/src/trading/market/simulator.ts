@@ -8,6 +8,10 @@ const SPREADS: Record<string, number> = {
   XAUUSD: 0.3,
   US30: 2,
   BTCUSD: 15,
+  AUDUSD: 0.0001,
+  NZDUSD: 0.00012,
+  XAGUSD: 0.02,
+  ETHUSD: 1.5,
 };
 
 /** Per-step volatility (relative), a little livelier for metals, indices and crypto. */
@@ -18,6 +22,10 @@ const VOLATILITY: Record<string, number> = {
   XAUUSD: 0.0001,
   US30: 0.0001,
   BTCUSD: 0.0003,
+  AUDUSD: 0.00006,
+  NZDUSD: 0.00006,
+  XAGUSD: 0.00015,
+  ETHUSD: 0.0004,
 };
 
 function gaussian(random: () => number): number {

@@ -1,0 +1,162 @@
+/**
+ * Issue 5's benchmark, against a fresh database and the accounts service started in this
+ * process (from its compiled dist, SIMULATE_MARKET=false):
+ *  1. quotes per second the engine absorbs with 10,000 open positions over 10 symbols
+ *     (a) fully evaluated one after another (each quote marks its ~1,000 positions and accounts),
+ *     (b) pushed as fast as possible through the StreamQuotes gRPC feed (bursts per symbol
+ *         collapse to their newest quote, which is how a feed faster than the engine is absorbed);
+ *  2. p99 time from a breaching quote (PublishQuote) to the committed breach, on top of that load;
+ *  3. time to build the report of an account with 100,000 deals.
+ * One process hosts both the service and the load, on a 2-core machine shared with PostgreSQL.
+ */
+import { randomBytes, randomUUID } from 'node:crypto';
+import path from 'node:path';
+import { Client } from 'pg';
+import { createServiceClient, createTestDatabase } from '@propdesk/kit';
+import { accountsv1 } from '@propdesk/proto';
+import { ROOT } from './support/stack';
+import { BREACH_BASE, seedBreachAccounts, seedDealHistory, seedOpenPositions, SYMBOLS } from './trading/seed';
+
+const OPEN_POSITIONS = Number(process.env.BENCH_TRADING_POSITIONS ?? 10_000);
+const SEQUENTIAL_QUOTES = Number(process.env.BENCH_TRADING_QUOTES ?? 1_000);
+const STREAMED_QUOTES = Number(process.env.BENCH_TRADING_STREAMED ?? 20_000);
+const BREACHES = Number(process.env.BENCH_TRADING_BREACHES ?? 100);
+const REPORT_DEALS = Number(process.env.BENCH_TRADING_DEALS ?? 100_000);
+
+interface StartedService {
+  address: string;
+  stop(): Promise<void>;
+}
+
+type Unary<Req, Res> = (req: Req, cb: (err: Error | null, res: Res) => void) => void;
+
+function call<Req, Res>(fn: Unary<Req, Res>, client: object, req: Req): Promise<Res> {
+  return new Promise((resolve, reject) => fn.call(client, req, (err, res) => (err ? reject(err) : resolve(res))));
+}
+
+function percentile(samples: number[], p: number): number {
+  const sorted = [...samples].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))];
+}
+
+const ms = (n: number) => `${n.toFixed(1)} ms`;
+
+export async function run(): Promise<void> {
+  const db = await createTestDatabase('pd_bench_trading');
+  // The service's compiled entry: bench/ is built separately and never type-links service code.
+  const main = require(path.join(ROOT, 'services/accounts/dist/main.js')) as { start(env: NodeJS.ProcessEnv): Promise<StartedService> };
+  const service = await main.start({
+    DATABASE_URL: db.url,
+    ACCOUNTS_GRPC_PORT: '0',
+    AUTH_GRPC_ADDRESS: '127.0.0.1:1',
+    CURSOR_SECRET: randomBytes(16).toString('hex'),
+    CREDENTIALS_KEY: randomBytes(32).toString('hex'),
+    SIMULATE_MARKET: 'false',
+    LOG_LEVEL: 'warn',
+  });
+  const client = createServiceClient(accountsv1.AccountsServiceClient, accountsv1.AccountsServiceService, service.address, 30_000);
+  const raw = client.raw;
+  const pg = new Client({ connectionString: db.url });
+  await pg.connect();
+  try {
+    const org = randomUUID();
+    let started = Date.now();
+    await seedOpenPositions(pg, org, OPEN_POSITIONS);
+    const breachAccounts = await seedBreachAccounts(pg, org, BREACHES);
+    console.log(`seeded ${OPEN_POSITIONS} open positions over ${SYMBOLS.length} symbols + ${BREACHES} breach candidates (${Date.now() - started} ms)`);
+
+    // The first quotes load the engine's index (every live position) and price every symbol.
+    started = Date.now();
+    const publish = (symbol: string, bid: number, ask: number) =>
+      call(raw.publishQuote as unknown as Unary<accountsv1.PublishQuoteRequest, accountsv1.PublishQuoteResponse>, raw, { quote: { symbol, bid, ask } });
+    for (const s of SYMBOLS) await publish(s.symbol, s.mid, s.mid + s.spread);
+    console.log(`index loaded and all symbols priced in ${Date.now() - started} ms`);
+
+    // 1a. Fully evaluated quotes, one after another, through the unary RPC (includes its quote upsert and equity flush).
+    const mids = SYMBOLS.map((s) => s.mid);
+    const nextQuote = (i: number) => {
+      const k = i % SYMBOLS.length;
+      const s = SYMBOLS[k];
+      mids[k] = Math.max(s.mid * 0.99, Math.min(s.mid * 1.01, mids[k] + (Math.random() - 0.5) * 2 * s.step));
+      return { symbol: s.symbol, bid: Number(mids[k].toFixed(5)), ask: Number((mids[k] + s.spread).toFixed(5)) };
+    };
+    started = Date.now();
+    for (let i = 0; i < SEQUENTIAL_QUOTES; i++) {
+      const q = nextQuote(i);
+      await publish(q.symbol, q.bid, q.ask);
+    }
+    let seconds = (Date.now() - started) / 1000;
+    console.log(
+      `1a. ${SEQUENTIAL_QUOTES} quotes each fully evaluated (PublishQuote, ~${OPEN_POSITIONS / SYMBOLS.length} positions per quote): ${(SEQUENTIAL_QUOTES / seconds).toFixed(0)} quotes/s (${(seconds * 1000 / SEQUENTIAL_QUOTES).toFixed(2)} ms each)`,
+    );
+
+    // 1b. The feed path: as fast as the stream takes them.
+    started = Date.now();
+    const streamed = await new Promise<accountsv1.StreamQuotesResponse>((resolve, reject) => {
+      const stream = raw.streamQuotes((err, res) => (err ? reject(err) : resolve(res)));
+      let i = 0;
+      const pump = () => {
+        while (i < STREAMED_QUOTES) {
+          const ok = stream.write({ quote: nextQuote(i++) });
+          if (!ok) {
+            stream.once('drain', pump);
+            return;
+          }
+        }
+        stream.end();
+      };
+      pump();
+    });
+    seconds = (Date.now() - started) / 1000;
+    console.log(`1b. ${streamed.accepted} streamed quotes absorbed in ${seconds.toFixed(2)} s: ${(Number(streamed.accepted) / seconds).toFixed(0)} quotes/s (rejected ${streamed.rejected})`);
+
+    // 2. Breaching quote -> committed breach. Quote k breaches only account k (entries are 0.01 apart).
+    const latencies: number[] = [];
+    for (let k = breachAccounts.length; k >= 1; k--) {
+      const bid = Number((BREACH_BASE + 0.01 * k - 0.0051).toFixed(5));
+      const t0 = process.hrtime.bigint();
+      await publish('EURUSD', bid, bid + 0.0001);
+      latencies.push(Number(process.hrtime.bigint() - t0) / 1e6);
+    }
+    const { rows } = await pg.query<{ n: string }>(
+      `SELECT count(*) AS n FROM accounts.accounts WHERE status = 'breached' AND number = ANY($1::bigint[])`,
+      [breachAccounts],
+    );
+    console.log(
+      `2. breaching quote -> committed breach (PublishQuote returns after the breach commits), ${latencies.length} breaches: ` +
+        `p50 ${ms(percentile(latencies, 0.5))}, p99 ${ms(percentile(latencies, 0.99))}, max ${ms(Math.max(...latencies))} (target p99 < 250 ms); ${rows[0].n} of ${breachAccounts.length} breached`,
+    );
+
+    // 3. Report build time for 100,000 deals.
+    started = Date.now();
+    const reportAccount = await seedDealHistory(pg, org, REPORT_DEALS);
+    console.log(`seeded ${REPORT_DEALS} deals in ${Date.now() - started} ms`);
+    const times: number[] = [];
+    let sections = 0;
+    for (let i = 0; i < 5; i++) {
+      const t0 = process.hrtime.bigint();
+      const res = await call(raw.getReport as unknown as Unary<accountsv1.GetReportRequest, accountsv1.GetReportResponse>, raw, {
+        organizationId: org,
+        number: String(reportAccount),
+      });
+      times.push(Number(process.hrtime.bigint() - t0) / 1e6);
+      sections = Object.keys(res.report ?? {}).length;
+    }
+    console.log(
+      `3. report of an account with ${REPORT_DEALS} deals (${sections} sections, newest 1000 deals listed), 5 runs over gRPC: ` +
+        `first ${ms(times[0])}, median ${ms(percentile(times, 0.5))}, max ${ms(Math.max(...times))} (target < 500 ms)`,
+    );
+  } finally {
+    await pg.end();
+    client.close();
+    await service.stop();
+    await db.drop();
+  }
+}
+
+if (require.main === module) {
+  run().catch((err) => {
+    console.error(err);
+    process.exit(1);
+  });
+}
