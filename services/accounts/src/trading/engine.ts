@@ -19,8 +19,14 @@ export interface TradingEngineOptions {
   now?: () => Date;
   /** Background tick: persists streamed quotes, picks up other replicas' changes (default 250 ms). */
   tickMs?: number;
-  /** Marked equity and per-minute history are written at most this often per account (default 1000 ms). */
+  /** How often pending marks are considered for writing (default 1000 ms). */
   equityFlushMs?: number;
+  /**
+   * A streamed mark is written to the account row once it moved by at least this much (USD,
+   * default 1), or once it has waited `equityMaxAgeMs` (default 15 s); unary quotes write at once.
+   */
+  equityWriteThreshold?: number;
+  equityMaxAgeMs?: number;
 }
 
 interface AccountState {
@@ -75,13 +81,14 @@ export class TradingEngine {
   private readonly queue = new Map<string, QueuedQuote>();
   private readonly unsavedQuotes = new Map<string, Quote>();
   private readonly markedEquity = new Map<number, { equity: number; peakEquity: number }>();
-  private readonly lastWrittenEquity = new Map<number, number>();
+  private readonly lastWrittenEquity = new Map<number, { equity: number; at: number }>();
   private readonly minuteBuckets = new Map<string, EquitySample>();
   private loading?: Promise<void>;
   private timer?: NodeJS.Timeout;
   private draining = false;
   private ticking = false;
   private lastEquityFlush = 0;
+  private lastBucketFlush = 0;
   private stopped = false;
 
   constructor(private readonly options: TradingEngineOptions) {
@@ -128,7 +135,7 @@ export class TradingEngine {
     await upsertQuotes(this.options.sequelize, [quote]);
     await this.enqueue(quote);
     // A unary quote is rare (CLI, tests) and its caller reads the account next: write the marks now.
-    await this.flushEquity();
+    await this.flushEquity('marks');
   }
 
   /** After an order, close or breach through the API: refresh the index and evaluate that account at once. */
@@ -270,7 +277,8 @@ export class TradingEngine {
 
   private recordMark(s: AccountState, equity: number, minute: Date): void {
     const n = s.account.number;
-    if (this.lastWrittenEquity.get(n) !== equity) this.markedEquity.set(n, { equity, peakEquity: s.peakEquity });
+    if (this.lastWrittenEquity.get(n)?.equity !== equity) this.markedEquity.set(n, { equity, peakEquity: s.peakEquity });
+    else this.markedEquity.delete(n);
     const key = `${n}:${minute.getTime()}`;
     const bucket = this.minuteBuckets.get(key);
     if (bucket) {
@@ -363,19 +371,38 @@ export class TradingEngine {
     await upsertQuotes(this.options.sequelize, batch);
   }
 
-  /** Writes marked equity and equity buckets in two statements for every account marked since the last flush. */
-  async flushEquity(): Promise<void> {
-    this.lastEquityFlush = Date.now();
-    const marks = [...this.markedEquity.entries()].map(([number, m]) => ({ number, ...m }));
-    const buckets = [...this.minuteBuckets.values()];
-    this.markedEquity.clear();
-    this.minuteBuckets.clear();
+  /**
+   * Bounded write rate: a mark reaches the account row when it moved meaningfully or has
+   * waited long enough (all of them when forced); per-minute buckets are written once their
+   * minute is over, and the open minute's every `equityMaxAgeMs`. One statement each.
+   */
+  async flushEquity(force: 'none' | 'marks' | 'all' = 'none'): Promise<void> {
+    const now = Date.now();
+    const threshold = this.options.equityWriteThreshold ?? 1;
+    const maxAge = this.options.equityMaxAgeMs ?? 15_000;
+    const marks: Array<{ number: number; equity: number; peakEquity: number }> = [];
+    for (const [number, m] of this.markedEquity) {
+      const last = this.lastWrittenEquity.get(number);
+      if (force !== 'none' || !last || Math.abs(last.equity - m.equity) >= threshold || now - last.at >= maxAge) marks.push({ number, ...m });
+    }
+    const currentMinute = Math.floor(now / 60_000) * 60_000;
+    const flushOpenMinute = force === 'all' || now - this.lastBucketFlush >= maxAge;
+    const buckets: EquitySample[] = [];
+    for (const [key, bucket] of this.minuteBuckets) {
+      if (flushOpenMinute || bucket.minute.getTime() < currentMinute) {
+        buckets.push(bucket);
+        this.minuteBuckets.delete(key);
+      }
+    }
+    if (flushOpenMinute) this.lastBucketFlush = now;
+    this.lastEquityFlush = now;
+    for (const m of marks) this.markedEquity.delete(m.number);
     try {
       await writeMarkedEquity(this.options.sequelize, marks);
-      for (const m of marks) this.lastWrittenEquity.set(m.number, m.equity);
+      for (const m of marks) this.lastWrittenEquity.set(m.number, { equity: m.equity, at: now });
       await upsertEquityMinutes(this.options.sequelize, buckets);
     } catch (err) {
-      // A deadlock with another replica's flush loses one interval of marks; the next one rewrites them.
+      // A deadlock with another replica's flush loses one interval of marks; later marks rewrite them.
       this.options.logger.warn({ err }, 'equity flush failed');
     }
     if (this.lastWrittenEquity.size > 100_000) this.lastWrittenEquity.clear();
@@ -394,7 +421,7 @@ export class TradingEngine {
     while (this.ticking || this.draining) await new Promise((r) => setTimeout(r, 10));
     try {
       await this.flushQuotes();
-      await this.flushEquity();
+      await this.flushEquity('all');
     } catch (err) {
       this.options.logger.warn({ err }, 'final trading flush failed');
     }

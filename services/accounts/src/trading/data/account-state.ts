@@ -71,8 +71,8 @@ export async function readAccount(
 
 export async function readAccounts(sequelize: Sequelize, numbers: number[]): Promise<TradingAccount[]> {
   if (numbers.length === 0) return [];
-  const rows = await sequelize.query<Row>(`SELECT ${COLUMNS} FROM accounts WHERE number IN (:numbers)`, {
-    replacements: { numbers },
+  const rows = await sequelize.query<Row>(`SELECT ${COLUMNS} FROM accounts WHERE number = ANY($1::bigint[])`, {
+    bind: [numbers],
     type: QueryTypes.SELECT,
   });
   return rows.map(toTradingAccount);
@@ -98,19 +98,13 @@ export async function writeAccountMoney(
  */
 export async function writeMarkedEquity(sequelize: Sequelize, marks: Array<{ number: number; equity: number; peakEquity: number }>): Promise<void> {
   if (marks.length === 0) return;
+  // Arrays travel as three bind parameters: one statement, whatever the number of accounts.
   const sorted = [...marks].sort((a, b) => a.number - b.number);
-  const values = sorted.map((_, i) => `(:n${i}::bigint, :e${i}::numeric, :p${i}::numeric)`).join(', ');
-  const replacements: Record<string, unknown> = {};
-  sorted.forEach((m, i) => {
-    replacements[`n${i}`] = m.number;
-    replacements[`e${i}`] = m.equity;
-    replacements[`p${i}`] = m.peakEquity;
-  });
   await sequelize.query(
     `UPDATE accounts a SET equity = v.e, peak_equity = GREATEST(a.peak_equity, v.p)
-       FROM (VALUES ${values}) AS v(n, e, p)
+       FROM unnest($1::bigint[], $2::numeric[], $3::numeric[]) AS v(n, e, p)
       WHERE a.number = v.n AND a.status = 'active' AND (a.equity <> v.e OR a.peak_equity < v.p)`,
-    { replacements },
+    { bind: [sorted.map((m) => m.number), sorted.map((m) => m.equity), sorted.map((m) => m.peakEquity)] },
   );
 }
 
@@ -128,18 +122,23 @@ export interface EquitySample {
 export async function upsertEquityMinutes(sequelize: Sequelize, samples: EquitySample[], tx?: Transaction): Promise<void> {
   if (samples.length === 0) return;
   const sorted = [...samples].sort((a, b) => a.accountNumber - b.accountNumber || a.minute.getTime() - b.minute.getTime());
-  const values = sorted
-    .map((_, i) => `(:n${i}::bigint, :m${i}::timestamptz, :o${i}::numeric, :h${i}::numeric, :l${i}::numeric, :c${i}::numeric, :b${i}::numeric)`)
-    .join(', ');
-  const replacements: Record<string, unknown> = {};
-  sorted.forEach((s, i) => {
-    Object.assign(replacements, { [`n${i}`]: s.accountNumber, [`m${i}`]: s.minute, [`o${i}`]: s.open, [`h${i}`]: s.high, [`l${i}`]: s.low, [`c${i}`]: s.close, [`b${i}`]: s.balance });
-  });
   await sequelize.query(
-    `INSERT INTO equity_minutes (account_number, minute, open, high, low, close, balance) VALUES ${values}
+    `INSERT INTO equity_minutes (account_number, minute, open, high, low, close, balance)
+     SELECT * FROM unnest($1::bigint[], $2::timestamptz[], $3::numeric[], $4::numeric[], $5::numeric[], $6::numeric[], $7::numeric[])
      ON CONFLICT (account_number, minute) DO UPDATE SET high = GREATEST(equity_minutes.high, EXCLUDED.high),
        low = LEAST(equity_minutes.low, EXCLUDED.low), close = EXCLUDED.close, balance = EXCLUDED.balance`,
-    { replacements, transaction: tx },
+    {
+      bind: [
+        sorted.map((s) => s.accountNumber),
+        sorted.map((s) => s.minute.toISOString()),
+        sorted.map((s) => s.open),
+        sorted.map((s) => s.high),
+        sorted.map((s) => s.low),
+        sorted.map((s) => s.close),
+        sorted.map((s) => s.balance),
+      ],
+      transaction: tx,
+    },
   );
 }
 
@@ -153,18 +152,18 @@ export async function startOfDayBalances(sequelize: Sequelize, numbers: number[]
   const rows = await sequelize.query<{ account_number: string; start_of_day_balance: string }>(
     `WITH computed AS (
        SELECT a.number,
-              a.balance - COALESCE((SELECT sum(d.profit) FROM deals d WHERE d.account_number = a.number AND d.closed_at >= :dayStart), 0) AS sod
-         FROM accounts a WHERE a.number IN (:numbers)
+              a.balance - COALESCE((SELECT sum(d.profit) FROM deals d WHERE d.account_number = a.number AND d.closed_at >= $3::timestamptz), 0) AS sod
+         FROM accounts a WHERE a.number = ANY($1::bigint[])
      ), inserted AS (
        INSERT INTO account_days (account_number, day, start_of_day_balance)
-       SELECT number, :day::date, sod FROM computed
+       SELECT number, $2::date, sod FROM computed
        ON CONFLICT (account_number, day) DO NOTHING
        RETURNING account_number, start_of_day_balance
      )
      SELECT account_number, start_of_day_balance FROM inserted
      UNION ALL
-     SELECT account_number, start_of_day_balance FROM account_days WHERE day = :day::date AND account_number IN (:numbers)`,
-    { replacements: { numbers, day, dayStart }, type: QueryTypes.SELECT },
+     SELECT account_number, start_of_day_balance FROM account_days WHERE day = $2::date AND account_number = ANY($1::bigint[])`,
+    { bind: [numbers, day, dayStart.toISOString()], type: QueryTypes.SELECT },
   );
   return new Map(rows.map((r) => [toNumber(r.account_number), toNumber(r.start_of_day_balance)]));
 }

@@ -73,13 +73,3 @@ export async function listFlags(sequelize: Sequelize, accountNumber: number, aft
   );
   return rows.map(toFlag);
 }
-
-/** Which of these dedupe keys are already recorded (weekend flags checked in one query). */
-export async function existingDedupeKeys(sequelize: Sequelize, keys: string[]): Promise<Set<string>> {
-  if (keys.length === 0) return new Set();
-  const rows = await sequelize.query<{ dedupe_key: string }>('SELECT dedupe_key FROM flags WHERE dedupe_key IN (:keys)', {
-    replacements: { keys },
-    type: QueryTypes.SELECT,
-  });
-  return new Set(rows.map((r) => r.dedupe_key));
-}

@@ -210,8 +210,8 @@ export async function tradingDaysOf(sequelize: Sequelize, numbers: number[]): Pr
   if (numbers.length === 0) return new Map();
   const rows = await sequelize.query<{ account_number: string; n: string }>(
     `SELECT account_number, count(DISTINCT trading_day) AS n FROM positions
-      WHERE account_number IN (:numbers) AND trading_day IS NOT NULL GROUP BY account_number`,
-    { replacements: { numbers }, type: QueryTypes.SELECT },
+      WHERE account_number = ANY($1::bigint[]) AND trading_day IS NOT NULL GROUP BY account_number`,
+    { bind: [numbers], type: QueryTypes.SELECT },
   );
   return new Map(rows.map((r) => [toNumber(r.account_number), toNumber(r.n)]));
 }

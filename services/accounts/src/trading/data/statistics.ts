@@ -38,26 +38,11 @@ interface AggregateRow {
   return_stddev: string | null;
   best: string | null;
   worst: string | null;
-  start_balance: string | null;
-  end_balance: string | null;
+  start_balance?: string | null;
+  end_balance?: string | null;
 }
 
-const GROUPINGS = {
-  none: `''`,
-  side: 'side',
-  symbol: 'symbol',
-  month: `to_char(closed_at AT TIME ZONE 'UTC', 'YYYY-MM')`,
-} as const;
-
-export type Grouping = keyof typeof GROUPINGS;
-
-const nullable = (v: string | null): number | null => (v === null ? null : toNumber(v));
-
-export async function aggregateDeals(sequelize: Sequelize, accountNumber: number, grouping: Grouping): Promise<DealAggregate[]> {
-  const key = GROUPINGS[grouping];
-  const rows = await sequelize.query<AggregateRow>(
-    `SELECT ${key} AS key,
-            count(*) AS trades,
+const AGGREGATES = `count(*) AS trades,
             count(*) FILTER (WHERE profit > 0) AS wins,
             count(*) FILTER (WHERE profit < 0) AS losses,
             COALESCE(sum(profit) FILTER (WHERE profit > 0), 0) AS gross_profit,
@@ -69,14 +54,12 @@ export async function aggregateDeals(sequelize: Sequelize, accountNumber: number
             avg(profit / NULLIF(balance_after - profit, 0)) AS mean_return,
             stddev_samp(profit / NULLIF(balance_after - profit, 0)) AS return_stddev,
             max(profit) AS best,
-            min(profit) AS worst,
-            (array_agg(balance_after - profit ORDER BY seq))[1] AS start_balance,
-            (array_agg(balance_after ORDER BY seq DESC))[1] AS end_balance
-       FROM deals WHERE account_number = :accountNumber
-      GROUP BY 1 ORDER BY 1`,
-    { replacements: { accountNumber }, type: QueryTypes.SELECT },
-  );
-  return rows.map((r) => ({
+            min(profit) AS worst`;
+
+const nullable = (v: string | null): number | null => (v === null ? null : toNumber(v));
+
+function toAggregate(r: AggregateRow): DealAggregate {
+  return {
     key: r.key ?? '',
     trades: toNumber(r.trades),
     wins: toNumber(r.wins),
@@ -91,9 +74,56 @@ export async function aggregateDeals(sequelize: Sequelize, accountNumber: number
     returnStdDev: nullable(r.return_stddev),
     best: nullable(r.best),
     worst: nullable(r.worst),
-    startBalance: nullable(r.start_balance),
-    endBalance: nullable(r.end_balance),
-  }));
+    startBalance: nullable(r.start_balance ?? null),
+    endBalance: nullable(r.end_balance ?? null),
+  };
+}
+
+/** Totals over every deal of the account (undefined without deals). */
+export async function dealTotals(sequelize: Sequelize, accountNumber: number): Promise<DealAggregate | undefined> {
+  const rows = await sequelize.query<AggregateRow>(`SELECT '' AS key, ${AGGREGATES} FROM deals WHERE account_number = :accountNumber HAVING count(*) > 0`, {
+    replacements: { accountNumber },
+    type: QueryTypes.SELECT,
+  });
+  return rows[0] ? toAggregate(rows[0]) : undefined;
+}
+
+export interface DealBreakdown {
+  totals: DealAggregate | undefined;
+  bySide: DealAggregate[];
+  bySymbol: DealAggregate[];
+}
+
+/** Totals, long/short and per-instrument results in one scan (GROUPING SETS). */
+export async function dealBreakdown(sequelize: Sequelize, accountNumber: number): Promise<DealBreakdown> {
+  const rows = await sequelize.query<AggregateRow & { level: number }>(
+    `SELECT GROUPING(side, symbol) AS level, COALESCE(side, symbol, '') AS key, ${AGGREGATES}
+       FROM deals WHERE account_number = :accountNumber
+      GROUP BY GROUPING SETS ((), (side), (symbol)) ORDER BY 1, 2`,
+    { replacements: { accountNumber }, type: QueryTypes.SELECT },
+  );
+  // GROUPING(side, symbol): 3 = the grand total, 1 = by side, 2 = by symbol.
+  const totals = rows.find((r) => Number(r.level) === 3);
+  return {
+    totals: totals && toNumber(totals.trades) > 0 ? toAggregate(totals) : undefined,
+    bySide: rows.filter((r) => Number(r.level) === 1).map(toAggregate),
+    bySymbol: rows.filter((r) => Number(r.level) === 2).map(toAggregate),
+  };
+}
+
+/** Per calendar month (UTC), with the balance before its first deal and after its last. */
+export async function monthlyStatement(sequelize: Sequelize, accountNumber: number): Promise<DealAggregate[]> {
+  const rows = await sequelize.query<AggregateRow>(
+    `WITH m AS (
+       SELECT to_char(closed_at AT TIME ZONE 'UTC', 'YYYY-MM') AS key, min(seq) AS first_seq, max(seq) AS last_seq, ${AGGREGATES}
+         FROM deals WHERE account_number = :accountNumber GROUP BY 1
+     )
+     SELECT m.*, f.balance_after - f.profit AS start_balance, l.balance_after AS end_balance
+       FROM m JOIN deals f ON f.seq = m.first_seq JOIN deals l ON l.seq = m.last_seq
+      ORDER BY m.key`,
+    { replacements: { accountNumber }, type: QueryTypes.SELECT },
+  );
+  return rows.map(toAggregate);
 }
 
 /**
@@ -124,22 +154,23 @@ export interface Streaks {
   current: { kind: 'win' | 'loss' | 'flat' | 'none'; length: number };
 }
 
-/** Runs of wins and losses by the gaps-and-islands trick (two row_numbers), aggregated in SQL. */
+/** Runs of wins and losses in one ordered pass (a new run starts where the sign changes), aggregated in SQL. */
 export async function streaks(sequelize: Sequelize, accountNumber: number): Promise<Streaks> {
   const rows = await sequelize.query<{ max_wins: string; max_losses: string; best_run: string; worst_run: string; current_sign: number | null; current_length: string | null }>(
     `WITH d AS (
-       SELECT seq, profit, sign(profit)::int AS s FROM deals WHERE account_number = :accountNumber
+       SELECT seq, profit, sign(profit)::int AS s, lag(sign(profit)::int) OVER (ORDER BY seq) AS prev
+         FROM deals WHERE account_number = :accountNumber
      ), g AS (
-       SELECT seq, profit, s, row_number() OVER (ORDER BY seq) - row_number() OVER (PARTITION BY s ORDER BY seq) AS grp FROM d
+       SELECT profit, s, sum(CASE WHEN s = prev THEN 0 ELSE 1 END) OVER (ORDER BY seq) AS grp FROM d
      ), runs AS (
-       SELECT s, grp, count(*) AS len, sum(profit) AS total, max(seq) AS last_seq FROM g GROUP BY s, grp
+       SELECT s, grp, count(*) AS len, sum(profit) AS total FROM g GROUP BY s, grp
      )
      SELECT COALESCE(max(len) FILTER (WHERE s = 1), 0) AS max_wins,
             COALESCE(max(len) FILTER (WHERE s = -1), 0) AS max_losses,
             COALESCE(max(total) FILTER (WHERE s = 1), 0) AS best_run,
             COALESCE(min(total) FILTER (WHERE s = -1), 0) AS worst_run,
-            (array_agg(s ORDER BY last_seq DESC))[1] AS current_sign,
-            (array_agg(len ORDER BY last_seq DESC))[1] AS current_length
+            (array_agg(s ORDER BY grp DESC))[1] AS current_sign,
+            (array_agg(len ORDER BY grp DESC))[1] AS current_length
        FROM runs`,
     { replacements: { accountNumber }, type: QueryTypes.SELECT },
   );
@@ -165,9 +196,11 @@ export interface DailyPoint {
 /** One point per day: closing balance from deals, equity close/low/high from the minute buckets. */
 export async function dailyHistory(sequelize: Sequelize, accountNumber: number, maxDays: number): Promise<DailyPoint[]> {
   const rows = await sequelize.query<{ day: string; balance: string | null; close: string | null; low: string | null; high: string | null }>(
-    `WITH b AS (
-       SELECT to_char(closed_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day, (array_agg(balance_after ORDER BY seq DESC))[1] AS balance
+    `WITH last_of_day AS (
+       SELECT to_char(closed_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day, max(seq) AS seq
          FROM deals WHERE account_number = :accountNumber GROUP BY 1
+     ), b AS (
+       SELECT l.day, d.balance_after AS balance FROM last_of_day l JOIN deals d ON d.seq = l.seq
      ), e AS (
        SELECT to_char(minute AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day, (array_agg(close ORDER BY minute DESC))[1] AS close,
               (array_agg(balance ORDER BY minute DESC))[1] AS balance, min(low) AS low, max(high) AS high

@@ -1,4 +1,4 @@
-import { aggregateDeals, maxDrawdown } from '../data/statistics';
+import { dealTotals, maxDrawdown } from '../data/statistics';
 import { indicators } from '../domain/indicators';
 import { headroom } from '../domain/rules';
 import { liveAccountView } from './account-snapshot';
@@ -7,7 +7,7 @@ import type { TradingContext } from './context';
 /** Indicators plus the headroom left before each limit (snake_case: the Struct goes to REST as is). */
 export async function getAnalytics(ctx: TradingContext, organizationId: string, accountNumber: number): Promise<Record<string, unknown>> {
   const view = await liveAccountView(ctx, organizationId, accountNumber);
-  const [[totals], drawdown] = await Promise.all([aggregateDeals(ctx.sequelize, accountNumber, 'none'), maxDrawdown(ctx.sequelize, accountNumber)]);
+  const [totals, drawdown] = await Promise.all([dealTotals(ctx.sequelize, accountNumber), maxDrawdown(ctx.sequelize, accountNumber)]);
   return {
     ...indicators(totals, drawdown),
     balance: view.snapshot.balance,

@@ -1,7 +1,7 @@
 import { listFlags } from '../data/flags';
 import { latestDeals, type Deal } from '../data/deals';
 import type { Position } from '../data/positions';
-import { aggregateDeals, dailyHistory, maxDrawdown, streaks, type DealAggregate } from '../data/statistics';
+import { dailyHistory, dealBreakdown, maxDrawdown, monthlyStatement, streaks, type DealAggregate } from '../data/statistics';
 import { indicators } from '../domain/indicators';
 import { floatingProfit } from '../domain/pnl';
 import { roundMoney } from '../domain/instruments';
@@ -77,18 +77,16 @@ export async function getReport(ctx: TradingContext, organizationId: string, acc
   const view = await liveAccountView(ctx, organizationId, accountNumber);
   const { account, snapshot } = view;
   const seq = ctx.sequelize;
-  const [totals, monthly, bySide, bySymbol, drawdown, runs, history, recent, breaches] = await Promise.all([
-    aggregateDeals(seq, accountNumber, 'none'),
-    aggregateDeals(seq, accountNumber, 'month'),
-    aggregateDeals(seq, accountNumber, 'side'),
-    aggregateDeals(seq, accountNumber, 'symbol'),
+  const [{ totals, bySide, bySymbol }, monthly, drawdown, runs, history, recent, breaches] = await Promise.all([
+    dealBreakdown(seq, accountNumber),
+    monthlyStatement(seq, accountNumber),
     maxDrawdown(seq, accountNumber),
     streaks(seq, accountNumber),
     dailyHistory(seq, accountNumber, REPORT_HISTORY_DAYS),
     latestDeals(seq, accountNumber, REPORT_DEALS_CAP),
     listFlags(seq, accountNumber, 0, 200, 'breach'),
   ]);
-  const dealsTotal = totals[0]?.trades ?? 0;
+  const dealsTotal = totals?.trades ?? 0;
   const side = (name: string) => {
     const a = bySide.find((g) => g.key === name);
     return a ? groupSummary(a) : groupSummary({ key: name, trades: 0, wins: 0, losses: 0, grossProfit: 0, grossLoss: 0, net: 0, lots: 0 } as DealAggregate);
@@ -121,7 +119,7 @@ export async function getReport(ctx: TradingContext, organizationId: string, acc
       start_balance: m.startBalance,
       end_balance: m.endBalance,
     })),
-    indicators: indicators(totals[0], drawdown),
+    indicators: indicators(totals, drawdown),
     streaks: {
       max_consecutive_wins: runs.maxConsecutiveWins,
       max_consecutive_losses: runs.maxConsecutiveLosses,
