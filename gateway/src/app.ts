@@ -64,7 +64,7 @@ export function createApp(deps: AppDeps): Express {
   registerWebhookRoutes(define, deps.clients);
   app.use(router);
 
-  app.use(notFoundHandler);
+  app.use(notFoundHandler((req, res) => deps.authenticator.anonymous(req, res, false)));
   app.use(errorHandler(deps.logger));
   return app;
 }

@@ -12,6 +12,7 @@ const GOOD = `pfx_live_${'G'.repeat(40)}`;
 const logger = createLogger('test', { level: 'silent' });
 
 let verifyCalls = 0;
+const requestIdsSeen: string[] = [];
 const acks: string[] = [];
 const streams = new Set<ServerWritableStream<authv1.WatchInvalidationsRequest, authv1.WatchInvalidationsResponse>>();
 let heartbeats = true;
@@ -49,7 +50,8 @@ beforeAll(async () => {
     },
   });
   const accounts = implementService<accountsv1.AccountsServiceServer>(accountsv1.AccountsServiceService, logger, {
-    async listAccounts() {
+    async listAccounts(_request, ctx) {
+      requestIdsSeen.push(ctx.requestId);
       return { accounts: [], nextPageToken: '' };
     },
   });
@@ -96,8 +98,28 @@ async function get(token: string): Promise<number> {
   return res.status;
 }
 
+describe('request ids', () => {
+  it('forwards the x-request-id of the HTTP request to the service and echoes it', async () => {
+    const res = await fetch(`${gateway.address}/v1/accounts`, { headers: { authorization: `Bearer ${GOOD}`, 'x-request-id': 'trace-me-42' } });
+    await res.arrayBuffer();
+    expect(res.headers.get('x-request-id')).toBe('trace-me-42');
+    expect(requestIdsSeen).toContain('trace-me-42');
+  });
+
+  it('generates one when the client sends none or an oversized one', async () => {
+    const res = await fetch(`${gateway.address}/v1/accounts`, { headers: { authorization: `Bearer ${GOOD}`, 'x-request-id': 'x'.repeat(129) } });
+    await res.arrayBuffer();
+    const id = res.headers.get('x-request-id') ?? '';
+    expect(id).toMatch(/^[0-9a-f-]{36}$/);
+    expect(requestIdsSeen).toContain(id);
+  });
+});
+
 describe('the key cache', () => {
   it('verifies a key once, then serves it from the cache without an auth round trip', async () => {
+    push({ flushAll: true });
+    const flushed = String(seq);
+    await waitFor(() => acks.includes(flushed));
     const before = verifyCalls;
     for (let i = 0; i < 5; i += 1) expect(await get(GOOD)).toBe(200);
     expect(verifyCalls - before).toBe(1);

@@ -1,4 +1,4 @@
-import type { ErrorRequestHandler, RequestHandler, Response } from 'express';
+import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'express';
 import { AppError, type Logger } from '@propdesk/kit';
 
 /** A rendered answer: status and the exact bytes of the JSON body (serialised once). */
@@ -62,6 +62,16 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
   };
 }
 
-export const notFoundHandler: RequestHandler = (_req, res) => {
-  send(res, renderError(new AppError('not_found', 'no such route')));
-};
+const NOT_FOUND = renderError(new AppError('not_found', 'no such route'));
+
+/**
+ * Unknown routes are 404 for any method. Under /v1 they still count against the client's IP
+ * bucket (and carry its RateLimit-* headers), so probing for routes is limited like any other
+ * request without a usable key.
+ */
+export function notFoundHandler(countAnonymous: (req: Request, res: Response) => Promise<void>): RequestHandler {
+  return async (req, res) => {
+    if (req.path.startsWith('/v1/') || req.path === '/v1') await countAnonymous(req, res);
+    send(res, NOT_FOUND);
+  };
+}
