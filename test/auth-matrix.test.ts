@@ -121,6 +121,18 @@ describe('error bodies', () => {
     }
   });
 
+  it('answers a path with broken percent-encoding 400, not 500', async () => {
+    const res = await request<ErrorBody>(stack.url, 'GET', '/v1/accounts/%E0%A4%A', { token: fullKey, template: '/v1/accounts/{number}' });
+    expect(res.status).toBe(400);
+    expect(res.body.error.code).toBe('invalid_request');
+  });
+
+  it('answers a JSON body that is not an object 400 naming the body', async () => {
+    const res = await client(stack.url, fullKey).post<ErrorBody>('/v1/accounts', '/v1/accounts', { body: '[1,2]' });
+    expect(res.status).toBe(400);
+    expect(res.body.error).toMatchObject({ code: 'invalid_request', param: 'body' });
+  });
+
   it('serves the OpenAPI document without a key', async () => {
     const res = await client(stack.url).get<{ openapi: string; paths: Record<string, unknown> }>('/v1/openapi.json');
     expect(res.status).toBe(200);

@@ -48,6 +48,10 @@ export function toAppError(err: unknown, logger: Logger): AppError {
     default:
       break;
   }
+  // http-errors raised by Express itself (e.g. a path with broken percent-encoding) are client errors.
+  const status = typeof err === 'object' && err !== null && 'status' in err ? Number((err as { status: unknown }).status) : NaN;
+  if (status === 404) return new AppError('not_found', 'no such route');
+  if (status >= 400 && status < 500) return new AppError('invalid_request', 'the request is malformed');
   logger.error({ err }, 'unexpected error');
   return new AppError('internal_error', 'internal error');
 }
