@@ -2,10 +2,10 @@ import type { Logger, Sequelize } from '@propdesk/kit';
 import { readAccounts, startOfDayBalances, upsertEquityMinutes, writeMarkedEquity, type EquitySample, type TradingAccount } from './data/account-state';
 import { loadQuotes, upsertQuotes } from './data/market';
 import { allLivePositions, livePositionsOfAccount, recentlyChangedAccounts, tradingDaysOf, type Position } from './data/positions';
-import type { Quote } from './domain/instruments';
+import { roundMoney, type Quote } from './domain/instruments';
 import { pendingTriggers, protectiveExit } from './domain/orders';
-import { equityOf, type PricedPosition } from './domain/pnl';
-import { findBreach, hasPassed, heldOverWeekend, tradingDayOf, tradingDayStart, type AccountSnapshot } from './domain/rules';
+import { floatingProfit, type PricedPosition } from './domain/pnl';
+import { dailyLossLimit, nextWeekendStart, profitTarget, totalLossLimit, tradingDayOf, tradingDayStart } from './domain/rules';
 import { closePosition } from './use-cases/close-position';
 import type { TradingContext } from './use-cases/context';
 import { evaluateAccount } from './use-cases/evaluate-account';
@@ -34,9 +34,18 @@ interface AccountState {
   positions: Map<string, Position>;
   tradingDays: number;
   peakEquity: number;
+  equity: number;
   sodDay?: string;
   sod?: number;
+  /** Equity levels that call for a locked re-check (derived from the terms, the day's start and the peak). */
+  dailyFloor: number;
+  staticFloor: number;
+  target: number;
+  /** Per open position: the instant after which holding it means holding over a weekend. */
+  weekendStarts: Map<string, number>;
   weekendChecked: Set<string>;
+  /** The open minute's equity bucket, flushed when the minute ends. */
+  bucket?: EquitySample;
 }
 
 interface QueuedQuote {
@@ -55,7 +64,22 @@ async function runLimited<T>(items: T[], worker: (item: T) => Promise<void>): Pr
   await Promise.all(lanes);
 }
 
-const priced = (p: Position): PricedPosition => ({ symbol: p.symbol, side: p.side, volume: p.volume, openPrice: p.openPrice ?? 0 });
+/** One row per (account, minute) per statement: an upsert may not touch the same row twice. */
+function mergeBuckets(buckets: EquitySample[]): EquitySample[] {
+  const merged = new Map<string, EquitySample>();
+  for (const b of buckets) {
+    const key = `${b.accountNumber}:${b.minute.getTime()}`;
+    const seen = merged.get(key);
+    if (!seen) merged.set(key, { ...b });
+    else {
+      seen.high = Math.max(seen.high, b.high);
+      seen.low = Math.min(seen.low, b.low);
+      seen.close = b.close;
+      seen.balance = b.balance;
+    }
+  }
+  return [...merged.values()];
+}
 
 /**
  * The per-replica trading engine: a quote cache and an index symbol -> live positions, so a
@@ -80,9 +104,10 @@ export class TradingEngine {
   private readonly knownChanges = new Map<number, number>();
   private readonly queue = new Map<string, QueuedQuote>();
   private readonly unsavedQuotes = new Map<string, Quote>();
-  private readonly markedEquity = new Map<number, { equity: number; peakEquity: number }>();
+  /** Accounts whose marked equity differs from what was last written to their row. */
+  private readonly markedEquity = new Map<number, AccountState>();
   private readonly lastWrittenEquity = new Map<number, { equity: number; at: number }>();
-  private readonly minuteBuckets = new Map<string, EquitySample>();
+  private completedBuckets: EquitySample[] = [];
   private loading?: Promise<void>;
   private timer?: NodeJS.Timeout;
   private draining = false;
@@ -187,7 +212,7 @@ export class TradingEngine {
     this.quotes.set(quote.symbol, quote);
     const positions = this.bySymbol.get(quote.symbol);
     if (!positions || positions.size === 0) return;
-    const now = this.ctx.now();
+    const nowMs = this.ctx.now().getTime();
     const fills: Position[] = [];
     const exits: Array<{ position: Position; reason: 'stop_loss' | 'take_profit'; price: number }> = [];
     const weekend: Position[] = [];
@@ -201,9 +226,13 @@ export class TradingEngine {
       const exit = protectiveExit(p, quote);
       if (exit) exits.push({ position: p, ...exit });
       const state = this.accounts.get(p.accountNumber);
-      if (state && p.openedAt && state.account.terms.flagWeekendHolding && !state.weekendChecked.has(p.id) && heldOverWeekend(p.openedAt, now)) {
-        state.weekendChecked.add(p.id);
-        weekend.push(p);
+      if (state && p.openedAt && state.account.terms.flagWeekendHolding) {
+        let weekendStart = state.weekendStarts.get(p.id);
+        if (weekendStart === undefined) state.weekendStarts.set(p.id, (weekendStart = nextWeekendStart(p.openedAt)));
+        if (nowMs >= weekendStart && !state.weekendChecked.has(p.id)) {
+          state.weekendChecked.add(p.id);
+          weekend.push(p);
+        }
       }
     }
     const changed = new Set<number>();
@@ -244,28 +273,28 @@ export class TradingEngine {
       for (const s of stale) {
         s.sodDay = day;
         s.sod = sods.get(s.account.number) ?? s.account.balance;
+        s.dailyFloor = dailyLossLimit(s.account.terms, { initialBalance: s.account.initialBalance, startOfDayBalance: s.sod });
       }
     }
-    const minute = new Date(Math.floor(now.getTime() / 60_000) * 60_000);
-    const suspects: Array<{ state: AccountState; equity: number }> = [];
+    const minute = Math.floor(now.getTime() / 60_000) * 60_000;
+    const quote = this.ctx.quote;
+    const suspects: AccountState[] = [];
     for (const s of states) {
-      const open: PricedPosition[] = [];
-      for (const p of s.positions.values()) if (p.status === 'open') open.push(priced(p));
-      const equity = equityOf(s.account.balance, open, this.ctx.quote);
-      s.peakEquity = Math.max(s.peakEquity, equity);
+      // The hot path: no allocation per account beyond what a changed mark needs.
+      let floating = 0;
+      for (const p of s.positions.values()) if (p.status === 'open') floating += floatingProfit(p as PricedPosition, quote);
+      const equity = roundMoney(s.account.balance + floating);
+      if (equity > s.peakEquity) s.peakEquity = equity;
       this.recordMark(s, equity, minute);
-      const snapshot: AccountSnapshot = {
-        initialBalance: s.account.initialBalance,
-        balance: s.account.balance,
-        equity,
-        peakEquity: s.peakEquity,
-        startOfDayBalance: s.sod ?? s.account.balance,
-        tradingDays: s.tradingDays,
-      };
-      if (findBreach(s.account.terms, snapshot) || hasPassed(s.account.terms, snapshot)) suspects.push({ state: s, equity });
+      const terms = s.account.terms;
+      const floor =
+        terms.totalLossMode === 'trailing'
+          ? totalLossLimit(terms, { initialBalance: s.account.initialBalance, peakEquity: s.peakEquity })
+          : s.staticFloor;
+      if (equity < s.dailyFloor || equity < floor || (equity >= s.target && s.tradingDays >= terms.minTradingDays)) suspects.push(s);
     }
     const decided: number[] = [];
-    await runLimited(suspects, async ({ state }) => {
+    await runLimited(suspects, async (state) => {
       const outcome = await this.guard(() =>
         evaluateAccount(this.ctx, state.account.number, { peakEquity: state.peakEquity, startOfDayBalance: state.sod ?? state.account.balance }),
       );
@@ -275,20 +304,24 @@ export class TradingEngine {
     for (const s of states) if (s.positions.size === 0 && this.accounts.get(s.account.number) === s) this.accounts.delete(s.account.number);
   }
 
-  private recordMark(s: AccountState, equity: number, minute: Date): void {
+  private recordMark(s: AccountState, equity: number, minute: number): void {
     const n = s.account.number;
-    if (this.lastWrittenEquity.get(n)?.equity !== equity) this.markedEquity.set(n, { equity, peakEquity: s.peakEquity });
+    s.equity = equity;
+    if (this.lastWrittenEquity.get(n)?.equity !== equity) this.markedEquity.set(n, s);
     else this.markedEquity.delete(n);
-    const key = `${n}:${minute.getTime()}`;
-    const bucket = this.minuteBuckets.get(key);
-    if (bucket) {
-      bucket.high = Math.max(bucket.high, equity);
-      bucket.low = Math.min(bucket.low, equity);
-      bucket.close = equity;
-      bucket.balance = s.account.balance;
-    } else {
-      this.minuteBuckets.set(key, { accountNumber: n, minute, open: equity, high: equity, low: equity, close: equity, balance: s.account.balance });
+    let bucket = s.bucket;
+    if (bucket && bucket.minute.getTime() !== minute) {
+      this.completedBuckets.push(bucket);
+      bucket = undefined;
     }
+    if (!bucket) {
+      s.bucket = { accountNumber: n, minute: new Date(minute), open: equity, high: equity, low: equity, close: equity, balance: s.account.balance };
+      return;
+    }
+    if (equity > bucket.high) bucket.high = equity;
+    if (equity < bucket.low) bucket.low = equity;
+    bucket.close = equity;
+    bucket.balance = s.account.balance;
   }
 
   /** Re-reads accounts and their live positions after a change (ours or another replica's). */
@@ -312,14 +345,21 @@ export class TradingEngine {
         this.accounts.delete(n);
         continue;
       }
+      const sod = previous?.sod;
       const state: AccountState = {
         account,
         positions: new Map(mine.map((p) => [p.id, p])),
         tradingDays: days.get(n) ?? 0,
         peakEquity: Math.max(account.peakEquity, previous?.peakEquity ?? 0),
+        equity: previous?.equity ?? account.equity,
         sodDay: previous?.sodDay,
-        sod: previous?.sod,
+        sod,
+        dailyFloor: sod === undefined ? -Infinity : dailyLossLimit(account.terms, { initialBalance: account.initialBalance, startOfDayBalance: sod }),
+        staticFloor: totalLossLimit(account.terms, { initialBalance: account.initialBalance, peakEquity: account.initialBalance }),
+        target: profitTarget(account.terms, account.initialBalance),
+        weekendStarts: previous?.weekendStarts ?? new Map(),
         weekendChecked: previous?.weekendChecked ?? new Set(),
+        bucket: previous?.bucket,
       };
       // A balance change since the start-of-day figure was read does not move it: it is fixed per day.
       this.accounts.set(n, state);
@@ -381,26 +421,28 @@ export class TradingEngine {
     const threshold = this.options.equityWriteThreshold ?? 1;
     const maxAge = this.options.equityMaxAgeMs ?? 15_000;
     const marks: Array<{ number: number; equity: number; peakEquity: number }> = [];
-    for (const [number, m] of this.markedEquity) {
+    for (const [number, s] of this.markedEquity) {
       const last = this.lastWrittenEquity.get(number);
-      if (force !== 'none' || !last || Math.abs(last.equity - m.equity) >= threshold || now - last.at >= maxAge) marks.push({ number, ...m });
-    }
-    const currentMinute = Math.floor(now / 60_000) * 60_000;
-    const flushOpenMinute = force === 'all' || now - this.lastBucketFlush >= maxAge;
-    const buckets: EquitySample[] = [];
-    for (const [key, bucket] of this.minuteBuckets) {
-      if (flushOpenMinute || bucket.minute.getTime() < currentMinute) {
-        buckets.push(bucket);
-        this.minuteBuckets.delete(key);
+      if (force !== 'none' || !last || Math.abs(last.equity - s.equity) >= threshold || now - last.at >= maxAge) {
+        marks.push({ number, equity: s.equity, peakEquity: s.peakEquity });
       }
     }
-    if (flushOpenMinute) this.lastBucketFlush = now;
-    this.lastEquityFlush = now;
     for (const m of marks) this.markedEquity.delete(m.number);
+    const buckets = this.completedBuckets;
+    this.completedBuckets = [];
+    if (force === 'all' || now - this.lastBucketFlush >= maxAge) {
+      // The open minute too: the upsert merges high/low/close into what a later flush adds.
+      this.lastBucketFlush = now;
+      for (const s of this.accounts.values()) {
+        if (s.bucket) buckets.push(s.bucket);
+        s.bucket = undefined;
+      }
+    }
+    this.lastEquityFlush = now;
     try {
       await writeMarkedEquity(this.options.sequelize, marks);
       for (const m of marks) this.lastWrittenEquity.set(m.number, { equity: m.equity, at: now });
-      await upsertEquityMinutes(this.options.sequelize, buckets);
+      await upsertEquityMinutes(this.options.sequelize, mergeBuckets(buckets));
     } catch (err) {
       // A deadlock with another replica's flush loses one interval of marks; later marks rewrite them.
       this.options.logger.warn({ err }, 'equity flush failed');
