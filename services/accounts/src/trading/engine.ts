@@ -1,5 +1,6 @@
 import type { Logger, Sequelize } from '@propdesk/kit';
 import { readAccounts, startOfDayBalances, upsertEquityMinutes, writeMarkedEquity, type EquitySample, type TradingAccount } from './data/account-state';
+import { recordEquityDrawdowns } from './data/deal-stats';
 import { loadQuotes, upsertQuotes } from './data/market';
 import { allLivePositions, livePositionsOfAccount, recentlyChangedAccounts, tradingDaysOf, type Position } from './data/positions';
 import { roundMoney, type Quote } from './domain/instruments';
@@ -46,6 +47,10 @@ interface AccountState {
   weekendChecked: Set<string>;
   /** The open minute's equity bucket, flushed when the minute ends. */
   bucket?: EquitySample;
+  /** Deepest mark below the running peak equity seen here, and what of it reached the database. */
+  drawdown: number;
+  drawdownPct: number;
+  drawdownWritten: number;
 }
 
 interface QueuedQuote {
@@ -307,6 +312,11 @@ export class TradingEngine {
   private recordMark(s: AccountState, equity: number, minute: number): void {
     const n = s.account.number;
     s.equity = equity;
+    const dd = s.peakEquity - equity;
+    if (dd > s.drawdown) {
+      s.drawdown = dd;
+      if (s.peakEquity > 0) s.drawdownPct = Math.max(s.drawdownPct, (dd / s.peakEquity) * 100);
+    }
     if (this.lastWrittenEquity.get(n)?.equity !== equity) this.markedEquity.set(n, s);
     else this.markedEquity.delete(n);
     let bucket = s.bucket;
@@ -360,6 +370,9 @@ export class TradingEngine {
         weekendStarts: previous?.weekendStarts ?? new Map(),
         weekendChecked: previous?.weekendChecked ?? new Set(),
         bucket: previous?.bucket,
+        drawdown: previous?.drawdown ?? 0,
+        drawdownPct: previous?.drawdownPct ?? 0,
+        drawdownWritten: previous?.drawdownWritten ?? 0,
       };
       // A balance change since the start-of-day figure was read does not move it: it is fixed per day.
       this.accounts.set(n, state);
@@ -438,11 +451,19 @@ export class TradingEngine {
         s.bucket = undefined;
       }
     }
+    const drawdowns: Array<{ accountNumber: number; drawdown: number; pct: number; initialBalance: number; state: AccountState }> = [];
+    for (const s of this.accounts.values()) {
+      if (s.drawdown >= s.drawdownWritten + 0.01) {
+        drawdowns.push({ accountNumber: s.account.number, drawdown: roundMoney(s.drawdown), pct: s.drawdownPct, initialBalance: s.account.initialBalance, state: s });
+      }
+    }
     this.lastEquityFlush = now;
     try {
       await writeMarkedEquity(this.options.sequelize, marks);
       for (const m of marks) this.lastWrittenEquity.set(m.number, { equity: m.equity, at: now });
       await upsertEquityMinutes(this.options.sequelize, mergeBuckets(buckets));
+      await recordEquityDrawdowns(this.options.sequelize, drawdowns);
+      for (const d of drawdowns) d.state.drawdownWritten = d.drawdown;
     } catch (err) {
       // A deadlock with another replica's flush loses one interval of marks; later marks rewrite them.
       this.options.logger.warn({ err }, 'equity flush failed');

@@ -1,5 +1,6 @@
 import type { Migration } from '@propdesk/kit';
 import { tradingSchema } from './1001-trading';
+import { tradingStatsSchema } from './1002-trading-stats';
 
 /** Trading engine schema (positions, deals, quotes, equity history, flags). */
-export const tradingMigrations: Migration[] = [tradingSchema];
+export const tradingMigrations: Migration[] = [tradingSchema, tradingStatsSchema];

@@ -1,9 +1,6 @@
 import { QueryTypes, toNumber, type Sequelize } from '@propdesk/kit';
 
-/**
- * Aggregates over an account's deals, computed in SQL so a report over 100,000 deals never
- * loads them into the process. Returns are per trade: profit / balance before the trade.
- */
+/** Results of a group of deals. Returns are per trade: profit / balance before the trade. */
 export interface DealAggregate {
   key: string;
   trades: number;
@@ -23,110 +20,11 @@ export interface DealAggregate {
   endBalance: number | null;
 }
 
-interface AggregateRow {
-  key: string | null;
-  trades: string;
-  wins: string;
-  losses: string;
-  gross_profit: string;
-  gross_loss: string;
-  net: string;
-  lots: string;
-  average_win: string | null;
-  average_loss: string | null;
-  mean_return: string | null;
-  return_stddev: string | null;
-  best: string | null;
-  worst: string | null;
-  start_balance?: string | null;
-  end_balance?: string | null;
-}
-
-const AGGREGATES = `count(*) AS trades,
-            count(*) FILTER (WHERE profit > 0) AS wins,
-            count(*) FILTER (WHERE profit < 0) AS losses,
-            COALESCE(sum(profit) FILTER (WHERE profit > 0), 0) AS gross_profit,
-            COALESCE(sum(profit) FILTER (WHERE profit < 0), 0) AS gross_loss,
-            COALESCE(sum(profit), 0) AS net,
-            COALESCE(sum(volume), 0) AS lots,
-            avg(profit) FILTER (WHERE profit > 0) AS average_win,
-            avg(profit) FILTER (WHERE profit < 0) AS average_loss,
-            avg(profit / NULLIF(balance_after - profit, 0)) AS mean_return,
-            stddev_samp(profit / NULLIF(balance_after - profit, 0)) AS return_stddev,
-            max(profit) AS best,
-            min(profit) AS worst`;
 
 const nullable = (v: string | null): number | null => (v === null ? null : toNumber(v));
 
-function toAggregate(r: AggregateRow): DealAggregate {
-  return {
-    key: r.key ?? '',
-    trades: toNumber(r.trades),
-    wins: toNumber(r.wins),
-    losses: toNumber(r.losses),
-    grossProfit: toNumber(r.gross_profit),
-    grossLoss: toNumber(r.gross_loss),
-    net: toNumber(r.net),
-    lots: toNumber(r.lots),
-    averageWin: nullable(r.average_win),
-    averageLoss: nullable(r.average_loss),
-    meanReturn: nullable(r.mean_return),
-    returnStdDev: nullable(r.return_stddev),
-    best: nullable(r.best),
-    worst: nullable(r.worst),
-    startBalance: nullable(r.start_balance ?? null),
-    endBalance: nullable(r.end_balance ?? null),
-  };
-}
-
-/** Totals over every deal of the account (undefined without deals). */
-export async function dealTotals(sequelize: Sequelize, accountNumber: number): Promise<DealAggregate | undefined> {
-  const rows = await sequelize.query<AggregateRow>(`SELECT '' AS key, ${AGGREGATES} FROM deals WHERE account_number = :accountNumber HAVING count(*) > 0`, {
-    replacements: { accountNumber },
-    type: QueryTypes.SELECT,
-  });
-  return rows[0] ? toAggregate(rows[0]) : undefined;
-}
-
-export interface DealBreakdown {
-  totals: DealAggregate | undefined;
-  bySide: DealAggregate[];
-  bySymbol: DealAggregate[];
-}
-
-/** Totals, long/short and per-instrument results in one scan (GROUPING SETS). */
-export async function dealBreakdown(sequelize: Sequelize, accountNumber: number): Promise<DealBreakdown> {
-  const rows = await sequelize.query<AggregateRow & { level: number }>(
-    `SELECT GROUPING(side, symbol) AS level, COALESCE(side, symbol, '') AS key, ${AGGREGATES}
-       FROM deals WHERE account_number = :accountNumber
-      GROUP BY GROUPING SETS ((), (side), (symbol)) ORDER BY 1, 2`,
-    { replacements: { accountNumber }, type: QueryTypes.SELECT },
-  );
-  // GROUPING(side, symbol): 3 = the grand total, 1 = by side, 2 = by symbol.
-  const totals = rows.find((r) => Number(r.level) === 3);
-  return {
-    totals: totals && toNumber(totals.trades) > 0 ? toAggregate(totals) : undefined,
-    bySide: rows.filter((r) => Number(r.level) === 1).map(toAggregate),
-    bySymbol: rows.filter((r) => Number(r.level) === 2).map(toAggregate),
-  };
-}
-
-/** Per calendar month (UTC), with the balance before its first deal and after its last. */
-export async function monthlyStatement(sequelize: Sequelize, accountNumber: number): Promise<DealAggregate[]> {
-  const rows = await sequelize.query<AggregateRow>(
-    `WITH m AS (
-       SELECT to_char(closed_at AT TIME ZONE 'UTC', 'YYYY-MM') AS key, min(seq) AS first_seq, max(seq) AS last_seq, ${AGGREGATES}
-         FROM deals WHERE account_number = :accountNumber GROUP BY 1
-     )
-     SELECT m.*, f.balance_after - f.profit AS start_balance, l.balance_after AS end_balance
-       FROM m JOIN deals f ON f.seq = m.first_seq JOIN deals l ON l.seq = m.last_seq
-      ORDER BY m.key`,
-    { replacements: { accountNumber }, type: QueryTypes.SELECT },
-  );
-  return rows.map(toAggregate);
-}
-
 /**
+ * Full scans, used to rebuild the running summaries (see deal-stats.ts), never by a report.
  * Deepest fall from a running peak over the balance after each deal and the per-minute equity
  * highs and lows, starting from the initial balance (window function, no rows to the process).
  */
@@ -158,7 +56,7 @@ export interface Streaks {
 export async function streaks(sequelize: Sequelize, accountNumber: number): Promise<Streaks> {
   const rows = await sequelize.query<{ max_wins: string; max_losses: string; best_run: string; worst_run: string; current_sign: number | null; current_length: string | null }>(
     `WITH d AS (
-       SELECT seq, profit, sign(profit)::int AS s, lag(sign(profit)::int) OVER (ORDER BY seq) AS prev
+       SELECT seq, profit::float8 AS profit, sign(profit)::int AS s, lag(sign(profit)::int) OVER (ORDER BY seq) AS prev
          FROM deals WHERE account_number = :accountNumber
      ), g AS (
        SELECT profit, s, sum(CASE WHEN s = prev THEN 0 ELSE 1 END) OVER (ORDER BY seq) AS grp FROM d

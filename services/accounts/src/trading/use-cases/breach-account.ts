@@ -26,7 +26,7 @@ export async function liquidateInTx(ctx: TradingContext, tx: Transaction, accoun
     if (position.status !== 'open' || position.openPrice === null) continue;
     const quote = ctx.quote(position.symbol);
     const price = quote ? exitPrice(position.side, quote) : position.openPrice;
-    const result = await closePositionInTx(ctx, tx, { number: account.number, organizationId: account.organizationId, balance }, position, price, reason, now);
+    const result = await closePositionInTx(ctx, tx, { number: account.number, organizationId: account.organizationId, initialBalance: account.initialBalance, balance }, position, price, reason, now);
     if (result) balance = result.balance;
   }
   await cancelPending(ctx.sequelize, tx, account.number, reason);

@@ -1,6 +1,7 @@
 import { AppError, type Logger, type Sequelize, type Transaction } from '@propdesk/kit';
 import { appendEvent } from '../../data/outbox';
 import { insertDeal, type Deal } from '../data/deals';
+import { recordDealStats } from '../data/deal-stats';
 import { markClosed, type Position } from '../data/positions';
 import { upsertEquityMinutes, type TradingAccount } from '../data/account-state';
 import { roundMoney, type Quote, type QuoteLookup } from '../domain/instruments';
@@ -53,7 +54,7 @@ export function positionOpenedData(accountNumber: number, p: Position): Record<s
 export async function closePositionInTx(
   ctx: TradingContext,
   tx: Transaction,
-  account: Pick<TradingAccount, 'number' | 'organizationId'> & { balance: number },
+  account: Pick<TradingAccount, 'number' | 'organizationId' | 'initialBalance'> & { balance: number },
   position: Position,
   price: number,
   reason: string,
@@ -79,6 +80,7 @@ export async function closePositionInTx(
     closeReason: reason,
     balanceAfter: balance,
   });
+  await recordDealStats(ctx.sequelize, tx, deal, account.initialBalance);
   await appendEvent(ctx.sequelize, tx, {
     organizationId: account.organizationId,
     type: 'position.closed',

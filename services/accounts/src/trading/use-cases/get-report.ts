@@ -1,7 +1,8 @@
 import { listFlags } from '../data/flags';
 import { latestDeals, type Deal } from '../data/deals';
 import type { Position } from '../data/positions';
-import { dailyHistory, dealBreakdown, maxDrawdown, monthlyStatement, streaks, type DealAggregate } from '../data/statistics';
+import { dealBreakdown, readRunningStats } from '../data/deal-stats';
+import { dailyHistory, type DealAggregate } from '../data/statistics';
 import { indicators } from '../domain/indicators';
 import { floatingProfit } from '../domain/pnl';
 import { roundMoney } from '../domain/instruments';
@@ -69,19 +70,18 @@ function positionJson(ctx: TradingContext, p: Position): Record<string, unknown>
 }
 
 /**
- * The nine-section report. Every aggregate is computed in SQL (GROUP BY month, side, symbol;
- * window functions for streaks and drawdown), so its cost grows with the index scan, not with
- * rows shipped to the process; the raw deal list is capped at the newest REPORT_DEALS_CAP.
+ * The nine-section report. Aggregates come from summaries kept as deals close (per month, side
+ * and symbol; running streaks and drawdown), so the cost does not grow with the number of deals
+ * except for the per-day history (one index-ordered pass in SQL); the raw deal list is capped at
+ * the newest REPORT_DEALS_CAP (the complete list pages through ListTrades).
  */
 export async function getReport(ctx: TradingContext, organizationId: string, accountNumber: number): Promise<Record<string, unknown>> {
   const view = await liveAccountView(ctx, organizationId, accountNumber);
   const { account, snapshot } = view;
   const seq = ctx.sequelize;
-  const [{ totals, bySide, bySymbol }, monthly, drawdown, runs, history, recent, breaches] = await Promise.all([
+  const [{ totals, bySide, bySymbol, byMonth: monthly }, running, history, recent, breaches] = await Promise.all([
     dealBreakdown(seq, accountNumber),
-    monthlyStatement(seq, accountNumber),
-    maxDrawdown(seq, accountNumber),
-    streaks(seq, accountNumber),
+    readRunningStats(seq, accountNumber, account.initialBalance),
     dailyHistory(seq, accountNumber, REPORT_HISTORY_DAYS),
     latestDeals(seq, accountNumber, REPORT_DEALS_CAP),
     listFlags(seq, accountNumber, 0, 200, 'breach'),
@@ -119,13 +119,16 @@ export async function getReport(ctx: TradingContext, organizationId: string, acc
       start_balance: m.startBalance,
       end_balance: m.endBalance,
     })),
-    indicators: indicators(totals, drawdown),
+    indicators: indicators(totals, { amount: running.maxDrawdown, pct: running.maxDrawdownPct }),
     streaks: {
-      max_consecutive_wins: runs.maxConsecutiveWins,
-      max_consecutive_losses: runs.maxConsecutiveLosses,
-      best_run_profit: roundMoney(runs.bestRunProfit),
-      worst_run_loss: roundMoney(runs.worstRunLoss),
-      current_streak: { kind: runs.current.kind, length: runs.current.length },
+      max_consecutive_wins: running.maxWins,
+      max_consecutive_losses: running.maxLosses,
+      best_run_profit: roundMoney(running.bestRun),
+      worst_run_loss: roundMoney(running.worstRun),
+      current_streak: {
+        kind: running.currentLength === 0 ? 'none' : running.currentSign > 0 ? 'win' : running.currentSign < 0 ? 'loss' : 'flat',
+        length: running.currentLength,
+      },
     },
     long_short: { long: side('buy'), short: side('sell') },
     by_instrument: bySymbol.map((s) => ({ symbol: s.key, ...groupSummary(s) })),
