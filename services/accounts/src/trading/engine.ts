@@ -1,7 +1,7 @@
 import type { Logger, Sequelize } from '@propdesk/kit';
-import { readAccounts, startOfDayBalances, upsertEquityMinutes, writeMarkedEquity, type EquitySample, type TradingAccount } from './data/account-state';
-import { recordEquityDrawdowns } from './data/deal-stats';
+import { readAccounts, startOfDayBalances } from './data/account-state';
 import { loadQuotes, upsertQuotes } from './data/market';
+import { EquityWriter, type AccountState } from './equity-writer';
 import { allLivePositions, livePositionsOfAccount, recentlyChangedAccounts, tradingDaysOf, type Position } from './data/positions';
 import { roundMoney, type Quote } from './domain/instruments';
 import { pendingTriggers, protectiveExit } from './domain/orders';
@@ -30,29 +30,6 @@ export interface TradingEngineOptions {
   equityMaxAgeMs?: number;
 }
 
-interface AccountState {
-  account: TradingAccount;
-  positions: Map<string, Position>;
-  tradingDays: number;
-  peakEquity: number;
-  equity: number;
-  sodDay?: string;
-  sod?: number;
-  /** Equity levels that call for a locked re-check (derived from the terms, the day's start and the peak). */
-  dailyFloor: number;
-  staticFloor: number;
-  target: number;
-  /** Per open position: the instant after which holding it means holding over a weekend. */
-  weekendStarts: Map<string, number>;
-  weekendChecked: Set<string>;
-  /** The open minute's equity bucket, flushed when the minute ends. */
-  bucket?: EquitySample;
-  /** Deepest mark below the running peak equity seen here, and what of it reached the database. */
-  drawdown: number;
-  drawdownPct: number;
-  drawdownWritten: number;
-}
-
 interface QueuedQuote {
   quote: Quote;
   waiters: Array<() => void>;
@@ -67,23 +44,6 @@ async function runLimited<T>(items: T[], worker: (item: T) => Promise<void>): Pr
     while (next < items.length) await worker(items[next++]);
   });
   await Promise.all(lanes);
-}
-
-/** One row per (account, minute) per statement: an upsert may not touch the same row twice. */
-function mergeBuckets(buckets: EquitySample[]): EquitySample[] {
-  const merged = new Map<string, EquitySample>();
-  for (const b of buckets) {
-    const key = `${b.accountNumber}:${b.minute.getTime()}`;
-    const seen = merged.get(key);
-    if (!seen) merged.set(key, { ...b });
-    else {
-      seen.high = Math.max(seen.high, b.high);
-      seen.low = Math.min(seen.low, b.low);
-      seen.close = b.close;
-      seen.balance = b.balance;
-    }
-  }
-  return [...merged.values()];
 }
 
 /**
@@ -109,19 +69,18 @@ export class TradingEngine {
   private readonly knownChanges = new Map<number, number>();
   private readonly queue = new Map<string, QueuedQuote>();
   private readonly unsavedQuotes = new Map<string, Quote>();
-  /** Accounts whose marked equity differs from what was last written to their row. */
-  private readonly markedEquity = new Map<number, AccountState>();
-  private readonly lastWrittenEquity = new Map<number, { equity: number; at: number }>();
-  private completedBuckets: EquitySample[] = [];
+  private readonly writer: EquityWriter;
   private loading?: Promise<void>;
   private timer?: NodeJS.Timeout;
   private draining = false;
   private ticking = false;
-  private lastEquityFlush = 0;
-  private lastBucketFlush = 0;
   private stopped = false;
 
   constructor(private readonly options: TradingEngineOptions) {
+    this.writer = new EquityWriter(options.sequelize, options.logger, {
+      threshold: options.equityWriteThreshold ?? 1,
+      maxAgeMs: options.equityMaxAgeMs ?? 15_000,
+    });
     this.ctx = {
       sequelize: options.sequelize,
       logger: options.logger,
@@ -165,7 +124,7 @@ export class TradingEngine {
     await upsertQuotes(this.options.sequelize, [quote]);
     await this.enqueue(quote);
     // A unary quote is rare (CLI, tests) and its caller reads the account next: write the marks now.
-    await this.flushEquity('marks');
+    await this.writer.flush('marks', this.accounts.values());
   }
 
   /** After an order, close or breach through the API: refresh the index and evaluate that account at once. */
@@ -290,7 +249,7 @@ export class TradingEngine {
       for (const p of s.positions.values()) if (p.status === 'open') floating += floatingProfit(p as PricedPosition, quote);
       const equity = roundMoney(s.account.balance + floating);
       if (equity > s.peakEquity) s.peakEquity = equity;
-      this.recordMark(s, equity, minute);
+      this.writer.mark(s, equity, minute);
       const terms = s.account.terms;
       const floor =
         terms.totalLossMode === 'trailing'
@@ -303,35 +262,16 @@ export class TradingEngine {
       const outcome = await this.guard(() =>
         evaluateAccount(this.ctx, state.account.number, { peakEquity: state.peakEquity, startOfDayBalance: state.sod ?? state.account.balance }),
       );
-      if (outcome && outcome.kind !== 'unchanged') decided.push(state.account.number);
+      // Reloaded whatever the outcome: an unchanged verdict means this replica's view was stale.
+      if (outcome) decided.push(state.account.number);
     });
     if (decided.length > 0) await this.reloadAccounts(decided);
-    for (const s of states) if (s.positions.size === 0 && this.accounts.get(s.account.number) === s) this.accounts.delete(s.account.number);
-  }
-
-  private recordMark(s: AccountState, equity: number, minute: number): void {
-    const n = s.account.number;
-    s.equity = equity;
-    const dd = s.peakEquity - equity;
-    if (dd > s.drawdown) {
-      s.drawdown = dd;
-      if (s.peakEquity > 0) s.drawdownPct = Math.max(s.drawdownPct, (dd / s.peakEquity) * 100);
+    for (const s of states) {
+      if (s.positions.size === 0 && this.accounts.get(s.account.number) === s) {
+        this.writer.retire(s);
+        this.accounts.delete(s.account.number);
+      }
     }
-    if (this.lastWrittenEquity.get(n)?.equity !== equity) this.markedEquity.set(n, s);
-    else this.markedEquity.delete(n);
-    let bucket = s.bucket;
-    if (bucket && bucket.minute.getTime() !== minute) {
-      this.completedBuckets.push(bucket);
-      bucket = undefined;
-    }
-    if (!bucket) {
-      s.bucket = { accountNumber: n, minute: new Date(minute), open: equity, high: equity, low: equity, close: equity, balance: s.account.balance };
-      return;
-    }
-    if (equity > bucket.high) bucket.high = equity;
-    if (equity < bucket.low) bucket.low = equity;
-    bucket.close = equity;
-    bucket.balance = s.account.balance;
   }
 
   /** Re-reads accounts and their live positions after a change (ours or another replica's). */
@@ -352,6 +292,7 @@ export class TradingEngine {
       const mine = live.filter((p) => p.accountNumber === n);
       // Accounts without live positions stay until evaluated once (a closing loss may breach), then evaluate() prunes them.
       if (!account || account.status !== 'active') {
+        if (previous) this.writer.retire(previous);
         this.accounts.delete(n);
         continue;
       }
@@ -404,7 +345,7 @@ export class TradingEngine {
       for (const c of reload) this.knownChanges.set(c.accountNumber, c.changedAt.getTime());
       if (this.knownChanges.size > 10_000) this.knownChanges.clear();
       await this.reloadAccounts(reload.map((c) => c.accountNumber));
-      if (Date.now() - this.lastEquityFlush >= (this.options.equityFlushMs ?? 1000)) await this.flushEquity();
+      if (Date.now() - this.writer.lastFlush >= (this.options.equityFlushMs ?? 1000)) await this.writer.flush('none', this.accounts.values());
     } catch (err) {
       if (/closed/i.test(String((err as Error)?.message))) {
         // The pool was closed by the service's shutdown: nothing left to keep fresh.
@@ -424,53 +365,6 @@ export class TradingEngine {
     await upsertQuotes(this.options.sequelize, batch);
   }
 
-  /**
-   * Bounded write rate: a mark reaches the account row when it moved meaningfully or has
-   * waited long enough (all of them when forced); per-minute buckets are written once their
-   * minute is over, and the open minute's every `equityMaxAgeMs`. One statement each.
-   */
-  async flushEquity(force: 'none' | 'marks' | 'all' = 'none'): Promise<void> {
-    const now = Date.now();
-    const threshold = this.options.equityWriteThreshold ?? 1;
-    const maxAge = this.options.equityMaxAgeMs ?? 15_000;
-    const marks: Array<{ number: number; equity: number; peakEquity: number }> = [];
-    for (const [number, s] of this.markedEquity) {
-      const last = this.lastWrittenEquity.get(number);
-      if (force !== 'none' || !last || Math.abs(last.equity - s.equity) >= threshold || now - last.at >= maxAge) {
-        marks.push({ number, equity: s.equity, peakEquity: s.peakEquity });
-      }
-    }
-    for (const m of marks) this.markedEquity.delete(m.number);
-    const buckets = this.completedBuckets;
-    this.completedBuckets = [];
-    if (force === 'all' || now - this.lastBucketFlush >= maxAge) {
-      // The open minute too: the upsert merges high/low/close into what a later flush adds.
-      this.lastBucketFlush = now;
-      for (const s of this.accounts.values()) {
-        if (s.bucket) buckets.push(s.bucket);
-        s.bucket = undefined;
-      }
-    }
-    const drawdowns: Array<{ accountNumber: number; drawdown: number; pct: number; initialBalance: number; state: AccountState }> = [];
-    for (const s of this.accounts.values()) {
-      if (s.drawdown >= s.drawdownWritten + 0.01) {
-        drawdowns.push({ accountNumber: s.account.number, drawdown: roundMoney(s.drawdown), pct: s.drawdownPct, initialBalance: s.account.initialBalance, state: s });
-      }
-    }
-    this.lastEquityFlush = now;
-    try {
-      await writeMarkedEquity(this.options.sequelize, marks);
-      for (const m of marks) this.lastWrittenEquity.set(m.number, { equity: m.equity, at: now });
-      await upsertEquityMinutes(this.options.sequelize, mergeBuckets(buckets));
-      await recordEquityDrawdowns(this.options.sequelize, drawdowns);
-      for (const d of drawdowns) d.state.drawdownWritten = d.drawdown;
-    } catch (err) {
-      // A deadlock with another replica's flush loses one interval of marks; later marks rewrite them.
-      this.options.logger.warn({ err }, 'equity flush failed');
-    }
-    if (this.lastWrittenEquity.size > 100_000) this.lastWrittenEquity.clear();
-  }
-
   private stopTimer(): void {
     if (this.timer) clearInterval(this.timer);
     this.timer = undefined;
@@ -484,7 +378,7 @@ export class TradingEngine {
     while (this.ticking || this.draining) await new Promise((r) => setTimeout(r, 10));
     try {
       await this.flushQuotes();
-      await this.flushEquity('all');
+      await this.writer.flush('all', this.accounts.values());
     } catch (err) {
       this.options.logger.warn({ err }, 'final trading flush failed');
     }
