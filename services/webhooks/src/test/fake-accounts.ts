@@ -1,4 +1,4 @@
-import { Server, ServerCredentials, type ServerWritableStream, type UntypedServiceImplementation } from '@grpc/grpc-js';
+import { Server, ServerCredentials, status, type ServerWritableStream, type UntypedServiceImplementation } from '@grpc/grpc-js';
 import { accountsv1 } from '@propdesk/proto';
 
 /**
@@ -63,7 +63,7 @@ export async function startFakeAccounts(port = 0): Promise<FakeAccounts> {
     },
     streamsOpened: () => opened,
     dropStreams() {
-      for (const sub of open) sub.call.destroy(Object.assign(new Error('accounts going away'), { code: 14 }));
+      for (const sub of open) sub.call.emit('error', { code: status.UNAVAILABLE, details: 'accounts going away' });
       open.clear();
     },
     async stop() {

@@ -17,6 +17,8 @@ export interface Harness {
   client: WebhooksTestClient;
   env: NodeJS.ProcessEnv;
   org(): string;
+  /** Points the harness (client and teardown) at another running instance. */
+  replaceService(service: StartedWebhooks): void;
   teardown(): Promise<void>;
 }
 
@@ -41,7 +43,7 @@ export async function startHarness(extraEnv: NodeJS.ProcessEnv = {}): Promise<Ha
   };
   const service = await start(env, { logger: createLogger('webhooks-test', { level: process.env.TEST_LOG_LEVEL ?? 'silent' }) });
   const client = createWebhooksClient(service.address);
-  return {
+  const harness: Harness = {
     db,
     cert,
     receiver,
@@ -50,15 +52,21 @@ export async function startHarness(extraEnv: NodeJS.ProcessEnv = {}): Promise<Ha
     client,
     env,
     org: () => randomUUID(),
+    replaceService(next) {
+      harness.client.close();
+      harness.service = next;
+      harness.client = createWebhooksClient(next.address);
+    },
     async teardown() {
-      client.close();
-      await service.stop();
+      harness.client.close();
+      await harness.service.stop();
       await accounts.stop();
       await receiver.close();
       cert.remove();
       await db.drop();
     },
   };
+  return harness;
 }
 
 export async function eventually<T>(fn: () => Promise<T | undefined | false>, timeoutMs = 20_000, stepMs = 100): Promise<T> {
