@@ -40,12 +40,13 @@ export function createApp(deps: AppDeps): Express {
     pinoHttp({
       logger: deps.logger,
       genReqId: (req) => requestIdOf(req),
-      // Only method, path and status: bodies and credentials never reach the log.
+      // Raw serializers (no std wrapping: it re-parses the query string on every request). Only
+      // method, path and status are logged: bodies, query strings and credentials never are.
+      wrapSerializers: false,
       serializers: {
-        req: (req: { id: unknown; method: string; url: string }) => ({ id: req.id, method: req.method, path: req.url.split('?')[0] }),
+        req: (req: { id?: unknown; method?: string; url?: string }) => ({ id: req.id, method: req.method, path: (req.url ?? '').split('?')[0] }),
         res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
       },
-      redact: { paths: ['req.headers.authorization', 'req.headers.cookie', 'res.headers["set-cookie"]'], censor: '[redacted]' },
     }),
   );
   app.use(panelProxy(deps.panelUrl, deps.logger));

@@ -9,7 +9,7 @@ import { renderError } from './errors';
  * before any body parser, or proxied POST bodies would be consumed and hang.
  */
 export function panelProxy(target: string, logger: Logger): RequestHandler {
-  return createProxyMiddleware({
+  const proxy = createProxyMiddleware({
     target,
     pathFilter: ['/panel', '/api-keys'],
     xfwd: true,
@@ -29,4 +29,10 @@ export function panelProxy(target: string, logger: Logger): RequestHandler {
       },
     },
   }) as RequestHandler;
+  // A plain prefix test first: /v1 traffic should not pay for the proxy's own matching.
+  return (req, res, next) => {
+    const path = req.path;
+    if (path.startsWith('/panel') || path.startsWith('/api-keys')) return proxy(req, res, next);
+    next();
+  };
 }

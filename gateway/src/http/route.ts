@@ -30,7 +30,15 @@ export type DefineRoute = (method: Method, path: string, access: Access, handler
  * Handlers return the answer already serialised, so it is encoded once and replayable byte for byte.
  */
 export function routeDefiner(router: Router, deps: RouteDeps): DefineRoute {
-  const jsonBody = express.json({ limit: '1mb', type: () => true, verify: (req, _res, buf) => keepRawBody(req as Request, buf) });
+  const parseJson = express.json({ limit: '1mb', type: () => true, verify: (req, _res, buf) => keepRawBody(req as Request, buf) });
+  // Most requests (GET) carry no body: skip the parser's stream machinery for them entirely.
+  const jsonBody: RequestHandler = (req, res, next) => {
+    if (req.headers['content-length'] === undefined && req.headers['transfer-encoding'] === undefined) {
+      next();
+      return;
+    }
+    parseJson(req, res, next);
+  };
 
   const authenticate = (access: Access): RequestHandler => async (req, res, next) => {
     if ('apiKey' in access) await deps.authenticator.apiKey(req, res, access.apiKey);

@@ -19,9 +19,21 @@ export function idParam(value: unknown, param: string): string {
   return value;
 }
 
+const parsedQueries = new WeakMap<Request, Record<string, unknown>>();
+
+/** Express 5 re-parses the query string on every `req.query` access: parse once per request. */
+function queryOf(req: Request): Record<string, unknown> {
+  let query = parsedQueries.get(req);
+  if (query === undefined) {
+    query = req.query as Record<string, unknown>;
+    parsedQueries.set(req, query);
+  }
+  return query;
+}
+
 /** One query parameter as a string; repeated parameters are refused rather than guessed at. */
 export function queryString(req: Request, name: string): string | undefined {
-  const value: unknown = req.query[name];
+  const value: unknown = queryOf(req)[name];
   if (value === undefined) return undefined;
   if (typeof value !== 'string') throw new AppError('invalid_request', `${name} must be given once, as a string`, name);
   return value;

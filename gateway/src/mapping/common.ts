@@ -1,10 +1,22 @@
 /** Timestamps travel as Date; REST shows ISO 8601 UTC, null when absent. */
 export function isoOrNull(value: Date | undefined): string | null {
-  return value === undefined ? null : value.toISOString();
+  return value === undefined ? null : iso(value);
 }
 
+let lastMs = Number.NaN;
+let lastIso = '';
+
+/**
+ * Accounts provisioned together share created_at, so a page often repeats one instant: a
+ * one-entry memo spares most toISOString calls on the hot path.
+ */
 export function iso(value: Date | undefined): string {
-  return (value ?? new Date(0)).toISOString();
+  const ms = value === undefined ? 0 : value.getTime();
+  if (ms !== lastMs) {
+    lastIso = new Date(ms).toISOString();
+    lastMs = ms;
+  }
+  return lastIso;
 }
 
 export function numberOrNull(value: number | undefined): number | null {
