@@ -135,8 +135,10 @@ function spawnChild(spec) {
     env: { ...env, ...spec.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  child.stdout.pipe(process.stderr, { end: false });
-  child.stderr.pipe(process.stderr, { end: false });
+  // Children's logs go to stderr, so stdout carries only the ready line.
+  const relay = (chunk) => process.stderr.write(chunk);
+  child.stdout.on('data', relay);
+  child.stderr.on('data', relay);
   const record = { spec, child, restarts: children.get(spec.name)?.restarts ?? [] };
   children.set(spec.name, record);
   child.on('exit', (code, signal) => {
