@@ -77,6 +77,17 @@ describe('the admin CLI against the running services', () => {
       expect(more.json).toEqual({ id: org.id, name: 'Acme Prop', plan_status: 'unpaid', credits: 15 });
     });
 
+    it('sets the credits.low threshold (an extra command)', async () => {
+      const org = await createOrg();
+      const run = await admin('org:set-credits-threshold', '--org', org.id, '--threshold', '3');
+      expect(run.code).toBe(0);
+      expectOneJsonLine(run);
+      expect(run.json).toMatchObject({ id: org.id, credits_low_threshold: 3 });
+      const bad = await admin('org:set-credits-threshold', '--org', org.id, '--threshold', '-2');
+      expect(bad.code).toBe(1);
+      expect(bad.json.error?.code).toBe('invalid_request');
+    });
+
     it('answers not_found for an unknown organization', async () => {
       const run = await admin('org:add-credits', '--org', '6c1f7c8a-1b2c-4d5e-8f90-123456789abc', '--credits', '1');
       expect(run.code).toBe(1);

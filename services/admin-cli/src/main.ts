@@ -3,7 +3,7 @@ import { AppError, ConfigError, createLogger, fromServiceError, loadConfig } fro
 import { createClients, type Clients } from './clients';
 import { accountsCreate, quotesPublish } from './commands/accounts';
 import type { Command } from './commands/command';
-import { orgAddCredits, orgCreate, orgGet, orgSetPlan } from './commands/organizations';
+import { orgAddCredits, orgCreate, orgGet, orgSetCreditsThreshold, orgSetPlan } from './commands/organizations';
 import { keyCreate, keyRevoke, userCreate } from './commands/users-and-keys';
 import { cliConfigSchema } from './config';
 import { parseFlags } from './flags';
@@ -14,6 +14,7 @@ export const COMMANDS: Record<string, Command> = {
   'org:set-plan': orgSetPlan,
   'org:add-credits': orgAddCredits,
   'org:get': orgGet,
+  'org:set-credits-threshold': orgSetCreditsThreshold,
   'user:create': userCreate,
   'key:create': keyCreate,
   'key:revoke': keyRevoke,
@@ -26,6 +27,7 @@ const USAGE: Record<string, string> = {
   'org:set-plan': '--org ID (--paid | --unpaid)',
   'org:add-credits': '--org ID --credits N',
   'org:get': '--org ID',
+  'org:set-credits-threshold': '--org ID --threshold N',
   'user:create': '--org ID --email E --password P --role owner|admin|member',
   'key:create': '--org ID --name NAME [--scopes accounts:read,accounts:write,credentials:read,trading:write]',
   'key:revoke': '--org ID --id KEY_ID',

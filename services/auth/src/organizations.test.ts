@@ -65,6 +65,21 @@ describe('auth service: organizations, plans and credits', () => {
     }
   });
 
+  it('keeps the credits.low threshold the customer sets and reports it with reservations', async () => {
+    const org = await createOrg(auth.client, '30');
+    const set = await auth.client.call.setCreditsLowThreshold({ organizationId: org.id, threshold: '10' });
+    expect(set.organization?.creditsLowThreshold).toBe('10');
+    const reserved = await auth.client.call.reserveCredits({ organizationId: org.id, count: '25', reservationId: randomUUID() });
+    expect(reserved).toEqual({ remaining: '5', creditsLowThreshold: '10' });
+    expect(await rejection(auth.client.call.setCreditsLowThreshold({ organizationId: org.id, threshold: '-1' }))).toMatchObject({
+      code: 'invalid_request',
+      param: 'threshold',
+    });
+    expect(await rejection(auth.client.call.setCreditsLowThreshold({ organizationId: randomUUID(), threshold: '1' }))).toMatchObject({
+      code: 'not_found',
+    });
+  });
+
   describe('credit reservations', () => {
     it('never overspends: 20 parallel reservations of 10 with 100 credits, exactly 10 succeed and 0 remain', async () => {
       const org = await createOrg(auth.client, '100');

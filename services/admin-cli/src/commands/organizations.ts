@@ -61,3 +61,14 @@ export const orgGet: Command = {
     return presentOrganization(res.organization);
   },
 };
+
+/** Not in SPEC section 3's list: sets the threshold below which provisioning emits credits.low. */
+export const orgSetCreditsThreshold: Command = {
+  flags: { org: { type: 'string' }, threshold: { type: 'string' } },
+  async run(values, clients) {
+    const id = organizationId(values);
+    const threshold = nonNegativeInteger(requiredString(values, 'threshold'), 'threshold');
+    const res = await clients.auth().setCreditsLowThreshold({ organizationId: id, threshold });
+    return { ...presentOrganization(res.organization), credits_low_threshold: Number(res.organization?.creditsLowThreshold ?? 0) };
+  },
+};

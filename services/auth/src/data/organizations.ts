@@ -68,6 +68,15 @@ export function createOrganizationsRepository(sequelize: Sequelize) {
       return row ? toRecord(row) : undefined;
     },
 
+    async setCreditsLowThreshold(id: string, threshold: string): Promise<OrganizationRecord | undefined> {
+      const [row] = await selectRows<OrganizationRow>(
+        sequelize,
+        `UPDATE organizations SET credits_low_threshold = CAST(:threshold AS bigint) WHERE id = :id RETURNING ${COLUMNS}`,
+        { id, threshold },
+      );
+      return row ? toRecord(row) : undefined;
+    },
+
     /** The conditional debit: never below zero, whatever runs concurrently. */
     async debit(id: string, count: string, transaction: Transaction): Promise<{ credits: string; creditsLowThreshold: string } | undefined> {
       const [row] = await selectRows<{ credits: string; credits_low_threshold: string }>(

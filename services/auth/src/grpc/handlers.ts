@@ -16,6 +16,7 @@ import { login } from '../use-cases/login';
 import { logout } from '../use-cases/logout';
 import { reserveCredits } from '../use-cases/reserve-credits';
 import { revokeApiKey } from '../use-cases/revoke-api-key';
+import { setCreditsLowThreshold } from '../use-cases/set-credits-low-threshold';
 import { setOrganizationPlan } from '../use-cases/set-organization-plan';
 import { verifyApiKey } from '../use-cases/verify-api-key';
 import { apiKeyToProto, organizationToProto, planStatusFromProto, planStatusToProto, roleFromProto, userToProto } from './mappers';
@@ -54,6 +55,10 @@ export function authHandlers(deps: AuthDeps): AuthHandlers {
     },
     async addCredits(req) {
       return { organization: organizationToProto(await addCredits(deps, { organizationId: req.organizationId, credits: req.credits })) };
+    },
+    async setCreditsLowThreshold(req) {
+      const org = await setCreditsLowThreshold(deps, { organizationId: req.organizationId, threshold: req.threshold });
+      return { organization: organizationToProto(org) };
     },
     async reserveCredits(req) {
       return reserveCredits(deps, { organizationId: req.organizationId, count: req.count, reservationId: req.reservationId });

@@ -204,6 +204,15 @@ export interface AddCreditsResponse {
   organization?: Organization | undefined;
 }
 
+export interface SetCreditsLowThresholdRequest {
+  organizationId: string;
+  threshold: string;
+}
+
+export interface SetCreditsLowThresholdResponse {
+  organization?: Organization | undefined;
+}
+
 export interface ReserveCreditsRequest {
   organizationId: string;
   count: string;
@@ -1182,6 +1191,168 @@ export const AddCreditsResponse: MessageFns<AddCreditsResponse> = {
   },
   fromPartial<I extends Exact<DeepPartial<AddCreditsResponse>, I>>(object: I): AddCreditsResponse {
     const message = createBaseAddCreditsResponse();
+    message.organization = (object.organization !== undefined && object.organization !== null)
+      ? Organization.fromPartial(object.organization)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseSetCreditsLowThresholdRequest(): SetCreditsLowThresholdRequest {
+  return { organizationId: "", threshold: "0" };
+}
+
+export const SetCreditsLowThresholdRequest: MessageFns<SetCreditsLowThresholdRequest> = {
+  encode(message: SetCreditsLowThresholdRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.organizationId !== "") {
+      writer.uint32(10).string(message.organizationId);
+    }
+    if (message.threshold !== "0") {
+      writer.uint32(16).int64(message.threshold);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SetCreditsLowThresholdRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSetCreditsLowThresholdRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.organizationId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.threshold = reader.int64().toString();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SetCreditsLowThresholdRequest {
+    return {
+      organizationId: isSet(object.organizationId)
+        ? globalThis.String(object.organizationId)
+        : isSet(object.organization_id)
+        ? globalThis.String(object.organization_id)
+        : "",
+      threshold: isSet(object.threshold) ? globalThis.String(object.threshold) : "0",
+    };
+  },
+
+  toJSON(message: SetCreditsLowThresholdRequest): unknown {
+    const obj: any = {};
+    if (message.organizationId !== "") {
+      obj.organizationId = message.organizationId;
+    }
+    if (message.threshold !== "0") {
+      obj.threshold = message.threshold;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<SetCreditsLowThresholdRequest>, I>>(base?: I): SetCreditsLowThresholdRequest {
+    return SetCreditsLowThresholdRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SetCreditsLowThresholdRequest>, I>>(
+    object: I,
+  ): SetCreditsLowThresholdRequest {
+    const message = createBaseSetCreditsLowThresholdRequest();
+    message.organizationId = object.organizationId ?? "";
+    message.threshold = object.threshold ?? "0";
+    return message;
+  },
+};
+
+function createBaseSetCreditsLowThresholdResponse(): SetCreditsLowThresholdResponse {
+  return { organization: undefined };
+}
+
+export const SetCreditsLowThresholdResponse: MessageFns<SetCreditsLowThresholdResponse> = {
+  encode(message: SetCreditsLowThresholdResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.organization !== undefined) {
+      Organization.encode(message.organization, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SetCreditsLowThresholdResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSetCreditsLowThresholdResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.organization = Organization.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SetCreditsLowThresholdResponse {
+    return { organization: isSet(object.organization) ? Organization.fromJSON(object.organization) : undefined };
+  },
+
+  toJSON(message: SetCreditsLowThresholdResponse): unknown {
+    const obj: any = {};
+    if (message.organization !== undefined) {
+      obj.organization = Organization.toJSON(message.organization);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<SetCreditsLowThresholdResponse>, I>>(base?: I): SetCreditsLowThresholdResponse {
+    return SetCreditsLowThresholdResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SetCreditsLowThresholdResponse>, I>>(
+    object: I,
+  ): SetCreditsLowThresholdResponse {
+    const message = createBaseSetCreditsLowThresholdResponse();
     message.organization = (object.organization !== undefined && object.organization !== null)
       ? Organization.fromPartial(object.organization)
       : undefined;
@@ -4297,6 +4468,19 @@ export const AuthServiceService = {
     responseSerialize: (value: AddCreditsResponse): Buffer => Buffer.from(AddCreditsResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): AddCreditsResponse => AddCreditsResponse.decode(value),
   },
+  /** The customer's threshold for credits.low (0 = never). */
+  setCreditsLowThreshold: {
+    path: "/propdesk.auth.v1.AuthService/SetCreditsLowThreshold" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: SetCreditsLowThresholdRequest): Buffer =>
+      Buffer.from(SetCreditsLowThresholdRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): SetCreditsLowThresholdRequest => SetCreditsLowThresholdRequest.decode(value),
+    responseSerialize: (value: SetCreditsLowThresholdResponse): Buffer =>
+      Buffer.from(SetCreditsLowThresholdResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): SetCreditsLowThresholdResponse =>
+      SetCreditsLowThresholdResponse.decode(value),
+  },
   /**
    * Credits are spent in two steps so that the accounts service can spend them
    * together with its own transaction: reserve (debits), then confirm or cancel.
@@ -4481,6 +4665,8 @@ export interface AuthServiceServer extends UntypedServiceImplementation {
   getOrganization: handleUnaryCall<GetOrganizationRequest, GetOrganizationResponse>;
   setOrganizationPlan: handleUnaryCall<SetOrganizationPlanRequest, SetOrganizationPlanResponse>;
   addCredits: handleUnaryCall<AddCreditsRequest, AddCreditsResponse>;
+  /** The customer's threshold for credits.low (0 = never). */
+  setCreditsLowThreshold: handleUnaryCall<SetCreditsLowThresholdRequest, SetCreditsLowThresholdResponse>;
   /**
    * Credits are spent in two steps so that the accounts service can spend them
    * together with its own transaction: reserve (debits), then confirm or cancel.
@@ -4577,6 +4763,22 @@ export interface AuthServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: AddCreditsResponse) => void,
+  ): ClientUnaryCall;
+  /** The customer's threshold for credits.low (0 = never). */
+  setCreditsLowThreshold(
+    request: SetCreditsLowThresholdRequest,
+    callback: (error: ServiceError | null, response: SetCreditsLowThresholdResponse) => void,
+  ): ClientUnaryCall;
+  setCreditsLowThreshold(
+    request: SetCreditsLowThresholdRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: SetCreditsLowThresholdResponse) => void,
+  ): ClientUnaryCall;
+  setCreditsLowThreshold(
+    request: SetCreditsLowThresholdRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: SetCreditsLowThresholdResponse) => void,
   ): ClientUnaryCall;
   /**
    * Credits are spent in two steps so that the accounts service can spend them
