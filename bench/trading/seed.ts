@@ -2,7 +2,7 @@ import type { Client } from 'pg';
 
 /** The bench's symbols and the mid each walk starts from (EURUSD sits high: see BREACH_BASE). */
 export const SYMBOLS: Array<{ symbol: string; mid: number; spread: number; step: number }> = [
-  { symbol: 'EURUSD', mid: 2.6, spread: 0.0001, step: 0.0001 },
+  { symbol: 'EURUSD', mid: 4.0, spread: 0.0001, step: 0.0001 },
   { symbol: 'GBPUSD', mid: 1.27, spread: 0.0001, step: 0.0001 },
   { symbol: 'USDJPY', mid: 150, spread: 0.015, step: 0.01 },
   { symbol: 'XAUUSD', mid: 2350, spread: 0.3, step: 0.2 },

@@ -2,7 +2,7 @@ import type { Logger, Sequelize } from '@propdesk/kit';
 import { readAccounts, startOfDayBalances } from './data/account-state';
 import { loadQuotes, upsertQuotes } from './data/market';
 import { EquityWriter, type AccountState } from './equity-writer';
-import { allLivePositions, livePositionsOfAccount, recentlyChangedAccounts, tradingDaysOf, type Position } from './data/positions';
+import { allLivePositions, livePositionsOfAccounts, recentlyChangedAccounts, tradingDaysOf, type Position } from './data/positions';
 import { roundMoney, type Quote } from './domain/instruments';
 import { pendingTriggers, protectiveExit } from './domain/orders';
 import { floatingProfit, type PricedPosition } from './domain/pnl';
@@ -277,19 +277,23 @@ export class TradingEngine {
   /** Re-reads accounts and their live positions after a change (ours or another replica's). */
   async reloadAccounts(numbers: number[]): Promise<void> {
     if (numbers.length === 0) return;
-    const live: Position[] = [];
-    for (const n of numbers) live.push(...(await livePositionsOfAccount(this.options.sequelize, n)));
-    await this.rebuildAccounts(numbers, live);
+    await this.rebuildAccounts(numbers, await livePositionsOfAccounts(this.options.sequelize, numbers));
   }
 
   private async rebuildAccounts(numbers: number[], live: Position[]): Promise<void> {
     const accounts = new Map((await readAccounts(this.options.sequelize, numbers)).map((a) => [a.number, a]));
     const days = await tradingDaysOf(this.options.sequelize, numbers);
+    const byAccount = new Map<number, Position[]>();
+    for (const p of live) {
+      const list = byAccount.get(p.accountNumber);
+      if (list) list.push(p);
+      else byAccount.set(p.accountNumber, [p]);
+    }
     for (const n of numbers) {
       const previous = this.accounts.get(n);
       if (previous) for (const p of previous.positions.values()) this.bySymbol.get(p.symbol)?.delete(p.id);
       const account = accounts.get(n);
-      const mine = live.filter((p) => p.accountNumber === n);
+      const mine = byAccount.get(n) ?? [];
       // Accounts without live positions stay until evaluated once (a closing loss may breach), then evaluate() prunes them.
       if (!account || account.status !== 'active') {
         if (previous) this.writer.retire(previous);

@@ -62,6 +62,7 @@ export class EquityWriter {
   private readonly lastWrittenEquity = new Map<number, { equity: number; at: number }>();
   private completedBuckets: EquitySample[] = [];
   private lastBucketFlush = 0;
+  private lastDrawdownFlush = 0;
   lastFlush = 0;
 
   constructor(
@@ -130,7 +131,10 @@ export class EquityWriter {
       }
     }
     const drawdowns: Array<{ accountNumber: number; drawdown: number; pct: number; initialBalance: number; state: AccountState }> = [];
-    for (const s of all) {
+    // Drawdowns only grow and only the report reads them: written with the open minute's buckets.
+    const flushDrawdowns = force === 'all' || now - this.lastDrawdownFlush >= maxAge;
+    if (flushDrawdowns) this.lastDrawdownFlush = now;
+    for (const s of flushDrawdowns ? all : []) {
       if (s.drawdown >= s.drawdownWritten + 0.01) {
         drawdowns.push({ accountNumber: s.account.number, drawdown: roundMoney(s.drawdown), pct: s.drawdownPct, initialBalance: s.account.initialBalance, state: s });
       }

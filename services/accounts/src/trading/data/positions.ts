@@ -114,6 +114,16 @@ export async function livePositionsOfAccount(sequelize: Sequelize, accountNumber
   return rows.map(toPosition);
 }
 
+/** The open and pending positions of many accounts in one query (the engine's reloads). */
+export async function livePositionsOfAccounts(sequelize: Sequelize, numbers: number[]): Promise<Position[]> {
+  if (numbers.length === 0) return [];
+  const rows = await sequelize.query<PositionRow>(
+    `SELECT ${COLUMNS} FROM positions WHERE account_number = ANY($1::bigint[]) AND status IN ('open', 'pending') ORDER BY seq`,
+    { bind: [numbers], type: QueryTypes.SELECT },
+  );
+  return rows.map(toPosition);
+}
+
 /** Every open and pending position: the engine's index at start. */
 export async function allLivePositions(sequelize: Sequelize): Promise<Position[]> {
   const rows = await sequelize.query<PositionRow>(`SELECT ${COLUMNS} FROM positions WHERE status IN ('open', 'pending')`, {
