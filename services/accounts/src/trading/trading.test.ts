@@ -225,6 +225,9 @@ describe('reads', () => {
     const { points } = await h.api.getEquityCurve({ organizationId: org, number: n });
     expect(points.length).toBeGreaterThanOrEqual(1);
     expect(points[points.length - 1]).toMatchObject({ balance: 100_050 });
+    const past = await h.api.getEquityCurve({ organizationId: org, number: n, from: new Date('2020-01-01'), to: new Date('2020-01-02') });
+    expect(past.points).toEqual([]);
+    await expectCode(h.api.getEquityCurve({ organizationId: org, number: n, from: new Date('2020-01-02'), to: new Date('2020-01-01') }), 'invalid_request', 'from');
 
     const { report } = await h.api.getReport({ organizationId: org, number: n });
     expect(Object.keys(report ?? {}).sort()).toEqual(
