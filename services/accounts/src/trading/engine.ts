@@ -92,18 +92,24 @@ export class TradingEngine {
 
   /** Loads quotes and the live-position index once, then keeps them fresh in the background. */
   ready(): Promise<void> {
-    this.loading ??= (async () => {
-      for (const q of await loadQuotes(this.options.sequelize)) this.quotes.set(q.symbol, q);
-      const live = await allLivePositions(this.options.sequelize);
-      const numbers = [...new Set(live.map((p) => p.accountNumber))];
-      await this.rebuildAccounts(numbers, live);
-      if (!this.stopped) {
-        this.timer = setInterval(() => void this.tick(), this.options.tickMs ?? 250);
-        // The engine never keeps a process alive on its own: main's stop() closes the pool.
-        this.timer.unref();
-      }
-    })();
+    this.loading ??= this.load().catch((err: unknown) => {
+      // A failed load (database unreachable at first use) is retried by the next call.
+      this.loading = undefined;
+      throw err;
+    });
     return this.loading;
+  }
+
+  private async load(): Promise<void> {
+    for (const q of await loadQuotes(this.options.sequelize)) this.quotes.set(q.symbol, q);
+    const live = await allLivePositions(this.options.sequelize);
+    const numbers = [...new Set(live.map((p) => p.accountNumber))];
+    await this.rebuildAccounts(numbers, live);
+    if (!this.stopped) {
+      this.timer = setInterval(() => void this.tick(), this.options.tickMs ?? 250);
+      // The engine never keeps a process alive on its own: main's stop() closes the pool.
+      this.timer.unref();
+    }
   }
 
   quote(symbol: string): Quote | undefined {
@@ -131,6 +137,8 @@ export class TradingEngine {
   async afterAccountChange(accountNumber: number): Promise<void> {
     await this.reloadAccounts([accountNumber]);
     await this.evaluate([accountNumber]);
+    // The caller reads the account next (a fill's spread already shows in its equity).
+    await this.writer.flush('marks', this.accounts.values());
   }
 
   /** A streamed quote: stored by the next tick, evaluated in order; a burst per symbol collapses to its newest quote. */

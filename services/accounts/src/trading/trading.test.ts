@@ -23,6 +23,8 @@ describe('orders and positions', () => {
     await t.quote('EURUSD', 1.0998, 1.1);
     const opened = await t.order(org, n, { volume: 1 });
     expect(opened).toMatchObject({ status: accountsv1.PositionStatus.POSITION_STATUS_OPEN, openPrice: 1.1, symbol: 'EURUSD' });
+    // Marked at the bid at once: the spread (0.0002 x 100,000) shows in the account's equity.
+    expect(await t.account(org, n)).toMatchObject({ balance: 100_000, equity: 99_980 });
 
     await t.quote('EURUSD', 1.094, 1.0942);
     expect(await t.account(org, n)).toMatchObject({ balance: 100_000, equity: 99_400 });
