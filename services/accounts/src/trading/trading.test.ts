@@ -155,12 +155,16 @@ describe('evaluation', () => {
     const [n] = await t.newAccounts(org, 1);
     await t.quote('BTCUSD', 65_000, 65_010);
     await t.order(org, n, { symbol: 'BTCUSD', volume: 0.1 });
+    const { credentials } = await h.api.getCredentials({ organizationId: org, number: n });
+    const { token } = await h.api.createExecutorSession({ account: n, password: credentials?.password ?? '', clientIp: '127.0.0.1' });
+    await h.api.getExecutorSession({ token });
     await expectCode(h.api.breachAccount({ organizationId: org, number: n, reason: '' }), 'invalid_request', 'reason');
     await expectCode(h.api.breachAccount({ organizationId: h.newOrg(), number: n, reason: 'x' }), 'not_found');
     const { account } = await h.api.breachAccount({ organizationId: org, number: n, reason: 'copy trading detected' });
     expect(account).toMatchObject({ status: accountsv1.AccountStatus.ACCOUNT_STATUS_BREACHED, balance: 99_999 });
     expect(await t.events(n, 'account.breached')).toEqual([expect.objectContaining({ reason: 'copy trading detected', rule: 'manual', status: 'breached' })]);
     expect(await t.events(n, 'position.closed')).toEqual([expect.objectContaining({ reason: 'breach' })]);
+    await expectCode(h.api.getExecutorSession({ token }), 'invalid_session');
   });
 
   it('reaching the profit target with the minimum trading days passes the account', async () => {
