@@ -197,8 +197,6 @@ export async function recentlyChangedAccounts(sequelize: Sequelize, lookbackSeco
   return rows.map((r) => ({ accountNumber: toNumber(r.account_number), changedAt: r.changed_at }));
 }
 
-export const POSITION_STATUS_FILTERS: readonly PositionStatus[] = ['pending', 'open', 'closed', 'cancelled'];
-
 /** One keyset page of an account's positions, oldest first. */
 export async function listPositions(
   sequelize: Sequelize,

@@ -20,11 +20,10 @@ export interface DealAggregate {
   endBalance: number | null;
 }
 
-
 const nullable = (v: string | null): number | null => (v === null ? null : toNumber(v));
 
 /**
- * Full scans, used to rebuild the running summaries (see deal-stats.ts), never by a report.
+ * Full scan, used to rebuild the running summaries (see deal-stats.ts), never by a report.
  * Deepest fall from a running peak over the balance after each deal and the per-minute equity
  * highs and lows, starting from the initial balance (window function, no rows to the process).
  */
@@ -52,7 +51,7 @@ export interface Streaks {
   current: { kind: 'win' | 'loss' | 'flat' | 'none'; length: number };
 }
 
-/** Runs of wins and losses in one ordered pass (a new run starts where the sign changes), aggregated in SQL. */
+/** Full scan for rebuilds: runs of wins and losses in one ordered pass (a new run starts where the sign changes), aggregated in SQL. */
 export async function streaks(sequelize: Sequelize, accountNumber: number): Promise<Streaks> {
   const rows = await sequelize.query<{ max_wins: string; max_losses: string; best_run: string; worst_run: string; current_sign: number | null; current_length: string | null }>(
     `WITH d AS (
@@ -131,12 +130,4 @@ export async function equityCurve(sequelize: Sequelize, accountNumber: number, f
     { replacements: { accountNumber, from, to, limit }, type: QueryTypes.SELECT },
   );
   return rows.map((r) => ({ time: r.minute, equity: toNumber(r.close), balance: toNumber(r.balance) }));
-}
-
-export async function countDeals(sequelize: Sequelize, accountNumber: number): Promise<number> {
-  const rows = await sequelize.query<{ n: string }>('SELECT count(*) AS n FROM deals WHERE account_number = :accountNumber', {
-    replacements: { accountNumber },
-    type: QueryTypes.SELECT,
-  });
-  return toNumber(rows[0]?.n);
 }
