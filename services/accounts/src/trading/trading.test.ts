@@ -1,6 +1,7 @@
 import { QueryTypes } from '@propdesk/kit';
 import { accountsv1 } from '@propdesk/proto';
 import { startHarness, type Harness } from '../test/harness';
+import { rebuildDealStats } from './data/deal-stats';
 import { BUY, expectCode, LIMIT, SELL, tradingHelpers } from './test-helpers';
 
 let h: Harness;
@@ -254,6 +255,28 @@ describe('reads', () => {
     await expectCode(h.api.getReport({ organizationId: h.newOrg(), number: n }), 'not_found');
   });
 
+  it('summaries kept deal by deal match a rebuild from the deals', async () => {
+    const [n] = await t.newAccounts(org, 1);
+    for (const [side, exit] of [[BUY, 1.1011], [BUY, 1.1005], [SELL, 1.1003], [SELL, 1.0991], [BUY, 1.0999]] as const) {
+      await t.quote('AUDUSD', 1.1, 1.1);
+      const p = await t.order(org, n, { symbol: 'AUDUSD', side, volume: 0.5 });
+      await t.quote('AUDUSD', exit, exit);
+      await h.api.closePosition({ organizationId: org, number: n, positionId: p.id });
+    }
+    const pick = (r: Record<string, unknown> | undefined) => ({
+      indicators: r?.indicators,
+      streaks: r?.streaks,
+      monthly: r?.monthly_statement,
+      long_short: r?.long_short,
+      by_instrument: r?.by_instrument,
+    });
+    const { report: kept } = await h.api.getReport({ organizationId: org, number: n });
+    await rebuildDealStats(h.sql, Number(n), 100_000);
+    const { report: rebuilt } = await h.api.getReport({ organizationId: org, number: n });
+    expect(pick(rebuilt)).toEqual(pick(kept));
+    expect(kept?.streaks).toMatchObject({ max_consecutive_wins: 2, max_consecutive_losses: 1, current_streak: { kind: 'loss', length: 1 } });
+  });
+
   it('lists the instruments', async () => {
     const { instruments } = await h.api.listInstruments({});
     expect(instruments.map((i) => i.symbol)).toEqual(expect.arrayContaining(['EURUSD', 'GBPUSD', 'USDJPY', 'XAUUSD', 'US30', 'BTCUSD']));
@@ -278,4 +301,3 @@ describe('the quote stream', () => {
   });
 });
 
-void BUY;

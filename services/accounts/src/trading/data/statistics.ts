@@ -32,8 +32,10 @@ export async function maxDrawdown(sequelize: Sequelize, accountNumber: number): 
     `WITH points AS (
        SELECT created_at AS t, 0 AS ord, initial_balance AS v FROM accounts WHERE number = :accountNumber
        UNION ALL SELECT closed_at, 1, balance_after FROM deals WHERE account_number = :accountNumber
-       UNION ALL SELECT minute, 2, high FROM equity_minutes WHERE account_number = :accountNumber
-       UNION ALL SELECT minute + interval '59 seconds', 3, low FROM equity_minutes WHERE account_number = :accountNumber
+       -- Within a minute the order of its high and low is unknown: the low is placed first (against
+       -- earlier peaks only), so a rebuild never reports a fall that may not have happened.
+       UNION ALL SELECT minute, 2, low FROM equity_minutes WHERE account_number = :accountNumber
+       UNION ALL SELECT minute + interval '59 seconds', 3, high FROM equity_minutes WHERE account_number = :accountNumber
      ), running AS (
        SELECT v, max(v) OVER (ORDER BY t, ord ROWS UNBOUNDED PRECEDING) AS peak FROM points
      )
