@@ -1,8 +1,8 @@
 import express, { type Express, type Request } from 'express';
-import { pinoHttp } from 'pino-http';
 import type { CallOpts, Logger } from '@propdesk/kit';
 import type { Clients, HealthCheckers } from './clients';
 import type { Authenticator } from './auth/authenticate';
+import { accessLog } from './http/access-log';
 import { errorHandler, notFoundHandler } from './http/errors';
 import type { HttpMetrics } from './http/metrics';
 import { panelProxy } from './http/panel-proxy';
@@ -36,19 +36,7 @@ export function createApp(deps: AppDeps): Express {
 
   app.use(requestContext);
   app.use(deps.metrics.middleware);
-  app.use(
-    pinoHttp({
-      logger: deps.logger,
-      genReqId: (req) => requestIdOf(req),
-      // Raw serializers (no std wrapping: it re-parses the query string on every request). Only
-      // method, path and status are logged: bodies, query strings and credentials never are.
-      wrapSerializers: false,
-      serializers: {
-        req: (req: { id?: unknown; method?: string; url?: string }) => ({ id: req.id, method: req.method, path: (req.url ?? '').split('?')[0] }),
-        res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
-      },
-    }),
-  );
+  app.use(accessLog(deps.logger));
   app.use(panelProxy(deps.panelUrl, deps.logger));
 
   const callOpts = (req: Request): CallOpts => ({ deadlineMs: deps.deadlineMs, requestId: requestIdOf(req) });

@@ -1,5 +1,5 @@
 import type { RequestHandler } from 'express';
-import { newRequestId, runWithContext, REQUEST_ID_METADATA } from '@propdesk/kit';
+import { newRequestId, REQUEST_ID_METADATA } from '@propdesk/kit';
 
 const requestIds = new WeakMap<object, string>();
 
@@ -12,10 +12,14 @@ function acceptedRequestId(header: string | string[] | undefined): string | unde
   return /^[\x21-\x7e]+$/.test(header) ? header : undefined;
 }
 
-/** x-request-id: accepted from the client (<= 128 printable chars) or generated; echoed and forwarded. */
+/**
+ * x-request-id: accepted from the client (<= 128 printable chars) or generated; echoed, logged and
+ * forwarded explicitly with every gRPC call (CallOpts.requestId). No AsyncLocalStorage here: on
+ * Node 20 it turns on promise hooks for every await of every request.
+ */
 export const requestContext: RequestHandler = (req, res, next) => {
   const requestId = acceptedRequestId(req.headers[REQUEST_ID_METADATA]) ?? newRequestId();
   requestIds.set(req, requestId);
   res.setHeader('X-Request-Id', requestId);
-  runWithContext({ requestId }, next);
+  next();
 };

@@ -20,6 +20,10 @@ export const CHANNEL_OPTIONS = {
   'grpc.keepalive_time_ms': 30_000,
   'grpc.keepalive_timeout_ms': 5_000,
   'grpc.max_receive_message_length': 32 * 1024 * 1024,
+  // Per-call bookkeeping we do not use on internal hops: channelz statistics, and the message
+  // buffering that transparent retries need (our callers retry at the edge, idempotently).
+  'grpc.enable_channelz': 0,
+  'grpc.enable_retries': 0,
 };
 
 export interface CallOpts {

@@ -105,6 +105,7 @@ export async function startGrpcServer(options: {
     'grpc.keepalive_permit_without_calls': 1,
     'grpc.http2.min_ping_interval_without_data_ms': 10_000,
     'grpc.max_receive_message_length': 8 * 1024 * 1024,
+    'grpc.enable_channelz': 0,
   });
   const statusMap: Record<string, 'SERVING'> = { '': 'SERVING' };
   for (const svc of options.services) {

@@ -1,6 +1,7 @@
 import { QueryTypes, toNumber, type Sequelize, type Transaction } from '@propdesk/kit';
-import type { Account, AccountStatus } from '../domain/account';
+import type { Account, AccountStatus, AccountSummary } from '../domain/account';
 import type { ProgramTerms } from '../domain/programs';
+import { preparedRows } from './prepared';
 
 interface AccountRow {
   number: string;
@@ -116,26 +117,48 @@ export interface AccountFilter {
  * Every filter combination has an index starting with (organization_id, ...) and ending in number,
  * so a page deep in a million accounts costs what the first one does.
  */
+type SummaryRow = Omit<AccountRow, 'terms' | 'archived_at'>;
+
+const SUMMARY_COLUMNS = 'number, organization_id, status, trader_id, program, currency, initial_balance, balance, equity, peak_equity, created_at';
+
+/**
+ * The list is the hot path of the API: only the listed columns (the frozen terms' JSON is not
+ * parsed), as a prepared statement.
+ */
 export async function listAccounts(
   sequelize: Sequelize,
   org: string,
   filter: AccountFilter,
   after: number,
   limit: number,
-): Promise<Account[]> {
-  const where = ['organization_id = :org', 'number > :after'];
-  if (filter.status) where.push('status = :status');
+): Promise<AccountSummary[]> {
+  const bind: unknown[] = [org, after, limit];
+  const where = ['organization_id = $1', 'number > $2'];
+  if (filter.status) where.push(`status = $${bind.push(filter.status)}`);
   if (filter.assigned === true) where.push('trader_id IS NOT NULL');
   if (filter.assigned === false) where.push('trader_id IS NULL');
-  if (filter.traderId) where.push('trader_id = :traderId');
-  const rows = await sequelize.query<AccountRow>(
-    `SELECT ${ACCOUNT_COLUMNS} FROM accounts WHERE ${where.join(' AND ')} ORDER BY number LIMIT :limit`,
-    {
-      replacements: { org, after, limit, status: filter.status ?? null, traderId: filter.traderId ?? null },
-      type: QueryTypes.SELECT,
-    },
+  if (filter.traderId) where.push(`trader_id = $${bind.push(filter.traderId)}`);
+  // One statement name per filter combination: the text behind a name never changes.
+  const name = `list_accounts_${filter.status ? 's' : ''}${filter.assigned === undefined ? '' : filter.assigned ? 'a' : 'u'}${filter.traderId ? 't' : ''}`;
+  const rows = await preparedRows<SummaryRow>(
+    sequelize,
+    name,
+    `SELECT ${SUMMARY_COLUMNS} FROM accounts WHERE ${where.join(' AND ')} ORDER BY number LIMIT $3`,
+    bind,
   );
-  return rows.map(toAccount);
+  return rows.map((row) => ({
+    number: toNumber(row.number),
+    organizationId: row.organization_id,
+    status: row.status,
+    traderId: row.trader_id,
+    program: row.program,
+    currency: row.currency,
+    initialBalance: toNumber(row.initial_balance),
+    balance: toNumber(row.balance),
+    equity: toNumber(row.equity),
+    peakEquity: toNumber(row.peak_equity),
+    createdAt: row.created_at,
+  }));
 }
 
 /**

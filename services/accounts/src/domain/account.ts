@@ -20,6 +20,9 @@ export interface Account {
   createdAt: Date;
 }
 
+/** What a list shows of an account: no frozen terms, so listing never parses them. */
+export type AccountSummary = Omit<Account, 'terms' | 'archivedAt'>;
+
 export interface Trader {
   id: string;
   organizationId: string;

@@ -1,7 +1,7 @@
 import { AppError } from '@propdesk/kit';
 import { accountsv1 } from '@propdesk/proto';
 import type { StoredEvent } from '../data/events';
-import type { Account, AccountStatus, Trader } from '../domain/account';
+import type { AccountStatus, AccountSummary, Trader } from '../domain/account';
 import type { Credentials } from '../use-cases/credentials';
 
 const STATUS_TO_PROTO: Record<AccountStatus, accountsv1.AccountStatus> = {
@@ -19,7 +19,7 @@ export function statusFromProto(value: accountsv1.AccountStatus | undefined): Ac
   return found[0];
 }
 
-export function toProtoAccount(account: Account): accountsv1.Account {
+export function toProtoAccount(account: AccountSummary): accountsv1.Account {
   return {
     number: String(account.number),
     organizationId: account.organizationId,

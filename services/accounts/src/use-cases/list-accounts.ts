@@ -1,6 +1,6 @@
 import { AppError, pageSize } from '@propdesk/kit';
 import { listAccounts as listAccountRows, type AccountFilter } from '../data/accounts';
-import type { Account } from '../domain/account';
+import type { AccountSummary } from '../domain/account';
 import { organizationId, uuidParam } from '../domain/validation';
 import type { AccountsDeps } from '../deps';
 
@@ -17,7 +17,7 @@ function scopeOf(org: string, filter: AccountFilter): string {
 }
 
 /** Keyset paging by account number: accounts created while paging neither repeat nor vanish. */
-export async function listAccounts(deps: AccountsDeps, input: ListAccountsInput): Promise<{ accounts: Account[]; nextPageToken: string }> {
+export async function listAccounts(deps: AccountsDeps, input: ListAccountsInput): Promise<{ accounts: AccountSummary[]; nextPageToken: string }> {
   const org = organizationId(input.organizationId);
   const filter: AccountFilter = { ...input.filter };
   if (filter.traderId !== undefined) filter.traderId = uuidParam(filter.traderId, 'trader_id');
