@@ -269,6 +269,7 @@ describe('reads', () => {
       monthly: r?.monthly_statement,
       long_short: r?.long_short,
       by_instrument: r?.by_instrument,
+      history: r?.balance_equity_history,
     });
     const { report: kept } = await h.api.getReport({ organizationId: org, number: n });
     await rebuildDealStats(h.sql, Number(n), 100_000);

@@ -92,6 +92,14 @@ export async function recordDealStats(sequelize: Sequelize, tx: Transaction, dea
       transaction: tx,
     },
   );
+  await sequelize.query(
+    `INSERT INTO daily_balances (account_number, day, deals, close_balance, last_seq)
+     VALUES (:accountNumber, (:closedAt::timestamptz AT TIME ZONE 'UTC')::date, 1, :balance, :seq)
+     ON CONFLICT (account_number, day) DO UPDATE SET deals = daily_balances.deals + 1,
+       close_balance = CASE WHEN EXCLUDED.last_seq > daily_balances.last_seq THEN EXCLUDED.close_balance ELSE daily_balances.close_balance END,
+       last_seq = GREATEST(daily_balances.last_seq, EXCLUDED.last_seq)`,
+    { replacements: { accountNumber: deal.accountNumber, closedAt: deal.closedAt, balance: deal.balanceAfter, seq: deal.seq }, transaction: tx },
+  );
   const stats = await readRunningStats(sequelize, deal.accountNumber, initialBalance, tx);
   await writeRunningStats(sequelize, deal.accountNumber, advanceRunningStats(stats, deal.profit, deal.balanceAfter), tx);
 }
@@ -207,6 +215,15 @@ export async function rebuildDealStats(sequelize: Sequelize, accountNumber: numb
               COALESCE(sum((profit::float8 / NULLIF(balance_after::float8 - profit::float8, 0)) ^ 2), 0),
               max(profit), min(profit), min(seq), max(seq)
          FROM deals WHERE account_number = :accountNumber GROUP BY 1, 2, 3, 4`,
+      { replacements: { accountNumber }, transaction: tx },
+    );
+    await sequelize.query('DELETE FROM daily_balances WHERE account_number = :accountNumber', { replacements: { accountNumber }, transaction: tx });
+    await sequelize.query(
+      `INSERT INTO daily_balances (account_number, day, deals, close_balance, last_seq)
+       SELECT l.account_number, l.day, l.deals, d.balance_after, l.last_seq
+         FROM (SELECT account_number, (closed_at AT TIME ZONE 'UTC')::date AS day, count(*) AS deals, max(seq) AS last_seq
+                 FROM deals WHERE account_number = :accountNumber GROUP BY 1, 2) l
+         JOIN deals d ON d.seq = l.last_seq`,
       { replacements: { accountNumber }, transaction: tx },
     );
   });

@@ -92,14 +92,11 @@ export interface DailyPoint {
   equityHigh: number | null;
 }
 
-/** One point per day: closing balance from deals, equity close/low/high from the minute buckets. */
+/** One point per day: closing balance (kept as deals close), equity close/low/high from the minute buckets. */
 export async function dailyHistory(sequelize: Sequelize, accountNumber: number, maxDays: number): Promise<DailyPoint[]> {
   const rows = await sequelize.query<{ day: string; balance: string | null; close: string | null; low: string | null; high: string | null }>(
-    `WITH last_of_day AS (
-       SELECT to_char(closed_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day, max(seq) AS seq
-         FROM deals WHERE account_number = :accountNumber GROUP BY 1
-     ), b AS (
-       SELECT l.day, d.balance_after AS balance FROM last_of_day l JOIN deals d ON d.seq = l.seq
+    `WITH b AS (
+       SELECT to_char(day, 'YYYY-MM-DD') AS day, close_balance AS balance FROM daily_balances WHERE account_number = :accountNumber
      ), e AS (
        SELECT to_char(minute AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day, (array_agg(close ORDER BY minute DESC))[1] AS close,
               (array_agg(balance ORDER BY minute DESC))[1] AS balance, min(low) AS low, max(high) AS high
