@@ -4,7 +4,7 @@ import { loadQuotes, upsertQuotes } from './data/market';
 import { EquityWriter, type AccountState } from './equity-writer';
 import { allLivePositions, livePositionsOfAccounts, recentlyChangedAccounts, tradingDaysOf, type Position } from './data/positions';
 import { roundMoney, type Quote } from './domain/instruments';
-import { pendingTriggers, protectiveExit } from './domain/orders';
+import { pendingTriggersInRange, protectiveExitInRange, rangeOf, widenRange, type QuoteRange } from './domain/orders';
 import { floatingProfit, type PricedPosition } from './domain/pnl';
 import { dailyLossLimit, nextWeekendStart, profitTarget, totalLossLimit, tradingDayOf, tradingDayStart } from './domain/rules';
 import { closePosition } from './use-cases/close-position';
@@ -32,6 +32,8 @@ export interface TradingEngineOptions {
 
 interface QueuedQuote {
   quote: Quote;
+  /** Every price of the quotes collapsed into this one, so no stop or limit is jumped over. */
+  range: QuoteRange;
   waiters: Array<() => void>;
 }
 
@@ -141,7 +143,7 @@ export class TradingEngine {
     await this.writer.flush('marks', this.accounts.values());
   }
 
-  /** A streamed quote: stored by the next tick, evaluated in order; a burst per symbol collapses to its newest quote. */
+  /** A streamed quote: stored by the next tick, evaluated in order; a burst per symbol collapses to its newest quote, with the range of prices it went through (stops and limits inside the range still trigger). */
   async streamQuote(quote: Quote): Promise<void> {
     await this.ready();
     this.unsavedQuotes.set(quote.symbol, quote);
@@ -153,9 +155,10 @@ export class TradingEngine {
       const queued = this.queue.get(quote.symbol);
       if (queued) {
         queued.quote = quote;
+        queued.range = widenRange(queued.range, quote);
         queued.waiters.push(resolve);
       } else {
-        this.queue.set(quote.symbol, { quote, waiters: [resolve] });
+        this.queue.set(quote.symbol, { quote, range: rangeOf(quote), waiters: [resolve] });
       }
       void this.drain();
     });
@@ -169,7 +172,7 @@ export class TradingEngine {
         const [symbol, queued] = entry.value;
         this.queue.delete(symbol);
         try {
-          await this.processQuote(queued.quote);
+          await this.processQuote(queued.quote, queued.range);
         } catch (err) {
           this.options.logger.error({ err, symbol }, 'quote evaluation failed');
         }
@@ -180,7 +183,7 @@ export class TradingEngine {
     }
   }
 
-  private async processQuote(quote: Quote): Promise<void> {
+  private async processQuote(quote: Quote, range: QuoteRange): Promise<void> {
     this.quotes.set(quote.symbol, quote);
     const positions = this.bySymbol.get(quote.symbol);
     if (!positions || positions.size === 0) return;
@@ -192,10 +195,10 @@ export class TradingEngine {
     for (const p of positions.values()) {
       touched.add(p.accountNumber);
       if (p.status === 'pending') {
-        if (p.price !== null && pendingTriggers({ side: p.side, type: p.type, price: p.price }, quote)) fills.push(p);
+        if (p.price !== null && pendingTriggersInRange({ side: p.side, type: p.type, price: p.price }, range)) fills.push(p);
         continue;
       }
-      const exit = protectiveExit(p, quote);
+      const exit = protectiveExitInRange(p, range);
       if (exit) exits.push({ position: p, ...exit });
       const state = this.accounts.get(p.accountNumber);
       if (state && p.openedAt && state.account.terms.flagWeekendHolding) {

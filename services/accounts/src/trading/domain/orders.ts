@@ -120,3 +120,41 @@ export function protectiveExit(
   }
   return undefined;
 }
+
+/** The extremes of the quotes a burst collapsed into one evaluation (see the engine's queue). */
+export interface QuoteRange {
+  lowBid: number;
+  highBid: number;
+  lowAsk: number;
+  highAsk: number;
+}
+
+export function rangeOf(quote: Pick<Quote, 'bid' | 'ask'>): QuoteRange {
+  return { lowBid: quote.bid, highBid: quote.bid, lowAsk: quote.ask, highAsk: quote.ask };
+}
+
+export function widenRange(range: QuoteRange, quote: Pick<Quote, 'bid' | 'ask'>): QuoteRange {
+  return {
+    lowBid: Math.min(range.lowBid, quote.bid),
+    highBid: Math.max(range.highBid, quote.bid),
+    lowAsk: Math.min(range.lowAsk, quote.ask),
+    highAsk: Math.max(range.highAsk, quote.ask),
+  };
+}
+
+/** pendingTriggers over every price a collapsed burst went through, not only its last quote. */
+export function pendingTriggersInRange(order: { side: Side; type: OrderType; price: number }, r: QuoteRange): boolean {
+  const reached = order.side === 'buy' ? (order.type === 'limit' ? r.lowAsk : r.highAsk) : order.type === 'limit' ? r.highBid : r.lowBid;
+  return pendingTriggers(order, { bid: reached, ask: reached });
+}
+
+/**
+ * protectiveExit over a collapsed burst: the stop loss is checked at the most adverse price
+ * (lowest bid for a buy, highest ask for a sell) first, then the take profit at the most favourable.
+ */
+export function protectiveExitInRange(
+  position: { side: Side; stopLoss: number | null; takeProfit: number | null },
+  r: QuoteRange,
+): { reason: ExitReason; price: number } | undefined {
+  return protectiveExit(position, { bid: r.lowBid, ask: r.highAsk }) ?? protectiveExit(position, { bid: r.highBid, ask: r.lowAsk });
+}

@@ -1,6 +1,6 @@
 import type { Quote } from './instruments';
 import { validateQuote } from './instruments';
-import { checkPreOrderRules, pendingTriggers, protectiveExit, validateOrderAgainstMarket, validateVolume } from './orders';
+import { checkPreOrderRules, pendingTriggers, pendingTriggersInRange, protectiveExit, protectiveExitInRange, rangeOf, validateOrderAgainstMarket, validateVolume, widenRange } from './orders';
 import { equityOf, floatingProfit, marginFor, profitAt } from './pnl';
 import { findBreach, hasPassed, headroom, heldOverWeekend, totalLossLimit, tradingDayOf, tradingDayStart } from './rules';
 import { parseTerms } from './terms';
@@ -83,6 +83,19 @@ describe('quotes and orders', () => {
     expect(protectiveExit({ side: 'buy', stopLoss: 1.09, takeProfit: 1.12 }, { bid: 1.0895, ask: 1.0897 })).toEqual({ reason: 'stop_loss', price: 1.09 });
     expect(protectiveExit({ side: 'sell', stopLoss: 1.12, takeProfit: 1.09 }, { bid: 1.0888, ask: 1.089 })).toEqual({ reason: 'take_profit', price: 1.09 });
     expect(protectiveExit({ side: 'buy', stopLoss: null, takeProfit: null }, { bid: 1, ask: 1 })).toBeUndefined();
+  });
+
+  it('a collapsed burst still triggers stops and limits its intermediate prices reached', () => {
+    // 1.1000 -> 1.0940 -> 1.1010: the last quote alone would hit neither level.
+    let range = rangeOf({ bid: 1.1, ask: 1.1002 });
+    range = widenRange(range, { bid: 1.094, ask: 1.0942 });
+    range = widenRange(range, { bid: 1.101, ask: 1.1012 });
+    expect(protectiveExitInRange({ side: 'buy', stopLoss: 1.095, takeProfit: 1.2 }, range)).toEqual({ reason: 'stop_loss', price: 1.095 });
+    expect(protectiveExitInRange({ side: 'sell', stopLoss: 1.2, takeProfit: 1.095 }, range)).toEqual({ reason: 'take_profit', price: 1.095 });
+    expect(protectiveExitInRange({ side: 'buy', stopLoss: 1.09, takeProfit: 1.2 }, range)).toBeUndefined();
+    expect(pendingTriggersInRange({ side: 'buy', type: 'limit', price: 1.095 }, range)).toBe(true);
+    expect(pendingTriggersInRange({ side: 'sell', type: 'stop', price: 1.0945 }, range)).toBe(true);
+    expect(pendingTriggersInRange({ side: 'buy', type: 'stop', price: 1.102 }, range)).toBe(false);
   });
 
   it('pre-order rules name the rule', () => {
