@@ -52,18 +52,19 @@ export function createDispatchRepository(db: Sequelize) {
         db,
         `WITH busy AS (
            SELECT endpoint_id, count(*) AS n FROM deliveries
-           WHERE status = 'pending' AND locked_until > now() GROUP BY endpoint_id
-         ), ranked AS (
-           SELECT d.id, d.endpoint_id, d.next_attempt_at,
-                  row_number() OVER (PARTITION BY d.endpoint_id ORDER BY d.next_attempt_at, d.seq) AS rn
-           FROM deliveries d JOIN endpoints e ON e.id = d.endpoint_id
-           WHERE d.status = 'pending' AND d.next_attempt_at <= now()
-             AND (d.locked_until IS NULL OR d.locked_until <= now())
-             AND e.status = 'enabled' AND e.deleted_at IS NULL
+           WHERE status = 'pending' AND locked_until IS NOT NULL AND locked_until > now() GROUP BY endpoint_id
          ), candidates AS (
-           SELECT r.id FROM ranked r LEFT JOIN busy b ON b.endpoint_id = r.endpoint_id
-           WHERE r.rn <= $perEndpoint - coalesce(b.n, 0)
-           ORDER BY r.next_attempt_at LIMIT $limit
+           SELECT c.id FROM endpoints e
+           LEFT JOIN busy b ON b.endpoint_id = e.id
+           CROSS JOIN LATERAL (
+             SELECT d.id, d.next_attempt_at FROM deliveries d
+             WHERE d.endpoint_id = e.id AND d.status = 'pending' AND d.next_attempt_at <= now()
+               AND (d.locked_until IS NULL OR d.locked_until <= now())
+             ORDER BY d.next_attempt_at, d.seq
+             LIMIT greatest($perEndpoint - coalesce(b.n, 0), 0)
+           ) c
+           WHERE e.status = 'enabled' AND e.deleted_at IS NULL
+           ORDER BY c.next_attempt_at LIMIT $limit
          ), locked AS (
            SELECT d.id FROM deliveries d
            WHERE d.id IN (SELECT id FROM candidates) AND d.status = 'pending'
@@ -109,7 +110,14 @@ export function createDispatchRepository(db: Sequelize) {
       return db.transaction(async (transaction) => {
         let disableReason: string | null = null;
         if (outcome.succeeded) {
-          await execute(db, 'UPDATE endpoints SET last_success_at = now(), failing_since = NULL WHERE id = $id', { id: delivery.endpointId }, transaction);
+          // Skipped when nothing changes, so parallel successes to one endpoint do not queue on its row.
+          await execute(
+            db,
+            `UPDATE endpoints SET last_success_at = now(), failing_since = NULL
+             WHERE id = $id AND (failing_since IS NOT NULL OR last_success_at IS NULL OR last_success_at < now() - interval '10 seconds')`,
+            { id: delivery.endpointId },
+            transaction,
+          );
         } else {
           const rows = await selectRows<{ failing_since: Date; status: string }>(
             db,

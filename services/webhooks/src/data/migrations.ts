@@ -76,4 +76,15 @@ export const migrations: Migration[] = [
       `);
     },
   },
+  {
+    name: '0002_dispatch_indexes',
+    async up({ sql }) {
+      // The claim query probes each endpoint's earliest due rows and counts leased rows per endpoint;
+      // both stay cheap however many deliveries are pending.
+      await sql(`
+        CREATE INDEX deliveries_endpoint_due_idx ON deliveries (endpoint_id, next_attempt_at, seq) WHERE status = 'pending';
+        CREATE INDEX deliveries_leased_idx ON deliveries (endpoint_id) WHERE status = 'pending' AND locked_until IS NOT NULL;
+      `);
+    },
+  },
 ];

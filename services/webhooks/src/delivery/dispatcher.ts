@@ -119,8 +119,15 @@ export function startDispatcher(options: DispatcherOptions): Dispatcher {
     }
   };
 
+  // Completions arriving together trigger one claim, not one each.
+  let wakeQueued = false;
   const wake = () => {
-    if (!stopped) void tick();
+    if (stopped || wakeQueued) return;
+    wakeQueued = true;
+    setImmediate(() => {
+      wakeQueued = false;
+      void tick();
+    });
   };
 
   const poll = setInterval(wake, options.pollIntervalMs);

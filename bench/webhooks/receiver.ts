@@ -1,0 +1,58 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+export interface Receipt {
+  path: string;
+  eventId: string;
+  createdAt: number;
+  receivedAt: number;
+}
+
+export interface BenchReceiver {
+  port: number;
+  certFile: string;
+  receipts: Receipt[];
+  close(): Promise<void>;
+}
+
+/** A local HTTPS receiver answering 200 at once, with a throwaway self-signed certificate. */
+export async function startBenchReceiver(): Promise<BenchReceiver> {
+  const dir = mkdtempSync(join(tmpdir(), 'pd-bench-webhooks-'));
+  const certFile = join(dir, 'cert.pem');
+  const keyFile = join(dir, 'key.pem');
+  execFileSync(
+    'openssl',
+    ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', keyFile, '-out', certFile, '-days', '1', '-subj', '/CN=localhost', '-addext', 'subjectAltName=DNS:localhost,IP:127.0.0.1'],
+    { stdio: 'ignore' },
+  );
+  const receipts: Receipt[] = [];
+  const server = createServer({ cert: readFileSync(certFile), key: readFileSync(keyFile) }, (req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const receivedAt = Date.now();
+      try {
+        const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { id: string; created_at: string };
+        receipts.push({ path: req.url ?? '/', eventId: body.id, createdAt: Date.parse(body.created_at), receivedAt });
+      } catch {
+        /* not an envelope */
+      }
+      res.writeHead(200).end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    port: (server.address() as AddressInfo).port,
+    certFile,
+    receipts,
+    async close() {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
