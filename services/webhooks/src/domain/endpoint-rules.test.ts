@@ -16,6 +16,8 @@ describe('endpoint registration rules', () => {
   it('accepts a public https URL', () => {
     expect(validateEndpointUrl('https://hooks.example.com/propdesk?x=1', false)).toBe('https://hooks.example.com/propdesk?x=1');
     expect(validateEndpointUrl('https://8.8.8.8/in', false)).toBe('https://8.8.8.8/in');
+    // Echoed back as written, not normalised.
+    expect(validateEndpointUrl(' https://Hooks.Example.com ', false)).toBe('https://Hooks.Example.com');
   });
 
   it.each(['http://hooks.example.com/', 'ftp://x.example/', 'not a url', '', `https://example.com/${'a'.repeat(2048)}`])(

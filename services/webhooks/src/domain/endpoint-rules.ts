@@ -8,6 +8,7 @@ export const MAX_URL_LENGTH = 2048;
  * Registration check of an endpoint URL. The WHATWG parser already normalises numeric host
  * spellings (2130706433, 0x7f.1, 017700000001, 127.1 all become 127.0.0.1), so the literal check
  * sees the address the connection would use. DNS names are checked again at connect time.
+ * Returns the URL as given (trimmed).
  */
 export function validateEndpointUrl(raw: string, allowPrivateNetworks: boolean): string {
   const bad = (message: string) => new AppError('invalid_request', message, 'url');
@@ -25,9 +26,8 @@ export function validateEndpointUrl(raw: string, allowPrivateNetworks: boolean):
   if (!allowPrivateNetworks && isIpLiteral(url.hostname) && !isPublicAddress(url.hostname)) {
     throw bad('url points to a private, loopback or reserved address');
   }
-  const normalised = url.toString();
-  if (normalised.length > MAX_URL_LENGTH) throw bad(`url must be at most ${MAX_URL_LENGTH} characters`);
-  return normalised;
+  // Stored as the integrator wrote it (echoed back unchanged); every consumer parses it the same way.
+  return raw.trim();
 }
 
 /** Known types only, duplicates dropped; empty means every type. */
