@@ -75,7 +75,9 @@ export function startDispatcher(options: DispatcherOptions): Dispatcher {
       gone: result.responseStatus === 410,
     };
     // A database hiccup must not turn into a lost record: retry a few times, then leave it to the lease.
-    for (let i = 0; i < 5 && !stopped; i += 1) {
+    // The first try runs even while stopping (the database closes after the dispatcher), so an
+    // attempt that reached the receiver is not sent again after a graceful restart.
+    for (let i = 0; i < 5 && !(stopped && i > 0); i += 1) {
       try {
         const { disabled } = await repository.complete(outcome, (since) => shouldDisable(since, new Date(), options.disableAfterHours));
         if (disabled) logger.warn({ endpointId: delivery.endpointId }, 'endpoint disabled');
