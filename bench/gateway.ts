@@ -92,7 +92,7 @@ async function startCeiling(body: string): Promise<{ url: string; stop(): Promis
 
 export async function run(): Promise<void> {
   // Limits far above the load so that the comparison measures the request path, not 429s.
-  const stack = await startProcessStack({ RATE_LIMIT_READ_PER_MIN: '100000000', RATE_LIMIT_IP_PER_MIN: '100000000' });
+  const stack = await startProcessStack({ RATE_LIMIT_READ_PER_MIN: '100000000', RATE_LIMIT_IP_PER_MIN: '100000000', ...(process.env.BENCH_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_NODE_OPTIONS } : {}) });
   try {
     const org = await admin(stack.env, ['org:create', '--name', 'Bench', '--credits', '1000']);
     const key = await admin(stack.env, ['key:create', '--org', String(org.id), '--name', 'bench', '--scopes', 'accounts:read']);

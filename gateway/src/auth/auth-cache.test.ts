@@ -52,7 +52,7 @@ beforeAll(async () => {
   const accounts = implementService<accountsv1.AccountsServiceServer>(accountsv1.AccountsServiceService, logger, {
     async listAccounts(_request, ctx) {
       requestIdsSeen.push(ctx.requestId);
-      return { accounts: [], nextPageToken: '' };
+      return { accounts: [], nextPageToken: '', accountsJson: Buffer.from('[]') };
     },
   });
   grpc = await startGrpcServer({

@@ -4,7 +4,7 @@ import { apiKeyOf } from '../auth/principal';
 import { renderJson } from '../http/errors';
 import type { DefineRoute } from '../http/route';
 import { nonEmptyString, objectBody, pageParams, parseBody, positiveIntegerParam, queryString } from '../http/validation';
-import { accountStatusFilter, toAccountPage, toRestAccount, toRestCredentials, toRestTrader } from '../mapping/accounts';
+import { accountPageBody, accountStatusFilter, toRestAccount, toRestCredentials, toRestTrader } from '../mapping/accounts';
 import { AppError } from '@propdesk/kit';
 
 const createAccountsBody = objectBody({
@@ -36,10 +36,11 @@ export function registerAccountRoutes(define: DefineRoute, { accounts }: Clients
         status: accountStatusFilter(queryString(req, 'status')),
         assigned: assignedFilter(queryString(req, 'assigned')),
         traderId: traderId === undefined || traderId === '' ? undefined : traderId,
+        jsonView: true,
       },
       opts,
     );
-    return renderJson(200, toAccountPage(response));
+    return { status: 200, body: accountPageBody(response) };
   });
 
   define('post', '/v1/accounts', { apiKey: 'accounts:write' }, async (req, opts) => {

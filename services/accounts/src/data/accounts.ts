@@ -161,6 +161,54 @@ export async function listAccounts(
   }));
 }
 
+export interface AccountPageJson {
+  /** The REST representation of the page's accounts, as a JSON array. */
+  json: string;
+  /** Rows found, up to limit (one more than the page shows, to tell whether a next page exists). */
+  found: number;
+  /** The highest account number shown, the keyset position of the next page. */
+  lastNumber: number | null;
+}
+
+/**
+ * The same page rendered by PostgreSQL as the REST JSON of SPEC section 9 (row_to_json in C):
+ * no row parsing, no message encoding, and the gateway writes the bytes as they are.
+ */
+export async function listAccountsJson(
+  sequelize: Sequelize,
+  org: string,
+  filter: AccountFilter,
+  after: number,
+  shown: number,
+): Promise<AccountPageJson> {
+  const bind: unknown[] = [org, after, shown + 1, shown];
+  const where = ['organization_id = $1', 'number > $2'];
+  if (filter.status) where.push(`status = $${bind.push(filter.status)}`);
+  if (filter.assigned === true) where.push('trader_id IS NOT NULL');
+  if (filter.assigned === false) where.push('trader_id IS NULL');
+  if (filter.traderId) where.push(`trader_id = $${bind.push(filter.traderId)}`);
+  const name = `list_accounts_json_${filter.status ? 's' : ''}${filter.assigned === undefined ? '' : filter.assigned ? 'a' : 'u'}${filter.traderId ? 't' : ''}`;
+  const [row] = await preparedRows<{ found: number; last_number: string | null; json: string }>(
+    sequelize,
+    name,
+    `WITH page AS (
+       SELECT ${SUMMARY_COLUMNS} FROM accounts WHERE ${where.join(' AND ')} ORDER BY number LIMIT $3
+     ), shown AS (
+       SELECT * FROM page ORDER BY number LIMIT $4
+     )
+     SELECT (SELECT count(*) FROM page)::int AS found,
+            (SELECT max(number) FROM shown) AS last_number,
+            '[' || coalesce((SELECT string_agg(row_to_json(r)::text, ',' ORDER BY r.number) FROM (
+              SELECT number, status, trader_id, program, currency,
+                     initial_balance::float8 AS initial_balance, balance::float8 AS balance,
+                     equity::float8 AS equity, peak_equity::float8 AS peak_equity,
+                     to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS created_at
+                FROM shown) r), '') || ']' AS json`,
+    bind,
+  );
+  return { json: row.json, found: row.found, lastNumber: row.last_number === null ? null : Number(row.last_number) };
+}
+
 /**
  * The lowest-numbered active unassigned account, locked; rows other claimers hold are skipped,
  * so concurrent claims never wait on, or get, the same account.

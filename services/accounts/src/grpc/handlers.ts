@@ -7,7 +7,7 @@ import { createAccounts } from '../use-cases/create-accounts';
 import { getCredentials, rotateCredentials } from '../use-cases/credentials';
 import { createExecutorSession, getExecutorSession } from '../use-cases/executor-sessions';
 import { getAccount } from '../use-cases/get-account';
-import { listAccounts } from '../use-cases/list-accounts';
+import { listAccounts, listAccountsAsJson } from '../use-cases/list-accounts';
 import { listEvents } from '../use-cases/list-events';
 import { createTrader, getTrader, listTraders } from '../use-cases/traders';
 import { unassignTrader } from '../use-cases/unassign-trader';
@@ -34,13 +34,18 @@ export function createCoreHandlers(
       return { account: toProtoAccount(await getAccount(deps, req)) };
     },
     async listAccounts(req) {
-      const page = await listAccounts(deps, {
+      const input = {
         organizationId: req.organizationId,
         pageSize: req.pageSize,
         pageToken: req.pageToken,
         filter: { status: statusFromProto(req.status), assigned: req.assigned, traderId: req.traderId },
-      });
-      return { accounts: page.accounts.map(toProtoAccount), nextPageToken: page.nextPageToken };
+      };
+      if (req.jsonView) {
+        const page = await listAccountsAsJson(deps, input);
+        return { accounts: [], nextPageToken: page.nextPageToken, accountsJson: Buffer.from(page.json) };
+      }
+      const page = await listAccounts(deps, input);
+      return { accounts: page.accounts.map(toProtoAccount), nextPageToken: page.nextPageToken, accountsJson: Buffer.alloc(0) };
     },
     async assignTrader(req) {
       const { account, trader } = await assignTrader(deps, req);

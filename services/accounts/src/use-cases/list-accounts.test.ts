@@ -16,9 +16,40 @@ afterAll(async () => {
 });
 
 const list = (req: Partial<accountsv1.ListAccountsRequest>) =>
-  h.api.listAccounts({ organizationId: org, pageSize: 0, pageToken: '', status: accountsv1.AccountStatus.ACCOUNT_STATUS_UNSPECIFIED, ...req });
+  h.api.listAccounts({ organizationId: org, pageSize: 0, pageToken: '', status: accountsv1.AccountStatus.ACCOUNT_STATUS_UNSPECIFIED, jsonView: false, ...req });
 
 describe('listing accounts', () => {
+  it('renders the same pages as JSON (json_view) as it does as messages, cursors included', async () => {
+    for (const filter of [{}, { assigned: false }, { status: accountsv1.AccountStatus.ACCOUNT_STATUS_ACTIVE }]) {
+      let token = '';
+      let pages = 0;
+      do {
+        const messages = await list({ ...filter, pageSize: 120, pageToken: token });
+        const json = await list({ ...filter, pageSize: 120, pageToken: token, jsonView: true });
+        expect(json.accounts).toEqual([]);
+        const rendered = JSON.parse(Buffer.from(json.accountsJson).toString('utf8')) as Array<Record<string, unknown>>;
+        expect(rendered).toEqual(
+          messages.accounts.map((a) => ({
+            number: Number(a.number),
+            status: 'active',
+            trader_id: a.traderId ?? null,
+            program: a.program,
+            currency: a.currency,
+            initial_balance: a.initialBalance,
+            balance: a.balance,
+            equity: a.equity,
+            peak_equity: a.peakEquity,
+            created_at: a.createdAt?.toISOString(),
+          })),
+        );
+        expect(json.nextPageToken).toBe(messages.nextPageToken);
+        token = messages.nextPageToken;
+        pages += 1;
+      } while (token);
+      expect(pages).toBeGreaterThan(1);
+    }
+  });
+
   it('pages through 300+ accounts while new ones are created, with no repeats and no gaps', async () => {
     const seen: number[] = [];
     let token = '';

@@ -28,6 +28,7 @@ export function accountRoutes(clients: PanelClients): Router {
       organizationId: organization_id,
       ...page,
       status: status ?? accountsv1.AccountStatus.ACCOUNT_STATUS_UNSPECIFIED,
+      jsonView: false,
     });
     res.json({ data: result.accounts.map(presentAccount), next_cursor: result.nextPageToken || null });
   });

@@ -266,13 +266,26 @@ export interface ListAccountsRequest {
   /** Filters; unset = no filter. */
   status: AccountStatus;
   assigned?: boolean | undefined;
-  traderId?: string | undefined;
+  traderId?:
+    | string
+    | undefined;
+  /**
+   * When true the page comes back in accounts_json instead of accounts: the REST representation
+   * (SPEC section 9, a JSON array) rendered by the database, which the gateway passes through
+   * without decoding and re-encoding every account of every page.
+   */
+  jsonView: boolean;
 }
 
 export interface ListAccountsResponse {
   accounts: Account[];
   /** Empty when the collection is finished. */
   nextPageToken: string;
+  /**
+   * With json_view: UTF-8 JSON array of {number, status, trader_id, program, currency,
+   * initial_balance, balance, equity, peak_equity, created_at}.
+   */
+  accountsJson: Buffer;
 }
 
 export interface AssignTraderRequest {
@@ -1391,7 +1404,15 @@ export const GetAccountResponse: MessageFns<GetAccountResponse> = {
 };
 
 function createBaseListAccountsRequest(): ListAccountsRequest {
-  return { organizationId: "", pageSize: 0, pageToken: "", status: 0, assigned: undefined, traderId: undefined };
+  return {
+    organizationId: "",
+    pageSize: 0,
+    pageToken: "",
+    status: 0,
+    assigned: undefined,
+    traderId: undefined,
+    jsonView: false,
+  };
 }
 
 export const ListAccountsRequest: MessageFns<ListAccountsRequest> = {
@@ -1413,6 +1434,9 @@ export const ListAccountsRequest: MessageFns<ListAccountsRequest> = {
     }
     if (message.traderId !== undefined) {
       writer.uint32(50).string(message.traderId);
+    }
+    if (message.jsonView !== false) {
+      writer.uint32(56).bool(message.jsonView);
     }
     return writer;
   },
@@ -1478,6 +1502,14 @@ export const ListAccountsRequest: MessageFns<ListAccountsRequest> = {
             message.traderId = reader.string();
             continue;
           }
+          case 7: {
+            if (tag !== 56) {
+              break;
+            }
+
+            message.jsonView = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1514,6 +1546,11 @@ export const ListAccountsRequest: MessageFns<ListAccountsRequest> = {
         : isSet(object.trader_id)
         ? globalThis.String(object.trader_id)
         : undefined,
+      jsonView: isSet(object.jsonView)
+        ? globalThis.Boolean(object.jsonView)
+        : isSet(object.json_view)
+        ? globalThis.Boolean(object.json_view)
+        : false,
     };
   },
 
@@ -1537,6 +1574,9 @@ export const ListAccountsRequest: MessageFns<ListAccountsRequest> = {
     if (message.traderId !== undefined) {
       obj.traderId = message.traderId;
     }
+    if (message.jsonView !== false) {
+      obj.jsonView = message.jsonView;
+    }
     return obj;
   },
 
@@ -1551,12 +1591,13 @@ export const ListAccountsRequest: MessageFns<ListAccountsRequest> = {
     message.status = object.status ?? 0;
     message.assigned = object.assigned ?? undefined;
     message.traderId = object.traderId ?? undefined;
+    message.jsonView = object.jsonView ?? false;
     return message;
   },
 };
 
 function createBaseListAccountsResponse(): ListAccountsResponse {
-  return { accounts: [], nextPageToken: "" };
+  return { accounts: [], nextPageToken: "", accountsJson: Buffer.alloc(0) };
 }
 
 export const ListAccountsResponse: MessageFns<ListAccountsResponse> = {
@@ -1566,6 +1607,9 @@ export const ListAccountsResponse: MessageFns<ListAccountsResponse> = {
     }
     if (message.nextPageToken !== "") {
       writer.uint32(18).string(message.nextPageToken);
+    }
+    if (message.accountsJson.length !== 0) {
+      writer.uint32(26).bytes(message.accountsJson);
     }
     return writer;
   },
@@ -1599,6 +1643,14 @@ export const ListAccountsResponse: MessageFns<ListAccountsResponse> = {
             message.nextPageToken = reader.string();
             continue;
           }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.accountsJson = Buffer.from(reader.bytes());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1619,6 +1671,11 @@ export const ListAccountsResponse: MessageFns<ListAccountsResponse> = {
         : isSet(object.next_page_token)
         ? globalThis.String(object.next_page_token)
         : "",
+      accountsJson: isSet(object.accountsJson)
+        ? Buffer.from(bytesFromBase64(object.accountsJson))
+        : isSet(object.accounts_json)
+        ? Buffer.from(bytesFromBase64(object.accounts_json))
+        : Buffer.alloc(0),
     };
   },
 
@@ -1630,6 +1687,9 @@ export const ListAccountsResponse: MessageFns<ListAccountsResponse> = {
     if (message.nextPageToken !== "") {
       obj.nextPageToken = message.nextPageToken;
     }
+    if (message.accountsJson.length !== 0) {
+      obj.accountsJson = base64FromBytes(message.accountsJson);
+    }
     return obj;
   },
 
@@ -1640,6 +1700,7 @@ export const ListAccountsResponse: MessageFns<ListAccountsResponse> = {
     const message = createBaseListAccountsResponse();
     message.accounts = object.accounts?.map((e) => Account.fromPartial(e)) || [];
     message.nextPageToken = object.nextPageToken ?? "";
+    message.accountsJson = object.accountsJson ?? Buffer.alloc(0);
     return message;
   },
 };
@@ -8446,6 +8507,14 @@ export const AccountsServiceClient = makeGenericClientConstructor(
   service: typeof AccountsServiceService;
   serviceName: string;
 };
+
+function bytesFromBase64(b64: string): Uint8Array {
+  return Uint8Array.from(globalThis.Buffer.from(b64, "base64"));
+}
+
+function base64FromBytes(arr: Uint8Array): string {
+  return globalThis.Buffer.from(arr).toString("base64");
+}
 
 function floatToJson(value: number | null | undefined): number | string | null | undefined {
   return typeof value === "number" && !globalThis.Number.isFinite(value) ? globalThis.String(value) : value;
