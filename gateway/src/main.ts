@@ -14,6 +14,7 @@ import { createGatewayLimits } from './rate-limits';
 export interface StartedGateway {
   port: number;
   address: string;
+  logger: Logger;
   stop(): Promise<void>;
 }
 
@@ -64,6 +65,7 @@ export async function start(env: NodeJS.ProcessEnv, options: { logger?: Logger }
   return {
     port,
     address: `http://127.0.0.1:${port}`,
+    logger,
     stop() {
       stopping ??= (async () => {
         await new Promise<void>((resolve) => {
@@ -82,9 +84,9 @@ export async function start(env: NodeJS.ProcessEnv, options: { logger?: Logger }
 }
 
 if (require.main === module) {
-  const logger = createLogger('gateway');
-  start(process.env, { logger })
-    .then((started) => onShutdownSignals(logger, [() => started.stop()]))
+  // start() builds the logger at the configured LOG_LEVEL; signals are logged through it too.
+  start(process.env)
+    .then((started) => onShutdownSignals(started.logger, [() => started.stop()]))
     .catch((err: unknown) => {
       console.error(err);
       process.exit(1);

@@ -24,6 +24,7 @@ export const SCHEMA = 'accounts';
 export interface StartedAccountsService {
   port: number;
   address: string;
+  logger: Logger;
   stop(): Promise<void>;
 }
 
@@ -70,6 +71,7 @@ export async function start(env: NodeJS.ProcessEnv, options: { logger?: Logger }
   return {
     port: started.port,
     address: started.address,
+    logger,
     stop() {
       stopping ??= (async () => {
         started.closeStreams();
@@ -92,9 +94,9 @@ export async function start(env: NodeJS.ProcessEnv, options: { logger?: Logger }
 }
 
 if (require.main === module) {
-  const bootLogger = createLogger('accounts');
-  start(process.env, { logger: bootLogger })
-    .then((s) => onShutdownSignals(bootLogger, [() => s.stop()]))
+  // start() builds the logger at the configured LOG_LEVEL; signals are logged through it too.
+  start(process.env)
+    .then((s) => onShutdownSignals(s.logger, [() => s.stop()]))
     .catch((err) => {
       console.error(err);
       process.exit(1);
