@@ -1,0 +1,55 @@
+/**
+ * Issue 2 item 4: unknown, malformed and revoked keys must not be told apart by timing. Each costs
+ * one SHA-256 and one lookup in the auth service; nothing about a failed key is cached. The three
+ * kinds are sent interleaved, so a slow moment of the machine hits all of them alike, and their
+ * median latencies are compared.
+ */
+import { startStack, type Stack } from './support/stack';
+
+let stack: Stack;
+let revokedToken: string;
+
+beforeAll(async () => {
+  // The per-IP limit would otherwise answer most of these 429 before any lookup.
+  stack = await startStack({ env: { RATE_LIMIT_IP_PER_MIN: '1000000' } });
+  const org = (await stack.createOrg()).id;
+  const revoked = await stack.createKey(org, ['accounts:read']);
+  await stack.admin.auth.call.revokeApiKey({ organizationId: org, apiKeyId: revoked.id });
+  revokedToken = revoked.token;
+});
+
+afterAll(async () => {
+  await stack?.stop();
+});
+
+async function timed(token: string): Promise<number> {
+  const started = process.hrtime.bigint();
+  const res = await fetch(`${stack.url}/v1/accounts`, { headers: { authorization: `Bearer ${token}` } });
+  await res.arrayBuffer();
+  expect(res.status).toBe(401);
+  return Number(process.hrtime.bigint() - started) / 1e6;
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)];
+}
+
+it('answers unknown, malformed and revoked keys in the same time', async () => {
+  const kinds: Record<string, () => string> = {
+    unknown: () => `pfx_live_${Math.random().toString(36).slice(2).padEnd(40, 'x').slice(0, 40)}`,
+    malformed: () => `nonsense-${Math.random().toString(36).slice(2)}`,
+    revoked: () => revokedToken,
+  };
+  const samples: Record<string, number[]> = { unknown: [], malformed: [], revoked: [] };
+  for (let warm = 0; warm < 20; warm += 1) for (const make of Object.values(kinds)) await timed(make());
+  for (let round = 0; round < 150; round += 1) {
+    for (const [kind, make] of Object.entries(kinds)) samples[kind].push(await timed(make()));
+  }
+  const medians = Object.fromEntries(Object.entries(samples).map(([kind, values]) => [kind, median(values)]));
+  const fastest = Math.min(...Object.values(medians));
+  const slowest = Math.max(...Object.values(medians));
+  // Generous bounds for a shared 2-core machine; a cached or short-circuited path would be
+  // several times faster than a lookup, far outside them.
+  expect(slowest - fastest).toBeLessThan(Math.max(0.35 * fastest, 1));
+});
