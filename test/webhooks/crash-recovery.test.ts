@@ -104,9 +104,9 @@ it('SIGKILL of the webhooks process mid-way through 1,000 real events: after a r
       return succeeded;
     };
     try {
-      // The last attempts may still be committing their records.
+      // A delivery in flight at the kill stays leased (timeout + 15 s) before it is sent again and recorded.
       let succeeded = await countSucceeded();
-      for (let i = 0; i < 40 && succeeded < 1000; i += 1) {
+      for (let i = 0; i < 160 && succeeded < 1000; i += 1) {
         await new Promise((r) => setTimeout(r, 250));
         succeeded = await countSucceeded();
       }
