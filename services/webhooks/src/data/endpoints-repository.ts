@@ -106,10 +106,6 @@ export function createEndpointsRepository(db: Sequelize) {
       return toRecord(rows[0]);
     },
 
-    async secretSealed(id: string): Promise<string | undefined> {
-      const rows = await selectRows<{ secret_sealed: string }>(db, 'SELECT secret_sealed FROM endpoints WHERE id = $id', { id });
-      return rows[0]?.secret_sealed;
-    },
   };
 }
 
