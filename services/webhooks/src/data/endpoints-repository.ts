@@ -105,7 +105,6 @@ export function createEndpointsRepository(db: Sequelize) {
       );
       return toRecord(rows[0]);
     },
-
   };
 }
 
