@@ -83,6 +83,15 @@ describe('webhook endpoints over REST', () => {
     const enabled = await api.post<Webhook>('/v1/webhooks/{id}/enable', `/v1/webhooks/${created.body.id}/enable`);
     expect(enabled.status).toBe(200);
     expect(enabled.body.status).toBe('enabled');
+    const redeliver = await api.post<Webhook>('/v1/webhooks/{id}/enable', `/v1/webhooks/${created.body.id}/enable`, {
+      body: { redeliver_since: new Date(Date.now() - 3_600_000).toISOString() },
+    });
+    expect(redeliver.status).toBe(200);
+    const badSince = await api.post<ErrorBody>('/v1/webhooks/{id}/enable', `/v1/webhooks/${created.body.id}/enable`, {
+      body: { redeliver_since: 'yesterday' },
+    });
+    expect(badSince.status).toBe(400);
+    expect(badSince.body.error.param).toBe('redeliver_since');
   });
 
   it("answers an unknown or another organization's endpoint 404", async () => {

@@ -9,6 +9,8 @@ interface OperationSpec {
   path?: string[];
   query?: Record<string, Schema>;
   body?: string;
+  /** The body may be left out entirely. */
+  bodyOptional?: boolean;
   /** status -> component schema name */
   ok: Record<number, string>;
 }
@@ -68,7 +70,7 @@ function operation(spec: OperationSpec, write: boolean): Schema {
     description: `${spec.summary}.${scopeNote}`,
     security,
     ...(parameters.length > 0 ? { parameters } : {}),
-    ...(spec.body ? { requestBody: { required: true, content: json(ref(spec.body)) } } : {}),
+    ...(spec.body ? { requestBody: { required: spec.bodyOptional !== true, content: json(ref(spec.body)) } } : {}),
     responses,
   };
 }
@@ -142,7 +144,9 @@ const ops: Record<string, Partial<Record<'get' | 'post' | 'put' | 'delete', Oper
     post: { summary: 'Register an HTTPS endpoint (secret shown once)', access: write, body: 'WebhookRequest', ok: { 201: 'WebhookWithSecret' } },
   },
   '/v1/webhooks/{id}': { delete: { summary: 'Delete an endpoint', access: write, path: ['id'], ok: { 200: 'WebhookDeleted' } } },
-  '/v1/webhooks/{id}/enable': { post: { summary: 'Re-enable a disabled endpoint', access: write, path: ['id'], ok: { 200: 'Webhook' } } },
+  '/v1/webhooks/{id}/enable': {
+    post: { summary: 'Re-enable a disabled endpoint (and optionally ask for missed events again)', access: write, path: ['id'], body: 'EnableWebhookRequest', bodyOptional: true, ok: { 200: 'Webhook' } },
+  },
   '/v1/webhooks/{id}/deliveries': {
     get: {
       summary: 'Delivery records',

@@ -209,6 +209,11 @@ export const componentSchemas: Record<string, Schema> = {
     },
     required: ['symbol', 'side', 'volume'],
   },
+  EnableWebhookRequest: {
+    type: 'object',
+    description: 'Optional body. With redeliver_since, deliveries that failed or were skipped since then are scheduled again.',
+    properties: { redeliver_since: { type: 'string', format: 'date-time' } },
+  },
   BreachRequest: { type: 'object', properties: { reason: { type: 'string', minLength: 1 } }, required: ['reason'] },
   ExecutorSessionRequest: {
     type: 'object',

@@ -8,6 +8,10 @@ import { page } from '../mapping/common';
 import { deliveryStatusFilter, toRestDelivery, toRestEndpoint } from '../mapping/webhooks';
 import { EVENT_TYPES } from './events';
 
+const enableBody = objectBody({
+  redeliver_since: z.string().datetime({ offset: true }).optional(),
+});
+
 const endpointBody = objectBody({
   url: z
     .string()
@@ -40,7 +44,15 @@ export function registerWebhookRoutes(define: DefineRoute, { webhooks }: Clients
 
   define('post', '/v1/webhooks/:id/enable', { apiKey: 'accounts:write' }, async (req, opts) => {
     const { organizationId } = apiKeyOf(req);
-    const response = await webhooks.call.enableEndpoint({ organizationId, endpointId: idParam(req.params.id, 'webhook') }, opts);
+    const body = parseBody(enableBody, req.body);
+    const response = await webhooks.call.enableEndpoint(
+      {
+        organizationId,
+        endpointId: idParam(req.params.id, 'webhook'),
+        redeliverSince: body.redeliver_since === undefined ? undefined : new Date(body.redeliver_since),
+      },
+      opts,
+    );
     return renderJson(200, toRestEndpoint(response.endpoint));
   });
 

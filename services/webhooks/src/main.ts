@@ -29,6 +29,7 @@ export const SCHEMA = 'webhooks';
 export interface StartedWebhooks {
   port: number;
   address: string;
+  logger: Logger;
   stop(): Promise<void>;
 }
 
@@ -92,6 +93,7 @@ export async function start(env: NodeJS.ProcessEnv, options: { logger?: Logger }
     return {
       port: server.port,
       address: server.address,
+      logger,
       stop() {
         stopping ??= (async () => {
           await server.shutdown();
@@ -107,9 +109,9 @@ export async function start(env: NodeJS.ProcessEnv, options: { logger?: Logger }
 }
 
 if (require.main === module) {
-  const logger = createLogger('webhooks');
-  start(process.env, { logger })
-    .then((s) => onShutdownSignals(logger, [() => s.stop()]))
+  // start() builds the logger at the configured LOG_LEVEL; signals are logged through it too.
+  start(process.env)
+    .then((s) => onShutdownSignals(s.logger, [() => s.stop()]))
     .catch((err) => {
       console.error(err instanceof Error ? err.message : err);
       process.exit(1);
