@@ -8,7 +8,8 @@
  *      bench's own.
  */
 import { createLogger } from '@propdesk/kit';
-import { admin, fmt, load, startProcessStack, type LoadResult, type ProcessStack } from './limits/process-stack';
+import { fmt, load, type LoadResult } from './support/load';
+import { admin, startProcessStack, type ProcessStack } from './support/stack';
 import { loadLimitsModule, startOwnRedisServer, type CommandCount, type OwnRedisServer } from './limits/gateway-limits-module';
 
 const DURATION = Number(process.env.BENCH_DURATION_SEC ?? 8);

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Logger } from '@propdesk/kit';
+import { ROOT } from '../support/stack';
 
 /**
  * The gateway's limits module and its own-Redis helper, loaded from the gateway's build at run time
@@ -45,18 +46,7 @@ interface RedisServerModule {
   startOwnRedisServer(): Promise<OwnRedisServer>;
 }
 
-/** The repository root, found from wherever this file was compiled to. */
-export function repoRoot(): string {
-  let dir = __dirname;
-  while (!fs.existsSync(path.join(dir, 'gateway', 'package.json'))) {
-    const parent = path.dirname(dir);
-    if (parent === dir) throw new Error(`repository root not found above ${__dirname}`);
-    dir = parent;
-  }
-  return dir;
-}
-
-const DIST = path.join(repoRoot(), 'gateway', 'dist', 'limits');
+const DIST = path.join(ROOT, 'gateway', 'dist', 'limits');
 
 export function loadLimitsModule(): LimitsModule {
   return require(path.join(DIST, 'index.js')) as LimitsModule;

@@ -59,30 +59,39 @@ export async function startProcessStack(extraEnv: Record<string, string> = {}): 
   env.AUTH_GRPC_ADDRESS = `127.0.0.1:${env.AUTH_GRPC_PORT}`;
   env.ACCOUNTS_GRPC_ADDRESS = `127.0.0.1:${env.ACCOUNTS_GRPC_PORT}`;
   env.WEBHOOKS_GRPC_ADDRESS = `127.0.0.1:${env.WEBHOOKS_GRPC_PORT}`;
+  const childEnv: NodeJS.ProcessEnv = { ...process.env, ...env };
+  // An empty value means "unset" (e.g. REDIS_URL: ''): the child must not inherit one from the shell.
+  for (const [name, value] of Object.entries(env)) if (value === '') delete childEnv[name];
   const child: ChildProcess = spawn(process.execPath, [path.join(ROOT, 'scripts/stack.mjs')], {
-    env: { ...process.env, ...env },
+    env: childEnv,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stderr = '';
   child.stderr?.on('data', (chunk: Buffer) => {
     stderr = (stderr + chunk.toString()).slice(-20_000);
   });
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`stack did not start:\n${stderr}`)), 120_000);
-    child.stdout?.on('data', (chunk: Buffer) => {
-      if (chunk.toString().includes('PropDesk ready on')) {
+  try {
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`stack did not start:\n${stderr}`)), 120_000);
+      child.stdout?.on('data', (chunk: Buffer) => {
+        if (chunk.toString().includes('PropDesk ready on')) {
+          clearTimeout(timer);
+          resolve();
+        }
+      });
+      child.once('exit', (code) => {
         clearTimeout(timer);
-        resolve();
-      }
+        reject(new Error(`stack exited with ${code}:\n${stderr}`));
+      });
     });
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`stack exited with ${code}:\n${stderr}`));
-    });
-  });
+  } catch (err) {
+    child.kill('SIGTERM');
+    await db.drop();
+    throw err;
+  }
   return {
     url: `http://127.0.0.1:${port}`,
-    env,
+    env: Object.fromEntries(Object.entries(childEnv).filter((e): e is [string, string] => e[1] !== undefined)),
     db,
     async stop() {
       await new Promise<void>((resolve) => {

@@ -1,4 +1,4 @@
-import { AppError } from '@propdesk/kit';
+import { AppError, EVENT_TYPES } from '@propdesk/kit';
 import type { Clients } from '../clients';
 import { apiKeyOf } from '../auth/principal';
 import { renderJson } from '../http/errors';
@@ -7,18 +7,8 @@ import { pageParams, queryString } from '../http/validation';
 import { toRestEvent } from '../mapping/accounts';
 import { page } from '../mapping/common';
 
-export const EVENT_TYPES = [
-  'account.breached',
-  'account.passed',
-  'account.flagged',
-  'account.created',
-  'account.assigned',
-  'account.archived',
-  'position.opened',
-  'position.closed',
-  'order.rejected',
-  'credits.low',
-] as const;
+/** The event types of SPEC section 8 (the kit's one list). */
+export { EVENT_TYPES };
 
 export function registerEventRoutes(define: DefineRoute, { accounts }: Clients): void {
   define('get', '/v1/events', { apiKey: 'accounts:read' }, async (req, opts) => {

@@ -1,0 +1,22 @@
+/**
+ * The event types of SPEC section 8: what the accounts service emits, what webhook endpoints may
+ * subscribe to, and what the event feed filters on. One list, shared by every service.
+ */
+export const EVENT_TYPES = [
+  'account.breached',
+  'account.passed',
+  'account.flagged',
+  'account.created',
+  'account.assigned',
+  'account.archived',
+  'position.opened',
+  'position.closed',
+  'order.rejected',
+  'credits.low',
+] as const;
+
+export type EventType = (typeof EVENT_TYPES)[number];
+
+export function isEventType(value: string): value is EventType {
+  return (EVENT_TYPES as readonly string[]).includes(value);
+}
