@@ -1,4 +1,3 @@
-import fs from 'node:fs';
 import path from 'node:path';
 import type { Logger } from '@propdesk/kit';
 import { ROOT } from '../support/stack';
