@@ -1,0 +1,91 @@
+/**
+ * Keyset pages and claims must cost the same for every organization. With two organizations laid
+ * out as in production — one whose accounts come after another's many thousands in the global
+ * number order — the list and claim statements must be served by the per-organization indexes,
+ * never by a walk of the primary key. Checked on the exact statements the repository runs, with
+ * custom and generic plans (prepared statements switch to generic plans after a few executions).
+ */
+import { randomUUID } from 'node:crypto';
+import { Client } from 'pg';
+import { createTestDatabase, migrate, openDatabase, type Sequelize, type TestDatabase } from '@propdesk/kit';
+import { migrations } from './migrations';
+import { listAccountsStatement, NEXT_CLAIMABLE_SQL, type AccountFilter } from './accounts';
+
+let db: TestDatabase;
+let sequelize: Sequelize;
+let pg: Client;
+const early = randomUUID();
+const late = randomUUID();
+
+function literal(value: unknown): string {
+  return typeof value === 'number' ? String(value) : `'${String(value).replace(/'/g, "''")}'`;
+}
+
+interface PlanNode {
+  'Node Type': string;
+  'Index Name'?: string;
+  Plans?: PlanNode[];
+}
+
+function indexesUsed(node: PlanNode): string[] {
+  return [...(node['Index Name'] ? [node['Index Name']] : []), ...(node.Plans ?? []).flatMap(indexesUsed)];
+}
+
+async function plan(text: string, values: unknown[], mode: 'force_custom_plan' | 'force_generic_plan'): Promise<string[]> {
+  await pg.query(`SET plan_cache_mode = ${mode}`);
+  await pg.query(`PREPARE probe AS ${text}`);
+  try {
+    const res = await pg.query<{ 'QUERY PLAN': Array<{ Plan: PlanNode }> }>(`EXPLAIN (FORMAT JSON) EXECUTE probe(${values.map(literal).join(', ')})`);
+    return indexesUsed(res.rows[0]['QUERY PLAN'][0].Plan);
+  } finally {
+    await pg.query('DEALLOCATE probe');
+  }
+}
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  sequelize = openDatabase({ url: db.url, schema: 'accounts' });
+  await migrate(sequelize, 'accounts', migrations);
+  pg = new Client({ connectionString: db.url, options: '-c search_path=accounts' });
+  await pg.connect();
+  const insert = (org: string, count: number) =>
+    pg.query(
+      `INSERT INTO accounts (organization_id, program, terms, initial_balance, balance, equity, peak_equity, executor_password_sealed)
+       SELECT $1, 'standard', '{}'::jsonb, 100000, 100000, 100000, 100000, 'x' FROM generate_series(1, $2::int)`,
+      [org, count],
+    );
+  await insert(early, 60_000);
+  await insert(late, 2_000);
+  await pg.query(`UPDATE accounts SET status = 'breached' WHERE organization_id = $1 AND number % 500 = 0`, [late]);
+  await pg.query('ANALYZE accounts');
+});
+
+afterAll(async () => {
+  await pg?.end();
+  await sequelize?.close();
+  await db?.drop();
+});
+
+const filters: Array<[string, AccountFilter]> = [
+  ['no filter', {}],
+  ['status', { status: 'breached' }],
+  ['unassigned', { assigned: false }],
+  ['assigned', { assigned: true }],
+  ['trader', { traderId: randomUUID() }],
+  ['trader and status', { traderId: randomUUID(), status: 'active' }],
+];
+
+describe.each(['force_custom_plan', 'force_generic_plan'] as const)('with %s', (mode) => {
+  it.each(filters)("serves a later organization's first page (%s) from a per-organization index", async (_name, filter) => {
+    const statement = listAccountsStatement(late, filter, 0, 51);
+    const used = await plan(statement.text, statement.values, mode);
+    expect(used.length).toBeGreaterThan(0);
+    expect(used).not.toContain('accounts_pkey');
+    for (const index of used) expect(index).toMatch(/^accounts_(org|claimable)/);
+  });
+
+  it('claims through the claimable index, never walking the primary key', async () => {
+    const used = await plan(NEXT_CLAIMABLE_SQL, [late], mode);
+    expect(used).toEqual(['accounts_claimable']);
+  });
+});
