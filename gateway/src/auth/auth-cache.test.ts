@@ -24,7 +24,9 @@ let gateway: StartedGateway;
 
 function push(message: Partial<authv1.WatchInvalidationsResponse>): void {
   seq += 1;
-  for (const stream of streams) stream.write({ seq: String(seq), apiKeyId: '', organizationId: '', flushAll: false, ...message });
+  for (const stream of streams) {
+    stream.write({ seq: String(seq), apiKeyId: '', organizationId: '', flushAll: false, keyFingerprints: [], fingerprintsComplete: false, ...message });
+  }
 }
 
 beforeAll(async () => {
@@ -46,7 +48,7 @@ beforeAll(async () => {
       streams.add(call);
       call.on('cancelled', () => streams.delete(call));
       seq += 1;
-      call.write({ seq: String(seq), apiKeyId: '', organizationId: '', flushAll: true });
+      call.write({ seq: String(seq), apiKeyId: '', organizationId: '', flushAll: true, keyFingerprints: [], fingerprintsComplete: false });
     },
   });
   const accounts = implementService<accountsv1.AccountsServiceServer>(accountsv1.AccountsServiceService, logger, {

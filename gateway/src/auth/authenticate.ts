@@ -88,8 +88,11 @@ export function createAuthenticator(deps: AuthenticatorDeps): Authenticator {
       }
       // Malformed tokens are hashed and looked up too, so timing does not tell them apart.
       const hash = sha256Hex(token ?? '');
+      // A client IP over its limit still gets a lookup for a key that may be valid (cached, or its
+      // fingerprint known): a valid key is never refused by the per-IP limit, while garbage keys
+      // from that IP are answered 429 without reaching the key store.
       const cachedValid = watcher.covered() && cache.has(hash);
-      const before = await limits.beforeLookup(clientIp(req), cachedValid);
+      const before = await limits.beforeLookup(clientIp(req), cachedValid || watcher.mayExist(hash) === true);
       if (before.action === 'refuse') throw rateLimited(res, before.decision);
       const key = await resolve(hash, req);
       if (key === undefined) return refuseInvalid(req, res, new AppError('invalid_api_key', INVALID_API_KEY_MESSAGE));

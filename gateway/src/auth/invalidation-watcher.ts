@@ -8,6 +8,11 @@ import type { KeyCache } from './key-cache';
 export interface InvalidationWatcher {
   /** True while the stream is open and was heard from recently: only then may the cache be trusted. */
   covered(): boolean;
+  /**
+   * true: a key with this hash may exist (its fingerprint is known); false: it certainly does not;
+   * undefined: cannot tell (stream down, or the initial fingerprint load not finished).
+   */
+  mayExist(tokenSha256: string): boolean | undefined;
   stop(): void;
 }
 
@@ -39,6 +44,11 @@ export function watchInvalidations(
   let backoffMs = 100;
   let stopped = false;
   let reconnectTimer: NodeJS.Timeout | undefined;
+  // 32-bit fingerprints as numbers: a million keys cost a few MB, and a random token matches one
+  // by chance about once in four thousand million.
+  const fingerprints = new Set<number>();
+  let fingerprintsComplete = false;
+  const fingerprintOf = (hex: string) => Number.parseInt(hex.slice(0, 8), 16);
 
   const disconnect = (reason: string) => {
     if (stream === undefined) return;
@@ -49,6 +59,8 @@ export function watchInvalidations(
     if (connected && !stopped) logger.warn({ reason }, 'invalidation stream lost: key cache disabled');
     connected = false;
     cache.clear();
+    fingerprints.clear();
+    fingerprintsComplete = false;
     if (stopped) return;
     reconnectTimer = setTimeout(open, backoffMs);
     reconnectTimer.unref();
@@ -57,8 +69,14 @@ export function watchInvalidations(
 
   const handle = (message: authv1.WatchInvalidationsResponse) => {
     lastHeardAt = Date.now();
-    const isInvalidation = message.flushAll || message.apiKeyId !== '' || message.organizationId !== '';
-    if (message.flushAll) cache.clear();
+    const isInvalidation = message.flushAll || message.apiKeyId !== '' || message.organizationId !== '' || message.keyFingerprints.length > 0;
+    if (message.flushAll) {
+      cache.clear();
+      fingerprints.clear();
+      fingerprintsComplete = false;
+    }
+    for (const fingerprint of message.keyFingerprints) fingerprints.add(fingerprintOf(fingerprint));
+    if (message.fingerprintsComplete) fingerprintsComplete = true;
     if (message.apiKeyId !== '') cache.dropKey(message.apiKeyId);
     if (message.organizationId !== '') cache.dropOrganization(message.organizationId);
     if (message.flushAll && !connected) {
@@ -91,8 +109,16 @@ export function watchInvalidations(
 
   open();
 
+  function covered(): boolean {
+    return connected && Date.now() - lastHeardAt <= staleAfterMs;
+  }
+
   return {
-    covered: () => connected && Date.now() - lastHeardAt <= staleAfterMs,
+    covered,
+    mayExist(tokenSha256) {
+      if (!covered() || !fingerprintsComplete) return undefined;
+      return fingerprints.has(fingerprintOf(tokenSha256));
+    },
     stop() {
       stopped = true;
       if (reconnectTimer) clearTimeout(reconnectTimer);

@@ -1,5 +1,5 @@
 import type { ClientReadableStream } from '@grpc/grpc-js';
-import { callMetadata } from '@propdesk/kit';
+import { callMetadata, sha256Hex } from '@propdesk/kit';
 import { authv1 } from '@propdesk/proto';
 import { randomUUID } from 'node:crypto';
 import { createOrg, startAuthForTest, type AuthClient } from './test-support';
@@ -24,7 +24,8 @@ function watch(streamClient: AuthClient, ack: ((m: authv1.WatchInvalidationsResp
   stream.on('data', (m: authv1.WatchInvalidationsResponse) => {
     messages.push({ ...m, at: Date.now() });
     for (const l of listeners) l();
-    const isInvalidation = m.flushAll || m.apiKeyId !== '' || m.organizationId !== '';
+    // Like a gateway: everything but a heartbeat is acknowledged (key fingerprints too).
+    const isInvalidation = m.flushAll || m.apiKeyId !== '' || m.organizationId !== '' || m.keyFingerprints.length > 0;
     if (isInvalidation && ack) ack(m, id).catch(() => undefined);
   });
   const ended = new Promise<{ error?: string }>((resolve) => {
@@ -125,6 +126,29 @@ describe('auth service: cache invalidation for gateways', () => {
     expect(healthy.messages.some((m) => m.apiKeyId === apiKey!.id)).toBe(true);
     // the healthy watcher is still live
     await healthy.next((m) => Number(m.seq) > 3 && !m.apiKeyId, 2500);
+  });
+
+  it('sends the fingerprints of active keys after flush_all, then each new key before CreateApiKey answers', async () => {
+    const org = await createOrg(a.client);
+    const kept = await a.client.call.createApiKey({ organizationId: org.id, name: 'kept', scopes: [] });
+    const revoked = await a.client.call.createApiKey({ organizationId: org.id, name: 'revoked', scopes: [] });
+    await a.client.call.revokeApiKey({ organizationId: org.id, apiKeyId: revoked.apiKey!.id });
+    const fingerprint = (token: string) => sha256Hex(token).slice(0, 8);
+
+    const w = track(watch(b.client, ackVia(b.client)));
+    await w.next((m) => m.fingerprintsComplete);
+    const loaded = new Set(w.messages.flatMap((m) => m.keyFingerprints));
+    expect(loaded.has(fingerprint(kept.token))).toBe(true);
+    expect(loaded.has(fingerprint(revoked.token))).toBe(false);
+
+    // Created on the other replica: relayed through NOTIFY to this stream.
+    const fresh = await a.client.call.createApiKey({ organizationId: org.id, name: 'fresh', scopes: [] });
+    await w.next((m) => m.keyFingerprints.includes(fingerprint(fresh.token)), 3000);
+    // Created on the replica holding a stream: pushed and acknowledged before the answer.
+    const local = track(watch(a.client, ackVia(a.client)));
+    await local.next((m) => m.fingerprintsComplete);
+    const own = await a.client.call.createApiKey({ organizationId: org.id, name: 'own', scopes: [] });
+    expect(local.messages.some((m) => m.keyFingerprints.includes(fingerprint(own.token)))).toBe(true);
   });
 
   it('a plan change invalidates the whole organization', async () => {

@@ -27,12 +27,17 @@ export async function start(env: NodeJS.ProcessEnv, options: { logger?: Logger }
   const config = loadConfig(authConfigSchema, env, false);
   const logger = options.logger ?? createLogger('auth', { level: config.LOG_LEVEL });
   const sequelize = openDatabase({ url: config.DATABASE_URL, schema: 'auth', logger });
-  const hub = new InvalidationHub({ logger, ackTimeoutMs: config.INVALIDATION_ACK_TIMEOUT_MS, heartbeatMs: config.INVALIDATION_HEARTBEAT_MS });
+  const apiKeys = createApiKeysRepository(sequelize);
+  const hub = new InvalidationHub({
+    logger,
+    ackTimeoutMs: config.INVALIDATION_ACK_TIMEOUT_MS,
+    heartbeatMs: config.INVALIDATION_HEARTBEAT_MS,
+    loadFingerprints: () => apiKeys.activeFingerprints(),
+  });
   let relay: Awaited<ReturnType<typeof startInvalidationRelay>> | undefined;
   try {
     await migrate(sequelize, 'auth', migrations, logger);
     relay = await startInvalidationRelay({ databaseUrl: config.DATABASE_URL, sequelize, hub, logger });
-    const apiKeys = createApiKeysRepository(sequelize);
     const deps: AuthDeps = {
       config,
       logger,

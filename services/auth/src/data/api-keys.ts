@@ -65,6 +65,12 @@ export function createApiKeysRepository(sequelize: Sequelize) {
       return toRecord(row);
     },
 
+    /** First 8 hex characters of every active key's hash (see WatchInvalidationsResponse.key_fingerprints). */
+    async activeFingerprints(): Promise<string[]> {
+      const rows = await selectRows<{ fingerprint: string }>(sequelize, 'SELECT left(token_sha256, 8) AS fingerprint FROM api_keys WHERE revoked_at IS NULL', {});
+      return rows.map((r) => r.fingerprint);
+    },
+
     /** One lookup on the unique hash index (the organization join is by primary key). */
     async findByHash(tokenSha256: string): Promise<VerifiedKeyRow | undefined> {
       const [row] = await selectRows<{

@@ -2,11 +2,16 @@ import type { ServerWritableStream } from '@grpc/grpc-js';
 import { AppError, toServiceError, type Logger } from '@propdesk/kit';
 import type { authv1 } from '@propdesk/proto';
 
-/** What a cache must drop: one key, or every key of one organization. */
+/** What a cache must drop (one key, or every key of one organization), or a key that now exists. */
 export interface Invalidation {
   apiKeyId?: string;
   organizationId?: string;
+  /** A new key's fingerprint: gateways add it before CreateApiKey answers. */
+  keyFingerprint?: string;
 }
+
+/** How many fingerprints go in one message of a stream's initial load. */
+const FINGERPRINT_CHUNK = 5000;
 
 type WatchCall = ServerWritableStream<authv1.WatchInvalidationsRequest, authv1.WatchInvalidationsResponse>;
 
@@ -35,7 +40,13 @@ export class InvalidationHub {
   private readonly heartbeat: NodeJS.Timeout;
 
   constructor(
-    private readonly options: { logger: Logger; ackTimeoutMs: number; heartbeatMs: number },
+    private readonly options: {
+      logger: Logger;
+      ackTimeoutMs: number;
+      heartbeatMs: number;
+      /** Every active key's fingerprint, sent after flush_all on each new stream. */
+      loadFingerprints: () => Promise<string[]>;
+    },
   ) {
     this.heartbeat = setInterval(() => {
       for (const watcher of this.watchers.values()) this.send(watcher, {});
@@ -62,6 +73,19 @@ export class InvalidationHub {
     call.on('close', gone);
     call.on('finish', gone);
     this.send(watcher, { flushAll: true });
+    // Registered before loading, so a key created meanwhile is announced to this stream too.
+    this.options.loadFingerprints().then(
+      (fingerprints) => {
+        for (let i = 0; i < fingerprints.length; i += FINGERPRINT_CHUNK) {
+          this.send(watcher, { keyFingerprints: fingerprints.slice(i, i + FINGERPRINT_CHUNK) });
+        }
+        this.send(watcher, { fingerprintsComplete: true });
+      },
+      (err: unknown) => {
+        this.options.logger.warn({ err }, 'could not load key fingerprints for a watcher');
+        this.drop(watcher, 'key fingerprints unavailable');
+      },
+    );
   }
 
   /** false when no stream of that watcher lives on this replica (the ack is relayed then). */
@@ -112,7 +136,7 @@ export class InvalidationHub {
     });
   }
 
-  private send(watcher: Watcher, fields: Partial<authv1.WatchInvalidationsResponse>): number {
+  private send(watcher: Watcher, fields: Partial<authv1.WatchInvalidationsResponse> & Invalidation): number {
     watcher.seq += 1;
     if (!watcher.closed) {
       watcher.call.write({
@@ -120,6 +144,8 @@ export class InvalidationHub {
         apiKeyId: fields.apiKeyId ?? '',
         organizationId: fields.organizationId ?? '',
         flushAll: fields.flushAll ?? false,
+        keyFingerprints: fields.keyFingerprint ? [fields.keyFingerprint] : (fields.keyFingerprints ?? []),
+        fingerprintsComplete: fields.fingerprintsComplete ?? false,
       });
     }
     return watcher.seq;

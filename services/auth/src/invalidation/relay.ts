@@ -6,7 +6,7 @@ import type { Invalidation, InvalidationHub } from './hub';
 export const INVALIDATION_CHANNEL = 'propdesk_auth_invalidations';
 
 type Message =
-  | { origin: string; kind: 'invalidate'; apiKeyId?: string; organizationId?: string }
+  | { origin: string; kind: 'invalidate'; apiKeyId?: string; organizationId?: string; keyFingerprint?: string }
   | { origin: string; kind: 'ack'; watcherId: string; seq: number };
 
 /**
@@ -49,7 +49,7 @@ export async function startInvalidationRelay(options: {
     if (message.kind === 'ack') {
       hub.ack(message.watcherId, message.seq);
     } else {
-      hub.deliver({ apiKeyId: message.apiKeyId, organizationId: message.organizationId }).catch((err: unknown) =>
+      hub.deliver({ apiKeyId: message.apiKeyId, organizationId: message.organizationId, keyFingerprint: message.keyFingerprint }).catch((err: unknown) =>
         logger.warn({ err }, 'relayed invalidation failed'),
       );
     }

@@ -4,9 +4,13 @@ import type { ApiKeyRecord } from '../data/api-keys';
 import { newApiKeyToken, normalizeScopes, validApiKeyName } from '../domain/api-key-token';
 import { isUuid } from '../domain/ids';
 
-/** The token is returned here only; the database keeps its SHA-256. */
+/**
+ * The token is returned here only; the database keeps its SHA-256. The key's fingerprint reaches
+ * the watching gateways before this answers, so even its first request, from a client IP over
+ * its limit, is looked up rather than refused (see WatchInvalidationsResponse.key_fingerprints).
+ */
 export async function createApiKey(
-  deps: Pick<AuthDeps, 'organizations' | 'apiKeys'>,
+  deps: Pick<AuthDeps, 'organizations' | 'apiKeys' | 'relay'>,
   input: { organizationId: string; name: string; scopes: string[] },
 ): Promise<{ apiKey: ApiKeyRecord; token: string }> {
   const name = validApiKeyName(input.name ?? '');
@@ -14,6 +18,8 @@ export async function createApiKey(
   const organization = isUuid(input.organizationId) ? await deps.organizations.findById(input.organizationId) : undefined;
   if (!organization) throw notFound('organization');
   const { token, prefix } = newApiKeyToken();
-  const apiKey = await deps.apiKeys.insert({ organizationId: organization.id, name, prefix, tokenSha256: sha256Hex(token), scopes });
+  const tokenSha256 = sha256Hex(token);
+  const apiKey = await deps.apiKeys.insert({ organizationId: organization.id, name, prefix, tokenSha256, scopes });
+  await deps.relay.publish({ keyFingerprint: tokenSha256.slice(0, 8) });
   return { apiKey, token };
 }

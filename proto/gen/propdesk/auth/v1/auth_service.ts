@@ -363,6 +363,14 @@ export interface WatchInvalidationsResponse {
   apiKeyId: string;
   organizationId: string;
   flushAll: boolean;
+  /**
+   * Fingerprints (the first 8 hex characters of the token's SHA-256) of keys that exist: after
+   * flush_all, every active key in chunks, then fingerprints_complete; later, each new key (acked
+   * before CreateApiKey answers). A gateway uses them only to tell, for a client IP over its
+   * limit, a possibly valid key (looked up) from certain garbage (refused without a lookup).
+   */
+  keyFingerprints: string[];
+  fingerprintsComplete: boolean;
 }
 
 export interface AckInvalidationRequest {
@@ -3715,7 +3723,14 @@ export const WatchInvalidationsRequest: MessageFns<WatchInvalidationsRequest> = 
 };
 
 function createBaseWatchInvalidationsResponse(): WatchInvalidationsResponse {
-  return { seq: "0", apiKeyId: "", organizationId: "", flushAll: false };
+  return {
+    seq: "0",
+    apiKeyId: "",
+    organizationId: "",
+    flushAll: false,
+    keyFingerprints: [],
+    fingerprintsComplete: false,
+  };
 }
 
 export const WatchInvalidationsResponse: MessageFns<WatchInvalidationsResponse> = {
@@ -3731,6 +3746,12 @@ export const WatchInvalidationsResponse: MessageFns<WatchInvalidationsResponse> 
     }
     if (message.flushAll !== false) {
       writer.uint32(32).bool(message.flushAll);
+    }
+    for (const v of message.keyFingerprints) {
+      writer.uint32(42).string(v!);
+    }
+    if (message.fingerprintsComplete !== false) {
+      writer.uint32(48).bool(message.fingerprintsComplete);
     }
     return writer;
   },
@@ -3780,6 +3801,22 @@ export const WatchInvalidationsResponse: MessageFns<WatchInvalidationsResponse> 
             message.flushAll = reader.bool();
             continue;
           }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.keyFingerprints.push(reader.string());
+            continue;
+          }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.fingerprintsComplete = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -3810,6 +3847,16 @@ export const WatchInvalidationsResponse: MessageFns<WatchInvalidationsResponse> 
         : isSet(object.flush_all)
         ? globalThis.Boolean(object.flush_all)
         : false,
+      keyFingerprints: globalThis.Array.isArray(object?.keyFingerprints)
+        ? object.keyFingerprints.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.key_fingerprints)
+        ? object.key_fingerprints.map((e: any) => globalThis.String(e))
+        : [],
+      fingerprintsComplete: isSet(object.fingerprintsComplete)
+        ? globalThis.Boolean(object.fingerprintsComplete)
+        : isSet(object.fingerprints_complete)
+        ? globalThis.Boolean(object.fingerprints_complete)
+        : false,
     };
   },
 
@@ -3827,6 +3874,12 @@ export const WatchInvalidationsResponse: MessageFns<WatchInvalidationsResponse> 
     if (message.flushAll !== false) {
       obj.flushAll = message.flushAll;
     }
+    if (message.keyFingerprints?.length) {
+      obj.keyFingerprints = message.keyFingerprints;
+    }
+    if (message.fingerprintsComplete !== false) {
+      obj.fingerprintsComplete = message.fingerprintsComplete;
+    }
     return obj;
   },
 
@@ -3839,6 +3892,8 @@ export const WatchInvalidationsResponse: MessageFns<WatchInvalidationsResponse> 
     message.apiKeyId = object.apiKeyId ?? "";
     message.organizationId = object.organizationId ?? "";
     message.flushAll = object.flushAll ?? false;
+    message.keyFingerprints = object.keyFingerprints?.map((e) => e) || [];
+    message.fingerprintsComplete = object.fingerprintsComplete ?? false;
     return message;
   },
 };
