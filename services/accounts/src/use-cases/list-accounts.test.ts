@@ -20,6 +20,11 @@ const list = (req: Partial<accountsv1.ListAccountsRequest>) =>
 
 describe('listing accounts', () => {
   it('renders the same pages as JSON (json_view) as it does as messages, cursors included', async () => {
+    // Money with cents and a trader, so that number and null rendering are both exercised.
+    await h.sql.query(
+      `UPDATE accounts SET equity = 100959.37, peak_equity = 101000.5, balance = 99999.99 WHERE organization_id = :org AND number % 7 = 0`,
+      { replacements: { org } },
+    );
     for (const filter of [{}, { assigned: false }, { status: accountsv1.AccountStatus.ACCOUNT_STATUS_ACTIVE }]) {
       let token = '';
       let pages = 0;
