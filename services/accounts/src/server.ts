@@ -1,4 +1,4 @@
-import { implementService, startGrpcServer, type AsyncServiceImplementation, type StartedGrpcServer } from '@propdesk/kit';
+import { implementService, startGrpcServer, type StartedGrpcServer } from '@propdesk/kit';
 import { accountsv1 } from '@propdesk/proto';
 import type { AccountsDeps } from './deps';
 import { createCoreHandlers } from './grpc/handlers';
@@ -13,12 +13,7 @@ export interface AccountsServer extends StartedGrpcServer {
 export async function createServer(deps: AccountsDeps, options: { host: string; port: number }): Promise<AccountsServer> {
   const streams = new ActiveStreams();
   const handlers = { ...createCoreHandlers(deps, streams), ...createTradingHandlers(deps) };
-  // kit's AsyncServiceImplementation keeps grpc-js's index signature, which no handler map satisfies (see grpc/typed.ts).
-  const implementation = implementService<accountsv1.AccountsServiceServer>(
-    accountsv1.AccountsServiceService,
-    deps.logger,
-    handlers as unknown as AsyncServiceImplementation<accountsv1.AccountsServiceServer>,
-  );
+  const implementation = implementService<accountsv1.AccountsServiceServer>(accountsv1.AccountsServiceService, deps.logger, handlers);
   const started = await startGrpcServer({
     host: options.host,
     port: options.port,

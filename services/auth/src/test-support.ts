@@ -1,21 +1,7 @@
-import type { CallOptions, ClientUnaryCall, Metadata, ServiceError } from '@grpc/grpc-js';
-import { createLogger, createServiceClient, createTestDatabase, type CallOpts, type Logger, type TestDatabase } from '@propdesk/kit';
+import { createLogger, createServiceClient, createTestDatabase, type Logger, type PromiseClient, type TestDatabase } from '@propdesk/kit';
 import { authv1 } from '@propdesk/proto';
 import { start, type StartedAuthService } from './main';
 
-type UnaryFn<Req, Res> = (
-  request: Req,
-  metadata: Metadata,
-  options: Partial<CallOptions>,
-  callback: (error: ServiceError | null, response: Res) => void,
-) => ClientUnaryCall;
-
-/** kit's PromiseClient maps the overloaded generated methods to nothing; same runtime object, typed per method. */
-type PromiseClient<C> = {
-  [K in keyof C as C[K] extends UnaryFn<infer _Req, infer _Res> ? K : never]: C[K] extends UnaryFn<infer Req, infer Res>
-    ? (request: Req, opts?: CallOpts) => Promise<Res>
-    : never;
-};
 
 export interface AuthClient {
   raw: authv1.AuthServiceClient;

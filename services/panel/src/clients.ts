@@ -1,23 +1,7 @@
-import type { CallOptions, ClientUnaryCall, Metadata, ServiceError } from '@grpc/grpc-js';
-import { createServiceClient, type CallOpts, type ServiceAddresses, type ServiceClient } from '@propdesk/kit';
+import { createServiceClient, type PromiseClient, type ServiceAddresses, type ServiceClient } from '@propdesk/kit';
 import { accountsv1, authv1 } from '@propdesk/proto';
 
-type UnaryFn<Req, Res> = (
-  request: Req,
-  metadata: Metadata,
-  options: Partial<CallOptions>,
-  callback: (error: ServiceError | null, response: Res) => void,
-) => ClientUnaryCall;
-
-/**
- * kit's PromiseClient filters methods with `extends UnaryFn<never, never>`, which no generated
- * method satisfies under strictFunctionTypes, so it maps to {}. Same shape, inferred per method.
- */
-export type PromiseClient<C> = {
-  [K in keyof C as C[K] extends UnaryFn<infer _Req, infer _Res> ? K : never]: C[K] extends UnaryFn<infer Req, infer Res>
-    ? (request: Req, opts?: CallOpts) => Promise<Res>
-    : never;
-};
+export type { PromiseClient } from '@propdesk/kit';
 
 export interface PanelClients {
   auth: PromiseClient<authv1.AuthServiceClient>;
@@ -40,8 +24,8 @@ export function createPanelClients(addresses: ServiceAddresses, deadlineMs: numb
     deadlineMs,
   );
   return {
-    auth: auth.call as unknown as PromiseClient<authv1.AuthServiceClient>,
-    accounts: accounts.call as unknown as PromiseClient<accountsv1.AccountsServiceClient>,
+    auth: auth.call,
+    accounts: accounts.call,
     close() {
       auth.close();
       accounts.close();

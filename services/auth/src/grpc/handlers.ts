@@ -27,12 +27,7 @@ const IDEMPOTENCY_STATE = {
   completed: authv1.IdempotencyState.IDEMPOTENCY_STATE_COMPLETED,
 } as const;
 
-/**
- * kit's AsyncServiceImplementation keeps the generated interface's string index signature, which
- * every async handler then fails to match; the named RPCs alone are what we implement.
- */
-type NamedRpcs<S> = { [K in keyof S as string extends K ? never : K]: S[K] };
-export type AuthHandlers = AsyncServiceImplementation<NamedRpcs<authv1.AuthServiceServer>>;
+export type AuthHandlers = AsyncServiceImplementation<authv1.AuthServiceServer>;
 
 /** Thin: proto in, use case, proto out. */
 export function authHandlers(deps: AuthDeps): AuthHandlers {
