@@ -1,19 +1,9 @@
 import { QueryTypes, toNumber, type Sequelize } from '@propdesk/kit';
+import type { DealTotals } from '../domain/indicators';
 
 /** Results of a group of deals. Returns are per trade: profit / balance before the trade. */
-export interface DealAggregate {
+export interface DealAggregate extends DealTotals {
   key: string;
-  trades: number;
-  wins: number;
-  losses: number;
-  grossProfit: number;
-  grossLoss: number;
-  net: number;
-  lots: number;
-  averageWin: number | null;
-  averageLoss: number | null;
-  meanReturn: number | null;
-  returnStdDev: number | null;
   best: number | null;
   worst: number | null;
   startBalance: number | null;
