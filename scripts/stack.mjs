@@ -117,7 +117,15 @@ async function startEmbeddedPostgres() {
     try { process.kill(pid, 0); alive = true; } catch { /* not running */ }
     if (!alive) fs.rmSync(stalePid);
   }
-  await embedded.start();
+  try {
+    await embedded.start();
+  } catch (err) {
+    // The package rejects without a reason when the server process exits early.
+    throw new Error(
+      `embedded PostgreSQL did not start${err instanceof Error ? `: ${err.message}` : ''} ` +
+        `(is another PropDesk already using ${path.relative(root, pgDir) || pgDir}?)`,
+    );
+  }
   const client = embedded.getPgClient('postgres', '127.0.0.1');
   await client.connect();
   const exists = await client.query("SELECT 1 FROM pg_database WHERE datname = 'propdesk'");
