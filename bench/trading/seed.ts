@@ -1,4 +1,6 @@
+import path from 'node:path';
 import type { Client } from 'pg';
+import { ROOT } from '../support/stack';
 
 /** The bench's symbols and the mid each walk starts from (EURUSD sits high: see BREACH_BASE). */
 export const SYMBOLS: Array<{ symbol: string; mid: number; spread: number; step: number }> = [
@@ -17,20 +19,10 @@ export const SYMBOLS: Array<{ symbol: string; mid: number; spread: number; step:
 /** Breach-latency accounts hold 10 lots of EURUSD bought at BREACH_BASE + 0.01 * i (i = 1..n). */
 export const BREACH_BASE = 1.5;
 
-const TERMS = JSON.stringify({
-  maxDailyLossPct: 5,
-  maxTotalLossPct: 10,
-  totalLossMode: 'static',
-  profitTargetPct: 10,
-  minTradingDays: 4,
-  leverage: 100,
-  maxLotsPerOrder: 50,
-  allowedSymbols: null,
-  flagLotsAbove: 20,
-  flagWeekendHolding: true,
-  defaultInitialBalance: 100000,
-  currency: 'USD',
-});
+/** The standard program's frozen terms, from the accounts service's own definition. */
+const TERMS = JSON.stringify(
+  (require(path.join(ROOT, 'services/accounts/dist/domain/programs.js')) as { PROGRAMS: { standard: object } }).PROGRAMS.standard,
+);
 
 async function insertAccounts(pg: Client, org: string, count: number): Promise<number[]> {
   const res = await pg.query<{ number: string }>(

@@ -1,3 +1,5 @@
+import { EVENT_TYPES } from '@propdesk/kit';
+
 /** JSON Schemas (2020-12, as OpenAPI 3.1 uses them) of every REST shape. Strict on purpose: drift fails the e2e checks. */
 type Schema = Record<string, unknown>;
 
@@ -16,18 +18,8 @@ export function pageOf(item: string): Schema {
 
 export { ref };
 
-export const EVENT_TYPE_NAMES = [
-  'account.breached',
-  'account.passed',
-  'account.flagged',
-  'account.created',
-  'account.assigned',
-  'account.archived',
-  'position.opened',
-  'position.closed',
-  'order.rejected',
-  'credits.low',
-];
+/** The event types of SPEC section 8 (the kit's one list). */
+export const EVENT_TYPE_NAMES = [...EVENT_TYPES];
 
 const ERROR_CODES = [
   'invalid_request',
