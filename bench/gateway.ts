@@ -30,7 +30,7 @@ interface AccountRow {
 }
 
 /** What a team would write instead of microservices: one Express process, two queries. */
-async function startBaseline(databaseUrl: string): Promise<{ url: string; stop(): Promise<void> }> {
+export async function startBaseline(databaseUrl: string): Promise<{ url: string; stop(): Promise<void> }> {
   const pool = new Pool({ connectionString: databaseUrl, max: 10 });
   const app = express();
   app.get('/v1/accounts', async (req, res) => {

@@ -110,4 +110,36 @@ describe('GET /v1/accounts paging', () => {
     expect(bad.status).toBe(400);
     expect(bad.body.error.param).toBe('status');
   });
+
+  it('answers requests that arrive together (coalesced into one call) each with its own organization, page and errors', async () => {
+    const metricsBatches = async () => {
+      const text = await (await fetch(`${stack.url}/metrics`)).text();
+      const count = Number(/propdesk_gateway_list_accounts_call_size_count (\d+)/.exec(text)?.[1] ?? 0);
+      const lone = Number(/propdesk_gateway_list_accounts_call_size_bucket\{le="1"\} (\d+)/.exec(text)?.[1] ?? 0);
+      return count - lone;
+    };
+    const foreignCursor = (await client(stack.url, orgA.token).get<Page>('/v1/accounts', '/v1/accounts?limit=2')).body.next_cursor as string;
+    const before = await metricsBatches();
+    // Bursts until at least one call carried several requests (they must land in one event-loop turn).
+    for (let burst = 0; burst < 10 && (await metricsBatches()) === before; burst += 1) {
+      const asks = Array.from({ length: 24 }, (_v, i) => {
+        const kind = i % 4;
+        if (kind === 0) return { org: orgA, path: '/v1/accounts?limit=7', expect: 200 };
+        if (kind === 1) return { org: orgB, path: '/v1/accounts', expect: 200 };
+        if (kind === 2) return { org: orgB, path: `/v1/accounts?cursor=${encodeURIComponent(foreignCursor)}`, expect: 400 };
+        return { org: orgA, path: '/v1/accounts?status=active&limit=3', expect: 200 };
+      });
+      const answers = await Promise.all(asks.map((ask) => client(stack.url, ask.org.token).get<Page & ErrorBody>('/v1/accounts', ask.path)));
+      answers.forEach((res, i) => {
+        const ask = asks[i];
+        expect(res.status).toBe(ask.expect);
+        if (ask.expect === 400) return expect(res.body.error.code).toBe('invalid_cursor');
+        const numbers = res.body.data.map((a) => a.number);
+        expect(numbers.every((n) => ask.org.numbers.includes(n))).toBe(true);
+        if (ask.org === orgB) expect(numbers.sort()).toEqual([...orgB.numbers].sort());
+        else expect(numbers).toEqual(orgA.numbers.slice(0, i % 4 === 0 ? 7 : 3));
+      });
+    }
+    expect(await metricsBatches()).toBeGreaterThan(before);
+  });
 });

@@ -1,5 +1,17 @@
+import { status, type ServiceError } from '@grpc/grpc-js';
 import { authv1, accountsv1, webhooksv1 } from '@propdesk/proto';
-import { createHealthChecker, createServiceClient, type ServiceAddresses, type ServiceClient } from '@propdesk/kit';
+import {
+  callMetadata,
+  createHealthChecker,
+  createServiceClient,
+  fromItemError,
+  fromServiceError,
+  type CallOpts,
+  type ServiceAddresses,
+  type ServiceClient,
+} from '@propdesk/kit';
+import { Histogram, type Registry } from 'prom-client';
+import { coalesce, type ItemOutcome } from './coalesce';
 
 export type { ServiceClient };
 
@@ -7,18 +19,70 @@ export interface Clients {
   auth: ServiceClient<authv1.AuthServiceClient>;
   accounts: ServiceClient<accountsv1.AccountsServiceClient>;
   webhooks: ServiceClient<webhooksv1.WebhooksServiceClient>;
+  /**
+   * AccountsService.ListAccounts, coalesced: the list requests of one event-loop turn share one
+   * BatchListAccounts call (see coalesce.ts).
+   */
+  listAccounts(request: accountsv1.ListAccountsRequest, opts: CallOpts): Promise<accountsv1.ListAccountsResponse>;
   close(): void;
 }
 
+/** How many list requests each call to the accounts service carried (1: a lone request). */
+function observeCallSize(registry: Registry): (size: number) => void {
+  const sizes = new Histogram({
+    name: 'propdesk_gateway_list_accounts_call_size',
+    help: 'GET /v1/accounts requests carried per call to the accounts service (coalesced under load)',
+    buckets: [1, 2, 4, 8, 16, 32],
+    registers: [registry],
+  });
+  return (size) => sizes.observe(size);
+}
+
+/** Requests per BatchListAccounts call (the service takes up to 100). */
+const MAX_LIST_BATCH = 32;
+
+function batchListAccounts(
+  accounts: ServiceClient<accountsv1.AccountsServiceClient>,
+  defaultDeadlineMs: number,
+): (requests: accountsv1.ListAccountsRequest[], requestIds: string[], opts: CallOpts) => Promise<Array<ItemOutcome<accountsv1.ListAccountsResponse>> | undefined> {
+  return (requests, requestIds, opts) =>
+    new Promise((resolve, reject) => {
+      accounts.raw.batchListAccounts(
+        { requests, requestIds },
+        callMetadata(opts.requestId),
+        { deadline: Date.now() + (opts.deadlineMs ?? defaultDeadlineMs) },
+        (err: ServiceError | null, response: accountsv1.BatchListAccountsResponse) => {
+          // A replica from before BatchListAccounts: the requests go out one by one instead.
+          if (err?.code === status.UNIMPLEMENTED) return resolve(undefined);
+          if (err) return reject(fromServiceError(err));
+          resolve(
+            response.results.map((result) =>
+              result.response
+                ? { ok: true, response: result.response }
+                : { ok: false, error: fromItemError(result.error ?? { code: 'internal_error', message: '', param: '' }) },
+            ),
+          );
+        },
+      );
+    });
+}
+
 /** One client per service per process, created at boot; every call carries the configured deadline. */
-export function createClients(addresses: ServiceAddresses, deadlineMs: number): Clients {
+export function createClients(addresses: ServiceAddresses, deadlineMs: number, registry?: Registry): Clients {
   const auth = createServiceClient(authv1.AuthServiceClient, authv1.AuthServiceService, addresses.auth, deadlineMs);
   const accounts = createServiceClient(accountsv1.AccountsServiceClient, accountsv1.AccountsServiceService, addresses.accounts, deadlineMs);
   const webhooks = createServiceClient(webhooksv1.WebhooksServiceClient, webhooksv1.WebhooksServiceService, addresses.webhooks, deadlineMs);
+  const listAccounts = coalesce({
+    single: (request: accountsv1.ListAccountsRequest, opts: CallOpts) => accounts.call.listAccounts(request, opts),
+    batch: batchListAccounts(accounts, deadlineMs),
+    maxBatch: MAX_LIST_BATCH,
+    onSend: registry ? observeCallSize(registry) : undefined,
+  });
   return {
     auth,
     accounts,
     webhooks,
+    listAccounts,
     close() {
       auth.close();
       accounts.close();

@@ -22,11 +22,11 @@ export async function start(env: NodeJS.ProcessEnv, options: { logger?: Logger }
   const config = loadConfig(gatewayConfigSchema, env, false);
   const logger = options.logger ?? createLogger('gateway', { level: config.LOG_LEVEL });
   const addresses = serviceAddresses(config);
-  const clients = createClients(addresses, config.GRPC_DEADLINE_MS);
+  const metrics = createHttpMetrics();
+  const clients = createClients(addresses, config.GRPC_DEADLINE_MS, metrics.registry);
   const health = createHealthCheckers(addresses);
   const cache = new KeyCache();
   const watcher = watchInvalidations(clients.auth, cache, logger);
-  const metrics = createHttpMetrics();
   const gatewayLimits = await createGatewayLimits(config, logger, metrics.registry);
   const limits = gatewayLimits.limits;
   const authenticator = createAuthenticator({

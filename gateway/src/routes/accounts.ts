@@ -25,11 +25,11 @@ function assignedFilter(value: string | undefined): boolean | undefined {
   throw new AppError('invalid_request', 'assigned must be true or false', 'assigned');
 }
 
-export function registerAccountRoutes(define: DefineRoute, { accounts }: Clients): void {
+export function registerAccountRoutes(define: DefineRoute, { accounts, listAccounts }: Clients): void {
   define('get', '/v1/accounts', { apiKey: 'accounts:read' }, async (req, opts) => {
     const { organizationId } = apiKeyOf(req);
     const traderId = queryString(req, 'trader_id');
-    const response = await accounts.call.listAccounts(
+    const response = await listAccounts(
       {
         organizationId,
         ...pageParams(req),

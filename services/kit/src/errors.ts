@@ -139,3 +139,24 @@ export function fromServiceError(err: unknown): AppError {
       return new AppError('internal_error', 'internal error');
   }
 }
+
+/**
+ * An error carried inside a message rather than as the call's status: one request of a batch
+ * whose other requests succeeded (e.g. accounts.v1.ItemError). Anything but an AppError becomes
+ * internal_error, exactly as toServiceError does for a whole call.
+ */
+export interface ItemErrorFields {
+  code: string;
+  message: string;
+  param: string;
+}
+
+export function toItemError(err: unknown): ItemErrorFields {
+  if (err instanceof AppError) return { code: err.code, message: err.message, param: err.param ?? '' };
+  return { code: 'internal_error', message: 'internal error', param: '' };
+}
+
+export function fromItemError(item: ItemErrorFields): AppError {
+  if (!isApiErrorCode(item.code) || item.code === 'internal_error') return new AppError('internal_error', 'internal error');
+  return new AppError(item.code, item.message, item.param || undefined);
+}

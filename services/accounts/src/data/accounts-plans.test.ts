@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
 import { createTestDatabase, migrate, openDatabase, type Sequelize, type TestDatabase } from '@propdesk/kit';
 import { migrations } from './migrations';
-import { listAccountsStatement, NEXT_CLAIMABLE_SQL, type AccountFilter } from './accounts';
+import { listAccountsJsonStatement, listAccountsStatement, NEXT_CLAIMABLE_SQL, type AccountFilter } from './accounts';
 
 let db: TestDatabase;
 let sequelize: Sequelize;
@@ -18,6 +18,8 @@ const early = randomUUID();
 const late = randomUUID();
 
 function literal(value: unknown): string {
+  // an untyped array literal, so that the statement's own casts decide the element type
+  if (Array.isArray(value)) return `'{${value.map(String).join(',')}}'`;
   return typeof value === 'number' ? String(value) : `'${String(value).replace(/'/g, "''")}'`;
 }
 
@@ -78,6 +80,18 @@ const filters: Array<[string, AccountFilter]> = [
 describe.each(['force_custom_plan', 'force_generic_plan'] as const)('with %s', (mode) => {
   it.each(filters)("serves a later organization's first page (%s) from a per-organization index", async (_name, filter) => {
     const statement = listAccountsStatement(late, filter, 0, 51);
+    const used = await plan(statement.text, statement.values, mode);
+    expect(used.length).toBeGreaterThan(0);
+    expect(used).not.toContain('accounts_pkey');
+    for (const index of used) expect(index).toMatch(/^accounts_(org|claimable)/);
+  });
+
+  it.each(filters)('serves every page of a batch (%s) from a per-organization index', async (_name, filter) => {
+    const statement = listAccountsJsonStatement([
+      { org: late, filter, after: 0, shown: 50 },
+      { org: early, filter, after: 59_000, shown: 50 },
+      { org: late, filter, after: 1_000, shown: 200 },
+    ]);
     const used = await plan(statement.text, statement.values, mode);
     expect(used.length).toBeGreaterThan(0);
     expect(used).not.toContain('accounts_pkey');

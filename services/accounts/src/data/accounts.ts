@@ -128,26 +128,32 @@ export interface KeysetQuery {
   where: string[];
   orderBy: string;
   bind: unknown[];
+  /** The SQL type of each bind parameter, in order (a batch binds each one as an array of them). */
+  types: string[];
   /** Distinguishes prepared statements: the same shape always has the same text. */
   shape: string;
 }
 
-export function accountKeyset(org: string, filter: AccountFilter, after: number, firstBind: unknown[] = []): KeysetQuery {
-  const bind = [...firstBind];
-  const param = (value: unknown) => `$${bind.push(value)}`;
-  const orgParam = param(org);
-  const where = [`organization_id >= ${orgParam}`, `organization_id <= ${orgParam}`, `number > ${param(after)}`];
+export function accountKeyset(org: string, filter: AccountFilter, after: number, firstBind: number[] = []): KeysetQuery {
+  const bind: unknown[] = [...firstBind];
+  const types = firstBind.map(() => 'int');
+  const param = (value: unknown, type: string) => {
+    types.push(type);
+    return `$${bind.push(value)}`;
+  };
+  const orgParam = param(org, 'uuid');
+  const where = [`organization_id >= ${orgParam}`, `organization_id <= ${orgParam}`, `number > ${param(after, 'bigint')}`];
   const order = ['organization_id'];
   let shape = '';
   if (filter.traderId) {
     // (organization_id, trader_id, number): the most selective index when a trader is named
-    const p = param(filter.traderId);
+    const p = param(filter.traderId, 'uuid');
     where.push(`trader_id >= ${p}`, `trader_id <= ${p}`);
     order.push('trader_id');
     shape += 't';
   }
   if (filter.status) {
-    const p = param(filter.status);
+    const p = param(filter.status, 'text');
     if (filter.traderId) where.push(`status = ${p}`);
     else {
       // (organization_id, status, number)
@@ -161,7 +167,7 @@ export function accountKeyset(org: string, filter: AccountFilter, after: number,
   if (filter.assigned === false) where.push('trader_id IS NULL');
   shape += filter.assigned === undefined ? '' : filter.assigned ? 'a' : 'u';
   order.push('number');
-  return { where, orderBy: order.join(', '), bind, shape };
+  return { where, orderBy: order.join(', '), bind, types, shape };
 }
 
 type SummaryRow = Omit<AccountRow, 'terms' | 'archived_at'>;
@@ -232,32 +238,65 @@ export interface AccountPageJson {
   lastNumber: number | null;
 }
 
+export interface PageQuery {
+  org: string;
+  filter: AccountFilter;
+  /** Keyset position: accounts numbered above it. */
+  after: number;
+  /** Accounts the page shows. */
+  shown: number;
+}
+
+/** Pages whose statements have the same text (the same filters present) can share one statement. */
+export function pageShape(page: PageQuery): string {
+  return accountKeyset(page.org, page.filter, page.after).shape;
+}
+
 /**
- * The same page rendered by PostgreSQL as the REST JSON of SPEC section 9 (ACCOUNT_JSON):
- * no row parsing, no message encoding, and the gateway writes the bytes as they are.
+ * The statement behind listAccountsJson for pages of one shape: each page's parameters arrive as
+ * the elements of parallel arrays, and a lateral subquery runs the keyset page of SUMMARY_COLUMNS
+ * once per element (an index scan each, parameterized by that element). Exposed so that a test
+ * can EXPLAIN exactly what runs.
  */
-export async function listAccountsJson(
-  sequelize: Sequelize,
-  org: string,
-  filter: AccountFilter,
-  after: number,
-  shown: number,
-): Promise<AccountPageJson> {
-  const q = accountKeyset(org, filter, after, [shown + 1, shown]);
-  const [row] = await preparedRows<{ found: number; last_number: string | null; json: string }>(
+export function listAccountsJsonStatement(pages: PageQuery[]): Statement {
+  const queries = pages.map((p) => accountKeyset(p.org, p.filter, p.after, [p.shown + 1, p.shown]));
+  const first = queries[0];
+  if (queries.some((q) => q.shape !== first.shape)) throw new Error('listAccountsJsonStatement: pages of different shapes');
+  const column = (sql: string) => sql.replace(/\$(\d+)\b/g, 'r.p$1');
+  const arrays = first.types.map((type, i) => `$${i + 1}::${type}[]`).join(', ');
+  const names = first.types.map((_t, i) => `p${i + 1}`).join(', ');
+  return {
+    name: `list_accounts_json_${first.shape}`,
+    text: `SELECT p.found, p.last_number, p.json
+       FROM unnest(${arrays}) WITH ORDINALITY AS r(${names}, i)
+       CROSS JOIN LATERAL (
+         SELECT count(*)::int AS found,
+                max(number) FILTER (WHERE n <= r.p2) AS last_number,
+                '[' || coalesce(string_agg(${ACCOUNT_JSON}, ',' ORDER BY number) FILTER (WHERE n <= r.p2), '') || ']' AS json
+           FROM (SELECT page.*, row_number() OVER (ORDER BY number) AS n
+                   FROM (SELECT ${SUMMARY_COLUMNS} FROM accounts WHERE ${column(first.where.join(' AND '))}
+                          ORDER BY ${first.orderBy} LIMIT r.p1) page) numbered
+       ) p
+       ORDER BY r.i`,
+    values: first.types.map((_t, i) => queries.map((q) => q.bind[i])),
+  };
+}
+
+/**
+ * Pages of one shape rendered by PostgreSQL as the REST JSON of SPEC section 9 (ACCOUNT_JSON),
+ * in one statement however many there are: no row parsing, no message encoding, and the gateway
+ * writes the bytes as they are. Results are in the order of `pages`.
+ */
+export async function listAccountsJson(sequelize: Sequelize, pages: PageQuery[]): Promise<AccountPageJson[]> {
+  if (pages.length === 0) return [];
+  const statement = listAccountsJsonStatement(pages);
+  const rows = await preparedRows<{ found: number; last_number: string | null; json: string }>(
     sequelize,
-    `list_accounts_json_${q.shape}`,
-    `WITH page AS (
-       SELECT ${SUMMARY_COLUMNS} FROM accounts WHERE ${q.where.join(' AND ')} ORDER BY ${q.orderBy} LIMIT $1
-     ), shown AS (
-       SELECT * FROM page ORDER BY number LIMIT $2
-     )
-     SELECT (SELECT count(*) FROM page)::int AS found,
-            (SELECT max(number) FROM shown) AS last_number,
-            '[' || coalesce((SELECT string_agg(${ACCOUNT_JSON}, ',' ORDER BY number) FROM shown), '') || ']' AS json`,
-    q.bind,
+    statement.name,
+    statement.text,
+    statement.values,
   );
-  return { json: row.json, found: row.found, lastNumber: row.last_number === null ? null : Number(row.last_number) };
+  return rows.map((row) => ({ json: row.json, found: row.found, lastNumber: row.last_number === null ? null : Number(row.last_number) }));
 }
 
 /**

@@ -1,5 +1,7 @@
+import { AppError, toItemError } from '@propdesk/kit';
 import type { accountsv1 } from '@propdesk/proto';
 import type { AccountsDeps } from '../deps';
+import type { AccountSummary } from '../domain/account';
 import { archiveAccount } from '../use-cases/archive-account';
 import { assignTrader } from '../use-cases/assign-trader';
 import { claimAccount } from '../use-cases/claim-account';
@@ -7,13 +9,33 @@ import { createAccounts } from '../use-cases/create-accounts';
 import { getCredentials, rotateCredentials } from '../use-cases/credentials';
 import { createExecutorSession, getExecutorSession } from '../use-cases/executor-sessions';
 import { getAccount } from '../use-cases/get-account';
-import { listAccounts, listAccountsAsJson } from '../use-cases/list-accounts';
+import { listAccountPagesAsJson, listAccounts, listAccountsAsJson, type JsonPage, type ListAccountsInput } from '../use-cases/list-accounts';
 import { listEvents } from '../use-cases/list-events';
 import { createTrader, getTrader, listTraders } from '../use-cases/traders';
 import { unassignTrader } from '../use-cases/unassign-trader';
 import { statusFromProto, toProtoAccount, toProtoCredentials, toProtoEvent, toProtoTrader } from './mappers';
 import { ActiveStreams, createStreamEventsHandler } from './stream-events-handler';
 import type { Handlers } from './typed';
+
+/** Requests per BatchListAccounts call. */
+const MAX_BATCH = 100;
+
+function listInput(req: accountsv1.ListAccountsRequest): ListAccountsInput {
+  return {
+    organizationId: req.organizationId,
+    pageSize: req.pageSize,
+    pageToken: req.pageToken,
+    filter: { status: statusFromProto(req.status), assigned: req.assigned, traderId: req.traderId },
+  };
+}
+
+function pageResponse(page: { accounts: AccountSummary[]; nextPageToken: string }): accountsv1.ListAccountsResponse {
+  return { accounts: page.accounts.map(toProtoAccount), nextPageToken: page.nextPageToken, accountsJson: Buffer.alloc(0) };
+}
+
+function jsonPageResponse(page: JsonPage): accountsv1.ListAccountsResponse {
+  return { accounts: [], nextPageToken: page.nextPageToken, accountsJson: Buffer.from(page.json) };
+}
 
 /** The accounts, traders, credentials, sessions and events RPCs: proto in, use case, proto out. */
 export function createCoreHandlers(
@@ -34,18 +56,46 @@ export function createCoreHandlers(
       return { account: toProtoAccount(await getAccount(deps, req)) };
     },
     async listAccounts(req) {
-      const input = {
-        organizationId: req.organizationId,
-        pageSize: req.pageSize,
-        pageToken: req.pageToken,
-        filter: { status: statusFromProto(req.status), assigned: req.assigned, traderId: req.traderId },
+      const input = listInput(req);
+      if (req.jsonView) return jsonPageResponse(await listAccountsAsJson(deps, input));
+      return pageResponse(await listAccounts(deps, input));
+    },
+    async batchListAccounts(req, ctx) {
+      if (req.requests.length > MAX_BATCH) throw new AppError('invalid_request', `at most ${MAX_BATCH} requests per batch`, 'requests');
+      const results: accountsv1.BatchListAccountsResult[] = new Array(req.requests.length);
+      const failed = (index: number, err: unknown) => {
+        if (!(err instanceof AppError)) {
+          deps.logger.error({ err, requestId: req.requestIds[index] ?? ctx.requestId, method: 'BatchListAccounts' }, 'unhandled error in a batched request');
+        }
+        results[index] = { error: toItemError(err) };
       };
-      if (req.jsonView) {
-        const page = await listAccountsAsJson(deps, input);
-        return { accounts: [], nextPageToken: page.nextPageToken, accountsJson: Buffer.from(page.json) };
-      }
-      const page = await listAccounts(deps, input);
-      return { accounts: page.accounts.map(toProtoAccount), nextPageToken: page.nextPageToken, accountsJson: Buffer.alloc(0) };
+      const plainPage = async (index: number, input: ListAccountsInput) => {
+        try {
+          results[index] = { response: pageResponse(await listAccounts(deps, input)) };
+        } catch (err) {
+          failed(index, err);
+        }
+      };
+      // json_view requests share statements; the others (the gateway asks for JSON) run one by one.
+      const json: Array<{ index: number; input: ListAccountsInput }> = [];
+      const others: Array<Promise<void>> = [];
+      req.requests.forEach((r, index) => {
+        try {
+          const input = listInput(r);
+          if (r.jsonView) json.push({ index, input });
+          else others.push(plainPage(index, input));
+        } catch (err) {
+          failed(index, err);
+        }
+      });
+      const pages = listAccountPagesAsJson(deps, json.map((j) => j.input)).then((outcomes) =>
+        outcomes.forEach((outcome, i) => {
+          if (outcome.ok) results[json[i].index] = { response: jsonPageResponse(outcome.page) };
+          else failed(json[i].index, outcome.error);
+        }),
+      );
+      await Promise.all([pages, ...others]);
+      return { results };
     },
     async assignTrader(req) {
       const { account, trader } = await assignTrader(deps, req);

@@ -140,3 +140,58 @@ describe('listing accounts', () => {
     expect(randomUUID()).toBeTruthy();
   });
 });
+
+describe('BatchListAccounts', () => {
+  const request = (req: Partial<accountsv1.ListAccountsRequest>): accountsv1.ListAccountsRequest => ({
+    organizationId: org,
+    pageSize: 0,
+    pageToken: '',
+    status: accountsv1.AccountStatus.ACCOUNT_STATUS_UNSPECIFIED,
+    jsonView: true,
+    ...req,
+  });
+
+  it('answers every request as ListAccounts alone would, in order, each within its own organization', async () => {
+    const other = h.newOrg(1_000);
+    await h.api.createAccounts({ organizationId: other, count: 3, program: '', initialBalance: 0 });
+    const secondPage = (await list({ pageSize: 20 })).nextPageToken;
+    const requests = [
+      request({ pageSize: 20 }),
+      request({ organizationId: other }),
+      request({ pageSize: 20, pageToken: secondPage }),
+      request({ status: accountsv1.AccountStatus.ACCOUNT_STATUS_ACTIVE, pageSize: 7 }),
+      request({ assigned: false, pageSize: 3 }),
+      request({ pageSize: 5, jsonView: false }),
+      request({ organizationId: other, pageToken: secondPage }),
+      request({ pageSize: -1 }),
+      request({ organizationId: 'not-a-uuid' }),
+      request({ organizationId: randomUUID() }),
+    ];
+    const batch = await h.api.batchListAccounts({ requests, requestIds: [] });
+    expect(batch.results).toHaveLength(requests.length);
+    for (const [i, req] of requests.entries()) {
+      const alone = await h.api.listAccounts(req).then(
+        (response) => ({ response }),
+        (err: AppError) => ({ error: { code: err.code, message: err.message, param: err.param ?? '' } }),
+      );
+      expect({ i, ...batch.results[i] }).toEqual({ i, ...alone });
+    }
+    // Spot checks of what the comparison covers.
+    const rendered = (i: number) => JSON.parse(Buffer.from(batch.results[i].response?.accountsJson ?? []).toString()) as Array<{ number: number }>;
+    expect(rendered(0)).toHaveLength(20);
+    expect(rendered(1)).toHaveLength(3);
+    expect(rendered(2)[0].number).toBeGreaterThan(rendered(0)[19].number);
+    expect(batch.results[5].response?.accounts).toHaveLength(5);
+    expect(batch.results[6].error?.code).toBe('invalid_cursor');
+    expect(batch.results[7].error).toMatchObject({ code: 'invalid_request', param: 'limit' });
+    expect(rendered(9)).toEqual([]);
+  });
+
+  it('takes at most 100 requests per call', async () => {
+    await expect(h.api.batchListAccounts({ requests: Array.from({ length: 101 }, () => request({})), requestIds: [] })).rejects.toMatchObject({
+      code: 'invalid_request',
+      param: 'requests',
+    });
+    expect((await h.api.batchListAccounts({ requests: [], requestIds: [] })).results).toEqual([]);
+  });
+});

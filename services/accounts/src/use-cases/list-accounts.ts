@@ -1,5 +1,5 @@
 import { AppError, pageSize } from '@propdesk/kit';
-import { listAccounts as listAccountRows, listAccountsJson, type AccountFilter } from '../data/accounts';
+import { listAccounts as listAccountRows, listAccountsJson, pageShape, type AccountFilter, type PageQuery } from '../data/accounts';
 import type { AccountSummary } from '../domain/account';
 import { organizationId, uuidParam } from '../domain/validation';
 import type { AccountsDeps } from '../deps';
@@ -50,10 +50,56 @@ export async function listAccounts(deps: AccountsDeps, input: ListAccountsInput)
   return { accounts, nextPageToken };
 }
 
-/** The same page, as the REST JSON rendered by the database (ListAccountsRequest.json_view). */
-export async function listAccountsAsJson(deps: AccountsDeps, input: ListAccountsInput): Promise<{ json: string; nextPageToken: string }> {
-  const { org, filter, size, scope, after } = pagePosition(deps, input);
-  const page = await listAccountsJson(deps.sequelize, org, filter, after, size);
-  const nextPageToken = page.found > size && page.lastNumber !== null ? deps.cursors.encode(scope, { n: page.lastNumber }) : '';
-  return { json: page.json, nextPageToken };
+export interface JsonPage {
+  json: string;
+  nextPageToken: string;
+}
+
+/** One page of a batch: the page, or the error that request alone would have failed with. */
+export type JsonPageResult = { ok: true; page: JsonPage } | { ok: false; error: unknown };
+
+/**
+ * Pages as the REST JSON rendered by the database (ListAccountsRequest.json_view), for any
+ * number of requests at once: each is validated on its own, and the valid ones run as one
+ * statement per shape (filters present), whatever their organizations. Results are in the
+ * order of `inputs`; a request's error is its result, not the batch's.
+ */
+export async function listAccountPagesAsJson(deps: AccountsDeps, inputs: ListAccountsInput[]): Promise<JsonPageResult[]> {
+  const results: JsonPageResult[] = new Array(inputs.length);
+  const groups = new Map<string, Array<{ index: number; position: PagePosition; query: PageQuery }>>();
+  inputs.forEach((input, index) => {
+    try {
+      const position = pagePosition(deps, input);
+      const query: PageQuery = { org: position.org, filter: position.filter, after: position.after, shown: position.size };
+      const shape = pageShape(query);
+      const group = groups.get(shape);
+      if (group) group.push({ index, position, query });
+      else groups.set(shape, [{ index, position, query }]);
+    } catch (error) {
+      results[index] = { ok: false, error };
+    }
+  });
+  await Promise.all(
+    [...groups.values()].map(async (group) => {
+      try {
+        const pages = await listAccountsJson(deps.sequelize, group.map((g) => g.query));
+        group.forEach(({ index, position }, i) => {
+          const page = pages[i];
+          const nextPageToken =
+            page.found > position.size && page.lastNumber !== null ? deps.cursors.encode(position.scope, { n: page.lastNumber }) : '';
+          results[index] = { ok: true, page: { json: page.json, nextPageToken } };
+        });
+      } catch (error) {
+        for (const { index } of group) results[index] = { ok: false, error };
+      }
+    }),
+  );
+  return results;
+}
+
+/** One page, as the REST JSON rendered by the database (ListAccountsRequest.json_view). */
+export async function listAccountsAsJson(deps: AccountsDeps, input: ListAccountsInput): Promise<JsonPage> {
+  const [result] = await listAccountPagesAsJson(deps, [input]);
+  if (!result.ok) throw result.error;
+  return result.page;
 }

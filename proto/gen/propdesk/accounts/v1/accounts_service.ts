@@ -288,6 +288,33 @@ export interface ListAccountsResponse {
   accountsJson: Buffer;
 }
 
+/** At most 100 requests. */
+export interface BatchListAccountsRequest {
+  requests: ListAccountsRequest[];
+  /** The x-request-id of each request, in the same order (for the service's logs). */
+  requestIds: string[];
+}
+
+export interface BatchListAccountsResponse {
+  /** One per request, in the same order. */
+  results: BatchListAccountsResult[];
+}
+
+export interface BatchListAccountsResult {
+  response?: ListAccountsResponse | undefined;
+  error?: ItemError | undefined;
+}
+
+/**
+ * The error one request of a batch would have failed with on its own: an API error code of SPEC
+ * section 5, its message, and the parameter at fault if any.
+ */
+export interface ItemError {
+  code: string;
+  message: string;
+  param: string;
+}
+
 export interface AssignTraderRequest {
   organizationId: string;
   number: string;
@@ -1701,6 +1728,358 @@ export const ListAccountsResponse: MessageFns<ListAccountsResponse> = {
     message.accounts = object.accounts?.map((e) => Account.fromPartial(e)) || [];
     message.nextPageToken = object.nextPageToken ?? "";
     message.accountsJson = object.accountsJson ?? Buffer.alloc(0);
+    return message;
+  },
+};
+
+function createBaseBatchListAccountsRequest(): BatchListAccountsRequest {
+  return { requests: [], requestIds: [] };
+}
+
+export const BatchListAccountsRequest: MessageFns<BatchListAccountsRequest> = {
+  encode(message: BatchListAccountsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.requests) {
+      ListAccountsRequest.encode(v!, writer.uint32(10).fork()).join();
+    }
+    for (const v of message.requestIds) {
+      writer.uint32(18).string(v!);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): BatchListAccountsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseBatchListAccountsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.requests.push(ListAccountsRequest.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.requestIds.push(reader.string());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): BatchListAccountsRequest {
+    return {
+      requests: globalThis.Array.isArray(object?.requests)
+        ? object.requests.map((e: any) => ListAccountsRequest.fromJSON(e))
+        : [],
+      requestIds: globalThis.Array.isArray(object?.requestIds)
+        ? object.requestIds.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.request_ids)
+        ? object.request_ids.map((e: any) => globalThis.String(e))
+        : [],
+    };
+  },
+
+  toJSON(message: BatchListAccountsRequest): unknown {
+    const obj: any = {};
+    if (message.requests?.length) {
+      obj.requests = message.requests.map((e) => ListAccountsRequest.toJSON(e));
+    }
+    if (message.requestIds?.length) {
+      obj.requestIds = message.requestIds;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<BatchListAccountsRequest>, I>>(base?: I): BatchListAccountsRequest {
+    return BatchListAccountsRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<BatchListAccountsRequest>, I>>(object: I): BatchListAccountsRequest {
+    const message = createBaseBatchListAccountsRequest();
+    message.requests = object.requests?.map((e) => ListAccountsRequest.fromPartial(e)) || [];
+    message.requestIds = object.requestIds?.map((e) => e) || [];
+    return message;
+  },
+};
+
+function createBaseBatchListAccountsResponse(): BatchListAccountsResponse {
+  return { results: [] };
+}
+
+export const BatchListAccountsResponse: MessageFns<BatchListAccountsResponse> = {
+  encode(message: BatchListAccountsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.results) {
+      BatchListAccountsResult.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): BatchListAccountsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseBatchListAccountsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.results.push(BatchListAccountsResult.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): BatchListAccountsResponse {
+    return {
+      results: globalThis.Array.isArray(object?.results)
+        ? object.results.map((e: any) => BatchListAccountsResult.fromJSON(e))
+        : [],
+    };
+  },
+
+  toJSON(message: BatchListAccountsResponse): unknown {
+    const obj: any = {};
+    if (message.results?.length) {
+      obj.results = message.results.map((e) => BatchListAccountsResult.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<BatchListAccountsResponse>, I>>(base?: I): BatchListAccountsResponse {
+    return BatchListAccountsResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<BatchListAccountsResponse>, I>>(object: I): BatchListAccountsResponse {
+    const message = createBaseBatchListAccountsResponse();
+    message.results = object.results?.map((e) => BatchListAccountsResult.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseBatchListAccountsResult(): BatchListAccountsResult {
+  return { response: undefined, error: undefined };
+}
+
+export const BatchListAccountsResult: MessageFns<BatchListAccountsResult> = {
+  encode(message: BatchListAccountsResult, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.response !== undefined) {
+      ListAccountsResponse.encode(message.response, writer.uint32(10).fork()).join();
+    }
+    if (message.error !== undefined) {
+      ItemError.encode(message.error, writer.uint32(18).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): BatchListAccountsResult {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseBatchListAccountsResult();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.response = ListAccountsResponse.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.error = ItemError.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): BatchListAccountsResult {
+    return {
+      response: isSet(object.response) ? ListAccountsResponse.fromJSON(object.response) : undefined,
+      error: isSet(object.error) ? ItemError.fromJSON(object.error) : undefined,
+    };
+  },
+
+  toJSON(message: BatchListAccountsResult): unknown {
+    const obj: any = {};
+    if (message.response !== undefined) {
+      obj.response = ListAccountsResponse.toJSON(message.response);
+    }
+    if (message.error !== undefined) {
+      obj.error = ItemError.toJSON(message.error);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<BatchListAccountsResult>, I>>(base?: I): BatchListAccountsResult {
+    return BatchListAccountsResult.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<BatchListAccountsResult>, I>>(object: I): BatchListAccountsResult {
+    const message = createBaseBatchListAccountsResult();
+    message.response = (object.response !== undefined && object.response !== null)
+      ? ListAccountsResponse.fromPartial(object.response)
+      : undefined;
+    message.error = (object.error !== undefined && object.error !== null)
+      ? ItemError.fromPartial(object.error)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseItemError(): ItemError {
+  return { code: "", message: "", param: "" };
+}
+
+export const ItemError: MessageFns<ItemError> = {
+  encode(message: ItemError, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.code !== "") {
+      writer.uint32(10).string(message.code);
+    }
+    if (message.message !== "") {
+      writer.uint32(18).string(message.message);
+    }
+    if (message.param !== "") {
+      writer.uint32(26).string(message.param);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ItemError {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseItemError();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.code = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.message = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.param = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ItemError {
+    return {
+      code: isSet(object.code) ? globalThis.String(object.code) : "",
+      message: isSet(object.message) ? globalThis.String(object.message) : "",
+      param: isSet(object.param) ? globalThis.String(object.param) : "",
+    };
+  },
+
+  toJSON(message: ItemError): unknown {
+    const obj: any = {};
+    if (message.code !== "") {
+      obj.code = message.code;
+    }
+    if (message.message !== "") {
+      obj.message = message.message;
+    }
+    if (message.param !== "") {
+      obj.param = message.param;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ItemError>, I>>(base?: I): ItemError {
+    return ItemError.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ItemError>, I>>(object: I): ItemError {
+    const message = createBaseItemError();
+    message.code = object.code ?? "";
+    message.message = object.message ?? "";
+    message.param = object.param ?? "";
     return message;
   },
 };
@@ -7762,6 +8141,23 @@ export const AccountsServiceService = {
       Buffer.from(ListAccountsResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): ListAccountsResponse => ListAccountsResponse.decode(value),
   },
+  /**
+   * Several ListAccounts in one call, answered one result per request and in order; one
+   * request's error does not fail the others. The gateway coalesces the list requests that
+   * arrive together into one call, so that a burst costs one round trip, and one statement per
+   * filter combination, instead of one of each per request.
+   */
+  batchListAccounts: {
+    path: "/propdesk.accounts.v1.AccountsService/BatchListAccounts" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: BatchListAccountsRequest): Buffer =>
+      Buffer.from(BatchListAccountsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): BatchListAccountsRequest => BatchListAccountsRequest.decode(value),
+    responseSerialize: (value: BatchListAccountsResponse): Buffer =>
+      Buffer.from(BatchListAccountsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): BatchListAccountsResponse => BatchListAccountsResponse.decode(value),
+  },
   assignTrader: {
     path: "/propdesk.accounts.v1.AccountsService/AssignTrader" as const,
     requestStream: false as const,
@@ -8031,6 +8427,13 @@ export interface AccountsServiceServer extends UntypedServiceImplementation {
   createAccounts: handleUnaryCall<CreateAccountsRequest, CreateAccountsResponse>;
   getAccount: handleUnaryCall<GetAccountRequest, GetAccountResponse>;
   listAccounts: handleUnaryCall<ListAccountsRequest, ListAccountsResponse>;
+  /**
+   * Several ListAccounts in one call, answered one result per request and in order; one
+   * request's error does not fail the others. The gateway coalesces the list requests that
+   * arrive together into one call, so that a burst costs one round trip, and one statement per
+   * filter combination, instead of one of each per request.
+   */
+  batchListAccounts: handleUnaryCall<BatchListAccountsRequest, BatchListAccountsResponse>;
   assignTrader: handleUnaryCall<AssignTraderRequest, AssignTraderResponse>;
   unassignTrader: handleUnaryCall<UnassignTraderRequest, UnassignTraderResponse>;
   claimAccount: handleUnaryCall<ClaimAccountRequest, ClaimAccountResponse>;
@@ -8115,6 +8518,27 @@ export interface AccountsServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ListAccountsResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Several ListAccounts in one call, answered one result per request and in order; one
+   * request's error does not fail the others. The gateway coalesces the list requests that
+   * arrive together into one call, so that a burst costs one round trip, and one statement per
+   * filter combination, instead of one of each per request.
+   */
+  batchListAccounts(
+    request: BatchListAccountsRequest,
+    callback: (error: ServiceError | null, response: BatchListAccountsResponse) => void,
+  ): ClientUnaryCall;
+  batchListAccounts(
+    request: BatchListAccountsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: BatchListAccountsResponse) => void,
+  ): ClientUnaryCall;
+  batchListAccounts(
+    request: BatchListAccountsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: BatchListAccountsResponse) => void,
   ): ClientUnaryCall;
   assignTrader(
     request: AssignTraderRequest,

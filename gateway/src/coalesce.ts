@@ -1,0 +1,88 @@
+import type { CallOpts } from '@propdesk/kit';
+
+/** One request's outcome inside a batch answer. */
+export type ItemOutcome<Res> = { ok: true; response: Res } | { ok: false; error: unknown };
+
+export interface CoalescerOptions<Req, Res> {
+  /** A lone request goes out as the plain unary call. */
+  single(request: Req, opts: CallOpts): Promise<Res>;
+  /**
+   * Two or more go out as one batch call, whose answer has one outcome per request, in order.
+   * `requestIds` are the requests' own; `opts` carries the earliest deadline. Resolving with
+   * `undefined` means "batches are not supported" (e.g. a replica older than the batch RPC):
+   * the requests then go out one by one.
+   */
+  batch(requests: Req[], requestIds: string[], opts: CallOpts): Promise<Array<ItemOutcome<Res>> | undefined>;
+  /** Requests per batch call; more start another batch. */
+  maxBatch: number;
+  /** Observes the size of every call sent (1 for a single call). */
+  onSend?(size: number): void;
+}
+
+interface Pending<Req, Res> {
+  request: Req;
+  opts: CallOpts;
+  resolve(response: Res): void;
+  reject(error: unknown): void;
+}
+
+/**
+ * Calls made during one turn of the event loop leave together, as one batch call, when the turn
+ * ends (setImmediate, after every request that arrived in the same poll has been routed). Under
+ * load the requests that arrive together then share one gRPC call and, on the service's side,
+ * one SQL statement; a lone request waits for nothing but the end of the turn and goes out as the
+ * plain unary call. Every request keeps its own outcome: one request's error does not fail the
+ * others, and a failure of the batch call itself (deadline, service down) fails each of its
+ * requests with that error, as it would have failed them one by one.
+ */
+export function coalesce<Req, Res>(options: CoalescerOptions<Req, Res>): (request: Req, opts: CallOpts) => Promise<Res> {
+  let pending: Array<Pending<Req, Res>> = [];
+  let scheduled = false;
+
+  const sendOneByOne = (calls: Array<Pending<Req, Res>>) => {
+    for (const call of calls) {
+      options.onSend?.(1);
+      options.single(call.request, call.opts).then(call.resolve, call.reject);
+    }
+  };
+
+  const send = (calls: Array<Pending<Req, Res>>) => {
+    if (calls.length === 1) return sendOneByOne(calls);
+    const deadlineMs = Math.min(...calls.map((c) => c.opts.deadlineMs ?? Number.POSITIVE_INFINITY));
+    const requestIds = calls.map((c) => c.opts.requestId ?? '');
+    const opts: CallOpts = { requestId: calls[0].opts.requestId, ...(Number.isFinite(deadlineMs) ? { deadlineMs } : {}) };
+    options.onSend?.(calls.length);
+    options
+      .batch(calls.map((c) => c.request), requestIds, opts)
+      .then(
+        (outcomes) => {
+          if (outcomes === undefined) return sendOneByOne(calls);
+          calls.forEach((call, i) => {
+            const outcome = outcomes[i];
+            if (outcome === undefined) call.reject(new Error('batch answer is missing a result'));
+            else if (outcome.ok) call.resolve(outcome.response);
+            else call.reject(outcome.error);
+          });
+        },
+        (error: unknown) => {
+          for (const call of calls) call.reject(error);
+        },
+      );
+  };
+
+  const flush = () => {
+    scheduled = false;
+    const calls = pending;
+    pending = [];
+    for (let i = 0; i < calls.length; i += options.maxBatch) send(calls.slice(i, i + options.maxBatch));
+  };
+
+  return (request, opts) =>
+    new Promise<Res>((resolve, reject) => {
+      pending.push({ request, opts, resolve, reject });
+      if (!scheduled) {
+        scheduled = true;
+        setImmediate(flush);
+      }
+    });
+}
