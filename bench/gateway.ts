@@ -5,79 +5,45 @@
  *  3. ceiling   — bare node:http answering a fixed body of the same size
  * Targets: product >= 0.9x baseline throughput, p99 <= 1.3x baseline p99.
  */
+import { spawn } from 'node:child_process';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import express from 'express';
-import { Pool } from 'pg';
-import { sha256Hex } from '@propdesk/kit';
-import { admin, startProcessStack } from './support/stack';
+import path from 'node:path';
+import { admin, serviceNodeOptions, startProcessStack } from './support/stack';
 import { fmt, load, type LoadResult } from './support/load';
 
 const DURATION = Number(process.env.BENCH_DURATION_SEC ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 
-interface AccountRow {
-  number: string;
-  status: string;
-  trader_id: string | null;
-  program: string;
-  currency: string;
-  initial_balance: string;
-  balance: string;
-  equity: string;
-  peak_equity: string;
-  created_at: Date;
+/**
+ * The baseline in a process of its own (bench/support/baseline-server.ts), with the same Node
+ * options as the product's processes get from scripts/stack.mjs, so that neither side has a
+ * runtime setting the other lacks.
+ */
+async function startBaseline(databaseUrl: string, nodeOptions: string): Promise<{ url: string; stop(): Promise<void> }> {
+  const child = spawn(process.execPath, [path.join(__dirname, 'support/baseline-server.js')], {
+    env: { ...process.env, DATABASE_URL: databaseUrl, NODE_OPTIONS: nodeOptions },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const url = await new Promise<string>((resolve, reject) => {
+    child.stdout?.once('data', (chunk: Buffer) => resolve(chunk.toString().trim()));
+    child.once('exit', (code) => reject(new Error(`baseline exited with ${code}`)));
+  });
+  return {
+    url,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+      }),
+  };
 }
 
-/** What a team would write instead of microservices: one Express process, two queries. */
-export async function startBaseline(databaseUrl: string): Promise<{ url: string; stop(): Promise<void> }> {
-  const pool = new Pool({ connectionString: databaseUrl, max: 10 });
-  const app = express();
-  app.get('/v1/accounts', async (req, res) => {
-    const header = req.headers.authorization ?? '';
-    if (!header.startsWith('Bearer ')) return void res.status(401).json({ error: { code: 'unauthorized', message: 'unauthorized' } });
-    const hash = sha256Hex(header.slice(7));
-    const key = await pool.query<{ organization_id: string; scopes: string[]; plan_status: string }>(
-      `SELECT k.organization_id, k.scopes, o.plan_status FROM auth.api_keys k JOIN auth.organizations o ON o.id = k.organization_id
-        WHERE k.token_sha256 = $1 AND k.revoked_at IS NULL`,
-      [hash],
-    );
-    const row = key.rows[0];
-    if (!row) return void res.status(401).json({ error: { code: 'invalid_api_key', message: 'invalid API key' } });
-    if (row.plan_status !== 'paid') return void res.status(402).json({ error: { code: 'payment_required', message: 'payment required' } });
-    if (!row.scopes.includes('accounts:read')) return void res.status(403).json({ error: { code: 'missing_scope', message: 'accounts:read' } });
-    const limit = Math.min(Number(req.query.limit ?? 50) || 50, 200);
-    const accounts = await pool.query<AccountRow>(
-      `SELECT number, status, trader_id, program, currency, initial_balance, balance, equity, peak_equity, created_at
-         FROM accounts.accounts WHERE organization_id = $1 ORDER BY number LIMIT $2`,
-      [row.organization_id, limit + 1],
-    );
-    const page = accounts.rows.slice(0, limit);
-    res.json({
-      data: page.map((a) => ({
-        number: Number(a.number),
-        status: a.status,
-        trader_id: a.trader_id,
-        program: a.program,
-        currency: a.currency,
-        initial_balance: Number(a.initial_balance),
-        balance: Number(a.balance),
-        equity: Number(a.equity),
-        peak_equity: Number(a.peak_equity),
-        created_at: a.created_at.toISOString(),
-      })),
-      next_cursor: accounts.rows.length > limit ? Buffer.from(String(page[page.length - 1].number)).toString('base64url') : null,
-    });
-  });
-  const server = app.listen(0, '127.0.0.1');
-  await new Promise((r) => server.once('listening', r));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    stop: async () => {
-      await new Promise((r) => server.close(r));
-      await pool.end();
-    },
-  };
+/** The gateway's propdesk_gateway_list_accounts_call_size histogram: calls made and requests they carried. */
+async function listCallSizes(url: string): Promise<{ count: number; sum: number }> {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  const value = (name: string) => Number(new RegExp(`^propdesk_gateway_list_accounts_call_size_${name} (\\S+)$`, 'm').exec(text)?.[1] ?? 0);
+  return { count: value('count'), sum: value('sum') };
 }
 
 async function startCeiling(body: string): Promise<{ url: string; stop(): Promise<void> }> {
@@ -103,7 +69,7 @@ export async function run(): Promise<void> {
     const body = await sample.text();
     if (sample.status !== 200) throw new Error(`product answered ${sample.status}: ${body}`);
 
-    const baseline = await startBaseline(stack.env.DATABASE_URL);
+    const baseline = await startBaseline(stack.env.DATABASE_URL, serviceNodeOptions(stack.env.NODE_OPTIONS));
     const ceiling = await startCeiling(body);
     const headers = { authorization: `Bearer ${token}` };
     try {
@@ -113,7 +79,9 @@ export async function run(): Promise<void> {
       await load({ url: stack.url + path, headers, connections: CONNECTIONS, durationSec: 3 });
       await load({ url: baseline.url + path, headers, connections: CONNECTIONS, durationSec: 3 });
       const results: Record<string, LoadResult> = {};
+      const callsBefore = await listCallSizes(stack.url);
       results.product = await load({ url: stack.url + path, headers, connections: CONNECTIONS, durationSec: DURATION });
+      const callsAfter = await listCallSizes(stack.url);
       results.baseline = await load({ url: baseline.url + path, headers, connections: CONNECTIONS, durationSec: DURATION });
       results.ceiling = await load({ url: ceiling.url + path, headers, connections: CONNECTIONS, durationSec: DURATION });
       console.log(`GET ${path}, ${CONNECTIONS} connections, ${DURATION} s each, response ${body.length} bytes`);
@@ -122,6 +90,9 @@ export async function run(): Promise<void> {
       const ratio = results.product.requestsPerSec / results.baseline.requestsPerSec;
       const p99 = results.product.p99 / Math.max(results.baseline.p99, 1);
       console.log(`  product/baseline throughput ${ratio.toFixed(2)}x (target >= 0.90), p99 ${p99.toFixed(2)}x (target <= 1.30)`);
+      const calls = callsAfter.count - callsBefore.count;
+      const perCall = (callsAfter.sum - callsBefore.sum) / Math.max(calls, 1);
+      console.log(`  product: ${calls} calls to the accounts service, ${perCall.toFixed(1)} list requests per call on average (coalesced)`);
       console.log(`  product/ceiling throughput ${(results.product.requestsPerSec / results.ceiling.requestsPerSec).toFixed(2)}x`);
     } finally {
       await baseline.stop();

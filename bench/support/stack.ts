@@ -35,6 +35,11 @@ export interface ProcessStack {
   stop(): Promise<void>;
 }
 
+/** The Node options scripts/stack.mjs gives every service process (keep the two in step). */
+export function serviceNodeOptions(current = ''): string {
+  return /--max-semi-space-size/.test(current) ? current : `${current} --max-semi-space-size=32`.trim();
+}
+
 /**
  * The product as it runs for real: every service in its own process (scripts/stack.mjs, the
  * same supervisor as `npm start`), against a fresh database on the local PostgreSQL.

@@ -1,4 +1,4 @@
-import { createHmac } from 'node:crypto';
+import { createHmac, createSecretKey } from 'node:crypto';
 import { AppError } from './errors';
 import { safeEqual } from './crypto';
 
@@ -13,8 +13,10 @@ export interface CursorCodec {
 }
 
 export function createCursorCodec(secret: string): CursorCodec {
+  // Imported once: a string key would be imported again by every createHmac.
+  const key = createSecretKey(Buffer.from(secret, 'utf8'));
   const sign = (scope: string, payload: string): string =>
-    createHmac('sha256', secret).update(scope).update('\u0000').update(payload).digest('base64url').slice(0, 22);
+    createHmac('sha256', key).update(`${scope}\u0000${payload}`).digest('base64url').slice(0, 22);
   return {
     encode(scope, position) {
       const payload = Buffer.from(JSON.stringify(position)).toString('base64url');
