@@ -103,3 +103,23 @@ describe.each(['force_custom_plan', 'force_generic_plan'] as const)('with %s', (
     expect(used).toEqual(['accounts_claimable']);
   });
 });
+
+it('runs the list statement on its cached generic plan, not planning every execution again', async () => {
+  await pg.query('SET plan_cache_mode = auto');
+  for (const [name, filter] of filters) {
+    const statementName = `generic_probe_${name.replace(/\W/g, '_')}`;
+    for (let i = 0; i < 12; i += 1) {
+      // Batches of one and of three pages alternate: the same statement text serves both.
+      const pages = Array.from({ length: i % 2 === 0 ? 1 : 3 }, (_v, k) => ({ org: k === 1 ? early : late, filter, after: k * 10, shown: 50 }));
+      const statement = listAccountsJsonStatement(pages);
+      await pg.query({ name: statementName, text: statement.text, values: statement.values });
+    }
+    const { rows } = await pg.query<{ generic_plans: string; custom_plans: string }>(
+      'SELECT generic_plans, custom_plans FROM pg_prepared_statements WHERE name = $1',
+      [statementName],
+    );
+    expect({ name, generic: Number(rows[0].generic_plans) }).toEqual({ name, generic: 12 - Number(rows[0].custom_plans) });
+    expect(Number(rows[0].generic_plans)).toBeGreaterThanOrEqual(6);
+  }
+});
+

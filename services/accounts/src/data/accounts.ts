@@ -253,22 +253,25 @@ export function pageShape(page: PageQuery): string {
 }
 
 /**
- * The statement behind listAccountsJson for pages of one shape: each page's parameters arrive as
- * the elements of parallel arrays, and a lateral subquery runs the keyset page of SUMMARY_COLUMNS
- * once per element (an index scan each, parameterized by that element). Exposed so that a test
- * can EXPLAIN exactly what runs.
+ * The statement behind listAccountsJson for pages of one shape: the pages' parameters arrive as
+ * one JSON array of records, and a lateral subquery runs the keyset page of SUMMARY_COLUMNS once
+ * per record (an index scan each, parameterized by it). JSON rather than parallel arrays on
+ * purpose: the planner cannot see how many records there are, so custom and generic plans cost
+ * the same and PostgreSQL keeps the prepared statement's generic plan instead of planning every
+ * execution again (measured: ~30% of a one-page call's round trip). Exposed so that a test can
+ * EXPLAIN exactly what runs.
  */
 export function listAccountsJsonStatement(pages: PageQuery[]): Statement {
   const queries = pages.map((p) => accountKeyset(p.org, p.filter, p.after, [p.shown + 1, p.shown]));
   const first = queries[0];
   if (queries.some((q) => q.shape !== first.shape)) throw new Error('listAccountsJsonStatement: pages of different shapes');
   const column = (sql: string) => sql.replace(/\$(\d+)\b/g, 'r.p$1');
-  const arrays = first.types.map((type, i) => `$${i + 1}::${type}[]`).join(', ');
-  const names = first.types.map((_t, i) => `p${i + 1}`).join(', ');
+  const columns = first.types.map((type, i) => `p${i + 1} ${type}`).join(', ');
+  const records = queries.map((q, i) => Object.fromEntries([...q.bind.map((value, j) => [`p${j + 1}`, value]), ['i', i]]));
   return {
     name: `list_accounts_json_${first.shape}`,
     text: `SELECT p.found, p.last_number, p.json
-       FROM unnest(${arrays}) WITH ORDINALITY AS r(${names}, i)
+       FROM jsonb_to_recordset($1::jsonb) AS r(${columns}, i int)
        CROSS JOIN LATERAL (
          SELECT count(*)::int AS found,
                 max(number) FILTER (WHERE n <= r.p2) AS last_number,
@@ -278,7 +281,7 @@ export function listAccountsJsonStatement(pages: PageQuery[]): Statement {
                           ORDER BY ${first.orderBy} LIMIT r.p1) page) numbered
        ) p
        ORDER BY r.i`,
-    values: first.types.map((_t, i) => queries.map((q) => q.bind[i])),
+    values: [JSON.stringify(records)],
   };
 }
 
