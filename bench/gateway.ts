@@ -2,6 +2,7 @@
  * Issue 2's benchmark: GET /v1/accounts?limit=50 three ways, in one run.
  *  1. product   — gateway -> gRPC -> accounts, auth in its own process (scripts/stack.mjs)
  *  2. baseline  — in-process: Express + the same key check (SHA-256 + key lookup) + the same SQL
+ *                 (the product's list statement, PostgreSQL rendering the page), one process
  *  3. ceiling   — bare node:http answering a fixed body of the same size
  * Targets: product >= 0.9x baseline throughput, p99 <= 1.3x baseline p99.
  */

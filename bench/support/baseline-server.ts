@@ -1,29 +1,31 @@
 /**
  * The gateway bench's baseline (bench/gateway.ts): what a team would write instead of
  * microservices, one Express process with the same key check (SHA-256 + key lookup) and the same
- * list SQL, two queries per request. Prints its URL on stdout; DATABASE_URL names the product's
+ * list SQL as the product (its statement, PostgreSQL rendering the page's JSON), two queries per
+ * request. Prints its URL on stdout; DATABASE_URL names the product's
  * database.
  */
 import type { AddressInfo } from 'node:net';
+import path from 'node:path';
 import express from 'express';
 import { Pool } from 'pg';
 import { sha256Hex } from '@propdesk/kit';
+import { ROOT } from './stack';
 
-interface AccountRow {
-  number: string;
-  status: string;
-  trader_id: string | null;
-  program: string;
-  currency: string;
-  initial_balance: string;
-  balance: string;
-  equity: string;
-  peak_equity: string;
-  created_at: Date;
+interface PageQuery {
+  org: string;
+  filter: Record<string, never>;
+  after: number;
+  shown: number;
 }
 
+// The product's own list statement (services/accounts/src/data/accounts.ts), for one page.
+const { listAccountsJsonStatement } = require(path.join(ROOT, 'services/accounts/dist/data/accounts.js')) as {
+  listAccountsJsonStatement(pages: PageQuery[]): { name: string; text: string; values: unknown[] };
+};
+
 async function startBaseline(databaseUrl: string): Promise<{ url: string; stop(): Promise<void> }> {
-  const pool = new Pool({ connectionString: databaseUrl, max: 10 });
+  const pool = new Pool({ connectionString: databaseUrl, max: 10, options: '-c search_path=accounts,public' });
   const app = express();
   app.get('/v1/accounts', async (req, res) => {
     const header = req.headers.authorization ?? '';
@@ -39,27 +41,11 @@ async function startBaseline(databaseUrl: string): Promise<{ url: string; stop()
     if (row.plan_status !== 'paid') return void res.status(402).json({ error: { code: 'payment_required', message: 'payment required' } });
     if (!row.scopes.includes('accounts:read')) return void res.status(403).json({ error: { code: 'missing_scope', message: 'accounts:read' } });
     const limit = Math.min(Number(req.query.limit ?? 50) || 50, 200);
-    const accounts = await pool.query<AccountRow>(
-      `SELECT number, status, trader_id, program, currency, initial_balance, balance, equity, peak_equity, created_at
-         FROM accounts.accounts WHERE organization_id = $1 ORDER BY number LIMIT $2`,
-      [row.organization_id, limit + 1],
-    );
-    const page = accounts.rows.slice(0, limit);
-    res.json({
-      data: page.map((a) => ({
-        number: Number(a.number),
-        status: a.status,
-        trader_id: a.trader_id,
-        program: a.program,
-        currency: a.currency,
-        initial_balance: Number(a.initial_balance),
-        balance: Number(a.balance),
-        equity: Number(a.equity),
-        peak_equity: Number(a.peak_equity),
-        created_at: a.created_at.toISOString(),
-      })),
-      next_cursor: accounts.rows.length > limit ? Buffer.from(String(page[page.length - 1].number)).toString('base64url') : null,
-    });
+    const statement = listAccountsJsonStatement([{ org: row.organization_id, filter: {}, after: 0, shown: limit }]);
+    const result = await pool.query<{ found: number; last_number: string | null; json: string }>(statement);
+    const page = result.rows[0];
+    const next = page.found > limit && page.last_number !== null ? JSON.stringify(Buffer.from(page.last_number).toString('base64url')) : 'null';
+    res.type('application/json').send(`{"data":${page.json},"next_cursor":${next}}`);
   });
   const server = app.listen(0, '127.0.0.1');
   await new Promise((r) => server.once('listening', r));
