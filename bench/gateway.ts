@@ -15,6 +15,24 @@ import { fmt, load, type LoadResult } from './support/load';
 
 const DURATION = Number(process.env.BENCH_DURATION_SEC ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}
+
+/** Rounds of one side as one result: mean throughput, median latencies, summed failures. */
+function combine(results: LoadResult[]): LoadResult {
+  return {
+    requestsPerSec: results.reduce((sum, r) => sum + r.requestsPerSec, 0) / results.length,
+    p50: median(results.map((r) => r.p50)),
+    p99: median(results.map((r) => r.p99)),
+    non2xx: results.reduce((sum, r) => sum + r.non2xx, 0),
+    errors: results.reduce((sum, r) => sum + r.errors, 0),
+  };
+}
 
 /**
  * The baseline in a process of its own (bench/support/baseline-server.ts), with the same Node
@@ -79,21 +97,38 @@ export async function run(): Promise<void> {
       // Warm-up, then the measured runs.
       await load({ url: stack.url + path, headers, connections: CONNECTIONS, durationSec: 3 });
       await load({ url: baseline.url + path, headers, connections: CONNECTIONS, durationSec: 3 });
-      const results: Record<string, LoadResult> = {};
-      const callsBefore = await listCallSizes(stack.url);
-      results.product = await load({ url: stack.url + path, headers, connections: CONNECTIONS, durationSec: DURATION });
-      const callsAfter = await listCallSizes(stack.url);
-      results.baseline = await load({ url: baseline.url + path, headers, connections: CONNECTIONS, durationSec: DURATION });
-      results.ceiling = await load({ url: ceiling.url + path, headers, connections: CONNECTIONS, durationSec: DURATION });
-      console.log(`GET ${path}, ${CONNECTIONS} connections, ${DURATION} s each, response ${body.length} bytes`);
+      // Product and baseline alternate in rounds (P B, B P, P B...), so that a slow spell of a shared
+      // machine weighs on both instead of on whichever happened to run then.
+      const calls = { before: await listCallSizes(stack.url), after: { count: 0, sum: 0 } };
+      const rounds: { product: LoadResult[]; baseline: LoadResult[] } = { product: [], baseline: [] };
+      const slice = Math.max(2, Math.round(DURATION / 2));
+      for (let round = 0; round < ROUNDS; round += 1) {
+        const order = round % 2 === 0 ? (['product', 'baseline'] as const) : (['baseline', 'product'] as const);
+        for (const side of order) {
+          const url = (side === 'product' ? stack.url : baseline.url) + path;
+          rounds[side].push(await load({ url, headers, connections: CONNECTIONS, durationSec: slice }));
+        }
+      }
+      calls.after = await listCallSizes(stack.url);
+      const results: Record<string, LoadResult> = {
+        product: combine(rounds.product),
+        baseline: combine(rounds.baseline),
+        ceiling: await load({ url: ceiling.url + path, headers, connections: CONNECTIONS, durationSec: slice }),
+      };
+      console.log(`GET ${path}, ${CONNECTIONS} connections, ${ROUNDS} alternating rounds of ${slice} s each, response ${body.length} bytes`);
       console.log(`load generator pinned to its own core with taskset where the machine has more than one`);
+      rounds.product.forEach((p, i) => {
+        const b = rounds.baseline[i];
+        console.log(`  round ${i + 1}: product ${fmt(p)}; baseline ${fmt(b)}; throughput ${(p.requestsPerSec / b.requestsPerSec).toFixed(2)}x, p99 ${(p.p99 / Math.max(b.p99, 1)).toFixed(2)}x`);
+      });
+      console.log('  (throughput: mean of the rounds; p50 and p99: median of the rounds)');
       for (const [name, r] of Object.entries(results)) console.log(`  ${name.padEnd(9)} ${fmt(r)}`);
       const ratio = results.product.requestsPerSec / results.baseline.requestsPerSec;
       const p99 = results.product.p99 / Math.max(results.baseline.p99, 1);
       console.log(`  product/baseline throughput ${ratio.toFixed(2)}x (target >= 0.90), p99 ${p99.toFixed(2)}x (target <= 1.30)`);
-      const calls = callsAfter.count - callsBefore.count;
-      const perCall = (callsAfter.sum - callsBefore.sum) / Math.max(calls, 1);
-      console.log(`  product: ${calls} calls to the accounts service, ${perCall.toFixed(1)} list requests per call on average (coalesced)`);
+      const count = calls.after.count - calls.before.count;
+      const perCall = (calls.after.sum - calls.before.sum) / Math.max(count, 1);
+      console.log(`  product: ${count} calls to the accounts service, ${perCall.toFixed(1)} list requests per call on average (coalesced)`);
       console.log(`  product/ceiling throughput ${(results.product.requestsPerSec / results.ceiling.requestsPerSec).toFixed(2)}x`);
     } finally {
       await baseline.stop();
