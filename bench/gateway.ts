@@ -10,7 +10,7 @@ import { spawn } from 'node:child_process';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { admin, serviceNodeOptions, startProcessStack } from './support/stack';
+import { admin, SERVICE_NODE_FLAGS, serviceNodeOptions, startProcessStack } from './support/stack';
 import { fmt, load, type LoadResult } from './support/load';
 
 const DURATION = Number(process.env.BENCH_DURATION_SEC ?? 10);
@@ -36,11 +36,11 @@ function combine(results: LoadResult[]): LoadResult {
 
 /**
  * The baseline in a process of its own (bench/support/baseline-server.ts), with the same Node
- * options as the product's processes get from scripts/stack.mjs, so that neither side has a
- * runtime setting the other lacks.
+ * flags and options as the product's processes get from scripts/stack.mjs, so that neither side
+ * has a runtime setting the other lacks.
  */
 async function startBaseline(databaseUrl: string, nodeOptions: string): Promise<{ url: string; stop(): Promise<void> }> {
-  const child = spawn(process.execPath, [path.join(__dirname, 'support/baseline-server.js')], {
+  const child = spawn(process.execPath, [...SERVICE_NODE_FLAGS, path.join(__dirname, 'support/baseline-server.js')], {
     env: { ...process.env, DATABASE_URL: databaseUrl, NODE_OPTIONS: nodeOptions },
     stdio: ['ignore', 'pipe', 'inherit'],
   });

@@ -35,6 +35,9 @@ export interface ProcessStack {
   stop(): Promise<void>;
 }
 
+/** The Node flags scripts/stack.mjs starts every service process with (keep the two in step). */
+export const SERVICE_NODE_FLAGS = ['--initial-old-space-size=128'];
+
 /** The Node options scripts/stack.mjs gives every service process (keep the two in step). */
 export function serviceNodeOptions(current = ''): string {
   return /--max-semi-space-size/.test(current) ? current : `${current} --max-semi-space-size=32`.trim();
