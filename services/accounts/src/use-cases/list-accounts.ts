@@ -64,6 +64,8 @@ export type JsonPageResult = { ok: true; page: JsonPage } | { ok: false; error: 
  * statement per shape (filters present), whatever their organizations. Results are in the
  * order of `inputs`; a request's error is its result, not the batch's.
  */
+const PAGES_PER_STATEMENT = 6;
+
 export async function listAccountPagesAsJson(deps: AccountsDeps, inputs: ListAccountsInput[]): Promise<JsonPageResult[]> {
   const results: JsonPageResult[] = new Array(inputs.length);
   const groups = new Map<string, Array<{ index: number; position: PagePosition; query: PageQuery }>>();
@@ -79,8 +81,13 @@ export async function listAccountPagesAsJson(deps: AccountsDeps, inputs: ListAcc
       results[index] = { ok: false, error };
     }
   });
+  // Statements of at most PAGES_PER_STATEMENT pages, run side by side on the pool's connections:
+  // PostgreSQL renders one statement's pages one after another, on one core.
+  const statements = [...groups.values()].flatMap((group) =>
+    Array.from({ length: Math.ceil(group.length / PAGES_PER_STATEMENT) }, (_v, i) => group.slice(i * PAGES_PER_STATEMENT, (i + 1) * PAGES_PER_STATEMENT)),
+  );
   await Promise.all(
-    [...groups.values()].map(async (group) => {
+    statements.map(async (group) => {
       try {
         const pages = await listAccountsJson(deps.sequelize, group.map((g) => g.query));
         group.forEach(({ index, position }, i) => {
