@@ -187,6 +187,19 @@ describe('BatchListAccounts', () => {
     expect(rendered(9)).toEqual([]);
   });
 
+  it('keeps every request its own page when a batch runs as several statements', async () => {
+    const other = h.newOrg(1_000);
+    await h.api.createAccounts({ organizationId: other, count: 2, program: '', initialBalance: 0 });
+    // 15 pages of one shape: more than one statement's worth, organizations and sizes interleaved.
+    const requests = Array.from({ length: 15 }, (_v, i) => request(i % 3 === 0 ? { organizationId: other } : { pageSize: i + 1 }));
+    const batch = await h.api.batchListAccounts({ requests, requestIds: [] });
+    for (const [i, req] of requests.entries()) {
+      expect({ i, ...batch.results[i] }).toEqual({ i, response: await h.api.listAccounts(req) });
+      const rendered = JSON.parse(Buffer.from(batch.results[i].response?.accountsJson ?? []).toString()) as unknown[];
+      expect(rendered).toHaveLength(i % 3 === 0 ? 2 : i + 1);
+    }
+  });
+
   it('takes at most 100 requests per call', async () => {
     await expect(h.api.batchListAccounts({ requests: Array.from({ length: 101 }, () => request({})), requestIds: [] })).rejects.toMatchObject({
       code: 'invalid_request',
