@@ -14,15 +14,8 @@ const root = path.resolve(fileURLToPath(new URL('..', import.meta.url)));
 const require = createRequire(import.meta.url);
 const dataDir = path.join(root, '.data');
 const env = { ...process.env };
-// A larger young generation than V8's default: each request's short-lived objects (HTTP, gRPC,
-// pg rows) then die young instead of being promoted and collected by full GCs (measured on
-// GET /v1/accounts under load: ~30% less CPU per request in the services). Kept if set already.
-if (!/--max-semi-space-size/.test(env.NODE_OPTIONS ?? '')) env.NODE_OPTIONS = `${env.NODE_OPTIONS ?? ''} --max-semi-space-size=32`.trim();
-// And an old generation that starts at 128 MB (V8 flag, not accepted in NODE_OPTIONS): socket and
-// message buffers make V8 collect early ("external memory pressure"), and with the default small
-// initial old space every promotion then ends in a full GC, several a second under load; those
-// pauses were the services' latency tail. The deploy manifests pass the same flag.
-const NODE_FLAGS = ['--initial-old-space-size=128'];
+const { serviceNodeOptions, NODE_FLAGS } = require('./service-node.cjs');
+env.NODE_OPTIONS = serviceNodeOptions(env.NODE_OPTIONS);
 const say = (msg) => process.stderr.write(`[propdesk] ${msg}\n`);
 
 function loadSecrets() {

@@ -35,13 +35,11 @@ export interface ProcessStack {
   stop(): Promise<void>;
 }
 
-/** The Node flags scripts/stack.mjs starts every service process with (keep the two in step). */
-export const SERVICE_NODE_FLAGS = ['--initial-old-space-size=128'];
-
-/** The Node options scripts/stack.mjs gives every service process (keep the two in step). */
-export function serviceNodeOptions(current = ''): string {
-  return /--max-semi-space-size/.test(current) ? current : `${current} --max-semi-space-size=32`.trim();
-}
+/** How scripts/stack.mjs starts every service process: Node flags, and NODE_OPTIONS from the caller's. */
+export const { NODE_FLAGS: SERVICE_NODE_FLAGS, serviceNodeOptions } = require(path.join(ROOT, 'scripts/service-node.cjs')) as {
+  NODE_FLAGS: string[];
+  serviceNodeOptions(current?: string): string;
+};
 
 /**
  * The product as it runs for real: every service in its own process (scripts/stack.mjs, the

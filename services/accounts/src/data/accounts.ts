@@ -134,6 +134,11 @@ export interface KeysetQuery {
   shape: string;
 }
 
+/** Which filters are present ('t' trader, 's' status, 'a'/'u' assigned): pages of one shape share a statement text. */
+export function keysetShape(filter: AccountFilter): string {
+  return `${filter.traderId ? 't' : ''}${filter.status ? 's' : ''}${filter.assigned === undefined ? '' : filter.assigned ? 'a' : 'u'}`;
+}
+
 export function accountKeyset(org: string, filter: AccountFilter, after: number, firstBind: number[] = []): KeysetQuery {
   const bind: unknown[] = [...firstBind];
   const types = firstBind.map(() => 'int');
@@ -144,13 +149,11 @@ export function accountKeyset(org: string, filter: AccountFilter, after: number,
   const orgParam = param(org, 'uuid');
   const where = [`organization_id >= ${orgParam}`, `organization_id <= ${orgParam}`, `number > ${param(after, 'bigint')}`];
   const order = ['organization_id'];
-  let shape = '';
   if (filter.traderId) {
     // (organization_id, trader_id, number): the most selective index when a trader is named
     const p = param(filter.traderId, 'uuid');
     where.push(`trader_id >= ${p}`, `trader_id <= ${p}`);
     order.push('trader_id');
-    shape += 't';
   }
   if (filter.status) {
     const p = param(filter.status, 'text');
@@ -160,14 +163,12 @@ export function accountKeyset(org: string, filter: AccountFilter, after: number,
       where.push(`status >= ${p}`, `status <= ${p}`);
       order.push('status');
     }
-    shape += 's';
   }
   // (organization_id, number) WHERE trader_id IS [NOT] NULL
   if (filter.assigned === true) where.push('trader_id IS NOT NULL');
   if (filter.assigned === false) where.push('trader_id IS NULL');
-  shape += filter.assigned === undefined ? '' : filter.assigned ? 'a' : 'u';
   order.push('number');
-  return { where, orderBy: order.join(', '), bind, types, shape };
+  return { where, orderBy: order.join(', '), bind, types, shape: keysetShape(filter) };
 }
 
 type SummaryRow = Omit<AccountRow, 'terms' | 'archived_at'>;
@@ -245,11 +246,6 @@ export interface PageQuery {
   after: number;
   /** Accounts the page shows. */
   shown: number;
-}
-
-/** Pages whose statements have the same text (the same filters present) can share one statement. */
-export function pageShape(page: PageQuery): string {
-  return accountKeyset(page.org, page.filter, page.after).shape;
 }
 
 /**

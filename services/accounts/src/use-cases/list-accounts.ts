@@ -1,5 +1,5 @@
 import { AppError, pageSize } from '@propdesk/kit';
-import { listAccounts as listAccountRows, listAccountsJson, pageShape, type AccountFilter, type PageQuery } from '../data/accounts';
+import { keysetShape, listAccounts as listAccountRows, listAccountsJson, type AccountFilter, type PageQuery } from '../data/accounts';
 import type { AccountSummary } from '../domain/account';
 import { organizationId, uuidParam } from '../domain/validation';
 import type { AccountsDeps } from '../deps';
@@ -58,38 +58,41 @@ export interface JsonPage {
 /** One page of a batch: the page, or the error that request alone would have failed with. */
 export type JsonPageResult = { ok: true; page: JsonPage } | { ok: false; error: unknown };
 
-/**
- * Pages as the REST JSON rendered by the database (ListAccountsRequest.json_view), for any
- * number of requests at once: each is validated on its own, and the valid ones run as one
- * statement per shape (filters present), whatever their organizations. Results are in the
- * order of `inputs`; a request's error is its result, not the batch's.
- */
+/** Pages per statement: PostgreSQL renders one statement's pages one after another, on one core. */
 const PAGES_PER_STATEMENT = 6;
 
+function pageQuery(position: PagePosition): PageQuery {
+  return { org: position.org, filter: position.filter, after: position.after, shown: position.size };
+}
+
+/**
+ * Pages as the REST JSON rendered by the database (ListAccountsRequest.json_view), for any
+ * number of requests at once: each is validated on its own, and the valid ones of one shape
+ * (filters present), whatever their organizations, share statements of up to
+ * PAGES_PER_STATEMENT pages that run side by side on the pool's connections. Results are in the
+ * order of `inputs`; a request's error is its result, not the batch's.
+ */
 export async function listAccountPagesAsJson(deps: AccountsDeps, inputs: ListAccountsInput[]): Promise<JsonPageResult[]> {
   const results: JsonPageResult[] = new Array(inputs.length);
-  const groups = new Map<string, Array<{ index: number; position: PagePosition; query: PageQuery }>>();
+  const groups = new Map<string, Array<{ index: number; position: PagePosition }>>();
   inputs.forEach((input, index) => {
     try {
       const position = pagePosition(deps, input);
-      const query: PageQuery = { org: position.org, filter: position.filter, after: position.after, shown: position.size };
-      const shape = pageShape(query);
+      const shape = keysetShape(position.filter);
       const group = groups.get(shape);
-      if (group) group.push({ index, position, query });
-      else groups.set(shape, [{ index, position, query }]);
+      if (group) group.push({ index, position });
+      else groups.set(shape, [{ index, position }]);
     } catch (error) {
       results[index] = { ok: false, error };
     }
   });
-  // Statements of at most PAGES_PER_STATEMENT pages, run side by side on the pool's connections:
-  // PostgreSQL renders one statement's pages one after another, on one core.
   const statements = [...groups.values()].flatMap((group) =>
     Array.from({ length: Math.ceil(group.length / PAGES_PER_STATEMENT) }, (_v, i) => group.slice(i * PAGES_PER_STATEMENT, (i + 1) * PAGES_PER_STATEMENT)),
   );
   await Promise.all(
     statements.map(async (group) => {
       try {
-        const pages = await listAccountsJson(deps.sequelize, group.map((g) => g.query));
+        const pages = await listAccountsJson(deps.sequelize, group.map(({ position: p }) => pageQuery(p)));
         group.forEach(({ index, position }, i) => {
           const page = pages[i];
           const nextPageToken =
