@@ -1,4 +1,4 @@
-import { accountsv1 } from '@propdesk/proto';
+import { tradingv1 } from '@propdesk/proto';
 import { AppError } from '@propdesk/kit';
 import { int64, iso, isoOrNull, numberOrNull, stringOrNull } from './common';
 
@@ -6,17 +6,17 @@ export type SideName = 'buy' | 'sell';
 export type OrderTypeName = 'market' | 'limit' | 'stop';
 export type PositionStatusName = 'pending' | 'open' | 'closed' | 'cancelled';
 
-export const SIDES: Record<SideName, accountsv1.Side> = { buy: accountsv1.Side.SIDE_BUY, sell: accountsv1.Side.SIDE_SELL };
-export const ORDER_TYPES: Record<OrderTypeName, accountsv1.OrderType> = {
-  market: accountsv1.OrderType.ORDER_TYPE_MARKET,
-  limit: accountsv1.OrderType.ORDER_TYPE_LIMIT,
-  stop: accountsv1.OrderType.ORDER_TYPE_STOP,
+export const SIDES: Record<SideName, tradingv1.Side> = { buy: tradingv1.Side.SIDE_BUY, sell: tradingv1.Side.SIDE_SELL };
+export const ORDER_TYPES: Record<OrderTypeName, tradingv1.OrderType> = {
+  market: tradingv1.OrderType.ORDER_TYPE_MARKET,
+  limit: tradingv1.OrderType.ORDER_TYPE_LIMIT,
+  stop: tradingv1.OrderType.ORDER_TYPE_STOP,
 };
-const POSITION_STATUSES: Record<PositionStatusName, accountsv1.PositionStatus> = {
-  pending: accountsv1.PositionStatus.POSITION_STATUS_PENDING,
-  open: accountsv1.PositionStatus.POSITION_STATUS_OPEN,
-  closed: accountsv1.PositionStatus.POSITION_STATUS_CLOSED,
-  cancelled: accountsv1.PositionStatus.POSITION_STATUS_CANCELLED,
+const POSITION_STATUSES: Record<PositionStatusName, tradingv1.PositionStatus> = {
+  pending: tradingv1.PositionStatus.POSITION_STATUS_PENDING,
+  open: tradingv1.PositionStatus.POSITION_STATUS_OPEN,
+  closed: tradingv1.PositionStatus.POSITION_STATUS_CLOSED,
+  cancelled: tradingv1.PositionStatus.POSITION_STATUS_CANCELLED,
 };
 
 function nameOf<N extends string, V>(table: Record<N, V>, value: V, fallback: N): N {
@@ -24,8 +24,8 @@ function nameOf<N extends string, V>(table: Record<N, V>, value: V, fallback: N)
   return fallback;
 }
 
-export function positionStatusFilter(value: string | undefined): accountsv1.PositionStatus {
-  if (value === undefined) return accountsv1.PositionStatus.POSITION_STATUS_UNSPECIFIED;
+export function positionStatusFilter(value: string | undefined): tradingv1.PositionStatus {
+  if (value === undefined) return tradingv1.PositionStatus.POSITION_STATUS_UNSPECIFIED;
   if (!Object.prototype.hasOwnProperty.call(POSITION_STATUSES, value)) {
     throw new AppError('invalid_request', `status must be one of ${Object.keys(POSITION_STATUSES).join(', ')}`, 'status');
   }
@@ -50,7 +50,7 @@ export interface RestPosition {
   close_reason: string | null;
 }
 
-export function toRestPosition(position: accountsv1.Position | undefined): RestPosition {
+export function toRestPosition(position: tradingv1.Position | undefined): RestPosition {
   if (position === undefined) throw new AppError('internal_error', 'the service answered without a position');
   return {
     id: position.id,
@@ -86,7 +86,7 @@ export interface RestDeal {
   balance_after: number;
 }
 
-export function toRestDeal(deal: accountsv1.Deal): RestDeal {
+export function toRestDeal(deal: tradingv1.Deal): RestDeal {
   return {
     id: deal.id,
     position_id: deal.positionId,
@@ -113,7 +113,7 @@ export interface RestFlag {
   created_at: string;
 }
 
-export function toRestFlag(flag: accountsv1.Flag): RestFlag {
+export function toRestFlag(flag: tradingv1.Flag): RestFlag {
   return {
     id: flag.id,
     account: int64(flag.account),
@@ -131,6 +131,6 @@ export interface RestEquityPoint {
   balance: number;
 }
 
-export function toRestEquityPoint(point: accountsv1.EquityPoint): RestEquityPoint {
+export function toRestEquityPoint(point: tradingv1.EquityPoint): RestEquityPoint {
   return { time: iso(point.time), equity: point.equity, balance: point.balance };
 }

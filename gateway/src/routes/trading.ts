@@ -1,4 +1,4 @@
-import type { accountsv1 } from '@propdesk/proto';
+import type { tradingv1 } from '@propdesk/proto';
 import { AppError, z, type CallOpts } from '@propdesk/kit';
 import type { Clients } from '../clients';
 import { apiKeyOf } from '../auth/principal';
@@ -21,7 +21,7 @@ const orderBody = objectBody({
   take_profit: price.optional(),
 });
 
-export function orderRequest(body: unknown): Omit<accountsv1.PlaceOrderRequest, 'organizationId' | 'number'> {
+export function orderRequest(body: unknown): Omit<tradingv1.PlaceOrderRequest, 'organizationId' | 'number'> {
   const order = parseBody(orderBody, body);
   if (order.type !== 'market' && order.price === undefined) throw new AppError('invalid_request', `price is required for a ${order.type} order`, 'price');
   if (order.type === 'market' && order.price !== undefined) throw new AppError('invalid_request', 'price is only for limit and stop orders', 'price');
@@ -39,15 +39,15 @@ export function orderRequest(body: unknown): Omit<accountsv1.PlaceOrderRequest, 
 /** Shared by the API-key routes and the executor routes: same calls, the account comes from elsewhere. */
 export const trading = {
   async placeOrder(clients: Clients, organizationId: string, number: string, body: unknown, opts: CallOpts): Promise<Rendered> {
-    const response = await clients.accounts.call.placeOrder({ organizationId, number, ...orderRequest(body) }, opts);
+    const response = await clients.trading.call.placeOrder({ organizationId, number, ...orderRequest(body) }, opts);
     return renderJson(201, toRestPosition(response.position));
   },
   async closePosition(clients: Clients, organizationId: string, number: string, positionId: string, opts: CallOpts): Promise<Rendered> {
-    const response = await clients.accounts.call.closePosition({ organizationId, number, positionId }, opts);
+    const response = await clients.trading.call.closePosition({ organizationId, number, positionId }, opts);
     return renderJson(200, toRestPosition(response.position));
   },
   async listPositions(clients: Clients, organizationId: string, number: string, req: Parameters<typeof pageParams>[0], opts: CallOpts): Promise<Rendered> {
-    const response = await clients.accounts.call.listPositions(
+    const response = await clients.trading.call.listPositions(
       { organizationId, number, ...pageParams(req), status: positionStatusFilter(queryString(req, 'status')) },
       opts,
     );
@@ -65,7 +65,6 @@ function timeQuery(value: string | undefined, param: string): Date | undefined {
 const breachBody = objectBody({ reason: nonEmptyString(500) });
 
 export function registerTradingRoutes(define: DefineRoute, clients: Clients): void {
-  const { accounts } = clients;
   const target = (req: Parameters<typeof apiKeyOf>[0]) => ({
     organizationId: apiKeyOf(req).organizationId,
     number: positiveIntegerParam(req.params.number, 'number'),
@@ -84,7 +83,7 @@ export function registerTradingRoutes(define: DefineRoute, clients: Clients): vo
   define('post', '/v1/accounts/:number/breach', { apiKey: 'trading:write' }, async (req, opts) => {
     const { organizationId, number } = target(req);
     const body = parseBody(breachBody, req.body);
-    const response = await accounts.call.breachAccount({ organizationId, number, reason: body.reason }, opts);
+    const response = await clients.trading.call.breachAccount({ organizationId, number, reason: body.reason }, opts);
     return renderJson(200, toRestAccount(response.account));
   });
 
@@ -94,22 +93,22 @@ export function registerTradingRoutes(define: DefineRoute, clients: Clients): vo
   });
 
   define('get', '/v1/accounts/:number/trades', { apiKey: 'accounts:read' }, async (req, opts) => {
-    const response = await accounts.call.listTrades({ ...target(req), ...pageParams(req) }, opts);
+    const response = await clients.trading.call.listTrades({ ...target(req), ...pageParams(req) }, opts);
     return renderJson(200, page(response.deals.map(toRestDeal), response.nextPageToken));
   });
 
   define('get', '/v1/accounts/:number/flags', { apiKey: 'accounts:read' }, async (req, opts) => {
-    const response = await accounts.call.listFlags({ ...target(req), ...pageParams(req) }, opts);
+    const response = await clients.trading.call.listFlags({ ...target(req), ...pageParams(req) }, opts);
     return renderJson(200, page(response.flags.map(toRestFlag), response.nextPageToken));
   });
 
   define('get', '/v1/accounts/:number/analytics', { apiKey: 'accounts:read' }, async (req, opts) => {
-    const response = await accounts.call.getAnalytics(target(req), opts);
+    const response = await clients.trading.call.getAnalytics(target(req), opts);
     return renderJson(200, response.analytics ?? {});
   });
 
   define('get', '/v1/accounts/:number/equity', { apiKey: 'accounts:read' }, async (req, opts) => {
-    const response = await accounts.call.getEquityCurve(
+    const response = await clients.trading.call.getEquityCurve(
       { ...target(req), from: timeQuery(queryString(req, 'from'), 'from'), to: timeQuery(queryString(req, 'to'), 'to') },
       opts,
     );
@@ -117,7 +116,7 @@ export function registerTradingRoutes(define: DefineRoute, clients: Clients): vo
   });
 
   define('get', '/v1/accounts/:number/report', { apiKey: 'accounts:read' }, async (req, opts) => {
-    const response = await accounts.call.getReport(target(req), opts);
+    const response = await clients.trading.call.getReport(target(req), opts);
     return renderJson(200, response.report ?? {});
   });
 }
