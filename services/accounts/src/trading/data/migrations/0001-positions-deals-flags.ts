@@ -6,7 +6,6 @@ import type { Migration } from '@propdesk/kit';
  */
 export const tradingSchema: Migration = {
   name: 'trading-0001-positions-deals-flags',
-  formerNames: ['1001-trading'],
   async up({ sql }) {
     await sql(`
       CREATE TABLE positions (

@@ -7,7 +7,6 @@ import type { Migration } from '@propdesk/kit';
  */
 export const tradingStatsSchema: Migration = {
   name: 'trading-0002-stats',
-  formerNames: ['1002-trading-stats'],
   async up({ sql }) {
     await sql(`
       CREATE TABLE deal_stats (

@@ -3,7 +3,6 @@ import type { Migration } from '@propdesk/kit';
 /** The balance at the end of each UTC day with deals, kept as deals close (the report's daily history). */
 export const dailyBalancesSchema: Migration = {
   name: 'trading-0003-daily-balances',
-  formerNames: ['1003-daily-balances'],
   async up({ sql }) {
     await sql(`
       CREATE TABLE daily_balances (

@@ -9,4 +9,8 @@ import { dailyBalancesSchema } from './0003-daily-balances';
  * folder they were the core's 1001-1003, and a database that recorded those names has them
  * applied (formerNames).
  */
-export const tradingMigrations: Migration[] = [tradingSchema, tradingStatsSchema, dailyBalancesSchema];
+export const tradingMigrations: Migration[] = [
+  { ...tradingSchema, formerNames: ['1001-trading'] },
+  { ...tradingStatsSchema, formerNames: ['1002-trading-stats'] },
+  { ...dailyBalancesSchema, formerNames: ['1003-daily-balances'] },
+];
