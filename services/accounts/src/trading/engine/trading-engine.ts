@@ -67,7 +67,7 @@ async function runLimited<T>(items: T[], worker: (item: T) => Promise<void>): Pr
  * replicas never double-fill, double-close or double-breach; the loser finds nothing to do.
  */
 export class TradingEngine implements LiveEngine {
-  readonly ctx: TradingContext;
+  private readonly ctx: TradingContext;
   private readonly quotes = new Map<string, Quote>();
   private readonly bySymbol = new Map<string, Map<string, Position>>();
   private readonly accounts = new Map<number, AccountState>();
