@@ -69,12 +69,6 @@ export function toUsd(amount: number, currency: string, quotes: QuoteLookup, own
   throw new AppError('internal_error', `no conversion from ${currency}`);
 }
 
-/** Rounds a price to the instrument's digits (prices are stored as given, compared as rounded). */
-export function roundPrice(instrument: Instrument, price: number): number {
-  const f = 10 ** instrument.digits;
-  return Math.round(price * f) / f;
-}
-
 export function roundMoney(amount: number): number {
   return Math.round((amount + Number.EPSILON * Math.sign(amount)) * 100) / 100;
 }

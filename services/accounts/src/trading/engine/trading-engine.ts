@@ -60,7 +60,7 @@ async function runLimited<T>(items: T[], worker: (item: T) => Promise<void>): Pr
  *
  * Multi-replica partitioning: quotes reach any replica (round robin), and the replica that
  * receives a quote evaluates every live position of that symbol, whichever replica opened it.
- * Every replica's index covers all live positions: loaded at start, updated at once for its own
+ * Every replica's index covers all live positions: loaded on first use, updated at once for its own
  * transactions, and refreshed every tick from positions changed recently on any replica. A
  * replica may therefore act on a stale view, but every decision (fill, exit, breach, pass) runs
  * in a transaction that locks the account row and re-checks against committed rows, so two
