@@ -15,7 +15,7 @@ export type { Account, AccountStatus } from '../domain/account';
 export { accountNotFound, refuseStatus } from '../domain/account';
 export { parseTerms, type ProgramTerms as Terms } from '../domain/programs';
 export { writeAccountMoney, writeMarkedEquity } from '../data/account-money';
-export { appendEvent, type NewEvent } from '../data/outbox';
+export { appendEvent } from '../data/outbox';
 export { revokeSessionsForAccount } from '../data/executor-sessions';
 // Named for what they do here, where accountNumber and organizationId are the values themselves.
 export { accountNumber as parseAccountNumber, organizationId as parseOrganizationId, uuidParam as parseUuid } from '../domain/validation';
