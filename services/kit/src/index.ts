@@ -10,3 +10,4 @@ export * from './crypto';
 export * from './cursor';
 export * from './lifecycle';
 export * from './test-database';
+export * from './rest/account';
