@@ -56,3 +56,24 @@ export function expectDocumented(method: string, pathTemplate: string, status: n
     throw new Error(`${method.toUpperCase()} ${pathTemplate} -> ${status} does not match the OpenAPI document:\n  ${problems.join('\n  ')}\nbody: ${JSON.stringify(body).slice(0, 2000)}`);
   }
 }
+
+interface ErrorVariant {
+  $ref?: string;
+  properties?: { error?: { properties?: { code?: { enum?: string[] } } } };
+}
+
+/** Every API code the document lists for an operation's error answers. */
+export function documentedErrorCodes(method: string, pathTemplate: string): string[] {
+  const paths = document.paths as unknown as Record<string, Record<string, { responses: Record<string, { content?: Record<string, { schema: ErrorVariant & { anyOf?: ErrorVariant[] } }> }> }>>;
+  const schemas = document.components?.schemas as Record<string, ErrorVariant> | undefined;
+  const codes: string[] = [];
+  for (const [status, response] of Object.entries(paths[pathTemplate]?.[method.toLowerCase()]?.responses ?? {})) {
+    if (Number(status) < 400) continue;
+    const schema = response.content?.['application/json']?.schema;
+    for (const variant of schema?.anyOf ?? (schema ? [schema] : [])) {
+      const resolved = variant.$ref ? schemas?.[variant.$ref.replace('#/components/schemas/', '')] : variant;
+      codes.push(...(resolved?.properties?.error?.properties?.code?.enum ?? []));
+    }
+  }
+  return codes;
+}
