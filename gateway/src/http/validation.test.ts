@@ -25,6 +25,14 @@ describe('request validation', () => {
     expect(() => page({ limit: ['1', '2'] })).toThrow(expect.objectContaining({ param: 'limit', message: 'limit must be given once, as a string' }));
   });
 
+  it('answers a repeated value as the first time, kept parses included', () => {
+    for (let i = 0; i < 3; i += 1) {
+      expect(page({ limit: '500' })).toEqual({ pageSize: 200, pageToken: '' });
+      expect(() => page({ limit: '0' })).toThrow(expect.objectContaining({ param: 'limit' }));
+      expect(() => parsePath(numberPath, { number: 'abc' })).toThrow(expect.objectContaining({ param: 'number' }));
+    }
+  });
+
   it('refuses a cursor longer than any the service hands out as invalid_cursor', () => {
     expect(() => page({ cursor: 'x'.repeat(1025) })).toThrow(expect.objectContaining({ code: 'invalid_cursor', param: 'cursor' }));
   });

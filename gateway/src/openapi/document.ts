@@ -119,7 +119,7 @@ export function buildOpenApiDocument(routes: readonly Route[]) {
       description:
         'Simulated trading accounts for prop-trading firms. Errors are always {"error":{"code","message"(,"param")}}; each operation lists the codes it can answer. Every /v1 answer carries RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset.',
     },
-    servers: [{ url: '/' }],
+    servers: [{ url: '/', 'x-internal': false }],
     tags: TAGS,
   });
   // The generator always writes these two; empty, they say nothing.

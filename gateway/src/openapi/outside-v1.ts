@@ -27,6 +27,7 @@ export function outsideV1Operations(): RouteConfig[] {
       path: '/healthz',
       operationId: 'getHealth',
       summary: 'Health of the gateway and every service',
+      description: '200 when every service answers its health check, 503 otherwise. For probes; not rate limited.',
       tags: ['Meta'],
       security: [],
       responses: {
@@ -42,7 +43,7 @@ export function outsideV1Operations(): RouteConfig[] {
       description: 'Revoking again answers 200 with the first revoked_at.',
       tags: ['Meta'],
       security: [{ panelSession: [] }],
-      request: { params: z.object({ id: z.string().openapi({ description: 'API key id' }) }) },
+      request: { params: z.object({ id: z.string().uuid().openapi({ description: 'API key id' }) }) },
       responses: {
         200: { description: 'the revoked key', content: { 'application/json': { schema: revokedKeySchema } } },
         401: errorAnswer('unauthorized'),
