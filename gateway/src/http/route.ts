@@ -8,8 +8,10 @@ import { idempotencyKeyOf, keepRawBody, runIdempotent } from './idempotency';
 import { parseBody, parsePath, parseQuery, queryOf, type FieldShape, type ParsedFields } from './validation';
 import type { z } from './zod';
 
-/** Who may call a route: an API key (with a scope, or none), an executor session, or anyone. */
-/** `login` marks the executor login, which has its own stricter per-IP bucket. */
+/**
+ * Who may call a route: an API key (with a scope, or none), an executor session, or anyone.
+ * `login` marks the executor login, which has its own stricter per-IP bucket.
+ */
 export type Access = { apiKey: Scope | null } | { executor: true } | { anonymous: true; login?: boolean };
 
 export type Method = 'get' | 'post' | 'put' | 'delete';
