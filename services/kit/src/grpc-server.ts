@@ -11,6 +11,7 @@ import { HealthImplementation } from 'grpc-health-check';
 import { newRequestId, REQUEST_ID_METADATA, runWithContext } from './context';
 import { AppError, toServiceError } from './errors';
 import type { Logger } from './logger';
+import { createReflectionService } from './reflection/reflection-service';
 
 export interface CallContext {
   requestId: string;
@@ -114,6 +115,8 @@ export async function startGrpcServer(options: {
   }
   const health = new HealthImplementation(statusMap);
   health.addToServer(server);
+  // Reflection describes what this process registers (and health), read from the committed .proto files.
+  createReflectionService(options.services.map((svc) => svc.name)).addToServer(server);
   const bindAddress = `${options.host.includes(':') ? `[${options.host}]` : options.host}:${options.port}`;
   const port = await new Promise<number>((resolve, reject) =>
     server.bindAsync(bindAddress, ServerCredentials.createInsecure(), (err, boundPort) => (err ? reject(err) : resolve(boundPort))),

@@ -9,4 +9,6 @@ export * from './db';
 export * from './crypto';
 export * from './cursor';
 export * from './lifecycle';
+export * from './buf-curl';
+export { createReflectionService, contractsDirectory, HEALTH_SERVICE } from './reflection/reflection-service';
 export * from './test-database';
