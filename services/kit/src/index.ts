@@ -16,3 +16,4 @@ export { createReflectionService, contractsDirectory, HEALTH_SERVICE } from './r
 export * from './test-database';
 export * from './pg-listener';
 export * from './resources';
+export * from './http-server';
