@@ -1,4 +1,4 @@
-import { createLogger, loadConfig, ResourceStack, runMain, serviceAddresses, startHttpServer, type Logger } from '@propdesk/kit';
+import { createLogger, loadConfig, ResourceStack, runMain, serviceAddresses, startHttpServer, type Logger, type StartedProcess } from '@propdesk/kit';
 import { gatewayConfigSchema, panelUrl } from './config';
 import { createClients, createHealthCheckers } from './clients';
 import { createApp } from './app';
@@ -9,12 +9,7 @@ import { createHttpMetrics } from './http/metrics';
 import { requestIdOf } from './http/request-context';
 import { createGatewayLimits } from './rate-limits';
 
-export interface StartedGateway {
-  port: number;
-  address: string;
-  logger: Logger;
-  stop(): Promise<void>;
-}
+export type StartedGateway = StartedProcess;
 
 /** Composition root: config, resources (clients, health checks, limits, key cache feed), server. No database. */
 export async function start(env: NodeJS.ProcessEnv, options: { logger?: Logger } = {}): Promise<StartedGateway> {

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { createCursorCodec, createLogger, loadConfig, migrate, openDatabase, ResourceStack, runMain, type Logger } from '@propdesk/kit';
+import { createCursorCodec, createLogger, loadConfig, migrate, openDatabase, ResourceStack, runMain, type Logger, type StartedProcess } from '@propdesk/kit';
 import { authConfigSchema } from './config';
 import { createApiKeysRepository } from './data/api-keys';
 import { createCreditReservationsRepository } from './data/credit-reservations';
@@ -16,12 +16,7 @@ import { InvalidationHub } from './invalidation/hub';
 import { startInvalidationRelay } from './invalidation/relay';
 import { createServer } from './server';
 
-export interface StartedAuthService {
-  port: number;
-  address: string;
-  logger: Logger;
-  stop(): Promise<void>;
-}
+export type StartedAuthService = StartedProcess;
 
 /** Composition root: config, database, resources (invalidation hub and relay, maintenance), server. */
 export async function start(env: NodeJS.ProcessEnv, options: { logger?: Logger } = {}): Promise<StartedAuthService> {

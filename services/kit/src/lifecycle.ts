@@ -35,7 +35,11 @@ export function onShutdownSignals(logger: Logger, steps: Array<() => Promise<voi
   process.on('SIGINT', () => stop('SIGINT'));
 }
 
-export interface RunningProcess {
+/** What a process's start() resolves with: where it listens, its logger, how to stop it. */
+export interface StartedProcess {
+  port: number;
+  /** host:port (the gateway: its base URL). */
+  address: string;
   logger: Logger;
   stop(): Promise<void>;
 }
@@ -45,7 +49,7 @@ export interface RunningProcess {
  * the environment, stops it on SIGTERM/SIGINT, and exits 1 when the start fails (a config error
  * prints only its message, which names the variable; its stack would bury that).
  */
-export function runMain(start: (env: NodeJS.ProcessEnv) => Promise<RunningProcess>): void {
+export function runMain(start: (env: NodeJS.ProcessEnv) => Promise<StartedProcess>): void {
   start(process.env)
     .then((running) => onShutdownSignals(running.logger, [() => running.stop()]))
     .catch((err: unknown) => {

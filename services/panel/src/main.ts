@@ -1,16 +1,11 @@
-import { createLogger, loadConfig, ResourceStack, runMain, serviceAddresses, startHttpServer, type Logger } from '@propdesk/kit';
+import { createLogger, loadConfig, ResourceStack, runMain, serviceAddresses, startHttpServer, type Logger, type StartedProcess } from '@propdesk/kit';
 import { createApp } from './app';
 import { createPanelClients } from './clients';
 import { panelConfigSchema } from './config';
 
-export interface StartedPanel {
-  port: number;
-  /** host:port */
-  address: string;
+export interface StartedPanel extends StartedProcess {
   /** http://host:port, what the gateway proxies /panel and /api-keys to. */
   url: string;
-  logger: Logger;
-  stop(): Promise<void>;
 }
 
 /** Composition root: config, resources (the services' clients), server. The panel has no database. */

@@ -11,6 +11,7 @@ import {
   runMain,
   serviceAddresses,
   type Logger,
+  type StartedProcess,
 } from '@propdesk/kit';
 import { accountsv1 } from '@propdesk/proto';
 import { configSchema } from './config';
@@ -27,12 +28,7 @@ import { createServer } from './server';
 
 export const SCHEMA = 'webhooks';
 
-export interface StartedWebhooks {
-  port: number;
-  address: string;
-  logger: Logger;
-  stop(): Promise<void>;
-}
+export type StartedWebhooks = StartedProcess;
 
 /** Composition root: config, database, resources (sender, dispatcher, listener, event consumer), server. */
 export async function start(env: NodeJS.ProcessEnv, options: { logger?: Logger } = {}): Promise<StartedWebhooks> {
