@@ -1,6 +1,6 @@
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
-import { loadSync, type PackageDefinition } from '@grpc/proto-loader';
+import { loadSync } from '@grpc/proto-loader';
 import { ReflectionService } from '@grpc/reflection';
 import { FileDescriptorProto } from 'protobufjs/ext/descriptor';
 import { repairDescriptors, type FileDescriptor } from './descriptors';
