@@ -84,7 +84,6 @@ export class AppError extends Error {
   }
 }
 
-export const invalidRequest = (param: string, message: string): AppError => new AppError('invalid_request', message, param);
 export const notFound = (what: string): AppError => new AppError('not_found', `${what} not found`);
 
 /** Server side: turn anything thrown by a handler into a gRPC status with the API code in trailers. */

@@ -1,7 +1,6 @@
-import { QueryTypes, toNumber, type Sequelize, type Transaction } from '@propdesk/kit';
+import { preparedRows, QueryTypes, toNumber, type Sequelize, type Transaction } from '@propdesk/kit';
 import type { Account, AccountStatus, AccountSummary } from '../domain/account';
 import type { ProgramTerms } from '../domain/programs';
-import { preparedRows } from './prepared';
 
 interface AccountRow {
   number: string;
