@@ -1,7 +1,6 @@
-import { ACCOUNT_JSON_SQL, QueryTypes, toNumber, type Sequelize, type Transaction } from '@propdesk/kit';
+import { ACCOUNT_JSON_SQL, preparedRows, QueryTypes, toNumber, type Sequelize, type Transaction } from '@propdesk/kit';
 import type { Account, AccountStatus, AccountSummary } from '../domain/account';
 import type { ProgramTerms } from '../domain/programs';
-import { preparedRows } from './prepared';
 
 interface AccountRow {
   number: string;
