@@ -17,3 +17,4 @@ export * from './test-database';
 export * from './pg-listener';
 export * from './resources';
 export * from './http-server';
+export * from './rest/account';
