@@ -16,7 +16,7 @@ export interface AccountsServer extends StartedGrpcServer {
  */
 export async function createServer(
   deps: AccountsDeps,
-  options: { host: string; port: number; trading: Required<AsyncServiceImplementation<tradingv1.TradingServiceServer>> },
+  options: { host: string; port: number; trading: AsyncServiceImplementation<tradingv1.TradingServiceServer> },
 ): Promise<AccountsServer> {
   const streams = new ActiveStreams();
   const accounts = implementService<accountsv1.AccountsServiceServer>(accountsv1.AccountsServiceService, deps.logger, createAccountsHandlers(deps, streams));

@@ -38,13 +38,12 @@ function jsonPageResponse(page: JsonPage): accountsv1.ListAccountsResponse {
 
 /**
  * AccountsService (accounts, traders, credentials, sessions, events): proto in, use case, proto
- * out. Required<>: every RPC must have its handler, so a forgotten one is a compile error instead
- * of UNIMPLEMENTED at run time.
+ * out. Typed against the service: a forgotten RPC is a compile error.
  */
 export function createAccountsHandlers(
   deps: AccountsDeps,
   streams: ActiveStreams = new ActiveStreams(),
-): Required<AsyncServiceImplementation<accountsv1.AccountsServiceServer>> {
+): AsyncServiceImplementation<accountsv1.AccountsServiceServer> {
   return {
     async createAccounts(req) {
       const accounts = await createAccounts(deps, {

@@ -31,11 +31,8 @@ export interface TradingHandlerDeps {
   cursors: CursorCodec;
 }
 
-/**
- * TradingService: proto in, use case, proto out. Required<>: every RPC must have its handler, so a
- * forgotten one is a compile error instead of UNIMPLEMENTED at run time.
- */
-export function createTradingHandlers({ engine, cursors }: TradingHandlerDeps): Required<AsyncServiceImplementation<tradingv1.TradingServiceServer>> {
+/** TradingService: proto in, use case, proto out. Typed against the service: a forgotten RPC is a compile error. */
+export function createTradingHandlers({ engine, cursors }: TradingHandlerDeps): AsyncServiceImplementation<tradingv1.TradingServiceServer> {
   return {
     async placeOrder(req) {
       const order = { ...req, side: sideFromProto(req.side), type: orderTypeFromProto(req.type) };
