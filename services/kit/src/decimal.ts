@@ -1,0 +1,116 @@
+import { z } from 'zod';
+import { AppError } from './errors';
+
+/**
+ * Exact decimal handling of JSON numbers. A JSON number reaches us as an IEEE double; what the
+ * client wrote is taken to be the shortest decimal that reads back as that double (what
+ * `String(n)` prints: 0.1 + 0.2 is 0.30000000000000004, 1e-9 is 1e-9). Rules about steps and
+ * decimals are checked on that decimal with integer arithmetic, never with a float tolerance: a
+ * value that would need rounding to satisfy a rule is refused, not rounded.
+ */
+
+/** value = coefficient × 10^-scale, coefficient a non-negative integer, scale >= 0. */
+interface ExactDecimal {
+  negative: boolean;
+  coefficient: bigint;
+  scale: number;
+}
+
+const DECIMAL_TEXT = /^(-)?(\d+)(?:\.(\d+))?(?:e([+-]?\d+))?$/i;
+
+function parseDecimalText(text: string): ExactDecimal | undefined {
+  const match = DECIMAL_TEXT.exec(text);
+  if (!match) return undefined;
+  const [, minus, whole, fraction = '', exponentText = '0'] = match;
+  const exponent = Number(exponentText);
+  let scale = fraction.length - exponent;
+  let digits = `${whole}${fraction}`;
+  if (scale < 0) {
+    digits += '0'.repeat(-scale);
+    scale = 0;
+  }
+  return { negative: minus === '-', coefficient: BigInt(digits), scale };
+}
+
+/** The exact decimal of a finite number (its shortest round-trip representation). */
+function exactDecimalOf(value: number): ExactDecimal | undefined {
+  if (!Number.isFinite(value)) return undefined;
+  return parseDecimalText(String(value));
+}
+
+/** Digits after the decimal point in the shortest representation (1e-9 -> 9, 1.50 -> 1, 1e21 -> 0). */
+export function decimalPlaces(value: number): number {
+  const decimal = exactDecimalOf(value);
+  if (decimal === undefined || decimal.coefficient === 0n) return 0;
+  let { coefficient, scale } = decimal;
+  while (scale > 0 && coefficient % 10n === 0n) {
+    coefficient /= 10n;
+    scale -= 1;
+  }
+  return scale;
+}
+
+/**
+ * Whether `value` is an exact multiple of `step` (a decimal string such as '0.01'), computed on
+ * the exact decimals: 1.1 is a multiple of 0.01, 1e-9 and 0.1 + 0.2 are not.
+ */
+export function isMultipleOfStep(value: number, step: string): boolean {
+  const v = exactDecimalOf(value);
+  const s = parseDecimalText(step);
+  if (v === undefined || s === undefined || s.coefficient === 0n) return false;
+  const scale = Math.max(v.scale, s.scale);
+  const scaledValue = v.coefficient * 10n ** BigInt(scale - v.scale);
+  const scaledStep = s.coefficient * 10n ** BigInt(scale - s.scale);
+  return scaledValue % scaledStep === 0n;
+}
+
+export interface ExactNumberRule {
+  /** What the number counts, for messages: 'lots', 'USD'. */
+  unit?: string;
+  /** Refuse 0 and below (the default); otherwise refuse below 0. */
+  positive?: boolean;
+  /** Smallest unit, as a decimal string: '0.01' lots, '0.01' USD, '1' for counts. */
+  step?: string;
+  /** At most this many decimals (a price and its instrument's digits). */
+  decimals?: number;
+  /** Inclusive upper bound. */
+  max?: number;
+}
+
+/**
+ * Why a number breaks the rule, as a phrase to follow the field's name ("must be a multiple of
+ * 0.01 lots ..."); undefined when it keeps it.
+ */
+export function exactNumberProblem(value: unknown, rule: ExactNumberRule): string | undefined {
+  const unit = rule.unit ? ` ${rule.unit}` : '';
+  const positive = rule.positive !== false;
+  if (typeof value !== 'number' || !Number.isFinite(value)) return 'must be a finite number';
+  if (positive ? !(value > 0) : value < 0) return positive ? 'must be greater than 0' : 'must be at least 0';
+  if (rule.step !== undefined && !isMultipleOfStep(value, rule.step)) {
+    return `must be a multiple of ${rule.step}${unit} (${String(value)} is not, and is refused rather than rounded)`;
+  }
+  if (rule.decimals !== undefined && decimalPlaces(value) > rule.decimals) {
+    return `must have at most ${rule.decimals} decimals (${String(value)} has more, and is refused rather than rounded)`;
+  }
+  if (rule.max !== undefined && value > rule.max) return `must be at most ${rule.max}${unit}`;
+  return undefined;
+}
+
+/** Service side: the number itself, or invalid_request naming the field. */
+export function requireExactNumber(value: unknown, param: string, rule: ExactNumberRule): number {
+  const problem = exactNumberProblem(value, rule);
+  if (problem !== undefined) throw new AppError('invalid_request', `${param} ${problem}`, param);
+  return value as number;
+}
+
+/** The same rule as a zod number schema (the gateway's request schemas). */
+export function exactNumberSchema(rule: ExactNumberRule) {
+  return z.number().superRefine((value, ctx) => {
+    const problem = exactNumberProblem(value, rule);
+    if (problem !== undefined) ctx.addIssue({ code: z.ZodIssueCode.custom, message: problem });
+  });
+}
+
+/** The steps the product counts in: one source for the gateway's schemas and the services' checks. */
+export const LOT_STEP = '0.01';
+export const MONEY_STEP = '0.01';
