@@ -59,9 +59,13 @@ describe('sealed cursors', () => {
   it.each(LISTS)('a cursor of $template ($path) decodes to nothing readable', async ({ template, path }) => {
     const cursor = await firstCursor(a, template, path(a));
     const decoded = Buffer.from(cursor, 'base64url').toString('latin1');
-    expect(decoded).not.toMatch(/[{}"]|\d{3,}/);
+    expect(decoded).not.toMatch(/"[a-z]+":/);
     expect(() => JSON.parse(decoded)).toThrow();
-    for (const n of [...a.numbers, ...b.numbers]) expect(cursor).not.toContain(String(n));
+    for (const n of [...a.numbers, ...b.numbers]) {
+      expect(decoded).not.toContain(String(n));
+      expect(cursor).not.toContain(String(n));
+    }
+    for (const id of [a.id, b.id]) expect(decoded).not.toContain(id);
     // Still a working cursor.
     expect((await pageWith(a, template, path(a), cursor)).status).toBe(200);
   });

@@ -15,7 +15,13 @@ export const webhookSchema = z.object(endpointFields).strict().openapi('Webhook'
 export type RestEndpoint = z.output<typeof webhookSchema>;
 
 export const webhookWithSecretSchema = z
-  .object({ ...endpointFields, secret: z.string().describe('shown once, at registration') })
+  .object({
+    ...endpointFields,
+    secret: z.string().describe('shown once, at registration'),
+    warnings: z
+      .array(z.string())
+      .describe("registered, but deliveries will not arrive as things stand: e.g. a port the deployment's egress does not allow (WEBHOOK_EGRESS_PORTS, 443 by default); empty when none"),
+  })
   .strict()
   .openapi('WebhookWithSecret');
 

@@ -29,13 +29,21 @@ const enableBody = objectBody({
     .openapi({ description: 'deliveries that failed or were skipped since then are scheduled again' }),
 }).openapi('EnableWebhookRequest');
 
+/** The scheme check, as the server applies it and the document states it (schemes are case-insensitive). */
+const HTTPS_SCHEME_PATTERN = '^[Hh][Tt][Tt][Pp][Ss]://';
+const HTTPS_SCHEME = new RegExp(HTTPS_SCHEME_PATTERN);
+
 const endpointBody = objectBody({
   url: z
     .string()
     .max(2048)
     .url()
-    .refine((url) => url.toLowerCase().startsWith('https://'), 'must be an HTTPS URL')
-    .openapi({ pattern: '^[Hh][Tt][Tt][Pp][Ss]://', description: 'HTTPS only; private and loopback addresses are refused' }),
+    .regex(HTTPS_SCHEME, 'must be an HTTPS URL')
+    .openapi({
+      pattern: HTTPS_SCHEME_PATTERN,
+      description:
+        'HTTPS only (the scheme in any letter case); stored and answered as the URL parser normalises it (https://example.com/x for HTTPS://Example.COM/x). Unless private networks are allowed, loopback, private, link-local and reserved addresses in any notation, localhost and *.localhost, .internal, .local, .localdomain, .home.arpa, .invalid and single-label names are refused. Whitespace and control characters are refused, not stripped.',
+    }),
   events: z.array(z.enum(EVENT_TYPES)).max(EVENT_TYPES.length).default([]).openapi({ description: 'empty: every event type' }),
 }).openapi('WebhookRequest');
 
@@ -55,7 +63,7 @@ export const webhookRoutes = [
         { organizationId: apiKeyOf(req).organizationId, url: body.url, events: [...new Set(body.events)] },
         opts,
       );
-      return renderJson(201, { ...toRestEndpoint(response.endpoint), secret: response.secret });
+      return renderJson(201, { ...toRestEndpoint(response.endpoint), secret: response.secret, warnings: response.warnings });
     },
   }),
 

@@ -33,6 +33,16 @@ export function textProblem(value: unknown, rule: TextRule): string | undefined 
   return undefined;
 }
 
+/**
+ * The rule as a JSON Schema (ECMA-262) pattern, for the OpenAPI document: no control characters
+ * (line feeds allowed where the field allows line breaks) and at least one non-whitespace
+ * character. Lone surrogates cannot be written as a pattern; the server refuses them too.
+ */
+export function textPattern(rule: Pick<TextRule, 'lineBreaks' | 'min'>): string {
+  const allowed = rule.lineBreaks ? '[^\\u0000-\\u0009\\u000B-\\u001F\\u007F-\\u009F]' : '[^\\u0000-\\u001F\\u007F-\\u009F]';
+  return (rule.min ?? 1) > 0 ? `^(?=[\\s\\S]*\\S)${allowed}*$` : `^${allowed}*$`;
+}
+
 /** Service side: the text itself, unchanged, or invalid_request naming the field. */
 export function requireText(value: unknown, param: string, rule: TextRule): string {
   const problem = textProblem(value, rule);
