@@ -159,6 +159,8 @@ export const webhookRoutes = [
     path: '/v1/webhooks/{id}/test',
     operationId: 'sendTestEvent',
     summary: 'Send a signed sample event',
+    description:
+      "The endpoint's first subscribed type (or account.created), in the ordinary signed envelope with the caller's organization_id; its data is synthetic (account 0, null ids, sample figures) and carries test: true.",
     tag: TAG,
     access: { apiKey: 'accounts:write' },
     params: webhookPath,
