@@ -1,0 +1,38 @@
+// Preloaded (`node --require`) into every service process the stack supervisor (stack.mjs)
+// starts. When the supervisor is gone — SIGKILLed, crashed — this process stops on its own, so
+// that no PropDesk process outlives its stack holding a port (SPEC 3, "Stopping"). It is the
+// supervisor's job to stop its children in order; this is only the net under it.
+//
+// The supervisor is gone when the IPC channel it opened to us closes (noticed at once), when
+// this process is re-parented (checked every second: the net holds without a channel too), or
+// when our output fails (only the supervisor reads it). Then we send ourselves SIGTERM, so the
+// service drains as on any stop, and exit regardless after HARD_EXIT_MS.
+'use strict';
+
+const supervisorPid = Number(process.env.PROPDESK_SUPERVISOR_PID);
+// Services give themselves 15 s to drain; detection takes at most a second: within SPEC's 20 s.
+const HARD_EXIT_MS = 15_000;
+
+if (supervisorPid > 0) {
+  let gone = false;
+  const supervisorGone = () => {
+    if (gone) return;
+    gone = true;
+    setTimeout(() => process.exit(1), HARD_EXIT_MS).unref();
+    process.kill(process.pid, 'SIGTERM');
+  };
+
+  // Nobody reads our output any more: drop it instead of dying on EPIPE in the middle of the drain.
+  for (const stream of [process.stdout, process.stderr]) stream.on('error', supervisorGone);
+
+  if (process.channel) {
+    process.on('disconnect', supervisorGone);
+    // The channel must not keep a stopped service alive.
+    process.channel.unref();
+  }
+  const check = setInterval(() => {
+    if (process.ppid !== supervisorPid) supervisorGone();
+  }, 1000);
+  check.unref();
+  if (process.ppid !== supervisorPid) setImmediate(supervisorGone);
+}
