@@ -3,7 +3,9 @@
  * integrator sees them over HTTP. Every answer is checked against the OpenAPI document.
  */
 import { startStack, type Stack } from './support/stack';
+import { API_ERRORS, type ApiErrorCode } from '@propdesk/kit';
 import { client, request, type ErrorBody } from './support/http';
+import { documentedErrorCodes } from './support/openapi-check';
 
 let stack: Stack;
 let paidOrg: string;
@@ -138,6 +140,51 @@ describe('error bodies', () => {
     expect(res.status).toBe(200);
     expect(res.body.openapi).toBe('3.1.0');
     expect(Object.keys(res.body.paths)).toEqual(expect.arrayContaining(['/v1/accounts', '/v1/executor/sessions', '/v1/webhooks']));
+  });
+});
+
+describe('the documented errors of an operation', () => {
+  /** The client errors an operation lists, but rate_limited (the limits suites provoke it) and 5xx (failures.test.ts). */
+  const clientErrors = (method: string, template: string) =>
+    documentedErrorCodes(method, template)
+      .filter((code) => API_ERRORS[code as ApiErrorCode] < 500 && code !== 'rate_limited')
+      .sort();
+
+  async function provoked(template: string, attempts: Array<{ token?: string; path: string }>): Promise<string[]> {
+    const codes = new Set<string>();
+    for (const { token, path } of attempts) {
+      const res = await client(stack.url, token).get<ErrorBody>(template, path);
+      codes.add(res.body.error.code);
+    }
+    return [...codes].sort();
+  }
+
+  it('GET /v1/accounts/{number}: each listed client error happens, and no other', async () => {
+    const unpaid = await stack.createKey((await stack.createOrg({ paid: false })).id);
+    const noScope = await stack.createKey(paidOrg, ['accounts:write']);
+    const seen = await provoked('/v1/accounts/{number}', [
+      { token: fullKey, path: '/v1/accounts/abc' },
+      { path: '/v1/accounts/1' },
+      { token: `pfx_live_${'B'.repeat(40)}`, path: '/v1/accounts/1' },
+      { token: unpaid.token, path: '/v1/accounts/1' },
+      { token: noScope.token, path: '/v1/accounts/1' },
+      { token: fullKey, path: '/v1/accounts/999999999' },
+    ]);
+    expect(seen).toEqual(clientErrors('get', '/v1/accounts/{number}'));
+  });
+
+  it('GET /v1/events: each listed client error happens, and no other', async () => {
+    const unpaid = await stack.createKey((await stack.createOrg({ paid: false })).id);
+    const noScope = await stack.createKey(paidOrg, ['trading:write']);
+    const seen = await provoked('/v1/events', [
+      { token: fullKey, path: '/v1/events?type=account.exploded' },
+      { token: fullKey, path: '/v1/events?cursor=not-a-cursor' },
+      { path: '/v1/events' },
+      { token: `pfx_live_${'C'.repeat(40)}`, path: '/v1/events' },
+      { token: unpaid.token, path: '/v1/events' },
+      { token: noScope.token, path: '/v1/events' },
+    ]);
+    expect(seen).toEqual(clientErrors('get', '/v1/events'));
   });
 });
 

@@ -7,15 +7,9 @@ import { errorHandler, notFoundHandler } from './http/errors';
 import type { HttpMetrics } from './http/metrics';
 import { panelProxy } from './http/panel-proxy';
 import { requestContext, requestIdOf } from './http/request-context';
-import { routeDefiner } from './http/route';
-import { registerAccountRoutes } from './routes/accounts';
-import { registerEventRoutes } from './routes/events';
-import { registerExecutorRoutes } from './routes/executor';
+import { mountRoutes } from './http/route';
 import { registerHealthRoutes } from './routes/health';
-import { registerOpenApiRoute } from './routes/openapi';
-import { registerTraderRoutes } from './routes/traders';
-import { registerTradingRoutes } from './routes/trading';
-import { registerWebhookRoutes } from './routes/webhooks';
+import { ROUTES } from './routes';
 
 export interface AppDeps {
   clients: Clients;
@@ -43,14 +37,7 @@ export function createApp(deps: AppDeps): Express {
   registerHealthRoutes(app, deps.health, deps.metrics);
 
   const router = express.Router();
-  const define = routeDefiner(router, { authenticator: deps.authenticator, auth: deps.clients.auth, logger: deps.logger, callOpts });
-  registerOpenApiRoute(define);
-  registerExecutorRoutes(define, deps.clients);
-  registerAccountRoutes(define, deps.clients);
-  registerTradingRoutes(define, deps.clients);
-  registerTraderRoutes(define, deps.clients);
-  registerEventRoutes(define, deps.clients);
-  registerWebhookRoutes(define, deps.clients);
+  mountRoutes(router, ROUTES, { authenticator: deps.authenticator, clients: deps.clients, logger: deps.logger, callOpts });
   app.use(router);
 
   app.use(notFoundHandler((req, res) => deps.authenticator.anonymous(req, res, false)));

@@ -1,7 +1,9 @@
 /**
  * Checks an HTTP answer against the gateway's own OpenAPI 3.1 document (the one served at
- * GET /v1/openapi.json): the operation must exist, the status must be documented, and the body must
- * match its JSON Schema. Every e2e suite runs every response it receives through `expectDocumented`.
+ * GET /v1/openapi.json, generated from the routes' schemas): the operation must exist, the status
+ * must be documented, and the body must match its JSON Schema (response objects are strict, and an
+ * error's code must be one the operation lists). Every e2e suite runs every response it receives
+ * through `expectDocumented`.
  *
  *   const res = await api.get('/v1/accounts?limit=2');
  *   expectDocumented('get', '/v1/accounts', res.status, res.body);
@@ -9,13 +11,14 @@
 import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import type { ValidateFunction } from 'ajv';
-import { openApiDocument } from '../../gateway/src/openapi/document';
+import { openApiDocument } from '../../gateway/src/routes';
 
 const DOCUMENT_ID = 'https://propdesk.local/openapi.json';
 
 const ajv = new Ajv2020({ strict: false, allErrors: true });
 addFormats(ajv);
-ajv.addSchema({ ...openApiDocument, $id: DOCUMENT_ID });
+const document = openApiDocument();
+ajv.addSchema({ ...document, $id: DOCUMENT_ID });
 
 const compiled = new Map<string, ValidateFunction>();
 
@@ -28,7 +31,7 @@ type Operations = Record<string, Record<string, { responses: Record<string, { co
 /** Returns a list of problems (empty when the answer is documented and valid). */
 export function checkResponse(method: string, pathTemplate: string, status: number, body: unknown): string[] {
   const lower = method.toLowerCase();
-  const paths = openApiDocument.paths as unknown as Operations;
+  const paths = document.paths as unknown as Operations;
   const operation = paths[pathTemplate]?.[lower];
   if (!operation) return [`${method.toUpperCase()} ${pathTemplate} is not in the OpenAPI document`];
   const response = operation.responses[String(status)];
@@ -52,4 +55,25 @@ export function expectDocumented(method: string, pathTemplate: string, status: n
   if (problems.length > 0) {
     throw new Error(`${method.toUpperCase()} ${pathTemplate} -> ${status} does not match the OpenAPI document:\n  ${problems.join('\n  ')}\nbody: ${JSON.stringify(body).slice(0, 2000)}`);
   }
+}
+
+interface ErrorVariant {
+  $ref?: string;
+  properties?: { error?: { properties?: { code?: { enum?: string[] } } } };
+}
+
+/** Every API code the document lists for an operation's error answers. */
+export function documentedErrorCodes(method: string, pathTemplate: string): string[] {
+  const paths = document.paths as unknown as Record<string, Record<string, { responses: Record<string, { content?: Record<string, { schema: ErrorVariant & { anyOf?: ErrorVariant[] } }> }> }>>;
+  const schemas = document.components?.schemas as Record<string, ErrorVariant> | undefined;
+  const codes: string[] = [];
+  for (const [status, response] of Object.entries(paths[pathTemplate]?.[method.toLowerCase()]?.responses ?? {})) {
+    if (Number(status) < 400) continue;
+    const schema = response.content?.['application/json']?.schema;
+    for (const variant of schema?.anyOf ?? (schema ? [schema] : [])) {
+      const resolved = variant.$ref ? schemas?.[variant.$ref.replace('#/components/schemas/', '')] : variant;
+      codes.push(...(resolved?.properties?.error?.properties?.code?.enum ?? []));
+    }
+  }
+  return codes;
 }

@@ -5,7 +5,7 @@
  */
 import { status, type ServerWritableStream } from '@grpc/grpc-js';
 import { authv1, accountsv1 } from '@propdesk/proto';
-import { AppError, createLogger, implementService, sha256Hex, startGrpcServer, type StartedGrpcServer } from '@propdesk/kit';
+import { AppError, createLogger, implementServiceDouble, sha256Hex, startGrpcServer, type StartedGrpcServer } from '@propdesk/kit';
 import { start, type StartedGateway } from '../main';
 
 const GOOD = `pfx_live_${'G'.repeat(40)}`;
@@ -30,7 +30,7 @@ function push(message: Partial<authv1.WatchInvalidationsResponse>): void {
 }
 
 beforeAll(async () => {
-  const auth = implementService<authv1.AuthServiceServer>(authv1.AuthServiceService, logger, {
+  const auth = implementServiceDouble<authv1.AuthServiceServer>(authv1.AuthServiceService, logger, {
     async verifyApiKey(request) {
       verifyCalls += 1;
       if (request.tokenSha256 !== sha256Hex(GOOD)) throw new AppError('invalid_api_key', 'invalid API key');
@@ -51,7 +51,7 @@ beforeAll(async () => {
       call.write({ seq: String(seq), apiKeyId: '', organizationId: '', flushAll: true, keyFingerprints: [], fingerprintsComplete: false });
     },
   });
-  const accounts = implementService<accountsv1.AccountsServiceServer>(accountsv1.AccountsServiceService, logger, {
+  const accounts = implementServiceDouble<accountsv1.AccountsServiceServer>(accountsv1.AccountsServiceService, logger, {
     async listAccounts(_request, ctx) {
       requestIdsSeen.push(ctx.requestId);
       return { accounts: [], nextPageToken: '', accountsJson: Buffer.from('[]') };

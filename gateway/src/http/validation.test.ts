@@ -1,26 +1,40 @@
-import type { Request } from 'express';
 import { z } from '@propdesk/kit';
-import { pageParams, parseBody, positiveIntegerParam } from './validation';
+import { pageOf, pageQuery, parseBody, parsePath, parseQuery, positiveIntegerPath } from './validation';
 import { toAppError } from './errors';
 import { createLogger } from '@propdesk/kit';
 
-const requestWithQuery = (query: Record<string, unknown>) => ({ query }) as unknown as Request;
+const numberPath = { number: positiveIntegerPath('number', 'account number') };
+const page = (query: Record<string, unknown>) => pageOf(parseQuery(pageQuery, query));
 
 describe('request validation', () => {
   it('accepts positive integers in paths and refuses everything else with 400 naming the parameter', () => {
-    expect(positiveIntegerParam('42', 'number')).toBe('42');
-    for (const bad of ['0', '-1', '1.5', '1e3', 'abc', '', '99999999999999999999', '0012']) {
-      expect(() => positiveIntegerParam(bad, 'number')).toThrow(expect.objectContaining({ code: 'invalid_request', param: 'number' }));
+    expect(parsePath(numberPath, { number: '42' })).toEqual({ number: '42' });
+    for (const bad of ['0', '-1', '1.5', '1e3', 'abc', '', '99999999999999999999', '0012', '9999999999999999']) {
+      expect(() => parsePath(numberPath, { number: bad })).toThrow(
+        expect.objectContaining({ code: 'invalid_request', param: 'number', message: 'number must be a positive integer' }),
+      );
     }
   });
 
   it('defaults limit to 50, clamps it at 200 and refuses 0, negatives, fractions and repeats', () => {
-    expect(pageParams(requestWithQuery({}))).toEqual({ pageSize: 50, pageToken: '' });
-    expect(pageParams(requestWithQuery({ limit: '500', cursor: 'abc' }))).toEqual({ pageSize: 200, pageToken: 'abc' });
+    expect(page({})).toEqual({ pageSize: 50, pageToken: '' });
+    expect(page({ limit: '500', cursor: 'abc' })).toEqual({ pageSize: 200, pageToken: 'abc' });
     for (const bad of ['0', '-3', '2.5', 'x', '']) {
-      expect(() => pageParams(requestWithQuery({ limit: bad }))).toThrow(expect.objectContaining({ param: 'limit' }));
+      expect(() => page({ limit: bad })).toThrow(expect.objectContaining({ code: 'invalid_request', param: 'limit', message: 'limit must be an integer >= 1' }));
     }
-    expect(() => pageParams(requestWithQuery({ limit: ['1', '2'] }))).toThrow(expect.objectContaining({ param: 'limit' }));
+    expect(() => page({ limit: ['1', '2'] })).toThrow(expect.objectContaining({ param: 'limit', message: 'limit must be given once, as a string' }));
+  });
+
+  it('answers a repeated value as the first time, kept parses included', () => {
+    for (let i = 0; i < 3; i += 1) {
+      expect(page({ limit: '500' })).toEqual({ pageSize: 200, pageToken: '' });
+      expect(() => page({ limit: '0' })).toThrow(expect.objectContaining({ param: 'limit' }));
+      expect(() => parsePath(numberPath, { number: 'abc' })).toThrow(expect.objectContaining({ param: 'number' }));
+    }
+  });
+
+  it('refuses a cursor longer than any the service hands out as invalid_cursor', () => {
+    expect(() => page({ cursor: 'x'.repeat(1025) })).toThrow(expect.objectContaining({ code: 'invalid_cursor', param: 'cursor' }));
   });
 
   it('names the missing or bad field of a body', () => {

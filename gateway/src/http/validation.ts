@@ -1,63 +1,183 @@
 import type { Request } from 'express';
-import { AppError, z } from '@propdesk/kit';
+import { AppError, type ApiErrorCode } from '@propdesk/kit';
+import { z } from './zod';
+
+/**
+ * Path and query fields are zod schemas that take the raw string (or undefined) and give the
+ * parsed value; their JSON Schema (for the OpenAPI document) is the one of the parsed value.
+ * Each field fails with its own message as a whole sentence; the API code and whether `param`
+ * names the field are the field's (FIELD_FAILURES), invalid_request naming it by default.
+ */
+type Field = z.ZodTypeAny;
+export type FieldShape = Record<string, Field>;
+
+interface FieldFailure {
+  code: ApiErrorCode;
+  namesParam: boolean;
+}
+
+const FIELD_FAILURES = new WeakMap<Field, FieldFailure>();
+
+function failsAs<F extends Field>(field: F, code: ApiErrorCode, namesParam: boolean): F {
+  FIELD_FAILURES.set(field, { code, namesParam });
+  return field;
+}
+
+/** The API code a field fails with: what a route can answer for a bad path or query value. */
+export function fieldFailureCode(field: Field): ApiErrorCode {
+  return FIELD_FAILURES.get(field)?.code ?? 'invalid_request';
+}
+
+/**
+ * What each field made of the raw values it saw last (limit=50, an absent status...), kept: the
+ * same few values arrive on most requests, and a zod parse costs a microsecond or more. A field's
+ * parse depends on the raw value alone; only primitive results are kept, so a kept value can never
+ * be changed by the code it is handed to, and a field keeps at most PARSED_PER_FIELD of them.
+ */
+const PARSED_PER_FIELD = 64;
+const ABSENT = Symbol('absent');
+const parsedValues = new WeakMap<Field, Map<string | symbol, unknown>>();
+
+function parseField(field: Field, name: string, raw: unknown): unknown {
+  const key = raw === undefined ? ABSENT : typeof raw === 'string' && raw.length <= 64 ? raw : undefined;
+  let known = parsedValues.get(field);
+  if (key !== undefined && known?.has(key)) return known.get(key);
+  const parsed = field.safeParse(raw);
+  if (key !== undefined && parsed.success && (typeof parsed.data !== 'object' || parsed.data === null)) {
+    if (known === undefined) parsedValues.set(field, (known = new Map()));
+    if (known.size >= PARSED_PER_FIELD) known.clear();
+    known.set(key, parsed.data);
+  }
+  if (parsed.success) return parsed.data;
+  const failure = FIELD_FAILURES.get(field) ?? { code: 'invalid_request', namesParam: true };
+  throw new AppError(failure.code, parsed.error.issues[0]?.message ?? `${name} is not valid`, failure.namesParam ? name : undefined);
+}
+
+export type ParsedFields<S extends FieldShape> = { [K in keyof S]: z.output<S[K]> };
+
+/** Path parameters, in the shape's order: the first bad one is the answer. */
+export function parsePath<S extends FieldShape>(shape: S, params: Record<string, unknown>): ParsedFields<S> {
+  const parsed: Record<string, unknown> = {};
+  for (const name of Object.keys(shape)) parsed[name] = parseField(shape[name], name, params[name]);
+  return parsed as ParsedFields<S>;
+}
+
+/** Query parameters, in the shape's order; a repeated one is refused rather than guessed at. */
+export function parseQuery<S extends FieldShape>(shape: S, query: Record<string, unknown>): ParsedFields<S> {
+  const parsed: Record<string, unknown> = {};
+  for (const name of Object.keys(shape)) {
+    const raw = query[name];
+    if (raw !== undefined && typeof raw !== 'string') throw new AppError('invalid_request', `${name} must be given once, as a string`, name);
+    parsed[name] = parseField(shape[name], name, raw);
+  }
+  return parsed as ParsedFields<S>;
+}
 
 const POSITIVE_INTEGER = /^[1-9][0-9]{0,15}$/;
 
 /** A {number}-style path segment: a positive integer, passed on as the int64 string of the contracts. */
-export function positiveIntegerParam(value: unknown, param: string): string {
-  if (typeof value !== 'string' || !POSITIVE_INTEGER.test(value) || !Number.isSafeInteger(Number(value))) {
-    throw new AppError('invalid_request', `${param} must be a positive integer`, param);
-  }
-  return value;
+export function positiveIntegerPath(param: string, description: string) {
+  const message = `${param} must be a positive integer`;
+  return z
+    .preprocess(
+      (v) => (typeof v === 'string' && POSITIVE_INTEGER.test(v) ? Number(v) : v),
+      z.number({ invalid_type_error: message, required_error: message }).int(message).min(1, message).max(Number.MAX_SAFE_INTEGER, message),
+    )
+    .transform(String)
+    .openapi({ description });
 }
 
-/** An opaque id path segment (uuid, evt_..., whd_...): bounded, printable, no slashes. */
-export function idParam(value: unknown, param: string): string {
-  if (typeof value !== 'string' || value.length === 0 || value.length > 128 || !/^[A-Za-z0-9_-]+$/.test(value)) {
-    throw new AppError('not_found', `${param === 'id' ? 'object' : param} not found`);
-  }
-  return value;
-}
-
-const parsedQueries = new WeakMap<Request, Record<string, unknown>>();
-
-/** Express 5 re-parses the query string on every `req.query` access: parse once per request. */
-function queryOf(req: Request): Record<string, unknown> {
-  let query = parsedQueries.get(req);
-  if (query === undefined) {
-    query = req.query as Record<string, unknown>;
-    parsedQueries.set(req, query);
-  }
-  return query;
-}
-
-/** One query parameter as a string; repeated parameters are refused rather than guessed at. */
-export function queryString(req: Request, name: string): string | undefined {
-  const value: unknown = queryOf(req)[name];
-  if (value === undefined) return undefined;
-  if (typeof value !== 'string') throw new AppError('invalid_request', `${name} must be given once, as a string`, name);
-  return value;
+/** An opaque id path segment (uuid, evt_..., whd_...): bounded, printable, no slashes; anything else names nothing. */
+export function idPath(what: string, description: string) {
+  const message = `${what} not found`;
+  return failsAs(
+    z
+      .string({ required_error: message })
+      .max(128, message)
+      .regex(/^[A-Za-z0-9_-]+$/, message)
+      .openapi({ description }),
+    'not_found',
+    false,
+  );
 }
 
 export const DEFAULT_PAGE_SIZE = 50;
 export const MAX_PAGE_SIZE = 200;
+const LIMIT_MESSAGE = 'limit must be an integer >= 1';
+
+/** `limit`: integer >= 1, default 50, larger than 200 clamped; `cursor`: opaque, passed through to the service. */
+export const pageQuery = {
+  limit: z
+    .preprocess(
+      (v) => (typeof v === 'string' && /^[0-9]+$/.test(v) ? Number(v) : v),
+      z.number({ invalid_type_error: LIMIT_MESSAGE }).int(LIMIT_MESSAGE).min(1, LIMIT_MESSAGE).default(DEFAULT_PAGE_SIZE),
+    )
+    .transform((n) => Math.min(n, MAX_PAGE_SIZE))
+    .openapi({ description: `page size; values above ${MAX_PAGE_SIZE} are clamped to ${MAX_PAGE_SIZE}` }),
+  cursor: failsAs(
+    z
+      .string()
+      .max(1024, 'the cursor is not valid for this list')
+      .default('')
+      .openapi({ description: 'the next_cursor of the previous page (opaque)' }),
+    'invalid_cursor',
+    true,
+  ),
+};
 
 export interface PageParams {
   pageSize: number;
   pageToken: string;
 }
 
-/** `limit`: integer >= 1, default 50, larger than 200 clamped; `cursor` passed through to the service. */
-export function pageParams(req: Request): PageParams {
-  const limit = queryString(req, 'limit');
-  let pageSize = DEFAULT_PAGE_SIZE;
-  if (limit !== undefined) {
-    if (!/^[0-9]+$/.test(limit) || Number(limit) < 1) throw new AppError('invalid_request', 'limit must be an integer >= 1', 'limit');
-    pageSize = Math.min(Number(limit), MAX_PAGE_SIZE);
+export function pageOf(query: { limit: number; cursor: string }): PageParams {
+  return { pageSize: query.limit, pageToken: query.cursor };
+}
+
+/** An optional enum filter; an empty value is no filter when `emptyIsNone`. */
+export function enumQuery<T extends string>(values: readonly [T, ...T[]], message: string, options: { emptyIsNone?: boolean; description?: string } = {}) {
+  return z
+    .preprocess((v) => (options.emptyIsNone && v === '' ? undefined : v), z.enum(values, { errorMap: () => ({ message }) }).optional())
+    .openapi(options.description ? { description: options.description } : {});
+}
+
+/** true or false. */
+export function booleanQuery(message: string, description: string) {
+  return z
+    .preprocess((v) => (v === 'true' ? true : v === 'false' ? false : v), z.boolean({ invalid_type_error: message }).optional())
+    .openapi({ description });
+}
+
+/** An ISO 8601 time. */
+export function timeQuery(param: string, description: string) {
+  const message = `${param} must be an ISO 8601 time`;
+  return z
+    .string()
+    .refine((v) => !Number.isNaN(new Date(v).getTime()), message)
+    .transform((v) => new Date(v))
+    .optional()
+    .openapi({ format: 'date-time', description });
+}
+
+/** Any string; an empty value is no filter. */
+export function stringQuery(description: string, format?: string) {
+  return z
+    .string()
+    .transform((v) => (v === '' ? undefined : v))
+    .optional()
+    .openapi({ description, ...(format ? { format } : {}) });
+}
+
+const parsedQueries = new WeakMap<Request, Record<string, unknown>>();
+
+/** Express 5 re-parses the query string on every `req.query` access: parse once per request. */
+export function queryOf(req: Request): Record<string, unknown> {
+  let query = parsedQueries.get(req);
+  if (query === undefined) {
+    query = req.query as Record<string, unknown>;
+    parsedQueries.set(req, query);
   }
-  const cursor = queryString(req, 'cursor') ?? '';
-  if (cursor.length > 1024) throw new AppError('invalid_cursor', 'the cursor is not valid for this list', 'cursor');
-  return { pageSize, pageToken: cursor };
+  return query;
 }
 
 /** The top-level field names the problem (`events`, not `events.0`): that is what a client sent. */

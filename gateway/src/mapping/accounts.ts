@@ -1,58 +1,39 @@
-import { accountsv1 } from '@propdesk/proto';
-import { AppError } from '@propdesk/kit';
-import { int64, iso, type Page, page } from './common';
+import type { accountsv1 } from '@propdesk/proto';
+import { AppError, EVENT_TYPES, restAccountSchema, toRestAccount as restAccountOf, type RestAccount } from '@propdesk/kit';
+import { z } from '../http/zod';
+import { int64, iso, pageSchema } from './common';
 
-export type AccountStatusName = 'active' | 'passed' | 'breached' | 'archived';
+/** The account's REST shape is the kit's (one definition for the gateway, the panel and the SQL fast path). */
+export const accountSchema = restAccountSchema.openapi('Account');
+export type { RestAccount };
 
-const STATUS_NAMES: Partial<Record<accountsv1.AccountStatus, AccountStatusName>> = {
-  [accountsv1.AccountStatus.ACCOUNT_STATUS_ACTIVE]: 'active',
-  [accountsv1.AccountStatus.ACCOUNT_STATUS_PASSED]: 'passed',
-  [accountsv1.AccountStatus.ACCOUNT_STATUS_BREACHED]: 'breached',
-  [accountsv1.AccountStatus.ACCOUNT_STATUS_ARCHIVED]: 'archived',
-};
+export const traderSchema = z
+  .object({ id: z.string().uuid(), name: z.string(), email: z.string(), created_at: z.string().datetime() })
+  .strict()
+  .openapi('Trader');
+export type RestTrader = z.output<typeof traderSchema>;
 
-const STATUS_VALUES: Record<AccountStatusName, accountsv1.AccountStatus> = {
-  active: accountsv1.AccountStatus.ACCOUNT_STATUS_ACTIVE,
-  passed: accountsv1.AccountStatus.ACCOUNT_STATUS_PASSED,
-  breached: accountsv1.AccountStatus.ACCOUNT_STATUS_BREACHED,
-  archived: accountsv1.AccountStatus.ACCOUNT_STATUS_ARCHIVED,
-};
+export const credentialsSchema = z
+  .object({ login: z.number().int().describe('the account number'), password: z.string(), server: z.string() })
+  .strict()
+  .openapi('Credentials');
+export type RestCredentials = z.output<typeof credentialsSchema>;
 
-export const ACCOUNT_STATUS_NAMES = Object.keys(STATUS_VALUES) as AccountStatusName[];
+export const eventSchema = z
+  .object({
+    id: z.string().regex(/^evt_/),
+    type: z.enum(EVENT_TYPES),
+    created_at: z.string().datetime(),
+    organization_id: z.string().uuid(),
+    data: z.record(z.string(), z.unknown()).describe('the event data (SPEC section 8)'),
+  })
+  .strict()
+  .openapi('Event');
+export type RestEvent = z.output<typeof eventSchema>;
 
-export function accountStatusFilter(value: string | undefined): accountsv1.AccountStatus {
-  if (value === undefined) return accountsv1.AccountStatus.ACCOUNT_STATUS_UNSPECIFIED;
-  if (!Object.prototype.hasOwnProperty.call(STATUS_VALUES, value)) {
-    throw new AppError('invalid_request', `status must be one of ${ACCOUNT_STATUS_NAMES.join(', ')}`, 'status');
-  }
-  return STATUS_VALUES[value as AccountStatusName];
-}
-
-export interface RestAccount {
-  number: number;
-  status: AccountStatusName;
-  trader_id: string | null;
-  program: string;
-  currency: string;
-  initial_balance: number;
-  balance: number;
-  equity: number;
-  peak_equity: number;
-  created_at: string;
-}
-
-export interface RestTrader {
-  id: string;
-  name: string;
-  email: string;
-  created_at: string;
-}
-
-export interface RestCredentials {
-  login: number;
-  password: string;
-  server: string;
-}
+export const accountPageSchema = pageSchema(accountSchema).openapi('AccountPage');
+export const assignmentSchema = z.object({ account: accountSchema, trader: traderSchema }).strict().openapi('Assignment');
+export const unassignmentSchema = z.object({ account: accountSchema, trader: z.null() }).strict().openapi('Unassignment');
 
 function required<T>(value: T | undefined, what: string): T {
   if (value === undefined) throw new AppError('internal_error', `the service answered without ${what}`);
@@ -60,19 +41,7 @@ function required<T>(value: T | undefined, what: string): T {
 }
 
 export function toRestAccount(account: accountsv1.Account | undefined): RestAccount {
-  const a = required(account, 'an account');
-  return {
-    number: int64(a.number),
-    status: STATUS_NAMES[a.status] ?? 'active',
-    trader_id: a.traderId === undefined || a.traderId === '' ? null : a.traderId,
-    program: a.program,
-    currency: a.currency,
-    initial_balance: a.initialBalance,
-    balance: a.balance,
-    equity: a.equity,
-    peak_equity: a.peakEquity,
-    created_at: iso(a.createdAt),
-  };
+  return restAccountOf(required(account, 'an account'));
 }
 
 export function toRestTrader(trader: accountsv1.Trader | undefined): RestTrader {
@@ -83,10 +52,6 @@ export function toRestTrader(trader: accountsv1.Trader | undefined): RestTrader 
 export function toRestCredentials(credentials: accountsv1.Credentials | undefined): RestCredentials {
   const c = required(credentials, 'credentials');
   return { login: int64(c.login), password: c.password, server: c.server };
-}
-
-export function toAccountPage(response: accountsv1.ListAccountsResponse): Page<RestAccount> {
-  return page(response.accounts.map(toRestAccount), response.nextPageToken);
 }
 
 const PAGE_OPEN = Buffer.from('{"data":');
@@ -100,18 +65,10 @@ export function accountPageBody(response: accountsv1.ListAccountsResponse): Buff
   return Buffer.concat([PAGE_OPEN, response.accountsJson, close]);
 }
 
-export interface RestEvent {
-  id: string;
-  type: string;
-  created_at: string;
-  organization_id: string;
-  data: Record<string, unknown>;
-}
-
 export function toRestEvent(event: accountsv1.Event): RestEvent {
   return {
     id: event.id,
-    type: event.type,
+    type: event.type as RestEvent['type'],
     created_at: iso(event.createdAt),
     organization_id: event.organizationId,
     data: (event.data as Record<string, unknown> | undefined) ?? {},

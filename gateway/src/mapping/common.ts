@@ -1,3 +1,5 @@
+import { z } from '../http/zod';
+
 /** Timestamps travel as Date; REST shows ISO 8601 UTC, null when absent. */
 export function isoOrNull(value: Date | undefined): string | null {
   return value === undefined ? null : iso(value);
@@ -30,6 +32,13 @@ export function stringOrNull(value: string | undefined): string | null {
 /** int64 fields arrive as strings (forceLong=string); REST shows JSON numbers. */
 export function int64(value: string): number {
   return Number(value);
+}
+
+/** A list page of SPEC section 7: exactly {data, next_cursor}. */
+export function pageSchema<T extends z.ZodTypeAny>(item: T) {
+  return z
+    .object({ data: z.array(item), next_cursor: z.string().nullable().describe('null on the last page') })
+    .strict();
 }
 
 export interface Page<T> {

@@ -1,14 +1,16 @@
 import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import { accountsv1, webhooksv1 } from '@propdesk/proto';
-import { openApiDocument } from '../openapi/document';
-import { toRestAccount, toRestEvent, accountStatusFilter } from './accounts';
+import { parseQuery } from '../http/validation';
+import { openApiDocument } from '../routes';
+import { accountRoutes } from '../routes/accounts';
+import { toRestAccount, toRestEvent } from './accounts';
 import { toRestPosition } from './trading';
 import { toRestDelivery, toRestEndpoint } from './webhooks';
 
 const ajv = new Ajv2020({ strict: false });
 addFormats(ajv);
-ajv.addSchema({ ...openApiDocument, $id: 'doc' });
+ajv.addSchema({ ...openApiDocument(), $id: 'doc' });
 const matches = (schema: string, value: unknown): boolean => {
   const validate = ajv.getSchema(`doc#/components/schemas/${schema}`);
   if (!validate) throw new Error(`no schema ${schema}`);
@@ -86,10 +88,13 @@ describe('proto -> REST mapping', () => {
     });
     expect(delivery).toMatchObject({ status: 'pending', response_status: null, error: null, next_attempt_at: null });
     expect(matches('Delivery', delivery)).toBe(true);
-    expect(matches('Event', toRestEvent({ id: 'evt_1', type: 'account.created', organizationId: 'o', createdAt: created, data: { account: 1 } }))).toBe(true);
+    expect(matches('Event', toRestEvent({ id: 'evt_1', type: 'account.created', organizationId: '0d3c4b1a-6f7e-4a2b-9c8d-1e2f3a4b5c6d', createdAt: created, data: { account: 1 } }))).toBe(true);
   });
 
   it('refuses an unknown status filter with 400 naming status', () => {
-    expect(() => accountStatusFilter('sleeping')).toThrow(expect.objectContaining({ code: 'invalid_request', param: 'status' }));
+    const list = accountRoutes.find((r) => r.operationId === 'listAccounts');
+    expect(() => parseQuery(list?.query ?? {}, { status: 'sleeping' })).toThrow(
+      expect.objectContaining({ code: 'invalid_request', param: 'status', message: 'status must be one of active, passed, breached, archived' }),
+    );
   });
 });

@@ -1,10 +1,15 @@
 import { accountsv1 } from '@propdesk/proto';
 import { AppError } from '@propdesk/kit';
-import { int64, iso, isoOrNull, numberOrNull, stringOrNull } from './common';
+import { z } from '../http/zod';
+import { int64, iso, isoOrNull, numberOrNull, pageSchema, stringOrNull } from './common';
 
-export type SideName = 'buy' | 'sell';
-export type OrderTypeName = 'market' | 'limit' | 'stop';
-export type PositionStatusName = 'pending' | 'open' | 'closed' | 'cancelled';
+export const SIDE_NAMES = ['buy', 'sell'] as const;
+export const ORDER_TYPE_NAMES = ['market', 'limit', 'stop'] as const;
+export const POSITION_STATUS_NAMES = ['pending', 'open', 'closed', 'cancelled'] as const;
+
+export type SideName = (typeof SIDE_NAMES)[number];
+export type OrderTypeName = (typeof ORDER_TYPE_NAMES)[number];
+export type PositionStatusName = (typeof POSITION_STATUS_NAMES)[number];
 
 export const SIDES: Record<SideName, accountsv1.Side> = { buy: accountsv1.Side.SIDE_BUY, sell: accountsv1.Side.SIDE_SELL };
 export const ORDER_TYPES: Record<OrderTypeName, accountsv1.OrderType> = {
@@ -12,7 +17,7 @@ export const ORDER_TYPES: Record<OrderTypeName, accountsv1.OrderType> = {
   limit: accountsv1.OrderType.ORDER_TYPE_LIMIT,
   stop: accountsv1.OrderType.ORDER_TYPE_STOP,
 };
-const POSITION_STATUSES: Record<PositionStatusName, accountsv1.PositionStatus> = {
+export const POSITION_STATUSES: Record<PositionStatusName, accountsv1.PositionStatus> = {
   pending: accountsv1.PositionStatus.POSITION_STATUS_PENDING,
   open: accountsv1.PositionStatus.POSITION_STATUS_OPEN,
   closed: accountsv1.PositionStatus.POSITION_STATUS_CLOSED,
@@ -24,31 +29,34 @@ function nameOf<N extends string, V>(table: Record<N, V>, value: V, fallback: N)
   return fallback;
 }
 
-export function positionStatusFilter(value: string | undefined): accountsv1.PositionStatus {
-  if (value === undefined) return accountsv1.PositionStatus.POSITION_STATUS_UNSPECIFIED;
-  if (!Object.prototype.hasOwnProperty.call(POSITION_STATUSES, value)) {
-    throw new AppError('invalid_request', `status must be one of ${Object.keys(POSITION_STATUSES).join(', ')}`, 'status');
-  }
-  return POSITION_STATUSES[value as PositionStatusName];
+export function positionStatusFilter(value: PositionStatusName | undefined): accountsv1.PositionStatus {
+  return value === undefined ? accountsv1.PositionStatus.POSITION_STATUS_UNSPECIFIED : POSITION_STATUSES[value];
 }
 
-export interface RestPosition {
-  id: string;
-  status: PositionStatusName;
-  symbol: string;
-  side: SideName;
-  volume: number;
-  type: OrderTypeName;
-  price: number | null;
-  open_price: number | null;
-  stop_loss: number | null;
-  take_profit: number | null;
-  opened_at: string | null;
-  close_price: number | null;
-  profit: number | null;
-  closed_at: string | null;
-  close_reason: string | null;
-}
+const money = z.number();
+const nullableTime = z.string().datetime().nullable();
+
+export const positionSchema = z
+  .object({
+    id: z.string(),
+    status: z.enum(POSITION_STATUS_NAMES),
+    symbol: z.string(),
+    side: z.enum(SIDE_NAMES),
+    volume: z.number().describe('lots'),
+    type: z.enum(ORDER_TYPE_NAMES),
+    price: z.number().nullable().describe('the limit or stop price of a pending order'),
+    open_price: z.number().nullable(),
+    stop_loss: z.number().nullable(),
+    take_profit: z.number().nullable(),
+    opened_at: nullableTime,
+    close_price: z.number().nullable(),
+    profit: money.nullable(),
+    closed_at: nullableTime,
+    close_reason: z.string().nullable(),
+  })
+  .strict()
+  .openapi('Position');
+export type RestPosition = z.output<typeof positionSchema>;
 
 export function toRestPosition(position: accountsv1.Position | undefined): RestPosition {
   if (position === undefined) throw new AppError('internal_error', 'the service answered without a position');
@@ -71,20 +79,24 @@ export function toRestPosition(position: accountsv1.Position | undefined): RestP
   };
 }
 
-export interface RestDeal {
-  id: string;
-  position_id: string;
-  symbol: string;
-  side: SideName;
-  volume: number;
-  open_price: number;
-  close_price: number;
-  profit: number;
-  opened_at: string | null;
-  closed_at: string | null;
-  close_reason: string | null;
-  balance_after: number;
-}
+export const dealSchema = z
+  .object({
+    id: z.string(),
+    position_id: z.string(),
+    symbol: z.string(),
+    side: z.enum(SIDE_NAMES),
+    volume: z.number(),
+    open_price: z.number(),
+    close_price: z.number(),
+    profit: money,
+    opened_at: nullableTime,
+    closed_at: nullableTime,
+    close_reason: z.string().nullable(),
+    balance_after: money,
+  })
+  .strict()
+  .openapi('Deal');
+export type RestDeal = z.output<typeof dealSchema>;
 
 export function toRestDeal(deal: accountsv1.Deal): RestDeal {
   return {
@@ -103,34 +115,40 @@ export function toRestDeal(deal: accountsv1.Deal): RestDeal {
   };
 }
 
-export interface RestFlag {
-  id: string;
-  account: number;
-  rule: string;
-  action: string;
-  reason: string;
-  evidence: Record<string, unknown>;
-  created_at: string;
-}
+export const flagSchema = z
+  .object({
+    id: z.string(),
+    account: z.number().int(),
+    rule: z.string(),
+    action: z.enum(['flag', 'breach']).describe('flag: trading goes on; breach: the account is breached'),
+    reason: z.string(),
+    evidence: z.record(z.string(), z.unknown()).describe('the figures behind the decision'),
+    created_at: z.string().datetime(),
+  })
+  .strict()
+  .openapi('Flag');
+export type RestFlag = z.output<typeof flagSchema>;
 
 export function toRestFlag(flag: accountsv1.Flag): RestFlag {
   return {
     id: flag.id,
     account: int64(flag.account),
     rule: flag.rule,
-    action: flag.action,
+    action: flag.action === 'breach' ? 'breach' : 'flag',
     reason: flag.reason,
     evidence: (flag.evidence as Record<string, unknown> | undefined) ?? {},
     created_at: iso(flag.createdAt),
   };
 }
 
-export interface RestEquityPoint {
-  time: string;
-  equity: number;
-  balance: number;
-}
+export const equityPointSchema = z.object({ time: z.string().datetime(), equity: money, balance: money }).strict();
+export type RestEquityPoint = z.output<typeof equityPointSchema>;
 
 export function toRestEquityPoint(point: accountsv1.EquityPoint): RestEquityPoint {
   return { time: iso(point.time), equity: point.equity, balance: point.balance };
 }
+
+export const positionPageSchema = pageSchema(positionSchema).openapi('PositionPage');
+export const dealPageSchema = pageSchema(dealSchema).openapi('DealPage');
+export const flagPageSchema = pageSchema(flagSchema).openapi('FlagPage');
+export const equityCurveSchema = z.object({ data: z.array(equityPointSchema) }).strict().openapi('EquityCurve');

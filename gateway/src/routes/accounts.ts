@@ -1,105 +1,206 @@
-import { z } from '@propdesk/kit';
-import type { Clients } from '../clients';
+import { accountsv1 } from '@propdesk/proto';
+import { ACCOUNT_STATUSES, accountStatusValue } from '@propdesk/kit';
 import { apiKeyOf } from '../auth/principal';
 import { renderJson } from '../http/errors';
-import type { DefineRoute } from '../http/route';
-import { nonEmptyString, objectBody, pageParams, parseBody, positiveIntegerParam, queryString } from '../http/validation';
-import { accountPageBody, accountStatusFilter, toRestAccount, toRestCredentials, toRestTrader } from '../mapping/accounts';
-import { AppError } from '@propdesk/kit';
+import { route } from '../http/route';
+import { booleanQuery, enumQuery, nonEmptyString, objectBody, pageOf, pageQuery, positiveIntegerPath, stringQuery } from '../http/validation';
+import { z } from '../http/zod';
+import {
+  accountPageBody,
+  accountPageSchema,
+  accountSchema,
+  assignmentSchema,
+  credentialsSchema,
+  toRestAccount,
+  toRestCredentials,
+  toRestTrader,
+  unassignmentSchema,
+} from '../mapping/accounts';
+
+const TAG = 'Accounts';
+
+/** {number}: the account of the path. */
+export const accountPath = { number: positiveIntegerPath('number', 'account number') };
 
 const createAccountsBody = objectBody({
   count: z.number().int().min(1).max(100),
-  program: z.string().trim().min(1).max(64).optional(),
-  initial_balance: z.number().positive().finite().max(1e12).optional(),
-});
+  program: z.string().trim().min(1).max(64).optional().openapi({ description: 'default: standard' }),
+  initial_balance: z.number().positive().finite().max(1e12).optional().openapi({ description: "default: the program's" }),
+}).openapi('CreateAccountsRequest');
 
 export const traderBody = objectBody({
   name: nonEmptyString(200),
   email: z.string().trim().max(320).email(),
-});
+}).openapi('TraderRequest');
 
-function assignedFilter(value: string | undefined): boolean | undefined {
-  if (value === undefined) return undefined;
-  if (value === 'true') return true;
-  if (value === 'false') return false;
-  throw new AppError('invalid_request', 'assigned must be true or false', 'assigned');
-}
+const accountListSchema = z.object({ data: z.array(accountSchema) }).strict().openapi('AccountList');
 
-export function registerAccountRoutes(define: DefineRoute, { accounts, listAccounts }: Clients): void {
-  define('get', '/v1/accounts', { apiKey: 'accounts:read' }, async (req, opts) => {
-    const { organizationId } = apiKeyOf(req);
-    const traderId = queryString(req, 'trader_id');
-    const response = await listAccounts(
-      {
-        organizationId,
-        ...pageParams(req),
-        status: accountStatusFilter(queryString(req, 'status')),
-        assigned: assignedFilter(queryString(req, 'assigned')),
-        traderId: traderId === undefined || traderId === '' ? undefined : traderId,
-        jsonView: true,
-      },
-      opts,
-    );
-    return { status: 200, body: accountPageBody(response) };
-  });
+export const accountRoutes = [
+  route({
+    method: 'get',
+    path: '/v1/accounts',
+    operationId: 'listAccounts',
+    summary: 'List accounts',
+    tag: TAG,
+    access: { apiKey: 'accounts:read' },
+    query: {
+      trader_id: stringQuery('only the accounts of this trader', 'uuid'),
+      ...pageQuery,
+      status: enumQuery(ACCOUNT_STATUSES, `status must be one of ${ACCOUNT_STATUSES.join(', ')}`),
+      assigned: booleanQuery('assigned must be true or false', 'only assigned (true) or unassigned (false) accounts'),
+    },
+    responses: { 200: accountPageSchema },
+    errors: ['invalid_request', 'invalid_cursor'],
+    async handler({ req, query, clients, opts }) {
+      const response = await clients.listAccounts(
+        {
+          organizationId: apiKeyOf(req).organizationId,
+          ...pageOf(query),
+          status: query.status === undefined ? accountsv1.AccountStatus.ACCOUNT_STATUS_UNSPECIFIED : accountStatusValue(query.status),
+          assigned: query.assigned,
+          traderId: query.trader_id,
+          jsonView: true,
+        },
+        opts,
+      );
+      return { status: 200, body: accountPageBody(response) };
+    },
+  }),
 
-  define('post', '/v1/accounts', { apiKey: 'accounts:write' }, async (req, opts) => {
-    const { organizationId } = apiKeyOf(req);
-    const body = parseBody(createAccountsBody, req.body);
-    const response = await accounts.call.createAccounts(
-      { organizationId, count: body.count, program: body.program ?? '', initialBalance: body.initial_balance ?? 0 },
-      opts,
-    );
-    return renderJson(201, { data: response.accounts.map(toRestAccount) });
-  });
+  route({
+    method: 'post',
+    path: '/v1/accounts',
+    operationId: 'createAccounts',
+    summary: 'Provision 1-100 accounts, one credit each',
+    tag: TAG,
+    access: { apiKey: 'accounts:write' },
+    body: createAccountsBody,
+    responses: { 201: accountListSchema },
+    errors: ['invalid_request', 'insufficient_credits'],
+    async handler({ req, body, clients, opts }) {
+      const response = await clients.accounts.call.createAccounts(
+        { organizationId: apiKeyOf(req).organizationId, count: body.count, program: body.program ?? '', initialBalance: body.initial_balance ?? 0 },
+        opts,
+      );
+      return renderJson(201, { data: response.accounts.map(toRestAccount) });
+    },
+  }),
 
-  define('post', '/v1/accounts/claim', { apiKey: 'accounts:write' }, async (req, opts) => {
-    const { organizationId } = apiKeyOf(req);
-    const body = parseBody(traderBody, req.body);
-    const response = await accounts.call.claimAccount({ organizationId, name: body.name, email: body.email }, opts);
-    return renderJson(200, { account: toRestAccount(response.account), trader: toRestTrader(response.trader) });
-  });
+  route({
+    method: 'post',
+    path: '/v1/accounts/claim',
+    operationId: 'claimAccount',
+    summary: 'Assign the next unassigned account',
+    description: 'Atomically assigns the lowest-numbered active unassigned account to the trader (created if new).',
+    tag: TAG,
+    access: { apiKey: 'accounts:write' },
+    body: traderBody,
+    responses: { 200: assignmentSchema },
+    errors: ['invalid_request', 'no_unassigned_accounts'],
+    async handler({ req, body, clients, opts }) {
+      const response = await clients.accounts.call.claimAccount({ organizationId: apiKeyOf(req).organizationId, name: body.name, email: body.email }, opts);
+      return renderJson(200, { account: toRestAccount(response.account), trader: toRestTrader(response.trader) });
+    },
+  }),
 
-  define('get', '/v1/accounts/:number', { apiKey: 'accounts:read' }, async (req, opts) => {
-    const { organizationId } = apiKeyOf(req);
-    const number = positiveIntegerParam(req.params.number, 'number');
-    const response = await accounts.call.getAccount({ organizationId, number }, opts);
-    return renderJson(200, toRestAccount(response.account));
-  });
+  route({
+    method: 'get',
+    path: '/v1/accounts/{number}',
+    operationId: 'getAccount',
+    summary: 'One account',
+    tag: TAG,
+    access: { apiKey: 'accounts:read' },
+    params: accountPath,
+    responses: { 200: accountSchema },
+    errors: ['not_found'],
+    async handler({ req, params, clients, opts }) {
+      const response = await clients.accounts.call.getAccount({ organizationId: apiKeyOf(req).organizationId, number: params.number }, opts);
+      return renderJson(200, toRestAccount(response.account));
+    },
+  }),
 
-  define('put', '/v1/accounts/:number/trader', { apiKey: 'accounts:write' }, async (req, opts) => {
-    const { organizationId } = apiKeyOf(req);
-    const number = positiveIntegerParam(req.params.number, 'number');
-    const body = parseBody(traderBody, req.body);
-    const response = await accounts.call.assignTrader({ organizationId, number, name: body.name, email: body.email }, opts);
-    return renderJson(200, { account: toRestAccount(response.account), trader: toRestTrader(response.trader) });
-  });
+  route({
+    method: 'put',
+    path: '/v1/accounts/{number}/trader',
+    operationId: 'assignTrader',
+    summary: 'Create the trader if new and assign',
+    description: "A new holder revokes the account's live executor sessions; the same holder again changes nothing.",
+    tag: TAG,
+    access: { apiKey: 'accounts:write' },
+    params: accountPath,
+    body: traderBody,
+    responses: { 200: assignmentSchema },
+    errors: ['invalid_request', 'not_found', 'account_archived', 'account_breached'],
+    async handler({ req, params, body, clients, opts }) {
+      const response = await clients.accounts.call.assignTrader(
+        { organizationId: apiKeyOf(req).organizationId, number: params.number, name: body.name, email: body.email },
+        opts,
+      );
+      return renderJson(200, { account: toRestAccount(response.account), trader: toRestTrader(response.trader) });
+    },
+  }),
 
-  define('delete', '/v1/accounts/:number/trader', { apiKey: 'accounts:write' }, async (req, opts) => {
-    const { organizationId } = apiKeyOf(req);
-    const number = positiveIntegerParam(req.params.number, 'number');
-    const response = await accounts.call.unassignTrader({ organizationId, number }, opts);
-    return renderJson(200, { account: toRestAccount(response.account), trader: null });
-  });
+  route({
+    method: 'delete',
+    path: '/v1/accounts/{number}/trader',
+    operationId: 'unassignTrader',
+    summary: 'Unassign',
+    tag: TAG,
+    access: { apiKey: 'accounts:write' },
+    params: accountPath,
+    responses: { 200: unassignmentSchema },
+    errors: ['not_found'],
+    async handler({ req, params, clients, opts }) {
+      const response = await clients.accounts.call.unassignTrader({ organizationId: apiKeyOf(req).organizationId, number: params.number }, opts);
+      return renderJson(200, { account: toRestAccount(response.account), trader: null });
+    },
+  }),
 
-  define('post', '/v1/accounts/:number/archive', { apiKey: 'accounts:write' }, async (req, opts) => {
-    const { organizationId } = apiKeyOf(req);
-    const number = positiveIntegerParam(req.params.number, 'number');
-    const response = await accounts.call.archiveAccount({ organizationId, number }, opts);
-    return renderJson(200, toRestAccount(response.account));
-  });
+  route({
+    method: 'post',
+    path: '/v1/accounts/{number}/archive',
+    operationId: 'archiveAccount',
+    summary: 'Take out of circulation',
+    tag: TAG,
+    access: { apiKey: 'accounts:write' },
+    params: accountPath,
+    responses: { 200: accountSchema },
+    errors: ['not_found'],
+    async handler({ req, params, clients, opts }) {
+      const response = await clients.accounts.call.archiveAccount({ organizationId: apiKeyOf(req).organizationId, number: params.number }, opts);
+      return renderJson(200, toRestAccount(response.account));
+    },
+  }),
 
-  define('get', '/v1/accounts/:number/credentials', { apiKey: 'credentials:read' }, async (req, opts) => {
-    const { organizationId } = apiKeyOf(req);
-    const number = positiveIntegerParam(req.params.number, 'number');
-    const response = await accounts.call.getCredentials({ organizationId, number }, opts);
-    return renderJson(200, toRestCredentials(response.credentials));
-  });
+  route({
+    method: 'get',
+    path: '/v1/accounts/{number}/credentials',
+    operationId: 'getCredentials',
+    summary: 'Executor credentials',
+    tag: TAG,
+    access: { apiKey: 'credentials:read' },
+    params: accountPath,
+    responses: { 200: credentialsSchema },
+    errors: ['not_found'],
+    async handler({ req, params, clients, opts }) {
+      const response = await clients.accounts.call.getCredentials({ organizationId: apiKeyOf(req).organizationId, number: params.number }, opts);
+      return renderJson(200, toRestCredentials(response.credentials));
+    },
+  }),
 
-  define('post', '/v1/accounts/:number/credentials/rotate', { apiKey: 'credentials:read' }, async (req, opts) => {
-    const { organizationId } = apiKeyOf(req);
-    const number = positiveIntegerParam(req.params.number, 'number');
-    const response = await accounts.call.rotateCredentials({ organizationId, number }, opts);
-    return renderJson(200, toRestCredentials(response.credentials));
-  });
-}
+  route({
+    method: 'post',
+    path: '/v1/accounts/{number}/credentials/rotate',
+    operationId: 'rotateCredentials',
+    summary: 'New executor password; revokes live sessions',
+    tag: TAG,
+    access: { apiKey: 'credentials:read' },
+    params: accountPath,
+    responses: { 200: credentialsSchema },
+    errors: ['not_found'],
+    async handler({ req, params, clients, opts }) {
+      const response = await clients.accounts.call.rotateCredentials({ organizationId: apiKeyOf(req).organizationId, number: params.number }, opts);
+      return renderJson(200, toRestCredentials(response.credentials));
+    },
+  }),
+];

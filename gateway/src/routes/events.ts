@@ -1,23 +1,31 @@
-import { AppError, EVENT_TYPES } from '@propdesk/kit';
-import type { Clients } from '../clients';
+import { EVENT_TYPES } from '@propdesk/kit';
 import { apiKeyOf } from '../auth/principal';
 import { renderJson } from '../http/errors';
-import type { DefineRoute } from '../http/route';
-import { pageParams, queryString } from '../http/validation';
-import { toRestEvent } from '../mapping/accounts';
-import { page } from '../mapping/common';
+import { route } from '../http/route';
+import { enumQuery, pageOf, pageQuery } from '../http/validation';
+import { eventSchema, toRestEvent } from '../mapping/accounts';
+import { page, pageSchema } from '../mapping/common';
 
-/** The event types of SPEC section 8 (the kit's one list). */
-export { EVENT_TYPES };
+const eventPageSchema = pageSchema(eventSchema).openapi('EventPage');
 
-export function registerEventRoutes(define: DefineRoute, { accounts }: Clients): void {
-  define('get', '/v1/events', { apiKey: 'accounts:read' }, async (req, opts) => {
-    const { organizationId } = apiKeyOf(req);
-    const type = queryString(req, 'type') ?? '';
-    if (type !== '' && !(EVENT_TYPES as readonly string[]).includes(type)) {
-      throw new AppError('invalid_request', `type must be one of ${EVENT_TYPES.join(', ')}`, 'type');
-    }
-    const response = await accounts.call.listEvents({ organizationId, ...pageParams(req), type }, opts);
-    return renderJson(200, page(response.events.map(toRestEvent), response.nextPageToken));
-  });
-}
+export const eventRoutes = [
+  route({
+    method: 'get',
+    path: '/v1/events',
+    operationId: 'listEvents',
+    summary: 'The event feed',
+    description: 'For integrations that poll; the same events go to webhooks.',
+    tag: 'Events',
+    access: { apiKey: 'accounts:read' },
+    query: {
+      type: enumQuery(EVENT_TYPES, `type must be one of ${EVENT_TYPES.join(', ')}`, { emptyIsNone: true, description: 'only events of this type' }),
+      ...pageQuery,
+    },
+    responses: { 200: eventPageSchema },
+    errors: ['invalid_request', 'invalid_cursor'],
+    async handler({ req, query, clients, opts }) {
+      const response = await clients.accounts.call.listEvents({ organizationId: apiKeyOf(req).organizationId, ...pageOf(query), type: query.type ?? '' }, opts);
+      return renderJson(200, page(response.events.map(toRestEvent), response.nextPageToken));
+    },
+  }),
+];

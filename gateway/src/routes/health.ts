@@ -3,8 +3,17 @@ import { AppError } from '@propdesk/kit';
 import type { HealthCheckers } from '../clients';
 import { renderError, renderJson, send } from '../http/errors';
 import type { HttpMetrics } from '../http/metrics';
+import { z } from '../http/zod';
 
 const HEALTH_DEADLINE_MS = 1000;
+
+export const healthSchema = z
+  .object({
+    status: z.literal('ok'),
+    services: z.object({ auth: z.literal('serving'), accounts: z.literal('serving'), webhooks: z.literal('serving') }).strict(),
+  })
+  .strict()
+  .openapi('Health');
 
 export function registerHealthRoutes(app: Express, health: HealthCheckers, metrics: HttpMetrics): void {
   app.get('/healthz', async (_req, res) => {

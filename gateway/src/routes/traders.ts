@@ -1,29 +1,60 @@
-import type { Clients } from '../clients';
 import { apiKeyOf } from '../auth/principal';
 import { renderJson } from '../http/errors';
-import type { DefineRoute } from '../http/route';
-import { idParam, pageParams, parseBody } from '../http/validation';
-import { toRestTrader } from '../mapping/accounts';
-import { page } from '../mapping/common';
+import { route } from '../http/route';
+import { idPath, pageOf, pageQuery } from '../http/validation';
+import { toRestTrader, traderSchema } from '../mapping/accounts';
+import { page, pageSchema } from '../mapping/common';
 import { traderBody } from './accounts';
 
-export function registerTraderRoutes(define: DefineRoute, { accounts }: Clients): void {
-  define('get', '/v1/traders', { apiKey: 'accounts:read' }, async (req, opts) => {
-    const { organizationId } = apiKeyOf(req);
-    const response = await accounts.call.listTraders({ organizationId, ...pageParams(req) }, opts);
-    return renderJson(200, page(response.traders.map(toRestTrader), response.nextPageToken));
-  });
+const TAG = 'Traders';
+const traderPageSchema = pageSchema(traderSchema).openapi('TraderPage');
 
-  define('post', '/v1/traders', { apiKey: 'accounts:write' }, async (req, opts) => {
-    const { organizationId } = apiKeyOf(req);
-    const body = parseBody(traderBody, req.body);
-    const response = await accounts.call.createTrader({ organizationId, name: body.name, email: body.email }, opts);
-    return renderJson(response.created ? 201 : 200, toRestTrader(response.trader));
-  });
+export const traderRoutes = [
+  route({
+    method: 'get',
+    path: '/v1/traders',
+    operationId: 'listTraders',
+    summary: 'List traders',
+    tag: TAG,
+    access: { apiKey: 'accounts:read' },
+    query: pageQuery,
+    responses: { 200: traderPageSchema },
+    errors: ['invalid_cursor'],
+    async handler({ req, query, clients, opts }) {
+      const response = await clients.accounts.call.listTraders({ organizationId: apiKeyOf(req).organizationId, ...pageOf(query) }, opts);
+      return renderJson(200, page(response.traders.map(toRestTrader), response.nextPageToken));
+    },
+  }),
 
-  define('get', '/v1/traders/:id', { apiKey: 'accounts:read' }, async (req, opts) => {
-    const { organizationId } = apiKeyOf(req);
-    const response = await accounts.call.getTrader({ organizationId, traderId: idParam(req.params.id, 'trader') }, opts);
-    return renderJson(200, toRestTrader(response.trader));
-  });
-}
+  route({
+    method: 'post',
+    path: '/v1/traders',
+    operationId: 'createTrader',
+    summary: 'Create a trader (200 with the existing one when the email is known)',
+    tag: TAG,
+    access: { apiKey: 'accounts:write' },
+    body: traderBody,
+    responses: { 200: traderSchema, 201: traderSchema },
+    errors: ['invalid_request'],
+    async handler({ req, body, clients, opts }) {
+      const response = await clients.accounts.call.createTrader({ organizationId: apiKeyOf(req).organizationId, name: body.name, email: body.email }, opts);
+      return renderJson(response.created ? 201 : 200, toRestTrader(response.trader));
+    },
+  }),
+
+  route({
+    method: 'get',
+    path: '/v1/traders/{id}',
+    operationId: 'getTrader',
+    summary: 'One trader',
+    tag: TAG,
+    access: { apiKey: 'accounts:read' },
+    params: { id: idPath('trader', 'trader id') },
+    responses: { 200: traderSchema },
+    errors: ['not_found'],
+    async handler({ req, params, clients, opts }) {
+      const response = await clients.accounts.call.getTrader({ organizationId: apiKeyOf(req).organizationId, traderId: params.id }, opts);
+      return renderJson(200, toRestTrader(response.trader));
+    },
+  }),
+];

@@ -1,28 +1,58 @@
 import type { accountsv1 } from '@propdesk/proto';
-import { AppError, z, type CallOpts } from '@propdesk/kit';
+import { AppError, type ApiErrorCode, type CallOpts } from '@propdesk/kit';
 import type { Clients } from '../clients';
 import { apiKeyOf } from '../auth/principal';
 import { renderJson, type Rendered } from '../http/errors';
-import type { DefineRoute } from '../http/route';
-import { idParam, nonEmptyString, objectBody, pageParams, parseBody, positiveIntegerParam, queryString } from '../http/validation';
-import { toRestAccount } from '../mapping/accounts';
+import { route } from '../http/route';
+import { enumQuery, idPath, nonEmptyString, objectBody, pageOf, pageQuery, timeQuery, type PageParams } from '../http/validation';
+import { z } from '../http/zod';
+import { accountSchema, toRestAccount } from '../mapping/accounts';
 import { page } from '../mapping/common';
-import { ORDER_TYPES, SIDES, positionStatusFilter, toRestDeal, toRestEquityPoint, toRestFlag, toRestPosition } from '../mapping/trading';
+import { analyticsSchema, reportSchema } from '../mapping/reports';
+import {
+  ORDER_TYPE_NAMES,
+  ORDER_TYPES,
+  POSITION_STATUS_NAMES,
+  SIDE_NAMES,
+  SIDES,
+  dealPageSchema,
+  equityCurveSchema,
+  flagPageSchema,
+  positionPageSchema,
+  positionSchema,
+  positionStatusFilter,
+  toRestDeal,
+  toRestEquityPoint,
+  toRestFlag,
+  toRestPosition,
+} from '../mapping/trading';
+import { accountPath } from './accounts';
 
+const TAG = 'Trading';
 const price = z.number().positive().finite();
 
-const orderBody = objectBody({
-  symbol: z.string().trim().min(1).max(32),
-  side: z.enum(['buy', 'sell']),
-  volume: z.number().positive().finite(),
-  type: z.enum(['market', 'limit', 'stop']).default('market'),
-  price: price.optional(),
+export const orderBody = objectBody({
+  symbol: z.string().trim().min(1).max(32).openapi({ example: 'EURUSD' }),
+  side: z.enum(SIDE_NAMES),
+  volume: z.number().positive().finite().openapi({ description: 'lots' }),
+  type: z.enum(ORDER_TYPE_NAMES).default('market'),
+  price: price.optional().openapi({ description: 'limit and stop orders only, and required for them' }),
   stop_loss: price.optional(),
   take_profit: price.optional(),
-});
+}).openapi('OrderRequest');
 
-export function orderRequest(body: unknown): Omit<accountsv1.PlaceOrderRequest, 'organizationId' | 'number'> {
-  const order = parseBody(orderBody, body);
+/** What placing an order can answer besides validation: the account's state, the rules, the market. */
+export const ORDER_ERRORS: readonly ApiErrorCode[] = ['invalid_request', 'account_archived', 'account_breached', 'account_passed', 'order_rejected', 'unavailable'];
+/** Closing: the position, its state, the account's state, the market. */
+export const CLOSE_ERRORS: readonly ApiErrorCode[] = ['not_found', 'conflict', 'account_archived', 'account_breached', 'account_passed', 'unavailable'];
+
+export const positionPath = { id: idPath('position', 'position id') };
+export const positionListQuery = {
+  ...pageQuery,
+  status: enumQuery(POSITION_STATUS_NAMES, `status must be one of ${POSITION_STATUS_NAMES.join(', ')}`),
+};
+
+function orderRequest(order: z.output<typeof orderBody>): Omit<accountsv1.PlaceOrderRequest, 'organizationId' | 'number'> {
   if (order.type !== 'market' && order.price === undefined) throw new AppError('invalid_request', `price is required for a ${order.type} order`, 'price');
   if (order.type === 'market' && order.price !== undefined) throw new AppError('invalid_request', 'price is only for limit and stop orders', 'price');
   return {
@@ -38,86 +68,171 @@ export function orderRequest(body: unknown): Omit<accountsv1.PlaceOrderRequest, 
 
 /** Shared by the API-key routes and the executor routes: same calls, the account comes from elsewhere. */
 export const trading = {
-  async placeOrder(clients: Clients, organizationId: string, number: string, body: unknown, opts: CallOpts): Promise<Rendered> {
-    const response = await clients.accounts.call.placeOrder({ organizationId, number, ...orderRequest(body) }, opts);
+  async placeOrder(clients: Clients, organizationId: string, number: string, order: z.output<typeof orderBody>, opts: CallOpts): Promise<Rendered> {
+    const response = await clients.accounts.call.placeOrder({ organizationId, number, ...orderRequest(order) }, opts);
     return renderJson(201, toRestPosition(response.position));
   },
   async closePosition(clients: Clients, organizationId: string, number: string, positionId: string, opts: CallOpts): Promise<Rendered> {
     const response = await clients.accounts.call.closePosition({ organizationId, number, positionId }, opts);
     return renderJson(200, toRestPosition(response.position));
   },
-  async listPositions(clients: Clients, organizationId: string, number: string, req: Parameters<typeof pageParams>[0], opts: CallOpts): Promise<Rendered> {
-    const response = await clients.accounts.call.listPositions(
-      { organizationId, number, ...pageParams(req), status: positionStatusFilter(queryString(req, 'status')) },
-      opts,
-    );
+  async listPositions(
+    clients: Clients,
+    organizationId: string,
+    number: string,
+    query: PageParams & { status: accountsv1.PositionStatus },
+    opts: CallOpts,
+  ): Promise<Rendered> {
+    const response = await clients.accounts.call.listPositions({ organizationId, number, ...query }, opts);
     return renderJson(200, page(response.positions.map(toRestPosition), response.nextPageToken));
   },
 };
 
-function timeQuery(value: string | undefined, param: string): Date | undefined {
-  if (value === undefined) return undefined;
-  const date = new Date(value);
-  if (Number.isNaN(date.getTime())) throw new AppError('invalid_request', `${param} must be an ISO 8601 time`, param);
-  return date;
-}
+const breachBody = objectBody({ reason: nonEmptyString(500) }).openapi('BreachRequest');
 
-const breachBody = objectBody({ reason: nonEmptyString(500) });
+export const tradingRoutes = [
+  route({
+    method: 'post',
+    path: '/v1/accounts/{number}/positions',
+    operationId: 'placeOrder',
+    summary: 'Place an order (market, limit or stop)',
+    tag: TAG,
+    access: { apiKey: 'trading:write' },
+    params: accountPath,
+    body: orderBody,
+    responses: { 201: positionSchema },
+    errors: ['not_found', ...ORDER_ERRORS],
+    handler: ({ req, params, body, clients, opts }) => trading.placeOrder(clients, apiKeyOf(req).organizationId, params.number, body, opts),
+  }),
 
-export function registerTradingRoutes(define: DefineRoute, clients: Clients): void {
-  const { accounts } = clients;
-  const target = (req: Parameters<typeof apiKeyOf>[0]) => ({
-    organizationId: apiKeyOf(req).organizationId,
-    number: positiveIntegerParam(req.params.number, 'number'),
-  });
+  route({
+    method: 'post',
+    path: '/v1/accounts/{number}/positions/{id}/close',
+    operationId: 'closePosition',
+    summary: 'Close a position (or cancel a pending order)',
+    tag: TAG,
+    access: { apiKey: 'trading:write' },
+    params: { ...accountPath, ...positionPath },
+    responses: { 200: positionSchema },
+    errors: CLOSE_ERRORS,
+    handler: ({ req, params, clients, opts }) => trading.closePosition(clients, apiKeyOf(req).organizationId, params.number, params.id, opts),
+  }),
 
-  define('post', '/v1/accounts/:number/positions', { apiKey: 'trading:write' }, async (req, opts) => {
-    const { organizationId, number } = target(req);
-    return trading.placeOrder(clients, organizationId, number, req.body, opts);
-  });
+  route({
+    method: 'post',
+    path: '/v1/accounts/{number}/breach',
+    operationId: 'breachAccount',
+    summary: 'Force a manual breach',
+    tag: TAG,
+    access: { apiKey: 'trading:write' },
+    params: accountPath,
+    body: breachBody,
+    responses: { 200: accountSchema },
+    errors: ['invalid_request', 'not_found', 'account_archived', 'account_breached', 'account_passed'],
+    async handler({ req, params, body, clients, opts }) {
+      const response = await clients.accounts.call.breachAccount({ organizationId: apiKeyOf(req).organizationId, number: params.number, reason: body.reason }, opts);
+      return renderJson(200, toRestAccount(response.account));
+    },
+  }),
 
-  define('post', '/v1/accounts/:number/positions/:id/close', { apiKey: 'trading:write' }, async (req, opts) => {
-    const { organizationId, number } = target(req);
-    return trading.closePosition(clients, organizationId, number, idParam(req.params.id, 'position'), opts);
-  });
+  route({
+    method: 'get',
+    path: '/v1/accounts/{number}/positions',
+    operationId: 'listPositions',
+    summary: 'Positions and pending orders',
+    tag: TAG,
+    access: { apiKey: 'accounts:read' },
+    params: accountPath,
+    query: positionListQuery,
+    responses: { 200: positionPageSchema },
+    errors: ['not_found', 'invalid_cursor'],
+    handler: ({ req, params, query, clients, opts }) =>
+      trading.listPositions(clients, apiKeyOf(req).organizationId, params.number, { ...pageOf(query), status: positionStatusFilter(query.status) }, opts),
+  }),
 
-  define('post', '/v1/accounts/:number/breach', { apiKey: 'trading:write' }, async (req, opts) => {
-    const { organizationId, number } = target(req);
-    const body = parseBody(breachBody, req.body);
-    const response = await accounts.call.breachAccount({ organizationId, number, reason: body.reason }, opts);
-    return renderJson(200, toRestAccount(response.account));
-  });
+  route({
+    method: 'get',
+    path: '/v1/accounts/{number}/trades',
+    operationId: 'listTrades',
+    summary: 'Deals',
+    tag: TAG,
+    access: { apiKey: 'accounts:read' },
+    params: accountPath,
+    query: pageQuery,
+    responses: { 200: dealPageSchema },
+    errors: ['not_found', 'invalid_cursor'],
+    async handler({ req, params, query, clients, opts }) {
+      const response = await clients.accounts.call.listTrades({ organizationId: apiKeyOf(req).organizationId, number: params.number, ...pageOf(query) }, opts);
+      return renderJson(200, page(response.deals.map(toRestDeal), response.nextPageToken));
+    },
+  }),
 
-  define('get', '/v1/accounts/:number/positions', { apiKey: 'accounts:read' }, async (req, opts) => {
-    const { organizationId, number } = target(req);
-    return trading.listPositions(clients, organizationId, number, req, opts);
-  });
+  route({
+    method: 'get',
+    path: '/v1/accounts/{number}/flags',
+    operationId: 'listFlags',
+    summary: 'Rule flags and breaches',
+    tag: TAG,
+    access: { apiKey: 'accounts:read' },
+    params: accountPath,
+    query: pageQuery,
+    responses: { 200: flagPageSchema },
+    errors: ['not_found', 'invalid_cursor'],
+    async handler({ req, params, query, clients, opts }) {
+      const response = await clients.accounts.call.listFlags({ organizationId: apiKeyOf(req).organizationId, number: params.number, ...pageOf(query) }, opts);
+      return renderJson(200, page(response.flags.map(toRestFlag), response.nextPageToken));
+    },
+  }),
 
-  define('get', '/v1/accounts/:number/trades', { apiKey: 'accounts:read' }, async (req, opts) => {
-    const response = await accounts.call.listTrades({ ...target(req), ...pageParams(req) }, opts);
-    return renderJson(200, page(response.deals.map(toRestDeal), response.nextPageToken));
-  });
+  route({
+    method: 'get',
+    path: '/v1/accounts/{number}/analytics',
+    operationId: 'getAnalytics',
+    summary: 'Indicators and headroom',
+    tag: TAG,
+    access: { apiKey: 'accounts:read' },
+    params: accountPath,
+    responses: { 200: analyticsSchema },
+    errors: ['not_found', 'unavailable'],
+    async handler({ req, params, clients, opts }) {
+      const response = await clients.accounts.call.getAnalytics({ organizationId: apiKeyOf(req).organizationId, number: params.number }, opts);
+      return renderJson(200, response.analytics ?? {});
+    },
+  }),
 
-  define('get', '/v1/accounts/:number/flags', { apiKey: 'accounts:read' }, async (req, opts) => {
-    const response = await accounts.call.listFlags({ ...target(req), ...pageParams(req) }, opts);
-    return renderJson(200, page(response.flags.map(toRestFlag), response.nextPageToken));
-  });
+  route({
+    method: 'get',
+    path: '/v1/accounts/{number}/equity',
+    operationId: 'getEquityCurve',
+    summary: 'Equity curve points',
+    tag: TAG,
+    access: { apiKey: 'accounts:read' },
+    params: accountPath,
+    query: { from: timeQuery('from', 'first point at or after this time'), to: timeQuery('to', 'last point at or before this time') },
+    responses: { 200: equityCurveSchema },
+    errors: ['invalid_request', 'not_found'],
+    async handler({ req, params, query, clients, opts }) {
+      const response = await clients.accounts.call.getEquityCurve(
+        { organizationId: apiKeyOf(req).organizationId, number: params.number, from: query.from, to: query.to },
+        opts,
+      );
+      return renderJson(200, { data: response.points.map(toRestEquityPoint) });
+    },
+  }),
 
-  define('get', '/v1/accounts/:number/analytics', { apiKey: 'accounts:read' }, async (req, opts) => {
-    const response = await accounts.call.getAnalytics(target(req), opts);
-    return renderJson(200, response.analytics ?? {});
-  });
-
-  define('get', '/v1/accounts/:number/equity', { apiKey: 'accounts:read' }, async (req, opts) => {
-    const response = await accounts.call.getEquityCurve(
-      { ...target(req), from: timeQuery(queryString(req, 'from'), 'from'), to: timeQuery(queryString(req, 'to'), 'to') },
-      opts,
-    );
-    return renderJson(200, { data: response.points.map(toRestEquityPoint) });
-  });
-
-  define('get', '/v1/accounts/:number/report', { apiKey: 'accounts:read' }, async (req, opts) => {
-    const response = await accounts.call.getReport(target(req), opts);
-    return renderJson(200, response.report ?? {});
-  });
-}
+  route({
+    method: 'get',
+    path: '/v1/accounts/{number}/report',
+    operationId: 'getReport',
+    summary: 'The full report',
+    tag: TAG,
+    access: { apiKey: 'accounts:read' },
+    params: accountPath,
+    responses: { 200: reportSchema },
+    errors: ['not_found', 'unavailable'],
+    async handler({ req, params, clients, opts }) {
+      const response = await clients.accounts.call.getReport({ organizationId: apiKeyOf(req).organizationId, number: params.number }, opts);
+      return renderJson(200, response.report ?? {});
+    },
+  }),
+];

@@ -1,92 +1,183 @@
-import { AppError, z } from '@propdesk/kit';
-import type { Clients } from '../clients';
+import { EVENT_TYPES } from '@propdesk/kit';
 import { apiKeyOf } from '../auth/principal';
 import { renderJson } from '../http/errors';
-import type { DefineRoute } from '../http/route';
-import { idParam, objectBody, pageParams, parseBody, queryString } from '../http/validation';
+import { route } from '../http/route';
+import { enumQuery, idPath, objectBody, pageOf, pageQuery } from '../http/validation';
+import { z } from '../http/zod';
 import { page } from '../mapping/common';
-import { deliveryStatusFilter, toRestDelivery, toRestEndpoint } from '../mapping/webhooks';
-import { EVENT_TYPES } from './events';
+import {
+  DELIVERY_STATUS_NAMES,
+  deliveryAcceptedSchema,
+  deliveryPageSchema,
+  deliveryStatusFilter,
+  toRestDelivery,
+  toRestEndpoint,
+  webhookDeletedSchema,
+  webhookPageSchema,
+  webhookSchema,
+  webhookWithSecretSchema,
+} from '../mapping/webhooks';
+
+const TAG = 'Webhooks';
+const webhookPath = { id: idPath('webhook', 'webhook endpoint id') };
 
 const enableBody = objectBody({
-  redeliver_since: z.string().datetime({ offset: true }).optional(),
-});
+  redeliver_since: z
+    .string()
+    .datetime({ offset: true })
+    .optional()
+    .openapi({ description: 'deliveries that failed or were skipped since then are scheduled again' }),
+}).openapi('EnableWebhookRequest');
 
 const endpointBody = objectBody({
   url: z
     .string()
     .max(2048)
     .url()
-    .refine((url) => url.toLowerCase().startsWith('https://'), 'must be an HTTPS URL'),
-  events: z.array(z.enum(EVENT_TYPES)).max(EVENT_TYPES.length).default([]),
-});
+    .refine((url) => url.toLowerCase().startsWith('https://'), 'must be an HTTPS URL')
+    .openapi({ pattern: '^[Hh][Tt][Tt][Pp][Ss]://', description: 'HTTPS only; private and loopback addresses are refused' }),
+  events: z.array(z.enum(EVENT_TYPES)).max(EVENT_TYPES.length).default([]).openapi({ description: 'empty: every event type' }),
+}).openapi('WebhookRequest');
 
-export function registerWebhookRoutes(define: DefineRoute, { webhooks }: Clients): void {
-  define('post', '/v1/webhooks', { apiKey: 'accounts:write' }, async (req, opts) => {
-    const { organizationId } = apiKeyOf(req);
-    const body = parseBody(endpointBody, req.body);
-    const response = await webhooks.call.createEndpoint({ organizationId, url: body.url, events: [...new Set(body.events)] }, opts);
-    return renderJson(201, { ...toRestEndpoint(response.endpoint), secret: response.secret });
-  });
+export const webhookRoutes = [
+  route({
+    method: 'post',
+    path: '/v1/webhooks',
+    operationId: 'createWebhook',
+    summary: 'Register an HTTPS endpoint (the secret is shown once)',
+    tag: TAG,
+    access: { apiKey: 'accounts:write' },
+    body: endpointBody,
+    responses: { 201: webhookWithSecretSchema },
+    errors: ['invalid_request'],
+    async handler({ req, body, clients, opts }) {
+      const response = await clients.webhooks.call.createEndpoint(
+        { organizationId: apiKeyOf(req).organizationId, url: body.url, events: [...new Set(body.events)] },
+        opts,
+      );
+      return renderJson(201, { ...toRestEndpoint(response.endpoint), secret: response.secret });
+    },
+  }),
 
-  define('get', '/v1/webhooks', { apiKey: 'accounts:read' }, async (req, opts) => {
-    const { organizationId } = apiKeyOf(req);
-    const response = await webhooks.call.listEndpoints({ organizationId, ...pageParams(req) }, opts);
-    return renderJson(200, page(response.endpoints.map(toRestEndpoint), response.nextPageToken));
-  });
+  route({
+    method: 'get',
+    path: '/v1/webhooks',
+    operationId: 'listWebhooks',
+    summary: 'List webhook endpoints',
+    tag: TAG,
+    access: { apiKey: 'accounts:read' },
+    query: pageQuery,
+    responses: { 200: webhookPageSchema },
+    errors: ['invalid_cursor'],
+    async handler({ req, query, clients, opts }) {
+      const response = await clients.webhooks.call.listEndpoints({ organizationId: apiKeyOf(req).organizationId, ...pageOf(query) }, opts);
+      return renderJson(200, page(response.endpoints.map(toRestEndpoint), response.nextPageToken));
+    },
+  }),
 
-  define('delete', '/v1/webhooks/:id', { apiKey: 'accounts:write' }, async (req, opts) => {
-    const { organizationId } = apiKeyOf(req);
-    const endpointId = idParam(req.params.id, 'webhook');
-    await webhooks.call.deleteEndpoint({ organizationId, endpointId }, opts);
-    return renderJson(200, { id: endpointId, deleted: true });
-  });
+  route({
+    method: 'delete',
+    path: '/v1/webhooks/{id}',
+    operationId: 'deleteWebhook',
+    summary: 'Delete an endpoint',
+    tag: TAG,
+    access: { apiKey: 'accounts:write' },
+    params: webhookPath,
+    responses: { 200: webhookDeletedSchema },
+    errors: ['not_found'],
+    async handler({ req, params, clients, opts }) {
+      await clients.webhooks.call.deleteEndpoint({ organizationId: apiKeyOf(req).organizationId, endpointId: params.id }, opts);
+      return renderJson(200, { id: params.id, deleted: true });
+    },
+  }),
 
-  define('post', '/v1/webhooks/:id/enable', { apiKey: 'accounts:write' }, async (req, opts) => {
-    const { organizationId } = apiKeyOf(req);
-    const body = parseBody(enableBody, req.body);
-    const response = await webhooks.call.enableEndpoint(
-      {
-        organizationId,
-        endpointId: idParam(req.params.id, 'webhook'),
-        redeliverSince: body.redeliver_since === undefined ? undefined : new Date(body.redeliver_since),
-      },
-      opts,
-    );
-    return renderJson(200, toRestEndpoint(response.endpoint));
-  });
+  route({
+    method: 'post',
+    path: '/v1/webhooks/{id}/enable',
+    operationId: 'enableWebhook',
+    summary: 'Re-enable a disabled endpoint (and optionally ask for missed events again)',
+    tag: TAG,
+    access: { apiKey: 'accounts:write' },
+    params: webhookPath,
+    body: enableBody,
+    bodyOptional: true,
+    responses: { 200: webhookSchema },
+    errors: ['not_found'],
+    async handler({ req, params, body, clients, opts }) {
+      const response = await clients.webhooks.call.enableEndpoint(
+        {
+          organizationId: apiKeyOf(req).organizationId,
+          endpointId: params.id,
+          redeliverSince: body.redeliver_since === undefined ? undefined : new Date(body.redeliver_since),
+        },
+        opts,
+      );
+      return renderJson(200, toRestEndpoint(response.endpoint));
+    },
+  }),
 
-  define('get', '/v1/webhooks/:id/deliveries', { apiKey: 'accounts:read' }, async (req, opts) => {
-    const { organizationId } = apiKeyOf(req);
-    const eventType = queryString(req, 'event_type') ?? '';
-    if (eventType !== '' && !(EVENT_TYPES as readonly string[]).includes(eventType)) {
-      throw new AppError('invalid_request', 'event_type is not a known event type', 'event_type');
-    }
-    const response = await webhooks.call.listDeliveries(
-      {
-        organizationId,
-        endpointId: idParam(req.params.id, 'webhook'),
-        ...pageParams(req),
-        status: deliveryStatusFilter(queryString(req, 'status')),
-        eventType,
-      },
-      opts,
-    );
-    return renderJson(200, page(response.deliveries.map(toRestDelivery), response.nextPageToken));
-  });
+  route({
+    method: 'get',
+    path: '/v1/webhooks/{id}/deliveries',
+    operationId: 'listDeliveries',
+    summary: 'Delivery records',
+    tag: TAG,
+    access: { apiKey: 'accounts:read' },
+    params: webhookPath,
+    query: {
+      event_type: enumQuery(EVENT_TYPES, 'event_type is not a known event type', { emptyIsNone: true, description: 'only deliveries of this event type' }),
+      ...pageQuery,
+      status: enumQuery(DELIVERY_STATUS_NAMES, `status must be one of ${DELIVERY_STATUS_NAMES.join(', ')}`),
+    },
+    responses: { 200: deliveryPageSchema },
+    errors: ['not_found', 'invalid_cursor'],
+    async handler({ req, params, query, clients, opts }) {
+      const response = await clients.webhooks.call.listDeliveries(
+        {
+          organizationId: apiKeyOf(req).organizationId,
+          endpointId: params.id,
+          ...pageOf(query),
+          status: deliveryStatusFilter(query.status),
+          eventType: query.event_type ?? '',
+        },
+        opts,
+      );
+      return renderJson(200, page(response.deliveries.map(toRestDelivery), response.nextPageToken));
+    },
+  }),
 
-  define('post', '/v1/webhooks/:id/test', { apiKey: 'accounts:write' }, async (req, opts) => {
-    const { organizationId } = apiKeyOf(req);
-    const response = await webhooks.call.sendTestEvent({ organizationId, endpointId: idParam(req.params.id, 'webhook') }, opts);
-    return renderJson(202, { delivery_id: response.deliveryId, event_id: response.eventId });
-  });
+  route({
+    method: 'post',
+    path: '/v1/webhooks/{id}/test',
+    operationId: 'sendTestEvent',
+    summary: 'Send a signed sample event',
+    tag: TAG,
+    access: { apiKey: 'accounts:write' },
+    params: webhookPath,
+    responses: { 202: deliveryAcceptedSchema },
+    errors: ['not_found', 'conflict'],
+    async handler({ req, params, clients, opts }) {
+      const response = await clients.webhooks.call.sendTestEvent({ organizationId: apiKeyOf(req).organizationId, endpointId: params.id }, opts);
+      return renderJson(202, { delivery_id: response.deliveryId, event_id: response.eventId });
+    },
+  }),
 
-  define('post', '/v1/webhooks/:id/deliveries/:deliveryId/retry', { apiKey: 'accounts:write' }, async (req, opts) => {
-    const { organizationId } = apiKeyOf(req);
-    const response = await webhooks.call.retryDelivery(
-      { organizationId, endpointId: idParam(req.params.id, 'webhook'), deliveryId: idParam(req.params.deliveryId, 'delivery') },
-      opts,
-    );
-    return renderJson(202, { delivery_id: response.deliveryId, event_id: response.eventId });
-  });
-}
+  route({
+    method: 'post',
+    path: '/v1/webhooks/{id}/deliveries/{delivery_id}/retry',
+    operationId: 'retryDelivery',
+    summary: 'Redeliver one delivery',
+    tag: TAG,
+    access: { apiKey: 'accounts:write' },
+    params: { ...webhookPath, delivery_id: idPath('delivery', 'delivery id') },
+    responses: { 202: deliveryAcceptedSchema },
+    errors: ['not_found', 'conflict'],
+    async handler({ req, params, clients, opts }) {
+      const response = await clients.webhooks.call.retryDelivery(
+        { organizationId: apiKeyOf(req).organizationId, endpointId: params.id, deliveryId: params.delivery_id },
+        opts,
+      );
+      return renderJson(202, { delivery_id: response.deliveryId, event_id: response.eventId });
+    },
+  }),
+];

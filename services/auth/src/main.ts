@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { ConfigError, createCursorCodec, createLogger, loadConfig, migrate, onShutdownSignals, openDatabase, type Logger } from '@propdesk/kit';
+import { createCursorCodec, createLogger, loadConfig, migrate, openDatabase, ResourceStack, runMain, type Logger, type StartedProcess } from '@propdesk/kit';
 import { authConfigSchema } from './config';
 import { createApiKeysRepository } from './data/api-keys';
 import { createCreditReservationsRepository } from './data/credit-reservations';
@@ -16,28 +16,34 @@ import { InvalidationHub } from './invalidation/hub';
 import { startInvalidationRelay } from './invalidation/relay';
 import { createServer } from './server';
 
-export interface StartedAuthService {
-  port: number;
-  address: string;
-  logger: Logger;
-  stop(): Promise<void>;
-}
+export type StartedAuthService = StartedProcess;
 
+/** Composition root: config, database, resources (invalidation hub and relay, maintenance), server. */
 export async function start(env: NodeJS.ProcessEnv, options: { logger?: Logger } = {}): Promise<StartedAuthService> {
   const config = loadConfig(authConfigSchema, env, false);
   const logger = options.logger ?? createLogger('auth', { level: config.LOG_LEVEL });
-  const sequelize = openDatabase({ url: config.DATABASE_URL, schema: 'auth', logger });
-  const apiKeys = createApiKeysRepository(sequelize);
-  const hub = new InvalidationHub({
-    logger,
-    ackTimeoutMs: config.INVALIDATION_ACK_TIMEOUT_MS,
-    heartbeatMs: config.INVALIDATION_HEARTBEAT_MS,
-    loadFingerprints: () => apiKeys.activeFingerprints(),
-  });
-  let relay: Awaited<ReturnType<typeof startInvalidationRelay>> | undefined;
-  try {
+  const resources = new ResourceStack(logger);
+  return resources.build(async () => {
+    const sequelize = resources.add('database', openDatabase({ url: config.DATABASE_URL, schema: 'auth', logger }), (db) => db.close());
     await migrate(sequelize, 'auth', migrations, logger);
-    relay = await startInvalidationRelay({ databaseUrl: config.DATABASE_URL, sequelize, hub, logger });
+
+    const apiKeys = createApiKeysRepository(sequelize);
+    const hub = resources.add(
+      'invalidation hub',
+      new InvalidationHub({
+        logger,
+        ackTimeoutMs: config.INVALIDATION_ACK_TIMEOUT_MS,
+        heartbeatMs: config.INVALIDATION_HEARTBEAT_MS,
+        loadFingerprints: () => apiKeys.activeFingerprints(),
+      }),
+      (h) => h.close(),
+    );
+    const relay = await resources.start(
+      'invalidation relay',
+      () => startInvalidationRelay({ databaseUrl: config.DATABASE_URL, sequelize, hub, logger }),
+      (r) => r.close(),
+    );
+    const keyUsage = resources.add('key usage recorder', createKeyUsageRecorder(apiKeys, logger), (k) => k.drain());
     const deps: AuthDeps = {
       config,
       logger,
@@ -50,12 +56,11 @@ export async function start(env: NodeJS.ProcessEnv, options: { logger?: Logger }
       loginAttempts: createLoginAttemptsRepository(sequelize),
       apiKeys,
       idempotency: createIdempotencyRepository(sequelize),
-      keyUsage: createKeyUsageRecorder(apiKeys, logger),
+      keyUsage,
       hub,
       relay,
       dummyPasswordHash: await hashPassword(randomBytes(24).toString('base64')),
     };
-    const server = await createServer(deps, { host: config.GRPC_HOST, port: config.AUTH_GRPC_PORT });
 
     const maintenance = setInterval(() => {
       Promise.all([
@@ -65,41 +70,20 @@ export async function start(env: NodeJS.ProcessEnv, options: { logger?: Logger }
       ]).catch((err: unknown) => logger.warn({ err }, 'auth maintenance failed'));
     }, config.MAINTENANCE_INTERVAL_SECONDS * 1000);
     maintenance.unref();
+    resources.onStop('maintenance timer', () => clearInterval(maintenance));
 
-    logger.info({ address: server.address }, 'auth service listening');
-    let stopping: Promise<void> | undefined;
-    const openRelay = relay;
-    return {
-      port: server.port,
-      address: server.address,
-      logger,
-      stop() {
-        stopping ??= (async () => {
-          clearInterval(maintenance);
-          // watcher streams never end on their own, and the server drain waits for them
-          hub.close();
-          await server.shutdown();
-          await openRelay.close();
-          await deps.keyUsage.drain();
-          await sequelize.close();
-        })();
-        return stopping;
+    const server = await resources.start(
+      'gRPC server',
+      () => createServer(deps, { host: config.GRPC_HOST, port: config.AUTH_GRPC_PORT }),
+      async (s) => {
+        // watcher streams never end on their own, and the server drain waits for them
+        hub.close();
+        await s.shutdown();
       },
-    };
-  } catch (err) {
-    hub.close();
-    await relay?.close();
-    await sequelize.close();
-    throw err;
-  }
+    );
+    logger.info({ address: server.address }, 'auth service listening');
+    return { port: server.port, address: server.address, logger, stop: () => resources.stop() };
+  });
 }
 
-if (require.main === module) {
-  start(process.env)
-    .then((service) => onShutdownSignals(service.logger, [() => service.stop()]))
-    .catch((err: unknown) => {
-      // a config error names the variable; its stack would only bury that
-      console.error(err instanceof ConfigError ? err.message : err);
-      process.exit(1);
-    });
-}
+if (require.main === module) runMain(start);

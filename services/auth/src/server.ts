@@ -1,11 +1,10 @@
-import { implementService, type AsyncServiceImplementation, startGrpcServer, type StartedGrpcServer } from '@propdesk/kit';
+import { implementService, startGrpcServer, type StartedGrpcServer } from '@propdesk/kit';
 import { authv1 } from '@propdesk/proto';
 import type { AuthDeps } from './deps';
 import { authHandlers } from './grpc/handlers';
 
 export function createServer(deps: AuthDeps, listen: { host: string; port: number }): Promise<StartedGrpcServer> {
-  const handlers = authHandlers(deps) as AsyncServiceImplementation<authv1.AuthServiceServer>;
-  const implementation = implementService<authv1.AuthServiceServer>(authv1.AuthServiceService, deps.logger, handlers);
+  const implementation = implementService<authv1.AuthServiceServer>(authv1.AuthServiceService, deps.logger, authHandlers(deps));
   return startGrpcServer({
     host: listen.host,
     port: listen.port,

@@ -1,11 +1,7 @@
-import { createCipheriv, createDecipheriv, createHash, createHmac, randomBytes, randomInt, timingSafeEqual } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHash, randomBytes, randomInt, timingSafeEqual } from 'node:crypto';
 
 export function sha256Hex(value: string | Buffer): string {
   return createHash('sha256').update(value).digest('hex');
-}
-
-export function hmacSha256Hex(key: string | Buffer, value: string | Buffer): string {
-  return createHmac('sha256', key).update(value).digest('hex');
 }
 
 const ALPHANUMERIC = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
@@ -15,10 +11,6 @@ export function randomString(length: number, alphabet = ALPHANUMERIC): string {
   let out = '';
   for (let i = 0; i < length; i += 1) out += alphabet[randomInt(alphabet.length)];
   return out;
-}
-
-export function randomHex(bytes: number): string {
-  return randomBytes(bytes).toString('hex');
 }
 
 /** Constant-time comparison after a length check. */

@@ -87,9 +87,3 @@ export async function migrate(sequelize: Sequelize, schema: string, migrations: 
     return applied.map((m) => m.name);
   });
 }
-
-/** NUMERIC and BIGINT arrive as strings: convert at the repository edge. */
-export function toNumber(value: string | number | null | undefined): number {
-  if (value === null || value === undefined) return 0;
-  return typeof value === 'number' ? value : Number(value);
-}

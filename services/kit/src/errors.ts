@@ -84,7 +84,6 @@ export class AppError extends Error {
   }
 }
 
-export const invalidRequest = (param: string, message: string): AppError => new AppError('invalid_request', message, param);
 export const notFound = (what: string): AppError => new AppError('not_found', `${what} not found`);
 
 /** Server side: turn anything thrown by a handler into a gRPC status with the API code in trailers. */
@@ -104,8 +103,45 @@ function isServiceError(err: unknown): err is ServiceError {
 }
 
 /**
+ * How a gRPC status without an API code in its trailers reaches REST. It follows grpc-gateway
+ * v2's HTTPStatusFromCode (runtime/errors.go) and lands on the code of SPEC section 6 with that
+ * HTTP status; where grpc-gateway answers a status our table has no code for, the nearest one:
+ *   CANCELLED (499 there): the call was given up before an answer, as far as the client can
+ *     tell a transient failure: unavailable (503), retry.
+ *   DEADLINE_EXCEEDED (504 there): SPEC section 6 says a missed deadline is unavailable (503).
+ *   FAILED_PRECONDITION (400 there, deliberately not 412): invalid_request (400). Seven API codes
+ *     travel with this status (payment_required, insufficient_credits, account_archived,
+ *     account_breached, account_passed, no_unassigned_accounts, order_rejected); they always
+ *     carry their API code, so only a status without one lands here.
+ *   UNIMPLEMENTED (501 there): the gateway called an RPC the service lacks, a deployment fault
+ *     rather than something a client can change: internal_error (500).
+ * `details` is the service's message: passed on only for client errors whose message names the
+ * problem; anything else gets a fixed message, so no internal text leaks.
+ * A Record over every status: a status left out is a compile error.
+ */
+const FALLBACK_OF_STATUS: Record<status, { code: ApiErrorCode; message: string; passDetails?: true }> = {
+  [status.OK]: { code: 'internal_error', message: 'internal error' },
+  [status.CANCELLED]: { code: 'unavailable', message: 'a service is unavailable, try again' },
+  [status.UNKNOWN]: { code: 'internal_error', message: 'internal error' },
+  [status.INVALID_ARGUMENT]: { code: 'invalid_request', message: 'invalid request', passDetails: true },
+  [status.DEADLINE_EXCEEDED]: { code: 'unavailable', message: 'a service is unavailable, try again' },
+  [status.NOT_FOUND]: { code: 'not_found', message: 'not found' },
+  [status.ALREADY_EXISTS]: { code: 'conflict', message: 'conflict' },
+  [status.PERMISSION_DENIED]: { code: 'forbidden', message: 'forbidden' },
+  [status.RESOURCE_EXHAUSTED]: { code: 'rate_limited', message: 'rate limited' },
+  [status.FAILED_PRECONDITION]: { code: 'invalid_request', message: 'the request cannot be carried out in the current state', passDetails: true },
+  [status.ABORTED]: { code: 'conflict', message: 'conflict' },
+  [status.OUT_OF_RANGE]: { code: 'invalid_request', message: 'invalid request', passDetails: true },
+  [status.UNIMPLEMENTED]: { code: 'internal_error', message: 'internal error' },
+  [status.INTERNAL]: { code: 'internal_error', message: 'internal error' },
+  [status.UNAVAILABLE]: { code: 'unavailable', message: 'a service is unavailable, try again' },
+  [status.DATA_LOSS]: { code: 'internal_error', message: 'internal error' },
+  [status.UNAUTHENTICATED]: { code: 'unauthorized', message: 'unauthorized' },
+};
+
+/**
  * Client side: rebuild the AppError a service raised. Without an API code, fall back on the
- * gRPC status the way grpc-gateway's runtime/errors.go does.
+ * gRPC status (FALLBACK_OF_STATUS).
  */
 export function fromServiceError(err: unknown): AppError {
   if (err instanceof AppError) return err;
@@ -116,28 +152,8 @@ export function fromServiceError(err: unknown): AppError {
     const message = apiCode === 'internal_error' ? 'internal error' : err.details;
     return new AppError(apiCode, message, typeof param === 'string' ? param : undefined);
   }
-  switch (err.code) {
-    case status.INVALID_ARGUMENT:
-    case status.OUT_OF_RANGE:
-      return new AppError('invalid_request', err.details || 'invalid request');
-    case status.UNAUTHENTICATED:
-      return new AppError('unauthorized', 'unauthorized');
-    case status.PERMISSION_DENIED:
-      return new AppError('forbidden', 'forbidden');
-    case status.NOT_FOUND:
-      return new AppError('not_found', 'not found');
-    case status.ALREADY_EXISTS:
-    case status.ABORTED:
-      return new AppError('conflict', 'conflict');
-    case status.RESOURCE_EXHAUSTED:
-      return new AppError('rate_limited', 'rate limited');
-    case status.UNAVAILABLE:
-    case status.DEADLINE_EXCEEDED:
-    case status.CANCELLED:
-      return new AppError('unavailable', 'a service is unavailable, try again');
-    default:
-      return new AppError('internal_error', 'internal error');
-  }
+  const fallback = (FALLBACK_OF_STATUS as Partial<Record<number, (typeof FALLBACK_OF_STATUS)[status]>>)[err.code] ?? FALLBACK_OF_STATUS[status.UNKNOWN];
+  return new AppError(fallback.code, (fallback.passDetails && err.details) || fallback.message);
 }
 
 /**

@@ -11,6 +11,7 @@ import { HealthImplementation } from 'grpc-health-check';
 import { newRequestId, REQUEST_ID_METADATA, runWithContext } from './context';
 import { AppError, toServiceError } from './errors';
 import type { Logger } from './logger';
+import { createReflectionService } from './reflection/reflection-service';
 
 export interface CallContext {
   requestId: string;
@@ -47,24 +48,19 @@ export function implementUnary<Req, Res>(
   };
 }
 
-/** Maps the generated service interface to "async function per unary method". */
+/**
+ * Maps the generated service interface to "async function per unary method". Every RPC is
+ * required: a forgotten one is a compile error, not an UNIMPLEMENTED answer at run time.
+ */
 // Generated server interfaces extend UntypedServiceImplementation's string index signature;
 // the key remapping drops it so that only the named RPCs remain.
 export type AsyncServiceImplementation<S> = {
-  [K in keyof S as string extends K ? never : K]?: S[K] extends (call: ServerUnaryCall<infer Req, infer Res>, callback: sendUnaryData<infer _R>) => void
+  [K in keyof S as string extends K ? never : K]: S[K] extends (call: ServerUnaryCall<infer Req, infer Res>, callback: sendUnaryData<infer _R>) => void
     ? AsyncUnary<Req, Res>
     : S[K];
 };
 
-/**
- * Builds a grpc-js implementation from async unary handlers; streaming handlers are passed as they are.
- * Methods absent from `handlers` answer UNIMPLEMENTED.
- */
-export function implementService<S extends UntypedServiceImplementation>(
-  definition: ServiceDefinition,
-  logger: Logger,
-  handlers: AsyncServiceImplementation<S>,
-): S {
+function adaptHandlers<S extends UntypedServiceImplementation>(definition: ServiceDefinition, logger: Logger, handlers: object): S {
   const impl: Record<string, unknown> = {};
   for (const [name, method] of Object.entries(definition)) {
     const handler = (handlers as Record<string, unknown>)[name];
@@ -76,6 +72,24 @@ export function implementService<S extends UntypedServiceImplementation>(
     }
   }
   return impl as S;
+}
+
+/** Builds a grpc-js implementation from async unary handlers; streaming handlers are passed as they are. */
+export function implementService<S extends UntypedServiceImplementation>(
+  definition: ServiceDefinition,
+  logger: Logger,
+  handlers: AsyncServiceImplementation<S>,
+): S {
+  return adaptHandlers<S>(definition, logger, handlers);
+}
+
+/** For test doubles only: a stand-in that implements some RPCs; the others answer UNIMPLEMENTED. */
+export function implementServiceDouble<S extends UntypedServiceImplementation>(
+  definition: ServiceDefinition,
+  logger: Logger,
+  handlers: Partial<AsyncServiceImplementation<S>>,
+): S {
+  return adaptHandlers<S>(definition, logger, handlers);
 }
 
 export interface GrpcServiceRegistration {
@@ -114,6 +128,8 @@ export async function startGrpcServer(options: {
   }
   const health = new HealthImplementation(statusMap);
   health.addToServer(server);
+  // Reflection describes what this process registers (and health), read from the committed .proto files.
+  createReflectionService(options.services.map((svc) => svc.name)).addToServer(server);
   const bindAddress = `${options.host.includes(':') ? `[${options.host}]` : options.host}:${options.port}`;
   const port = await new Promise<number>((resolve, reject) =>
     server.bindAsync(bindAddress, ServerCredentials.createInsecure(), (err, boundPort) => (err ? reject(err) : resolve(boundPort))),

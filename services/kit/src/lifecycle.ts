@@ -1,3 +1,4 @@
+import { ConfigError } from './config';
 import type { Logger } from './logger';
 
 /**
@@ -32,4 +33,27 @@ export function onShutdownSignals(logger: Logger, steps: Array<() => Promise<voi
   };
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
+}
+
+/** What a process's start() resolves with: where it listens, its logger, how to stop it. */
+export interface StartedProcess {
+  port: number;
+  /** host:port (the gateway: its base URL). */
+  address: string;
+  logger: Logger;
+  stop(): Promise<void>;
+}
+
+/**
+ * The entry of a service process (`if (require.main === module) runMain(start)`): starts it from
+ * the environment, stops it on SIGTERM/SIGINT, and exits 1 when the start fails (a config error
+ * prints only its message, which names the variable; its stack would bury that).
+ */
+export function runMain(start: (env: NodeJS.ProcessEnv) => Promise<StartedProcess>): void {
+  start(process.env)
+    .then((running) => onShutdownSignals(running.logger, [() => running.stop()]))
+    .catch((err: unknown) => {
+      console.error(err instanceof ConfigError ? err.message : err);
+      process.exit(1);
+    });
 }

@@ -9,10 +9,18 @@ a.call.watchInvalidations;
 void p; void q;
 
 import type { AsyncServiceImplementation } from './grpc-server';
-// Handlers are plain async functions of the named RPCs; an unknown name is refused.
-const handlers: AsyncServiceImplementation<authv1.AuthServiceServer> = {
+// Handlers are plain async functions of the named RPCs; an unknown name is refused (a test
+// double's partial set included).
+const handlers: Partial<AsyncServiceImplementation<authv1.AuthServiceServer>> = {
   verifyApiKey: async (req: authv1.VerifyApiKeyRequest) => ({ apiKeyId: req.tokenSha256, organizationId: '', scopes: [], planStatus: authv1.PlanStatus.PLAN_STATUS_PAID }),
   // @ts-expect-error not an RPC of AuthService
   notAnRpc: async () => ({}),
 };
 void handlers;
+
+// Every RPC is required: a forgotten handler does not compile.
+// @ts-expect-error verifyApiKey and the other RPCs of AuthService are missing
+const incomplete: AsyncServiceImplementation<authv1.AuthServiceServer> = {
+  createOrganization: async () => ({}),
+};
+void incomplete;

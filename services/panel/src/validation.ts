@@ -38,5 +38,3 @@ export { queryString };
 
 /** SPEC section 4. */
 export const KNOWN_SCOPES = ['accounts:read', 'accounts:write', 'credentials:read', 'trading:write'] as const;
-
-export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

@@ -3,12 +3,15 @@ import {
   createLogger,
   createSecretBox,
   createServiceClient,
+  listenToChannel,
   loadConfig,
   migrate,
-  onShutdownSignals,
   openDatabase,
+  ResourceStack,
+  runMain,
   serviceAddresses,
   type Logger,
+  type StartedProcess,
 } from '@propdesk/kit';
 import { accountsv1 } from '@propdesk/proto';
 import { configSchema } from './config';
@@ -20,30 +23,71 @@ import { migrations } from './data/migrations';
 import { startDispatcher } from './delivery/dispatcher';
 import { startEventConsumer } from './delivery/event-consumer';
 import { createHttpSender } from './delivery/http-sender';
-import { startNotifyListener } from './delivery/notify-listener';
 import type { Deps } from './deps';
 import { createServer } from './server';
 
 export const SCHEMA = 'webhooks';
 
-export interface StartedWebhooks {
-  port: number;
-  address: string;
-  logger: Logger;
-  stop(): Promise<void>;
-}
+export type StartedWebhooks = StartedProcess;
 
+/** Composition root: config, database, resources (sender, dispatcher, listener, event consumer), server. */
 export async function start(env: NodeJS.ProcessEnv, options: { logger?: Logger } = {}): Promise<StartedWebhooks> {
   const config = loadConfig(configSchema, env, false);
   const logger = options.logger ?? createLogger('webhooks', { level: config.LOG_LEVEL });
-  const db = openDatabase({ url: config.DATABASE_URL, schema: SCHEMA, logger, poolMax: Math.min(20, 4 + Math.ceil(config.WEBHOOK_CONCURRENCY / 8)) });
-  const opened: Array<() => Promise<void>> = [() => db.close()];
-  const closeAll = async () => {
-    for (const close of opened.reverse()) await close().catch((err: unknown) => logger.error({ err }, 'close failed'));
-  };
-  try {
+  const resources = new ResourceStack(logger);
+  return resources.build(async () => {
+    const poolMax = Math.min(20, 4 + Math.ceil(config.WEBHOOK_CONCURRENCY / 8));
+    const db = resources.add('database', openDatabase({ url: config.DATABASE_URL, schema: SCHEMA, logger, poolMax }), (d) => d.close());
     await migrate(db, SCHEMA, migrations, logger);
     const secrets = createSecretBox(config.WEBHOOK_SECRET_KEY);
+
+    const sender = resources.add(
+      'HTTP sender',
+      createHttpSender({ allowPrivateNetworks: config.WEBHOOK_ALLOW_PRIVATE_NETWORKS, caFile: config.WEBHOOK_CA_FILE, timeoutMs: config.WEBHOOK_TIMEOUT_MS }),
+      (s) => s.close(),
+    );
+    const dispatcher = resources.add(
+      'dispatcher',
+      startDispatcher({
+        repository: createDispatchRepository(db),
+        sender,
+        secrets,
+        logger,
+        concurrency: config.WEBHOOK_CONCURRENCY,
+        perEndpointConcurrency: config.WEBHOOK_PER_ENDPOINT_CONCURRENCY,
+        retryScheduleSeconds: config.WEBHOOK_RETRY_SCHEDULE,
+        timeoutMs: config.WEBHOOK_TIMEOUT_MS,
+        disableAfterHours: config.WEBHOOK_DISABLE_AFTER_HOURS,
+        pollIntervalMs: config.WEBHOOK_POLL_INTERVAL_MS,
+      }),
+      (d) => d.stop(),
+    );
+    // The dispatcher also polls, so a notification missed while reconnecting costs one poll interval.
+    resources.add(
+      'deliveries listener',
+      listenToChannel({
+        databaseUrl: config.DATABASE_URL,
+        channel: DELIVERIES_CHANNEL,
+        applicationName: 'propdesk-webhooks-listen',
+        logger,
+        onNotification: dispatcher.wake,
+        // anything committed while nobody listened is picked up now
+        onListening: dispatcher.wake,
+      }),
+      (l) => l.close(),
+    );
+
+    const accounts = resources.add(
+      'accounts client',
+      createServiceClient(accountsv1.AccountsServiceClient, accountsv1.AccountsServiceService, serviceAddresses(config).accounts, config.GRPC_DEADLINE_MS),
+      (c) => c.close(),
+    );
+    resources.add(
+      'event consumer',
+      startEventConsumer({ databaseUrl: config.DATABASE_URL, accounts, events: createEventsRepository(db), logger }),
+      (c) => c.stop(),
+    );
+
     const deps: Deps = {
       db,
       endpoints: createEndpointsRepository(db),
@@ -54,66 +98,14 @@ export async function start(env: NodeJS.ProcessEnv, options: { logger?: Logger }
       allowPrivateNetworks: config.WEBHOOK_ALLOW_PRIVATE_NETWORKS,
       retryScheduleSeconds: config.WEBHOOK_RETRY_SCHEDULE,
     };
-
-    const sender = createHttpSender({
-      allowPrivateNetworks: config.WEBHOOK_ALLOW_PRIVATE_NETWORKS,
-      caFile: config.WEBHOOK_CA_FILE,
-      timeoutMs: config.WEBHOOK_TIMEOUT_MS,
-    });
-    opened.push(() => sender.close());
-    const dispatcher = startDispatcher({
-      repository: createDispatchRepository(db),
-      sender,
-      secrets,
-      logger,
-      concurrency: config.WEBHOOK_CONCURRENCY,
-      perEndpointConcurrency: config.WEBHOOK_PER_ENDPOINT_CONCURRENCY,
-      retryScheduleSeconds: config.WEBHOOK_RETRY_SCHEDULE,
-      timeoutMs: config.WEBHOOK_TIMEOUT_MS,
-      disableAfterHours: config.WEBHOOK_DISABLE_AFTER_HOURS,
-      pollIntervalMs: config.WEBHOOK_POLL_INTERVAL_MS,
-    });
-    opened.push(() => dispatcher.stop());
-    const listener = startNotifyListener({ databaseUrl: config.DATABASE_URL, channel: DELIVERIES_CHANNEL, onNotify: dispatcher.wake, logger });
-    opened.push(() => listener.stop());
-
-    const accounts = createServiceClient(
-      accountsv1.AccountsServiceClient,
-      accountsv1.AccountsServiceService,
-      serviceAddresses(config).accounts,
-      config.GRPC_DEADLINE_MS,
+    const server = await resources.start(
+      'gRPC server',
+      () => createServer(deps, { host: config.GRPC_HOST, port: config.WEBHOOKS_GRPC_PORT, logger }),
+      (s) => s.shutdown(),
     );
-    opened.push(async () => accounts.close());
-    const consumer = startEventConsumer({ databaseUrl: config.DATABASE_URL, accounts, events: createEventsRepository(db), logger });
-    opened.push(() => consumer.stop());
-
-    const server = await createServer(deps, { host: config.GRPC_HOST, port: config.WEBHOOKS_GRPC_PORT, logger });
     logger.info({ port: server.port }, 'webhooks service listening');
-    let stopping: Promise<void> | undefined;
-    return {
-      port: server.port,
-      address: server.address,
-      logger,
-      stop() {
-        stopping ??= (async () => {
-          await server.shutdown();
-          await closeAll();
-        })();
-        return stopping;
-      },
-    };
-  } catch (err) {
-    await closeAll();
-    throw err;
-  }
+    return { port: server.port, address: server.address, logger, stop: () => resources.stop() };
+  });
 }
 
-if (require.main === module) {
-  // start() builds the logger at the configured LOG_LEVEL; signals are logged through it too.
-  start(process.env)
-    .then((s) => onShutdownSignals(s.logger, [() => s.stop()]))
-    .catch((err) => {
-      console.error(err instanceof Error ? err.message : err);
-      process.exit(1);
-    });
-}
+if (require.main === module) runMain(start);

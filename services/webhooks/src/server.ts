@@ -1,6 +1,5 @@
 import { startGrpcServer, type Logger, type StartedGrpcServer } from '@propdesk/kit';
 import { webhooksv1 } from '@propdesk/proto';
-import type { UntypedServiceImplementation } from '@grpc/grpc-js';
 import type { Deps } from './deps';
 import { webhooksHandlers } from './grpc/webhooks-handlers';
 
@@ -13,7 +12,7 @@ export function createServer(deps: Deps, options: { host: string; port: number; 
       {
         name: 'propdesk.webhooks.v1.WebhooksService',
         definition: webhooksv1.WebhooksServiceService,
-        implementation: webhooksHandlers(deps, options.logger) as unknown as UntypedServiceImplementation,
+        implementation: webhooksHandlers(deps, options.logger),
       },
     ],
   });

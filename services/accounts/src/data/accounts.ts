@@ -1,7 +1,6 @@
-import { QueryTypes, toNumber, type Sequelize, type Transaction } from '@propdesk/kit';
+import { ACCOUNT_JSON_SQL, preparedRows, QueryTypes, toNumber, type Sequelize, type Transaction } from '@propdesk/kit';
 import type { Account, AccountStatus, AccountSummary } from '../domain/account';
 import type { ProgramTerms } from '../domain/programs';
-import { preparedRows } from './prepared';
 
 interface AccountRow {
   number: string;
@@ -220,15 +219,11 @@ export async function listAccounts(
 }
 
 /**
- * One account as the REST JSON of SPEC section 9, built by concatenation: about three times
- * cheaper for PostgreSQL than row_to_json (measured: ~100 us against ~305 us for 50 accounts).
- * Money is numeric(20,2) text, a valid JSON number; status and trader_id (a uuid) need no
- * escaping, program and currency go through to_json.
+ * One account as the REST JSON of SPEC section 9, rendered by PostgreSQL from the kit's one
+ * definition of the shape (ACCOUNT_FIELDS): concatenation, about three times cheaper than
+ * row_to_json (measured: ~100 us against ~305 us for 50 accounts).
  */
-const ACCOUNT_JSON = `'{"number":' || number || ',"status":"' || status || '","trader_id":' || coalesce('"' || trader_id || '"', 'null')
-  || ',"program":' || to_json(program) || ',"currency":' || to_json(currency)
-  || ',"initial_balance":' || initial_balance || ',"balance":' || balance || ',"equity":' || equity || ',"peak_equity":' || peak_equity
-  || ',"created_at":"' || to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') || '"}'`;
+const ACCOUNT_JSON = ACCOUNT_JSON_SQL;
 
 export interface AccountPageJson {
   /** The REST representation of the page's accounts, as a JSON array. */

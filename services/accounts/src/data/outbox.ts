@@ -1,5 +1,4 @@
-import { randomBytes } from 'node:crypto';
-import type { Sequelize, Transaction } from '@propdesk/kit';
+import { newEventId, type Sequelize, type Transaction } from '@propdesk/kit';
 import type { EventType } from '../domain/events';
 
 export const EVENTS_CHANNEL = 'propdesk_events';
@@ -14,10 +13,6 @@ export interface AppendedEvent {
   id: string;
   position: number;
   createdAt: Date;
-}
-
-export function newEventId(): string {
-  return `evt_${randomBytes(16).toString('hex')}`;
 }
 
 /**

@@ -41,7 +41,7 @@ function jsonPageResponse(page: JsonPage): accountsv1.ListAccountsResponse {
 export function createCoreHandlers(
   deps: AccountsDeps,
   streams: ActiveStreams = new ActiveStreams(),
-): Handlers<accountsv1.AccountsServiceServer> {
+) {
   return {
     async createAccounts(req) {
       const accounts = await createAccounts(deps, {
@@ -140,5 +140,5 @@ export function createCoreHandlers(
       return { events: page.events.map(toProtoEvent), nextPageToken: page.nextPageToken };
     },
     streamEvents: createStreamEventsHandler(deps, streams),
-  };
+  } satisfies Handlers<accountsv1.AccountsServiceServer>;
 }

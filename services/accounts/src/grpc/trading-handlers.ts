@@ -110,7 +110,7 @@ function receivedQuote(input: accountsv1.Quote | undefined, prefix: string): Quo
 }
 
 /** The trading, market-data and report RPCs of AccountsService: proto in, use case, proto out. */
-export function createTradingHandlers(deps: AccountsDeps): Handlers<accountsv1.AccountsServiceServer> {
+export function createTradingHandlers(deps: AccountsDeps) {
   const engine = engineFor(deps);
   const ctx = engine.ctx;
   const target = async (req: { organizationId: string; number: string }) => {
@@ -239,5 +239,5 @@ export function createTradingHandlers(deps: AccountsDeps): Handlers<accountsv1.A
         );
       });
     },
-  };
+  } satisfies Handlers<accountsv1.AccountsServiceServer>;
 }

@@ -7,5 +7,5 @@ export function promised<C>(client: ServiceClient<C>): PromiseClient<C> {
   return client.call;
 }
 
-/** The async handlers of a generated service interface (kit's AsyncServiceImplementation). */
-export type Handlers<S> = AsyncServiceImplementation<S>;
+/** Part of a service's async handlers; server.ts checks the merged object against every RPC. */
+export type Handlers<S> = Partial<AsyncServiceImplementation<S>>;

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { AppError } from '@propdesk/kit';
+import { AppError, toRestAccount } from '@propdesk/kit';
 import { accountsv1 } from '@propdesk/proto';
 import { startHarness, type Harness } from '../test/harness';
 
@@ -19,12 +19,15 @@ const list = (req: Partial<accountsv1.ListAccountsRequest>) =>
   h.api.listAccounts({ organizationId: org, pageSize: 0, pageToken: '', status: accountsv1.AccountStatus.ACCOUNT_STATUS_UNSPECIFIED, jsonView: false, ...req });
 
 describe('listing accounts', () => {
-  it('renders the same pages as JSON (json_view) as it does as messages, cursors included', async () => {
-    // Money with cents and a trader, so that number and null rendering are both exercised.
+  it('renders the same pages as JSON (json_view) as the REST mapping of the messages, cursors included', async () => {
+    // Money with cents and one assigned account, so that numbers and both forms of trader_id are
+    // rendered.
     await h.sql.query(
       `UPDATE accounts SET equity = 100959.37, peak_equity = 101000.5, balance = 99999.99 WHERE organization_id = :org AND number % 7 = 0`,
       { replacements: { org } },
     );
+    const [first] = (await list({ pageSize: 1 })).accounts;
+    await h.api.assignTrader({ organizationId: org, number: first.number, name: 'Ann', email: 'ann@example.com' });
     for (const filter of [{}, { assigned: false }, { status: accountsv1.AccountStatus.ACCOUNT_STATUS_ACTIVE }]) {
       let token = '';
       let pages = 0;
@@ -33,20 +36,7 @@ describe('listing accounts', () => {
         const json = await list({ ...filter, pageSize: 120, pageToken: token, jsonView: true });
         expect(json.accounts).toEqual([]);
         const rendered = JSON.parse(Buffer.from(json.accountsJson).toString('utf8')) as Array<Record<string, unknown>>;
-        expect(rendered).toEqual(
-          messages.accounts.map((a) => ({
-            number: Number(a.number),
-            status: 'active',
-            trader_id: a.traderId ?? null,
-            program: a.program,
-            currency: a.currency,
-            initial_balance: a.initialBalance,
-            balance: a.balance,
-            equity: a.equity,
-            peak_equity: a.peakEquity,
-            created_at: a.createdAt?.toISOString(),
-          })),
-        );
+        expect(rendered).toEqual(messages.accounts.map(toRestAccount));
         expect(json.nextPageToken).toBe(messages.nextPageToken);
         token = messages.nextPageToken;
         pages += 1;

@@ -1,6 +1,5 @@
-import type { Sequelize } from '@propdesk/kit';
+import { bigintText, execute, selectRows, type Sequelize } from '@propdesk/kit';
 import type { PlanStatus } from '../domain/organization';
-import { bigintText, selectRows } from './query';
 
 export interface ApiKeyRecord {
   id: string;
@@ -58,9 +57,8 @@ export function createApiKeysRepository(sequelize: Sequelize) {
       const [row] = await selectRows<ApiKeyRow>(
         sequelize,
         `INSERT INTO api_keys (organization_id, name, prefix, token_sha256, scopes)
-         VALUES (:organizationId, :name, :prefix, :tokenSha256, string_to_array(:scopes, ',')) RETURNING ${COLUMNS}`,
-        // scopes are validated names without commas; '' gives the empty array, which ARRAY[] cannot express
-        { ...input, scopes: input.scopes.join(',') },
+         VALUES ($organizationId, $name, $prefix, $tokenSha256, $scopes) RETURNING ${COLUMNS}`,
+        input,
       );
       return toRecord(row);
     },
@@ -84,7 +82,7 @@ export function createApiKeysRepository(sequelize: Sequelize) {
         sequelize,
         `SELECT k.id, k.organization_id, k.scopes, k.revoked_at, k.last_used_at, o.plan_status
            FROM api_keys k JOIN organizations o ON o.id = k.organization_id
-          WHERE k.token_sha256 = :tokenSha256`,
+          WHERE k.token_sha256 = $tokenSha256`,
         { tokenSha256 },
       );
       return row
@@ -100,10 +98,11 @@ export function createApiKeysRepository(sequelize: Sequelize) {
     },
 
     async touch(id: string): Promise<void> {
-      await sequelize.query(
+      await execute(
+        sequelize,
         `UPDATE api_keys SET last_used_at = now()
-          WHERE id = :id AND (last_used_at IS NULL OR last_used_at < now() - interval '1 minute')`,
-        { replacements: { id } },
+          WHERE id = $id AND (last_used_at IS NULL OR last_used_at < now() - interval '1 minute')`,
+        { id },
       );
     },
 
@@ -111,8 +110,8 @@ export function createApiKeysRepository(sequelize: Sequelize) {
       const rows = await selectRows<ApiKeyRow>(
         sequelize,
         `SELECT ${COLUMNS} FROM api_keys
-          WHERE organization_id = :organizationId AND list_seq > CAST(:afterSeq AS bigint)
-          ORDER BY list_seq LIMIT :limit`,
+          WHERE organization_id = $organizationId AND list_seq > CAST($afterSeq AS bigint)
+          ORDER BY list_seq LIMIT $limit`,
         { organizationId, afterSeq, limit },
       );
       return rows.map(toRecord);
@@ -123,13 +122,13 @@ export function createApiKeysRepository(sequelize: Sequelize) {
       const [updated] = await selectRows<ApiKeyRow>(
         sequelize,
         `UPDATE api_keys SET revoked_at = now()
-          WHERE id = :id AND organization_id = :organizationId AND revoked_at IS NULL RETURNING ${COLUMNS}`,
+          WHERE id = $id AND organization_id = $organizationId AND revoked_at IS NULL RETURNING ${COLUMNS}`,
         { id, organizationId },
       );
       if (updated) return toRecord(updated);
       const [existing] = await selectRows<ApiKeyRow>(
         sequelize,
-        `SELECT ${COLUMNS} FROM api_keys WHERE id = :id AND organization_id = :organizationId`,
+        `SELECT ${COLUMNS} FROM api_keys WHERE id = $id AND organization_id = $organizationId`,
         { id, organizationId },
       );
       return existing ? toRecord(existing) : undefined;

@@ -1,5 +1,4 @@
-import type { Sequelize, Transaction } from '@propdesk/kit';
-import { bigintText, selectRows } from './query';
+import { bigintText, execute, selectRows, type Sequelize, type Transaction } from '@propdesk/kit';
 
 export type ReservationStatus = 'reserved' | 'confirmed' | 'cancelled';
 
@@ -41,7 +40,7 @@ export function createCreditReservationsRepository(sequelize: Sequelize) {
       const rows = await selectRows<{ id: string }>(
         sequelize,
         `INSERT INTO credit_reservations (id, organization_id, count, status, remaining_after)
-         VALUES (:id, :organizationId, CAST(:count AS bigint), 'reserved', 0)
+         VALUES ($id, $organizationId, CAST($count AS bigint), 'reserved', 0)
          ON CONFLICT (id) DO NOTHING RETURNING id`,
         input,
         transaction,
@@ -50,16 +49,13 @@ export function createCreditReservationsRepository(sequelize: Sequelize) {
     },
 
     async setRemaining(id: string, remaining: string, transaction: Transaction): Promise<void> {
-      await sequelize.query(`UPDATE credit_reservations SET remaining_after = CAST(:remaining AS bigint) WHERE id = :id`, {
-        replacements: { id, remaining },
-        transaction,
-      });
+      await execute(sequelize, `UPDATE credit_reservations SET remaining_after = CAST($remaining AS bigint) WHERE id = $id`, { id, remaining }, transaction);
     },
 
     async findById(id: string, transaction?: Transaction, forUpdate = false): Promise<ReservationRecord | undefined> {
       const [row] = await selectRows<ReservationRow>(
         sequelize,
-        `SELECT ${COLUMNS} FROM credit_reservations WHERE id = :id${forUpdate ? ' FOR UPDATE' : ''}`,
+        `SELECT ${COLUMNS} FROM credit_reservations WHERE id = $id${forUpdate ? ' FOR UPDATE' : ''}`,
         { id },
         transaction,
       );
@@ -67,10 +63,7 @@ export function createCreditReservationsRepository(sequelize: Sequelize) {
     },
 
     async setStatus(id: string, status: ReservationStatus, transaction?: Transaction): Promise<void> {
-      await sequelize.query(`UPDATE credit_reservations SET status = :status, updated_at = now() WHERE id = :id`, {
-        replacements: { id, status },
-        transaction,
-      });
+      await execute(sequelize, `UPDATE credit_reservations SET status = $status, updated_at = now() WHERE id = $id`, { id, status }, transaction);
     },
 
     /** reserved -> confirmed; confirmed stays confirmed. Returns the row after the change, if any. */
@@ -78,7 +71,7 @@ export function createCreditReservationsRepository(sequelize: Sequelize) {
       const [row] = await selectRows<ReservationRow>(
         sequelize,
         `UPDATE credit_reservations SET status = 'confirmed', updated_at = now()
-          WHERE id = :id AND status IN ('reserved', 'confirmed') RETURNING ${COLUMNS}`,
+          WHERE id = $id AND status IN ('reserved', 'confirmed') RETURNING ${COLUMNS}`,
         { id },
       );
       return row ? toRecord(row) : undefined;

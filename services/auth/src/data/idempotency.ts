@@ -1,5 +1,4 @@
-import type { Sequelize } from '@propdesk/kit';
-import { selectRows } from './query';
+import { execute, selectRows, type Sequelize } from '@propdesk/kit';
 
 export interface IdempotencyRecord {
   requestFingerprint: string;
@@ -22,15 +21,16 @@ export function createIdempotencyRepository(sequelize: Sequelize) {
   return {
     /** Inserts an in-progress record; false when one exists (an expired one is cleared first). */
     async tryInsert(key: Key, requestFingerprint: string): Promise<boolean> {
-      await sequelize.query(
+      await execute(
+        sequelize,
         `DELETE FROM idempotency_records
-          WHERE api_key_id = :apiKeyId AND idempotency_key = :idempotencyKey AND created_at <= now() - ${RETENTION}`,
-        { replacements: { ...key } },
+          WHERE api_key_id = $apiKeyId AND idempotency_key = $idempotencyKey AND created_at <= now() - ${RETENTION}`,
+        { ...key },
       );
       const rows = await selectRows<{ api_key_id: string }>(
         sequelize,
         `INSERT INTO idempotency_records (api_key_id, idempotency_key, request_fingerprint, state, locked_until)
-         VALUES (:apiKeyId, :idempotencyKey, :requestFingerprint, 'in_progress', now() + ${LOCK})
+         VALUES ($apiKeyId, $idempotencyKey, $requestFingerprint, 'in_progress', now() + ${LOCK})
          ON CONFLICT (api_key_id, idempotency_key) DO NOTHING RETURNING api_key_id`,
         { ...key, requestFingerprint },
       );
@@ -48,7 +48,7 @@ export function createIdempotencyRepository(sequelize: Sequelize) {
         sequelize,
         `SELECT request_fingerprint, state, response_status, response_body, (locked_until IS NULL OR locked_until <= now()) AS lock_expired
            FROM idempotency_records
-          WHERE api_key_id = :apiKeyId AND idempotency_key = :idempotencyKey AND created_at > now() - ${RETENTION}`,
+          WHERE api_key_id = $apiKeyId AND idempotency_key = $idempotencyKey AND created_at > now() - ${RETENTION}`,
         { ...key },
       );
       return row
@@ -67,7 +67,7 @@ export function createIdempotencyRepository(sequelize: Sequelize) {
       const rows = await selectRows<{ api_key_id: string }>(
         sequelize,
         `UPDATE idempotency_records SET locked_until = now() + ${LOCK}
-          WHERE api_key_id = :apiKeyId AND idempotency_key = :idempotencyKey
+          WHERE api_key_id = $apiKeyId AND idempotency_key = $idempotencyKey
             AND state = 'in_progress' AND locked_until <= now() RETURNING api_key_id`,
         { ...key },
       );
@@ -78,22 +78,23 @@ export function createIdempotencyRepository(sequelize: Sequelize) {
       const rows = await selectRows<{ api_key_id: string }>(
         sequelize,
         `UPDATE idempotency_records
-            SET state = 'completed', response_status = :responseStatus, response_body = :responseBody, locked_until = NULL
-          WHERE api_key_id = :apiKeyId AND idempotency_key = :idempotencyKey RETURNING api_key_id`,
+            SET state = 'completed', response_status = $responseStatus, response_body = $responseBody, locked_until = NULL
+          WHERE api_key_id = $apiKeyId AND idempotency_key = $idempotencyKey RETURNING api_key_id`,
         { ...key, responseStatus, responseBody },
       );
       return rows.length === 1;
     },
 
     async release(key: Key): Promise<void> {
-      await sequelize.query(
-        `DELETE FROM idempotency_records WHERE api_key_id = :apiKeyId AND idempotency_key = :idempotencyKey AND state = 'in_progress'`,
-        { replacements: { ...key } },
+      await execute(
+        sequelize,
+        `DELETE FROM idempotency_records WHERE api_key_id = $apiKeyId AND idempotency_key = $idempotencyKey AND state = 'in_progress'`,
+        { ...key },
       );
     },
 
     async purgeExpired(): Promise<void> {
-      await sequelize.query(`DELETE FROM idempotency_records WHERE created_at <= now() - ${RETENTION}`);
+      await execute(sequelize, `DELETE FROM idempotency_records WHERE created_at <= now() - ${RETENTION}`);
     },
   };
 }

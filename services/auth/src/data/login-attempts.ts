@@ -1,5 +1,4 @@
-import type { Sequelize } from '@propdesk/kit';
-import { selectRows } from './query';
+import { execute, selectRows, type Sequelize } from '@propdesk/kit';
 
 /**
  * Login attempts in PostgreSQL, so every auth replica counts the same failures. An attempt is
@@ -11,7 +10,7 @@ export function createLoginAttemptsRepository(sequelize: Sequelize) {
     async record(emailNormalized: string, clientIp: string | null): Promise<string> {
       const [row] = await selectRows<{ id: string }>(
         sequelize,
-        'INSERT INTO login_attempts (email_normalized, client_ip) VALUES (:emailNormalized, :clientIp) RETURNING id',
+        'INSERT INTO login_attempts (email_normalized, client_ip) VALUES ($emailNormalized, $clientIp) RETURNING id',
         { emailNormalized, clientIp },
       );
       return String(row.id);
@@ -23,27 +22,25 @@ export function createLoginAttemptsRepository(sequelize: Sequelize) {
         sequelize,
         `SELECT
            (SELECT count(*) FROM login_attempts
-             WHERE email_normalized = :emailNormalized AND attempted_at > now() - make_interval(secs => :windowSeconds)) AS by_email,
+             WHERE email_normalized = $emailNormalized AND attempted_at > now() - make_interval(secs => $windowSeconds)) AS by_email,
            (SELECT count(*) FROM login_attempts
-             WHERE client_ip = :clientIp AND attempted_at > now() - make_interval(secs => :windowSeconds)) AS by_ip`,
+             WHERE client_ip = $clientIp AND attempted_at > now() - make_interval(secs => $windowSeconds)) AS by_ip`,
         { emailNormalized, clientIp, windowSeconds },
       );
       return { byEmail: Number(row.by_email), byIp: clientIp === null ? 0 : Number(row.by_ip) };
     },
 
     async forget(id: string): Promise<void> {
-      await sequelize.query('DELETE FROM login_attempts WHERE id = :id', { replacements: { id } });
+      await execute(sequelize, 'DELETE FROM login_attempts WHERE id = $id', { id });
     },
 
     /** After a successful login the email's earlier failures no longer count; the IP's still do. */
     async clearEmail(emailNormalized: string): Promise<void> {
-      await sequelize.query('DELETE FROM login_attempts WHERE email_normalized = :emailNormalized', { replacements: { emailNormalized } });
+      await execute(sequelize, 'DELETE FROM login_attempts WHERE email_normalized = $emailNormalized', { emailNormalized });
     },
 
     async purgeOlderThan(windowSeconds: number): Promise<void> {
-      await sequelize.query('DELETE FROM login_attempts WHERE attempted_at <= now() - make_interval(secs => :windowSeconds)', {
-        replacements: { windowSeconds },
-      });
+      await execute(sequelize, 'DELETE FROM login_attempts WHERE attempted_at <= now() - make_interval(secs => $windowSeconds)', { windowSeconds });
     },
   };
 }

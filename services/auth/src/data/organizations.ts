@@ -1,6 +1,5 @@
-import type { Sequelize, Transaction } from '@propdesk/kit';
+import { bigintText, selectRows, type Sequelize, type Transaction } from '@propdesk/kit';
 import type { PlanStatus } from '../domain/organization';
-import { bigintText, selectRows } from './query';
 
 export interface OrganizationRecord {
   id: string;
@@ -39,21 +38,21 @@ export function createOrganizationsRepository(sequelize: Sequelize) {
     async insert(input: { name: string; planStatus: PlanStatus; credits: string }): Promise<OrganizationRecord> {
       const [row] = await selectRows<OrganizationRow>(
         sequelize,
-        `INSERT INTO organizations (name, plan_status, credits) VALUES (:name, :planStatus, :credits) RETURNING ${COLUMNS}`,
+        `INSERT INTO organizations (name, plan_status, credits) VALUES ($name, $planStatus, $credits) RETURNING ${COLUMNS}`,
         input,
       );
       return toRecord(row);
     },
 
     async findById(id: string, transaction?: Transaction): Promise<OrganizationRecord | undefined> {
-      const [row] = await selectRows<OrganizationRow>(sequelize, `SELECT ${COLUMNS} FROM organizations WHERE id = :id`, { id }, transaction);
+      const [row] = await selectRows<OrganizationRow>(sequelize, `SELECT ${COLUMNS} FROM organizations WHERE id = $id`, { id }, transaction);
       return row ? toRecord(row) : undefined;
     },
 
     async setPlan(id: string, planStatus: PlanStatus): Promise<OrganizationRecord | undefined> {
       const [row] = await selectRows<OrganizationRow>(
         sequelize,
-        `UPDATE organizations SET plan_status = :planStatus WHERE id = :id RETURNING ${COLUMNS}`,
+        `UPDATE organizations SET plan_status = $planStatus WHERE id = $id RETURNING ${COLUMNS}`,
         { id, planStatus },
       );
       return row ? toRecord(row) : undefined;
@@ -62,7 +61,7 @@ export function createOrganizationsRepository(sequelize: Sequelize) {
     async addCredits(id: string, credits: string): Promise<OrganizationRecord | undefined> {
       const [row] = await selectRows<OrganizationRow>(
         sequelize,
-        `UPDATE organizations SET credits = credits + CAST(:credits AS bigint) WHERE id = :id RETURNING ${COLUMNS}`,
+        `UPDATE organizations SET credits = credits + CAST($credits AS bigint) WHERE id = $id RETURNING ${COLUMNS}`,
         { id, credits },
       );
       return row ? toRecord(row) : undefined;
@@ -71,7 +70,7 @@ export function createOrganizationsRepository(sequelize: Sequelize) {
     async setCreditsLowThreshold(id: string, threshold: string): Promise<OrganizationRecord | undefined> {
       const [row] = await selectRows<OrganizationRow>(
         sequelize,
-        `UPDATE organizations SET credits_low_threshold = CAST(:threshold AS bigint) WHERE id = :id RETURNING ${COLUMNS}`,
+        `UPDATE organizations SET credits_low_threshold = CAST($threshold AS bigint) WHERE id = $id RETURNING ${COLUMNS}`,
         { id, threshold },
       );
       return row ? toRecord(row) : undefined;
@@ -81,8 +80,8 @@ export function createOrganizationsRepository(sequelize: Sequelize) {
     async debit(id: string, count: string, transaction: Transaction): Promise<{ credits: string; creditsLowThreshold: string } | undefined> {
       const [row] = await selectRows<{ credits: string; credits_low_threshold: string }>(
         sequelize,
-        `UPDATE organizations SET credits = credits - CAST(:count AS bigint)
-          WHERE id = :id AND credits >= CAST(:count AS bigint)
+        `UPDATE organizations SET credits = credits - CAST($count AS bigint)
+          WHERE id = $id AND credits >= CAST($count AS bigint)
           RETURNING credits, credits_low_threshold`,
         { id, count },
         transaction,
@@ -93,7 +92,7 @@ export function createOrganizationsRepository(sequelize: Sequelize) {
     async credit(id: string, count: string, transaction: Transaction): Promise<string> {
       const [row] = await selectRows<{ credits: string }>(
         sequelize,
-        `UPDATE organizations SET credits = credits + CAST(:count AS bigint) WHERE id = :id RETURNING credits`,
+        `UPDATE organizations SET credits = credits + CAST($count AS bigint) WHERE id = $id RETURNING credits`,
         { id, count },
         transaction,
       );

@@ -1,5 +1,4 @@
-import type { Sequelize } from '@propdesk/kit';
-import { selectRows } from './query';
+import { execute, selectRows, type Sequelize } from '@propdesk/kit';
 import { toUserRecord, type UserRecord, type UserRole } from './users';
 
 export function createSessionsRepository(sequelize: Sequelize) {
@@ -8,7 +7,7 @@ export function createSessionsRepository(sequelize: Sequelize) {
       const [row] = await selectRows<{ expires_at: Date }>(
         sequelize,
         `INSERT INTO sessions (user_id, token_sha256, expires_at)
-         VALUES (:userId, :tokenSha256, now() + make_interval(secs => :ttlSeconds)) RETURNING expires_at`,
+         VALUES ($userId, $tokenSha256, now() + make_interval(secs => $ttlSeconds)) RETURNING expires_at`,
         input,
       );
       return row.expires_at;
@@ -20,18 +19,18 @@ export function createSessionsRepository(sequelize: Sequelize) {
         sequelize,
         `SELECT u.id, u.organization_id, u.email, u.role, u.created_at, s.expires_at
            FROM sessions s JOIN users u ON u.id = s.user_id
-          WHERE s.token_sha256 = :tokenSha256 AND s.expires_at > now()`,
+          WHERE s.token_sha256 = $tokenSha256 AND s.expires_at > now()`,
         { tokenSha256 },
       );
       return row ? { user: toUserRecord(row), expiresAt: row.expires_at } : undefined;
     },
 
     async delete(tokenSha256: string): Promise<void> {
-      await sequelize.query('DELETE FROM sessions WHERE token_sha256 = :tokenSha256', { replacements: { tokenSha256 } });
+      await execute(sequelize, 'DELETE FROM sessions WHERE token_sha256 = $tokenSha256', { tokenSha256 });
     },
 
     async purgeExpired(): Promise<void> {
-      await sequelize.query('DELETE FROM sessions WHERE expires_at <= now()');
+      await execute(sequelize, 'DELETE FROM sessions WHERE expires_at <= now()');
     },
   };
 }

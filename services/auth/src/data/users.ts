@@ -1,5 +1,4 @@
-import type { Sequelize } from '@propdesk/kit';
-import { selectRows } from './query';
+import { selectRows, type Sequelize } from '@propdesk/kit';
 
 export type UserRole = 'owner' | 'admin' | 'member';
 
@@ -33,7 +32,7 @@ export function createUsersRepository(sequelize: Sequelize) {
       const [row] = await selectRows<UserRow>(
         sequelize,
         `INSERT INTO users (organization_id, email, email_normalized, password_hash, role)
-         VALUES (:organizationId, :email, :email, :passwordHash, :role)
+         VALUES ($organizationId, $email, $email, $passwordHash, $role)
          ON CONFLICT (email_normalized) DO NOTHING RETURNING ${COLUMNS}`,
         input,
       );
@@ -43,7 +42,7 @@ export function createUsersRepository(sequelize: Sequelize) {
     async findByEmailWithHash(emailNormalized: string): Promise<{ user: UserRecord; passwordHash: string } | undefined> {
       const [row] = await selectRows<UserRow & { password_hash: string }>(
         sequelize,
-        `SELECT ${COLUMNS}, password_hash FROM users WHERE email_normalized = :emailNormalized`,
+        `SELECT ${COLUMNS}, password_hash FROM users WHERE email_normalized = $emailNormalized`,
         { emailNormalized },
       );
       return row ? { user: toUserRecord(row), passwordHash: row.password_hash } : undefined;

@@ -1,7 +1,6 @@
-import { AppError } from '@propdesk/kit';
+import { AppError, isUuid } from '@propdesk/kit';
 import { newApiKeyToken, normalizeScopes, validApiKeyName } from './api-key-token';
 import { normalizeEmail, validEmail } from './email';
-import { isUuid } from './ids';
 import { parseCount } from './numbers';
 import { hashPassword, validatePassword, verifyPassword } from './password';
 

@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { AppError, type Logger, type Sequelize } from '@propdesk/kit';
-import { Client } from 'pg';
+import { AppError, execute, listenToChannel, type Logger, type Sequelize } from '@propdesk/kit';
 import type { Invalidation, InvalidationHub } from './hub';
 
 export const INVALIDATION_CHANNEL = 'propdesk_auth_invalidations';
@@ -34,14 +33,11 @@ export async function startInvalidationRelay(options: {
 }): Promise<InvalidationRelay> {
   const { hub, logger, sequelize } = options;
   const origin = randomUUID();
-  let client: Client | undefined;
-  let closed = false;
-  let reconnectTimer: NodeJS.Timeout | undefined;
 
-  const onMessage = (payload: string | undefined) => {
+  const onMessage = (payload: string) => {
     let message: Message;
     try {
-      message = JSON.parse(payload ?? '') as Message;
+      message = JSON.parse(payload) as Message;
     } catch {
       return;
     }
@@ -55,45 +51,26 @@ export async function startInvalidationRelay(options: {
     }
   };
 
-  const connect = async (): Promise<void> => {
-    const c = new Client({ connectionString: options.databaseUrl, application_name: 'propdesk-auth-invalidations' });
-    c.on('notification', (n) => {
-      if (n.channel === INVALIDATION_CHANNEL) onMessage(n.payload);
-    });
-    const lost = (err?: unknown) => {
-      if (closed || client !== c) return;
-      client = undefined;
-      logger.warn({ err }, 'invalidation feed lost: dropping local watchers and reconnecting');
-      hub.dropAll('invalidation feed between auth replicas lost');
-      c.end().catch(() => undefined);
-      scheduleReconnect();
-    };
-    c.on('error', lost);
-    c.on('end', () => lost());
-    await c.connect();
-    await c.query(`LISTEN ${INVALIDATION_CHANNEL}`);
-    client = c;
-  };
-
-  const scheduleReconnect = () => {
-    if (closed || reconnectTimer) return;
-    reconnectTimer = setTimeout(() => {
-      reconnectTimer = undefined;
-      connect().catch((err: unknown) => {
-        logger.warn({ err }, 'invalidation feed reconnect failed');
-        scheduleReconnect();
-      });
-    }, 1000);
-    reconnectTimer.unref();
-  };
+  const listener = listenToChannel({
+    databaseUrl: options.databaseUrl,
+    channel: INVALIDATION_CHANNEL,
+    applicationName: 'propdesk-auth-invalidations',
+    logger,
+    retry: { initialMs: 1000, maxMs: 1000 },
+    onNotification: onMessage,
+    onLost: () => hub.dropAll('invalidation feed between auth replicas lost'),
+  });
+  try {
+    // Serving before this replica hears the others would let a revoke elsewhere go unnoticed.
+    await listener.listening;
+  } catch (err) {
+    await listener.close();
+    throw err;
+  }
 
   const notify = async (message: Message): Promise<void> => {
-    await sequelize.query('SELECT pg_notify(:channel, :payload)', {
-      replacements: { channel: INVALIDATION_CHANNEL, payload: JSON.stringify(message) },
-    });
+    await execute(sequelize, 'SELECT pg_notify($channel, $payload)', { channel: INVALIDATION_CHANNEL, payload: JSON.stringify(message) });
   };
-
-  await connect();
 
   return {
     async publish(invalidation) {
@@ -108,12 +85,6 @@ export async function startInvalidationRelay(options: {
       if (hub.ack(watcherId, seq)) return;
       await notify({ origin, kind: 'ack', watcherId, seq });
     },
-    async close() {
-      closed = true;
-      if (reconnectTimer) clearTimeout(reconnectTimer);
-      const c = client;
-      client = undefined;
-      await c?.end().catch(() => undefined);
-    },
+    close: () => listener.close(),
   };
 }

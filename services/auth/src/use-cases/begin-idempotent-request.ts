@@ -1,6 +1,5 @@
-import { AppError } from '@propdesk/kit';
+import { AppError, isUuid } from '@propdesk/kit';
 import type { AuthDeps } from '../deps';
-import { isUuid } from '../domain/ids';
 
 export type BeginResult =
   | { state: 'acquired' }

@@ -1,6 +1,5 @@
-import { AppError, notFound } from '@propdesk/kit';
+import { AppError, isUuid, notFound } from '@propdesk/kit';
 import type { AuthDeps } from '../deps';
-import { isUuid } from '../domain/ids';
 
 export async function confirmCreditReservation(deps: Pick<AuthDeps, 'reservations'>, reservationId: string): Promise<void> {
   if (!isUuid(reservationId)) throw notFound('reservation');

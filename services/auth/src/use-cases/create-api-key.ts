@@ -1,8 +1,7 @@
-import { notFound, sha256Hex } from '@propdesk/kit';
+import { isUuid, notFound, sha256Hex } from '@propdesk/kit';
 import type { AuthDeps } from '../deps';
 import type { ApiKeyRecord } from '../data/api-keys';
 import { newApiKeyToken, normalizeScopes, validApiKeyName } from '../domain/api-key-token';
-import { isUuid } from '../domain/ids';
 
 /**
  * The token is returned here only; the database keeps its SHA-256. The key's fingerprint reaches

@@ -1,8 +1,7 @@
-import { AppError, notFound } from '@propdesk/kit';
+import { AppError, isUuid, notFound } from '@propdesk/kit';
 import type { AuthDeps } from '../deps';
 import type { UserRecord, UserRole } from '../data/users';
 import { validEmail } from '../domain/email';
-import { isUuid } from '../domain/ids';
 import { hashPassword, validatePassword } from '../domain/password';
 
 export async function createUser(

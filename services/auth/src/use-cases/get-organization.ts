@@ -1,7 +1,6 @@
-import { notFound } from '@propdesk/kit';
+import { isUuid, notFound } from '@propdesk/kit';
 import type { AuthDeps } from '../deps';
 import type { OrganizationRecord } from '../data/organizations';
-import { isUuid } from '../domain/ids';
 
 export async function getOrganization(deps: Pick<AuthDeps, 'organizations'>, organizationId: string): Promise<OrganizationRecord> {
   const organization = isUuid(organizationId) ? await deps.organizations.findById(organizationId) : undefined;

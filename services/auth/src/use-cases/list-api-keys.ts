@@ -1,7 +1,6 @@
-import { AppError, pageSize } from '@propdesk/kit';
+import { AppError, isUuid, pageSize } from '@propdesk/kit';
 import type { AuthDeps } from '../deps';
 import type { ApiKeyRecord } from '../data/api-keys';
-import { isUuid } from '../domain/ids';
 
 interface Position {
   s: string;

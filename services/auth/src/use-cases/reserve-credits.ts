@@ -1,6 +1,5 @@
-import { AppError, notFound } from '@propdesk/kit';
+import { AppError, isUuid, notFound } from '@propdesk/kit';
 import type { AuthDeps } from '../deps';
-import { isUuid } from '../domain/ids';
 import { MAX_RESERVATION, parseCount } from '../domain/numbers';
 
 export interface ReserveResult {

@@ -1,7 +1,6 @@
-import { notFound } from '@propdesk/kit';
+import { isUuid, notFound } from '@propdesk/kit';
 import type { AuthDeps } from '../deps';
 import type { ApiKeyRecord } from '../data/api-keys';
-import { isUuid } from '../domain/ids';
 
 /**
  * Revokes once (a repeat answers the first revoked_at), then answers only after the watching

@@ -1,7 +1,6 @@
-import { notFound } from '@propdesk/kit';
+import { isUuid, notFound } from '@propdesk/kit';
 import type { AuthDeps } from '../deps';
 import type { OrganizationRecord } from '../data/organizations';
-import { isUuid } from '../domain/ids';
 import type { PlanStatus } from '../domain/organization';
 
 /** Cached key verifications carry the plan status, so gateways drop the organization's keys before this answers. */

@@ -1,9 +1,8 @@
 import { Router } from 'express';
-import { AppError, z } from '@propdesk/kit';
+import { ACCOUNT_STATUSES, AppError, accountStatusValue, toRestAccount, z, type AccountStatusName } from '@propdesk/kit';
 import { accountsv1 } from '@propdesk/proto';
 import type { PanelClients } from '../clients';
 import { requireRole, requireSession, sessionOf } from '../http/session';
-import { ACCOUNT_STATUS_FILTERS, presentAccount } from '../presenters';
 import { pageParams, parseBody, queryString } from '../validation';
 
 const createAccountsBody = z.object({
@@ -11,6 +10,8 @@ const createAccountsBody = z.object({
   program: z.string().trim().min(1).max(64).optional(),
   initial_balance: z.number().positive().finite().optional(),
 });
+
+const isAccountStatus = (name: string): name is AccountStatusName => (ACCOUNT_STATUSES as readonly string[]).includes(name);
 
 export function accountRoutes(clients: PanelClients): Router {
   const router = Router();
@@ -20,17 +21,16 @@ export function accountRoutes(clients: PanelClients): Router {
     const { organization_id } = sessionOf(req).user;
     const page = pageParams(req);
     const statusName = queryString(req, 'status');
-    const status = statusName === undefined ? undefined : ACCOUNT_STATUS_FILTERS[statusName];
-    if (statusName !== undefined && status === undefined) {
-      throw new AppError('invalid_request', `status must be one of ${Object.keys(ACCOUNT_STATUS_FILTERS).join(', ')}`, 'status');
+    if (statusName !== undefined && !isAccountStatus(statusName)) {
+      throw new AppError('invalid_request', `status must be one of ${ACCOUNT_STATUSES.join(', ')}`, 'status');
     }
     const result = await clients.accounts.listAccounts({
       organizationId: organization_id,
       ...page,
-      status: status ?? accountsv1.AccountStatus.ACCOUNT_STATUS_UNSPECIFIED,
+      status: statusName === undefined ? accountsv1.AccountStatus.ACCOUNT_STATUS_UNSPECIFIED : accountStatusValue(statusName),
       jsonView: false,
     });
-    res.json({ data: result.accounts.map(presentAccount), next_cursor: result.nextPageToken || null });
+    res.json({ data: result.accounts.map(toRestAccount), next_cursor: result.nextPageToken || null });
   });
 
   // Spends the organization's credits, so it is limited to the roles that manage the organization.
@@ -43,7 +43,7 @@ export function accountRoutes(clients: PanelClients): Router {
       program: body.program ?? '',
       initialBalance: body.initial_balance ?? 0,
     });
-    res.status(201).json({ data: result.accounts.map(presentAccount) });
+    res.status(201).json({ data: result.accounts.map(toRestAccount) });
   });
 
   return router;

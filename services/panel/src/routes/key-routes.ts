@@ -1,9 +1,9 @@
 import { Router } from 'express';
-import { AppError, z } from '@propdesk/kit';
+import { AppError, isUuid, z } from '@propdesk/kit';
 import type { PanelClients } from '../clients';
 import { requireRole, requireSession, sessionOf } from '../http/session';
 import { presentKey, presentRevokedKey } from '../presenters';
-import { KNOWN_SCOPES, pageParams, parseBody, UUID } from '../validation';
+import { KNOWN_SCOPES, pageParams, parseBody } from '../validation';
 
 const createKeyBody = z.object({
   name: z.string().trim().min(1).max(100),
@@ -36,7 +36,7 @@ export function keyRoutes(clients: PanelClients): Router {
     const { organization_id } = sessionOf(req).user;
     const id = req.params.id;
     // Anything that cannot be a key id is simply an unknown key.
-    if (typeof id !== 'string' || !UUID.test(id)) throw new AppError('not_found', 'api key not found');
+    if (!isUuid(id)) throw new AppError('not_found', 'api key not found');
     const result = await clients.auth.revokeApiKey({ organizationId: organization_id, apiKeyId: id.toLowerCase() });
     if (!result.apiKey) throw new AppError('internal_error', 'the auth service returned no key');
     res.json(presentRevokedKey(result.apiKey));

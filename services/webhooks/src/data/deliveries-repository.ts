@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { toNumber, type Sequelize, type Transaction } from '@propdesk/kit';
-import { execute, selectRows, UUID_PATTERN } from './sql';
+import { execute, isUuid, selectRows, toNumber, type Sequelize, type Transaction } from '@propdesk/kit';
 
 /** 'skipped' = stopped because the endpoint was disabled or deleted; shown as failed. */
 export type DeliveryState = 'pending' | 'succeeded' | 'failed' | 'skipped';
@@ -85,7 +84,7 @@ export function createDeliveriesRepository(db: Sequelize) {
     },
 
     async find(endpointId: string, id: string): Promise<DeliveryRecord | undefined> {
-      if (!UUID_PATTERN.test(id)) return undefined;
+      if (!isUuid(id)) return undefined;
       const rows = await selectRows<DeliveryRow>(db, `SELECT ${COLUMNS} FROM deliveries WHERE id = $id AND endpoint_id = $endpoint`, {
         id,
         endpoint: endpointId,

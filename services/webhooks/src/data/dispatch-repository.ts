@@ -1,5 +1,4 @@
-import type { Sequelize } from '@propdesk/kit';
-import { execute, selectRows } from './sql';
+import { execute, selectRows, type Sequelize } from '@propdesk/kit';
 
 export interface ClaimedDelivery {
   id: string;

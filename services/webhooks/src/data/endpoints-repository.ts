@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { toNumber, type Sequelize, type Transaction } from '@propdesk/kit';
-import { execute, selectRows, UUID_PATTERN } from './sql';
+import { execute, isUuid, selectRows, toNumber, type Sequelize, type Transaction } from '@propdesk/kit';
 
 export type EndpointStatus = 'enabled' | 'disabled';
 
@@ -52,7 +51,7 @@ export function createEndpointsRepository(db: Sequelize) {
 
     /** Live (not deleted) endpoint of this organization; anything else reads as absent. */
     async find(organizationId: string, id: string, transaction?: Transaction): Promise<EndpointRecord | undefined> {
-      if (!UUID_PATTERN.test(id)) return undefined;
+      if (!isUuid(id)) return undefined;
       const rows = await selectRows<EndpointRow>(
         db,
         `SELECT ${COLUMNS} FROM endpoints WHERE id = $id AND organization_id = $org AND deleted_at IS NULL
@@ -75,7 +74,7 @@ export function createEndpointsRepository(db: Sequelize) {
 
     /** Soft delete: the record stays for audit, its pending deliveries stop. */
     async softDelete(organizationId: string, id: string): Promise<boolean> {
-      if (!UUID_PATTERN.test(id)) return false;
+      if (!isUuid(id)) return false;
       return db.transaction(async (transaction) => {
         const rows = await selectRows<{ id: string }>(
           db,

@@ -1,6 +1,5 @@
-import type { Sequelize } from '@propdesk/kit';
+import { execute, selectRows, type Sequelize } from '@propdesk/kit';
 import { DELIVERIES_CHANNEL } from './deliveries-repository';
-import { execute, selectRows } from './sql';
 
 export interface IncomingEvent {
   id: string;

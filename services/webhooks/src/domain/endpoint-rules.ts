@@ -37,7 +37,3 @@ export function validateEventTypes(events: readonly string[]): EventType[] {
   if (unknown.length > 0) throw new AppError('invalid_request', `unknown event type: ${unknown.join(', ')}`, 'events');
   return unique as EventType[];
 }
-
-export function subscribes(endpointEvents: readonly string[], eventType: string): boolean {
-  return endpointEvents.length === 0 || endpointEvents.includes(eventType);
-}

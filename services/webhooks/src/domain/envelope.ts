@@ -1,15 +1,9 @@
-import { randomString } from '@propdesk/kit';
-
 export interface EventEnvelope {
   id: string;
   type: string;
   created_at: string;
   organization_id: string;
   data: Record<string, unknown>;
-}
-
-export function newEventId(): string {
-  return `evt_${randomString(24)}`;
 }
 
 /** The exact bytes sent on every attempt: serialised once, stored, never rebuilt. */

@@ -1,4 +1,4 @@
-import { AppError } from '@propdesk/kit';
+import { AppError, bufCurl } from '@propdesk/kit';
 import { webhooksv1 } from '@propdesk/proto';
 import { Client } from 'pg';
 import { startHarness, type Harness } from '../test/harness';
@@ -94,5 +94,17 @@ describe('webhook endpoints', () => {
     expect(await rejection(h.client.call.sendTestEvent({ organizationId: other, endpointId: id }))).toMatchObject({ code: 'not_found' });
     expect(await rejection(h.client.call.enableEndpoint({ organizationId: other, endpointId: id }))).toMatchObject({ code: 'not_found' });
     expect(await rejection(h.client.call.retryDelivery({ organizationId: other, endpointId: id, deliveryId: id }))).toMatchObject({ code: 'not_found' });
+  });
+});
+
+describe('webhooks through gRPC reflection (buf curl)', () => {
+  it('describes the service well enough for a client without .proto files to call it', async () => {
+    const services = await bufCurl(h.service.address, '', ['--list-services']);
+    expect(services.stdout.trim().split('\n').sort()).toEqual(['grpc.health.v1.Health', 'propdesk.webhooks.v1.WebhooksService']);
+    const org = h.org();
+    await h.client.call.createEndpoint({ organizationId: org, url: 'https://hooks.example.com/reflected', events: [] });
+    const listed = await bufCurl(h.service.address, 'propdesk.webhooks.v1.WebhooksService/ListEndpoints', ['-d', JSON.stringify({ organization_id: org })]);
+    expect(listed).toMatchObject({ exitCode: 0 });
+    expect(JSON.parse(listed.stdout).endpoints).toEqual([expect.objectContaining({ url: 'https://hooks.example.com/reflected', organizationId: org })]);
   });
 });

@@ -1,5 +1,4 @@
-import type { handleUnaryCall } from '@grpc/grpc-js';
-import { implementService, type AsyncServiceImplementation, type AsyncUnary, type Logger } from '@propdesk/kit';
+import { implementService, type AsyncServiceImplementation, type Logger } from '@propdesk/kit';
 import { webhooksv1 } from '@propdesk/proto';
 import type { Deps } from '../deps';
 import { createEndpoint } from '../use-cases/create-endpoint';
@@ -13,13 +12,8 @@ import { deliveryToProto, endpointToProto, statusFilterFromProto } from './mappe
 
 type Server = webhooksv1.WebhooksServiceServer;
 
-/** The service's RPCs as async functions (the generated interface also carries an index signature). */
-type AsyncHandlers = {
-  [K in keyof Server as string extends K ? never : K]: Server[K] extends handleUnaryCall<infer Req, infer Res> ? AsyncUnary<Req, Res> : never;
-};
-
 export function webhooksHandlers(deps: Deps, logger: Logger): Server {
-  const handlers: AsyncHandlers = {
+  const handlers: AsyncServiceImplementation<Server> = {
     async createEndpoint(req) {
       const { endpoint, secret } = await createEndpoint(deps, { organizationId: req.organizationId, url: req.url, events: req.events });
       return { endpoint: endpointToProto(endpoint), secret };
@@ -58,5 +52,5 @@ export function webhooksHandlers(deps: Deps, logger: Logger): Server {
       return retryDelivery(deps, { organizationId: req.organizationId, endpointId: req.endpointId, deliveryId: req.deliveryId });
     },
   };
-  return implementService<Server>(webhooksv1.WebhooksServiceService, logger, handlers as AsyncServiceImplementation<Server>);
+  return implementService<Server>(webhooksv1.WebhooksServiceService, logger, handlers);
 }

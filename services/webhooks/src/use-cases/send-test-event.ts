@@ -1,6 +1,6 @@
-import { AppError, notFound } from '@propdesk/kit';
+import { AppError, newEventId, notFound } from '@propdesk/kit';
 import type { Deps } from '../deps';
-import { newEventId, sampleData, serializeEnvelope } from '../domain/envelope';
+import { sampleData, serializeEnvelope } from '../domain/envelope';
 import { requireOrganization } from './require-organization';
 
 /**

@@ -1,0 +1,56 @@
+import { API_ERRORS, type ApiErrorCode } from '@propdesk/kit';
+import { z } from '../http/zod';
+
+/** What each code of the kit's table means to a client: the text of an error response. */
+export const ERROR_MEANINGS: Record<ApiErrorCode, string> = {
+  invalid_request: 'a parameter, the body or a header is not valid (param names it)',
+  invalid_cursor: 'the cursor is not one this list handed out',
+  unauthorized: 'no Authorization: Bearer header',
+  invalid_api_key: 'the API key is unknown, malformed, revoked or expired',
+  invalid_credentials: 'wrong account number or password',
+  invalid_session: 'the executor session is unknown or revoked',
+  payment_required: "the organization's plan is not bought",
+  insufficient_credits: 'not enough account credits',
+  missing_scope: 'the API key lacks the scope (the message names it)',
+  forbidden: 'the role may not do this',
+  not_found: "no such object in this organization (also another organization's)",
+  conflict: 'the object is not in a state that allows this',
+  account_archived: 'the account is archived',
+  account_breached: 'the account is breached',
+  account_passed: 'the account has passed its evaluation',
+  no_unassigned_accounts: 'no active unassigned account is left',
+  idempotency_key_reused: 'the Idempotency-Key was used with another request',
+  payload_too_large: 'the body is larger than 1 MB',
+  order_rejected: 'a pre-order rule refused the order (the message names it)',
+  rate_limited: 'over the limit; retry after Retry-After seconds',
+  internal_error: 'an unexpected failure',
+  unavailable: 'a service is down or missed its deadline; retry',
+};
+
+const pascal = (code: string) => code.replace(/(^|_)([a-z])/g, (_m, _sep: string, c: string) => c.toUpperCase());
+
+/** The error envelope of SPEC section 6 with one code: a component each (InvalidRequestError, ...). */
+const ERROR_SCHEMAS = Object.fromEntries(
+  (Object.keys(API_ERRORS) as ApiErrorCode[]).map((code) => [
+    code,
+    z
+      .object({
+        error: z
+          .object({
+            code: z.literal(code),
+            message: z.string(),
+            param: z.string().optional().openapi({ description: 'the parameter, field or header at fault' }),
+          })
+          .strict(),
+      })
+      .strict()
+      .openapi(`${pascal(code)}${code.endsWith('_error') ? '' : 'Error'}`),
+  ]),
+) as unknown as Record<ApiErrorCode, z.ZodTypeAny>;
+
+/** The envelope whose code is one of the given ones. */
+export function errorBodySchema(codes: readonly ApiErrorCode[]): z.ZodTypeAny {
+  const [first, second, ...rest] = codes.map((code) => ERROR_SCHEMAS[code]);
+  if (first === undefined) throw new Error('an error answer needs at least one code');
+  return second === undefined ? first : z.union([first, second, ...rest]);
+}

@@ -1,0 +1,134 @@
+import { accountsv1, authv1, webhooksv1 } from '@propdesk/proto';
+import { bufCurl } from '../buf-curl';
+import { startGrpcServer, type GrpcServiceRegistration, type StartedGrpcServer } from '../grpc-server';
+import { createLogger } from '../logger';
+import { mapEntryName, repairDescriptors, type FileDescriptor } from './descriptors';
+import { contractFiles } from './reflection-service';
+
+const logger = createLogger('reflection-test', { level: 'silent' });
+
+// No handlers: every RPC answers UNIMPLEMENTED, which a client only gets to once reflection has
+// described the method well enough for it to encode the request.
+const COMMITTED: GrpcServiceRegistration[] = [
+  { name: 'propdesk.auth.v1.AuthService', definition: authv1.AuthServiceService, implementation: {} },
+  { name: 'propdesk.accounts.v1.AccountsService', definition: accountsv1.AccountsServiceService, implementation: {} },
+  { name: 'propdesk.webhooks.v1.WebhooksService', definition: webhooksv1.WebhooksServiceService, implementation: {} },
+];
+
+describe('gRPC server reflection, as a real client (buf curl) sees it', () => {
+  let all: StartedGrpcServer;
+  let authOnly: StartedGrpcServer;
+
+  beforeAll(async () => {
+    all = await startGrpcServer({ host: '127.0.0.1', port: 0, services: COMMITTED, logger });
+    authOnly = await startGrpcServer({ host: '127.0.0.1', port: 0, services: [COMMITTED[0]], logger });
+  });
+  afterAll(async () => {
+    await all.shutdown(100);
+    await authOnly.shutdown(100);
+  });
+
+  const listed = (stdout: string) => stdout.trim().split('\n').sort();
+
+  it('lists the services a server registers, and health, over v1 and v1alpha', async () => {
+    for (const protocol of ['grpc-v1', 'grpc-v1alpha']) {
+      const result = await bufCurl(all.address, '', ['--list-services', '--reflect-protocol', protocol]);
+      expect(result).toMatchObject({ exitCode: 0 });
+      expect(listed(result.stdout)).toEqual([
+        'grpc.health.v1.Health',
+        'propdesk.accounts.v1.AccountsService',
+        'propdesk.auth.v1.AuthService',
+        'propdesk.webhooks.v1.WebhooksService',
+      ]);
+    }
+    const single = await bufCurl(authOnly.address, '', ['--list-services']);
+    expect(listed(single.stdout)).toEqual(['grpc.health.v1.Health', 'propdesk.auth.v1.AuthService']);
+  });
+
+  it('calls the health check through reflection, Check and List alike', async () => {
+    const check = await bufCurl(all.address, 'grpc.health.v1.Health/Check', ['-d', '{"service":"propdesk.auth.v1.AuthService"}']);
+    expect(check).toMatchObject({ exitCode: 0 });
+    expect(JSON.parse(check.stdout)).toEqual({ status: 'SERVING' });
+    for (const protocol of ['grpc-v1', 'grpc-v1alpha']) {
+      const list = await bufCurl(authOnly.address, 'grpc.health.v1.Health/List', ['-d', '{}', '--reflect-protocol', protocol]);
+      expect(list).toMatchObject({ exitCode: 0 });
+      expect(Object.keys(JSON.parse(list.stdout).statuses).sort()).toEqual(['', 'propdesk.auth.v1.AuthService']);
+    }
+  });
+
+  it('describes every method of every committed service well enough to call it', async () => {
+    const methods = await bufCurl(all.address, '', ['--list-methods']);
+    expect(methods).toMatchObject({ exitCode: 0 });
+    for (const svc of COMMITTED) {
+      const described = listed(methods.stdout).filter((method) => method.startsWith(`${svc.name}/`));
+      expect(described).toEqual(Object.values(svc.definition).map((m) => m.path.slice(1)).sort());
+    }
+    // Struct (a map), Timestamp (another file) and proto3 `optional` fields, all in one request.
+    const call = await bufCurl(all.address, 'propdesk.accounts.v1.AccountsService/ListAccounts', [
+      '-d',
+      '{"organization_id":"org","assigned":true,"page_size":10}',
+    ]);
+    expect(call.exitCode).not.toBe(0);
+    expect(call.stdout + call.stderr).toMatch(/unimplemented/i);
+  });
+
+  it('does not describe a service the server does not register', async () => {
+    const result = await bufCurl(authOnly.address, 'propdesk.webhooks.v1.WebhooksService/ListEndpoints', ['-d', '{}']);
+    expect(result.exitCode).not.toBe(0);
+    expect(result.stderr).toMatch(/failed to find service/);
+  });
+
+  it('refuses to start a service whose contract is not committed', async () => {
+    const unknown = { ...COMMITTED[0], name: 'propdesk.nothing.v1.NothingService' };
+    await expect(startGrpcServer({ host: '127.0.0.1', port: 0, services: [unknown], logger })).rejects.toThrow(/NothingService/);
+  });
+
+  it('finds every committed .proto file without a list to keep up to date', () => {
+    expect(contractFiles()).toEqual(expect.arrayContaining(['propdesk/auth/v1/auth_service.proto', 'propdesk/accounts/v1/accounts_service.proto']));
+  });
+});
+
+describe('descriptor repair', () => {
+  it('names map entries the way protoc does', () => {
+    expect(mapEntryName('statuses')).toBe('StatusesEntry');
+    expect(mapEntryName('by_symbol')).toBe('BySymbolEntry');
+  });
+
+  it('qualifies references, lists the files they come from, and restores proto3 optional', () => {
+    const files: FileDescriptor[] = [
+      { name: 'google_protobuf.proto', package: 'google.protobuf', messageType: [{ name: 'Timestamp' }] },
+      {
+        name: 'shop_v1.proto',
+        package: 'shop.v1',
+        messageType: [
+          {
+            name: 'Order',
+            field: [
+              { name: 'placed_at', type: 11, label: 1, typeName: 'google.protobuf.Timestamp' },
+              { name: 'note', type: 9, label: 1, oneofIndex: 0 },
+              { name: 'card', type: 9, label: 1, oneofIndex: 1 },
+              { name: 'cash', type: 9, label: 1, oneofIndex: 1 },
+              { name: 'tags', type: 11, label: 3, typeName: 'Tags' },
+            ],
+            oneofDecl: [{ name: '_note' }, { name: 'payment' }],
+            nestedType: [{ name: 'Tags', options: { mapEntry: true }, field: [{ name: 'value', type: 11, label: 1, typeName: 'Order' }] }],
+          },
+        ],
+        service: [{ name: 'Shop', method: [{ name: 'Place', inputType: '.shop.v1.Order', outputType: '.shop.v1.Order' }] }],
+      },
+    ];
+    const [, shop] = repairDescriptors(files);
+    const order = shop.messageType![0];
+    expect(shop.dependency).toEqual(['google_protobuf.proto']);
+    expect(order.field![0].typeName).toBe('.google.protobuf.Timestamp');
+    expect(order.nestedType![0].name).toBe('TagsEntry');
+    expect(order.field![4].typeName).toBe('.shop.v1.Order.TagsEntry');
+    expect(order.nestedType![0].field![0].typeName).toBe('.shop.v1.Order');
+    expect(order.oneofDecl).toEqual([{ name: 'payment' }, { name: '_note' }]);
+    expect(order.field![1]).toMatchObject({ oneofIndex: 1, proto3Optional: true });
+    expect(order.field![2]).toMatchObject({ oneofIndex: 0 });
+    expect(order.field![2].proto3Optional).toBeUndefined();
+    // the input is left as it was
+    expect(files[1].messageType![0].nestedType![0].name).toBe('Tags');
+  });
+});

@@ -1,0 +1,71 @@
+import { openDatabase, type Sequelize } from './db';
+import { bigintText, execute, preparedRows, selectOne, selectRows, toNumber } from './sql';
+import { createTestDatabase, type TestDatabase } from './test-database';
+
+describe('SQL with bind parameters', () => {
+  let testDb: TestDatabase;
+  let db: Sequelize;
+
+  beforeAll(async () => {
+    testDb = await createTestDatabase('pd_kit_sql');
+    db = openDatabase({ url: testDb.url, schema: 'kit_sql', poolMax: 2 });
+    await db.query('CREATE SCHEMA kit_sql');
+    await execute(db, 'CREATE TABLE notes (id bigserial PRIMARY KEY, body text NOT NULL, tags text[] NOT NULL, blob bytea, amount numeric)');
+  });
+  afterAll(async () => {
+    await db.close();
+    await testDb.drop();
+  });
+
+  it('sends values apart from the text: a quote or a comment is stored as written', async () => {
+    const body = "it's -- not SQL'); DROP TABLE notes; --";
+    const row = await selectOne<{ id: string; body: string }>(db, 'INSERT INTO notes (body, tags) VALUES ($body, $tags) RETURNING id, body', {
+      body,
+      tags: [],
+    });
+    expect(row?.body).toBe(body);
+    expect(await selectRows(db, 'SELECT 1 FROM notes')).toHaveLength(1);
+  });
+
+  it('passes arrays as arrays, Buffers as bytea, null as NULL, and a name used twice once', async () => {
+    const blob = Buffer.from([0, 1, 2, 255]);
+    await execute(db, 'INSERT INTO notes (body, tags, blob, amount) VALUES ($body, $tags, $blob, $amount)', {
+      body: 'tagged',
+      tags: ['a', 'b,c'],
+      blob,
+      amount: null,
+    });
+    const rows = await selectRows<{ tags: string[]; blob: Buffer; amount: string | null; same: boolean }>(
+      db,
+      'SELECT tags, blob, amount, $x::text = $x::text AS same FROM notes WHERE $tag = ANY(tags)',
+      { tag: 'b,c', x: 'y' },
+    );
+    expect(rows).toEqual([{ tags: ['a', 'b,c'], blob, amount: null, same: true }]);
+  });
+
+  it('answers undefined for no row, and runs inside the transaction it is given', async () => {
+    expect(await selectOne(db, 'SELECT id FROM notes WHERE body = $body', { body: 'absent' })).toBeUndefined();
+    await db
+      .transaction(async (tx) => {
+        await execute(db, "INSERT INTO notes (body, tags) VALUES ('rolled back', '{}')", {}, tx);
+        expect(await selectOne(db, "SELECT id FROM notes WHERE body = 'rolled back'", {}, tx)).toBeDefined();
+        throw new Error('roll back');
+      })
+      .catch(() => undefined);
+    expect(await selectOne(db, "SELECT id FROM notes WHERE body = 'rolled back'")).toBeUndefined();
+  });
+
+  it('runs a named prepared statement with positional values, again and again', async () => {
+    for (let i = 0; i < 3; i += 1) {
+      const rows = await preparedRows<{ n: string }>(db, 'kit_count_tagged', 'SELECT count(*) AS n FROM notes WHERE $1 = ANY(tags)', ['a']);
+      expect(rows).toEqual([{ n: '1' }]);
+    }
+  });
+
+  it('converts BIGINT and NUMERIC text at the repository edge', () => {
+    expect(toNumber('12.50')).toBe(12.5);
+    expect(toNumber(null)).toBe(0);
+    expect(bigintText('9007199254740993')).toBe('9007199254740993');
+    expect(bigintText(undefined)).toBe('0');
+  });
+});
