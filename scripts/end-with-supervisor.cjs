@@ -9,6 +9,8 @@
 // service drains as on any stop, and exit regardless after HARD_EXIT_MS.
 'use strict';
 
+const fs = require('node:fs');
+
 const supervisorPid = Number(process.env.PROPDESK_SUPERVISOR_PID);
 // Services give themselves 15 s to drain; detection takes at most a second: within SPEC's 20 s.
 const HARD_EXIT_MS = 15_000;
@@ -25,6 +27,21 @@ if (supervisorPid > 0) {
   // Nobody reads our output any more: drop it instead of dying on EPIPE in the middle of the drain.
   for (const stream of [process.stdout, process.stderr]) stream.on('error', supervisorGone);
 
+  // The same for synchronous writes to fds 1 and 2. pino's destination (sonic-boom 4) flushes
+  // its buffer with fs.writeSync when the process exits, and retries a write that failed with
+  // anything but EAGAIN every 100 ms, forever: with the reader gone, a service whose last log
+  // lines were still buffered would hang in its exit (sonic-boom 5 throws instead; pino 9 pins 4).
+  const writeSync = fs.writeSync;
+  fs.writeSync = function writeSyncToSupervisor(fd, data, ...rest) {
+    try {
+      return writeSync.call(this, fd, data, ...rest);
+    } catch (err) {
+      if ((fd !== 1 && fd !== 2) || err?.code !== 'EPIPE') throw err;
+      supervisorGone();
+      return byteCount(data, rest);
+    }
+  };
+
   if (process.channel) {
     process.on('disconnect', supervisorGone);
     // The channel must not keep a stopped service alive.
@@ -35,4 +52,11 @@ if (supervisorPid > 0) {
   }, 1000);
   check.unref();
   if (process.ppid !== supervisorPid) setImmediate(supervisorGone);
+}
+
+/** How many bytes fs.writeSync(fd, data, ...rest) was asked to write. */
+function byteCount(data, rest) {
+  if (typeof data === 'string') return Buffer.byteLength(data, rest.find((a) => typeof a === 'string') ?? 'utf8');
+  const options = rest[0] !== null && typeof rest[0] === 'object' ? rest[0] : { offset: rest[0], length: rest[1] };
+  return options.length ?? data.byteLength - (options.offset ?? 0);
 }

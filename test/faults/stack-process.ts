@@ -165,6 +165,25 @@ export function launch(options: LaunchOptions): StackRun {
   return run;
 }
 
+/** A leftover process, described for a failure message: pid, state, where it waits, command. */
+export function describeProcess(p: ProcessInfo): string {
+  const read = (file: string) => {
+    try {
+      return fs.readFileSync(`/proc/${p.pid}/${file}`, 'utf8').trim();
+    } catch {
+      return '?';
+    }
+  };
+  const state = /^State:\s*(.*)$/m.exec(read('status'))?.[1] ?? '?';
+  let threads: string[] = [];
+  try {
+    threads = fs.readdirSync(`/proc/${p.pid}/task`).map((task) => `${read(`task/${task}/comm`)}: ${read(`task/${task}/wchan`)} (syscall ${read(`task/${task}/syscall`).split(' ')[0]})`);
+  } catch {
+    /* gone meanwhile */
+  }
+  return `${p.pid} [${state}] ${p.command}; threads: ${threads.join(', ')}`;
+}
+
 /** The process of a stack whose command line matches. */
 export function findProcess(run: StackRun, pattern: RegExp): ProcessInfo {
   const found = stackProcesses(run.marker, run.seen).find((p) => pattern.test(p.command));

@@ -13,6 +13,7 @@ import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { createTestDatabase, type TestDatabase } from '@propdesk/kit';
 import {
+  describeProcess,
   findProcess,
   killLeftovers,
   launch,
@@ -40,7 +41,12 @@ async function start(options: LaunchOptions): Promise<StackRun> {
 
 async function expectAllGone(run: StackRun, extraPorts: number[] = []): Promise<void> {
   const left = await waitUntilGone(run, STOP_WITHIN_MS + 2_000, extraPorts);
-  expect({ processes: left.processes.map((p) => `${p.pid} ${p.command}`), busyPorts: left.busyPorts }).toEqual({ processes: [], busyPorts: [] });
+  const leftovers = { processes: left.processes.map(describeProcess), busyPorts: left.busyPorts };
+  if (leftovers.processes.length > 0 || leftovers.busyPorts.length > 0) {
+    // The stack's own account of its stop, for the failure message.
+    leftovers.processes.push(`log tail:\n${run.stderr().slice(-3000)}`);
+  }
+  expect(leftovers).toEqual({ processes: [], busyPorts: [] });
   expect(left.ms).toBeLessThanOrEqual(STOP_WITHIN_MS);
   await run.exited;
 }
