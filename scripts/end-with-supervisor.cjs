@@ -12,8 +12,9 @@
 const fs = require('node:fs');
 
 const supervisorPid = Number(process.env.PROPDESK_SUPERVISOR_PID);
-// Services give themselves 15 s to drain; detection takes at most a second: within SPEC's 20 s.
-const HARD_EXIT_MS = 15_000;
+// Detection takes at most a second; the stack watchdog kills whatever is left after 13 s and
+// then stops the embedded PostgreSQL: all within SPEC's 20 s.
+const HARD_EXIT_MS = 12_000;
 
 if (supervisorPid > 0) {
   let gone = false;

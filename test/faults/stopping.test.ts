@@ -10,7 +10,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { createTestDatabase, type TestDatabase } from '@propdesk/kit';
 import {
   describeProcess,
@@ -173,5 +173,50 @@ describe('stopping a stack on the embedded PostgreSQL', () => {
     expectStoppedInOrder(run);
     const log = run.stderr();
     expect(log.indexOf('[propdesk] embedded PostgreSQL stopped')).toBeGreaterThan(log.lastIndexOf('"name":"auth"'));
+  });
+});
+
+describe('the stack watchdog', () => {
+  test('kills a service that cannot end on its own once the supervisor is gone, after its grace', async () => {
+    // A stand-in supervisor: the watchdog, and a "service" that ignores SIGTERM and never exits.
+    const supervisorScript = `
+      const { spawn } = require('node:child_process');
+      const watchdog = spawn(process.execPath, [${JSON.stringify(path.join(ROOT, 'scripts', 'stack-watchdog.cjs'))}], { stdio: ['ignore', 'ignore', 'ignore', 'ipc'] });
+      const stubborn = spawn(process.execPath, ['-e', "process.on('SIGTERM', () => {}); setInterval(() => {}, 1000)"], { stdio: 'ignore' });
+      watchdog.send({ services: [stubborn.pid] }, () => console.log(JSON.stringify({ stubborn: stubborn.pid, watchdog: watchdog.pid })));
+      setInterval(() => {}, 1000);`;
+    const supervisor = spawn(process.execPath, ['-e', supervisorScript], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const pids = await new Promise<{ stubborn: number; watchdog: number }>((resolve) => {
+      supervisor.stdout?.once('data', (chunk: Buffer) => resolve(JSON.parse(chunk.toString()) as { stubborn: number; watchdog: number }));
+    });
+    const isAlive = (pid: number) => {
+      try {
+        process.kill(pid, 0);
+        return !/^State:\s*Z/m.test(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
+      } catch {
+        return false;
+      }
+    };
+    try {
+      const killedAt = Date.now();
+      supervisor.kill('SIGKILL');
+      // The services' own drain gets its time first...
+      await new Promise((resolve) => setTimeout(resolve, 5_000));
+      expect(isAlive(pids.stubborn)).toBe(true);
+      // ...then whatever is left goes, and the watchdog with it, within SPEC's 20 s.
+      while ((isAlive(pids.stubborn) || isAlive(pids.watchdog)) && Date.now() - killedAt < 25_000) {
+        await new Promise((resolve) => setTimeout(resolve, 200));
+      }
+      expect({ stubborn: isAlive(pids.stubborn), watchdog: isAlive(pids.watchdog) }).toEqual({ stubborn: false, watchdog: false });
+      expect(Date.now() - killedAt).toBeLessThanOrEqual(STOP_WITHIN_MS);
+    } finally {
+      for (const pid of [pids.stubborn, pids.watchdog]) {
+        try {
+          process.kill(pid, 'SIGKILL');
+        } catch {
+          /* gone, as it should be */
+        }
+      }
+    }
   });
 });
