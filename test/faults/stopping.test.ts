@@ -166,6 +166,28 @@ describe('stopping a stack on the embedded PostgreSQL', () => {
     expect(fs.existsSync(path.join(dataDir, 'pg', 'postmaster.pid'))).toBe(false);
   });
 
+  test('killed outright during its first initialisation (a second Ctrl-C), the next start still works', async () => {
+    const freshDir = fs.mkdtempSync(path.join(os.tmpdir(), 'propdesk-stopping-init-'));
+    fs.chmodSync(freshDir, 0o755);
+    try {
+      const fresh = { ...env, PROPDESK_DATA_DIR: freshDir };
+      const cut = launch({ via: 'node', ports, env: fresh });
+      current = cut;
+      cut.ready.catch(() => {});
+      await waitFor(() => cut.stderr().includes('initialising the embedded PostgreSQL cluster'), 60_000);
+      // What start.mjs does on a second Ctrl-C: SIGKILL to the supervisor's process group, which
+      // holds initdb too.
+      await waitFor(() => stackProcesses(cut.marker).some((p) => /initdb/.test(p.command)), 10_000);
+      process.kill(-findProcess(cut, /scripts\/stack\.mjs/).pid, 'SIGKILL');
+      await expectAllGone(cut);
+      const run = await start({ via: 'node', ports, env: fresh });
+      process.kill(run.child.pid!, 'SIGTERM');
+      await expectAllGone(run, [Number(fs.readFileSync(path.join(freshDir, 'pg-port'), 'utf8'))]);
+    } finally {
+      fs.rmSync(freshDir, { recursive: true, force: true });
+    }
+  });
+
   test('Ctrl-C of npm start: the services in order, then the database', async () => {
     const run = await start({ via: 'npm', ports, env });
     process.kill(-run.child.pid!, 'SIGINT');
