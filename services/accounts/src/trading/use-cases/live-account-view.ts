@@ -1,0 +1,38 @@
+import type { Account } from '../core-port';
+import { startOfDayBalances } from '../data/account-days';
+import { countTradingDays, livePositionsOfAccount, type Position } from '../data/positions';
+import { tradingDayOf, tradingDayStart } from '../domain/calendar';
+import type { AccountSnapshot } from '../domain/rules';
+import { requireAccount } from './account-access';
+import { equityFromPositions, type TradingContext } from './trading-context';
+
+export interface LiveAccountView {
+  account: Account;
+  live: Position[];
+  snapshot: AccountSnapshot;
+}
+
+/** An account as it stands now: marked at the cached quotes, with today's start-of-day balance. */
+export async function liveAccountView(ctx: TradingContext, organizationId: string, accountNumber: number): Promise<LiveAccountView> {
+  const account = await requireAccount(ctx, organizationId, accountNumber);
+  const live = await livePositionsOfAccount(ctx.sequelize, accountNumber);
+  const now = ctx.now();
+  const equity = account.status === 'active' ? equityFromPositions(ctx, account.balance, live) : account.equity;
+  let startOfDayBalance = account.balance;
+  if (account.status === 'active') {
+    const sods = await startOfDayBalances(ctx.sequelize, [accountNumber], tradingDayOf(now, ctx.rolloverHourUtc), tradingDayStart(now, ctx.rolloverHourUtc));
+    startOfDayBalance = sods.get(accountNumber) ?? account.balance;
+  }
+  return {
+    account,
+    live,
+    snapshot: {
+      initialBalance: account.initialBalance,
+      balance: account.balance,
+      equity,
+      peakEquity: Math.max(account.peakEquity, equity),
+      startOfDayBalance,
+      tradingDays: await countTradingDays(ctx.sequelize, accountNumber),
+    },
+  };
+}
