@@ -25,6 +25,11 @@ export const webhookWithSecretSchema = z
   .strict()
   .openapi('WebhookWithSecret');
 
+export const webhookSecretSchema = z
+  .object({ id: z.string(), secret: z.string().describe('the new secret (whsec_ + base64 of 32 random bytes), shown once') })
+  .strict()
+  .openapi('WebhookSecret');
+
 export function toRestEndpoint(endpoint: webhooksv1.Endpoint | undefined): RestEndpoint {
   if (endpoint === undefined) throw new AppError('internal_error', 'the service answered without an endpoint');
   return {

@@ -20,3 +20,4 @@ export * from './pg-listener';
 export * from './resources';
 export * from './http-server';
 export * from './rest/account';
+export * from './credential-rules';

@@ -1,10 +1,8 @@
-import { randomString } from '@propdesk/kit';
 import type { Deps } from '../deps';
 import type { EndpointRecord } from '../data/endpoints-repository';
 import { egressWarnings, validateEndpointUrl, validateEventTypes } from '../domain/endpoint-rules';
+import { newEndpointSecret } from '../domain/signature';
 import { requireOrganization } from './require-organization';
-
-export const SECRET_PREFIX = 'whsec_';
 
 /**
  * The secret is returned here and only here; it is stored sealed. The URL is stored as the URL
@@ -18,7 +16,7 @@ export async function createEndpoint(
   const url = validateEndpointUrl(input.url, deps.allowPrivateNetworks);
   const warnings = egressWarnings(url, deps.egressPorts);
   const events = validateEventTypes(input.events ?? []);
-  const secret = `${SECRET_PREFIX}${randomString(32)}`;
+  const secret = newEndpointSecret();
   const endpoint = await deps.endpoints.insert({ organizationId, url, events, secretSealed: deps.secrets.seal(secret) });
   deps.logger.info({ endpointId: endpoint.id, organizationId }, 'webhook endpoint created');
   return { endpoint, secret, warnings };
