@@ -46,7 +46,7 @@ describe('order volumes', () => {
   });
 
   it('refuses a zero-lot order written as a raw JSON literal', async () => {
-    for (const literal of ['1e-9', '0.000', '1E-2000', '0.00999', '-0']) {
+    for (const literal of ['1e-9', '0.000', '1E-2000', '0.00999', '-0', '0.0099999999999999999', '1.0000000000000000001', '1e400']) {
       const res = await api.post<ErrorBody>('/v1/accounts/{number}/positions', `/v1/accounts/${number}/positions`, {
         body: `{"symbol":"EURUSD","side":"buy","volume":${literal}}`,
       });
@@ -140,6 +140,14 @@ describe('amounts and counts', () => {
     const res = await api.post<{ data: Array<{ initial_balance: number }> }>('/v1/accounts', '/v1/accounts', { body: { count: 1, initial_balance: initial } });
     expect(res.status).toBe(201);
     expect(res.body.data[0]?.initial_balance).toBe(initial);
+  });
+
+  it('refuses an amount or count written with more digits than a JSON number keeps', async () => {
+    for (const body of ['{"count":1,"initial_balance":1000.0000000000000001}', '{"count":1.0000000000000001}', '{"count":1,"initial_balance":99999.99999999999999}']) {
+      const res = await api.post<ErrorBody>('/v1/accounts', '/v1/accounts', { body });
+      expect([body, res.status]).toEqual([body, 400]);
+      expect(['count', 'initial_balance']).toContain(res.body.error.param);
+    }
   });
 
   it('refuses a gRPC caller a balance in fractions of a cent', async () => {

@@ -5,7 +5,8 @@ import type { Clients } from '../clients';
 import type { Authenticator } from '../auth/authenticate';
 import { principalOf, isWrite } from '../auth/principal';
 import { renderError, send, toAppError, type Rendered } from './errors';
-import { idempotencyKeyOf, keepRawBody, runIdempotent } from './idempotency';
+import { inexactNumberField } from './exact-json';
+import { idempotencyKeyOf, keepRawBody, rawBodyOf, runIdempotent } from './idempotency';
 import { setMatchedRoute } from './matched-route';
 import type { Access, Route } from './route';
 
@@ -93,7 +94,8 @@ function carriesBody(req: Request): boolean {
  *     wherever it is sent (SPEC 5: never refused by the per-IP limit), otherwise the client IP's;
  *     so every answer, errors included, carries the RateLimit-* headers of that bucket;
  *  3. a write that carries a body must declare it application/json (UTF-8), else 415; a write
- *     that needs no body may come without one; the JSON parser (1 MB) keeps the exact bytes;
+ *     that needs no body may come without one; the JSON parser (1 MB) keeps the exact bytes, and
+ *     a number literal that no double stands for exactly is refused (exact-json.ts);
  *  4. validate and run the handler, through the idempotency store for API-key writes with a key.
  *
  * Every failure on the way is the envelope of SPEC 6. Handlers return the answer already
@@ -120,6 +122,10 @@ export function v1Pipeline(routes: readonly Route[], deps: PipelineDeps): Reques
         throw new AppError('unsupported_media_type', 'a request body must be sent as Content-Type: application/json', 'Content-Type');
       }
       await readJson(req, res);
+      const inexact = inexactNumberField(rawBodyOf(req)?.toString('utf8') ?? '');
+      if (inexact !== undefined) {
+        throw new AppError('invalid_request', `${inexact}: a number in it has more precision or range than a JSON number keeps, so it would be read as a neighbour of what was written; send it exactly`, inexact);
+      }
     }
     const opts = deps.callOpts(req);
     const execute = () => route.run(req, params, deps.clients, opts).catch((err: unknown) => renderError(toAppError(err, deps.logger)));

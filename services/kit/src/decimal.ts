@@ -18,11 +18,17 @@ interface ExactDecimal {
 
 const DECIMAL_TEXT = /^(-)?(\d+)(?:\.(\d+))?(?:e([+-]?\d+))?$/i;
 
+/** Beyond this, a literal is no double's decimal anyway (doubles span about 1e-324..1e308). */
+const MAX_EXPONENT = 1000;
+const MAX_LITERAL_LENGTH = 1000;
+
 function parseDecimalText(text: string): ExactDecimal | undefined {
+  if (text.length > MAX_LITERAL_LENGTH) return undefined;
   const match = DECIMAL_TEXT.exec(text);
   if (!match) return undefined;
   const [, minus, whole, fraction = '', exponentText = '0'] = match;
   const exponent = Number(exponentText);
+  if (!(Math.abs(exponent) <= MAX_EXPONENT)) return undefined;
   let scale = fraction.length - exponent;
   let digits = `${whole}${fraction}`;
   if (scale < 0) {
@@ -38,16 +44,36 @@ function exactDecimalOf(value: number): ExactDecimal | undefined {
   return parseDecimalText(String(value));
 }
 
-/** Digits after the decimal point in the shortest representation (1e-9 -> 9, 1.50 -> 1, 1e21 -> 0). */
-export function decimalPlaces(value: number): number {
-  const decimal = exactDecimalOf(value);
-  if (decimal === undefined || decimal.coefficient === 0n) return 0;
+function stripTrailingZeros(decimal: ExactDecimal): ExactDecimal {
   let { coefficient, scale } = decimal;
+  if (coefficient === 0n) return { negative: false, coefficient, scale: 0 };
   while (scale > 0 && coefficient % 10n === 0n) {
     coefficient /= 10n;
     scale -= 1;
   }
-  return scale;
+  return { negative: decimal.negative, coefficient, scale };
+}
+
+/**
+ * Whether a decimal literal (a JSON number as written, a CLI argument) is exactly the decimal of
+ * the double it reads as. JSON.parse and Number() round silently: 0.0099999999999999999 reads as
+ * 0.01, 1e-2000 as 0, 1.0000000000000000001 as 1. Such a literal asks for something no double
+ * keeps: refuse it rather than act on a neighbour.
+ */
+export function isExactDecimalLiteral(text: string): boolean {
+  const literal = parseDecimalText(text);
+  if (literal === undefined) return false;
+  const read = exactDecimalOf(Number(text));
+  if (read === undefined) return false;
+  const a = stripTrailingZeros(literal);
+  const b = stripTrailingZeros(read);
+  return a.coefficient === b.coefficient && a.scale === b.scale && a.negative === b.negative;
+}
+
+/** Digits after the decimal point in the shortest representation (1e-9 -> 9, 1.50 -> 1, 1e21 -> 0). */
+export function decimalPlaces(value: number): number {
+  const decimal = exactDecimalOf(value);
+  return decimal === undefined ? 0 : stripTrailingZeros(decimal).scale;
 }
 
 /**
