@@ -98,6 +98,21 @@ describe('methods a path does not have', () => {
   });
 });
 
+describe('malformed ids', () => {
+  it('name nothing: 404 not_found on every route that takes one, never a 400 about a field REST does not have', async () => {
+    const paths: Array<[string, string, string]> = [
+      ['POST', '/v1/accounts/{number}/positions/{id}/close', `/v1/accounts/${number}/positions/fXJfGYCdUG/close`],
+      ['GET', '/v1/traders/{id}', '/v1/traders/FlpFnQmPsSx'],
+      ['DELETE', '/v1/webhooks/{id}', '/v1/webhooks/XES94UxMf'],
+      ['POST', '/v1/webhooks/{id}/deliveries/{delivery_id}/retry', '/v1/webhooks/XES94UxMf/deliveries/bFqjDJ8nACy/retry'],
+    ];
+    for (const [method, template, path] of paths) {
+      const res = await request(stack.url, method, path, { token, template });
+      expect([path, res.status, (res.body as ErrorBody).error.code]).toEqual([path, 404, 'not_found']);
+    }
+  });
+});
+
 describe('request bodies', () => {
   it.each([
     ['text/plain', '{"name":"Plain","email":"plain@example.com"}'],

@@ -152,21 +152,28 @@ export function booleanQuery(message: string, description: string) {
  * An RFC 3339 time (2026-01-31T12:00:00Z, an offset, up to millisecond precision): what Date
  * keeps exactly. Anything Date would guess at ("1" is 2001) or truncate is refused.
  */
-export function timeQuery(param: string, description: string) {
+export function rfc3339Time(param: string) {
   const message = `${param} must be an RFC 3339 time with at most millisecond precision, e.g. 2026-01-31T12:00:00Z`;
   return z
     .string()
+    .max(40, message)
     .datetime({ offset: true, message })
-    .refine((v) => !/\.\d{4,}/.test(v), message)
+    .refine((v) => !/\.\d{4,}/.test(v), message);
+}
+
+/** An optional time filter (rfc3339Time), as a Date. */
+export function timeQuery(param: string, description: string) {
+  return rfc3339Time(param)
     .transform((v) => new Date(v))
     .optional()
     .openapi({ format: 'date-time', description });
 }
 
 /** Any string; an empty value is no filter. */
-export function stringQuery(description: string, format?: string) {
+export function stringQuery(description: string, format?: string, maxLength = 256) {
   return z
     .string()
+    .max(maxLength, `must be at most ${maxLength} characters`)
     .transform((v) => (v === '' ? undefined : v))
     .optional()
     .openapi({ description, ...(format ? { format } : {}) });

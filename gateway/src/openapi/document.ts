@@ -156,6 +156,7 @@ export function buildOpenApiDocument(routes: readonly Route[]) {
     info: {
       title: 'PropDesk API',
       version: '1.0.0',
+      contact: { name: 'PropDesk' },
       description: API_DESCRIPTION,
     },
     servers: [{ url: '/', 'x-internal': false }],

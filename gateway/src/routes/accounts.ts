@@ -24,13 +24,13 @@ export const accountPath = { number: positiveIntegerPath('number', 'account numb
 
 const createAccountsBody = objectBody({
   count: z.number().int().min(1).max(100),
-  program: freeText({ max: 64 }).optional().openapi({ description: 'default: standard' }),
+  program: freeText({ max: 64 }).optional().openapi({ description: 'default: standard', example: 'standard' }),
   initial_balance: exactNumber({ unit: 'USD', step: MONEY_STEP, max: MAX_INITIAL_BALANCE }, "USD; default: the program's").optional(),
 }).openapi('CreateAccountsRequest');
 
 export const traderBody = objectBody({
-  name: freeText({ max: 200 }).openapi({ description: 'stored exactly as sent' }),
-  email: emailAddress(),
+  name: freeText({ max: 200 }).openapi({ description: 'stored exactly as sent', example: 'Jane Trader' }),
+  email: emailAddress().openapi({ example: 'jane@example.com' }),
 }).openapi('TraderRequest');
 
 const accountListSchema = z.object({ data: z.array(accountSchema) }).strict().openapi('AccountList');
@@ -44,7 +44,7 @@ export const accountRoutes = [
     tag: TAG,
     access: { apiKey: 'accounts:read' },
     query: {
-      trader_id: stringQuery('only the accounts of this trader', 'uuid'),
+      trader_id: stringQuery('only the accounts of this trader', 'uuid', 36),
       ...pageQuery,
       status: enumQuery(ACCOUNT_STATUSES, `status must be one of ${ACCOUNT_STATUSES.join(', ')}`),
       assigned: booleanQuery('assigned must be true or false', 'only assigned (true) or unassigned (false) accounts'),

@@ -35,7 +35,7 @@ const price = (description: string) => exactNumber({}, `${description}; at most 
 export const orderBody = objectBody({
   symbol: z.string().min(1).max(32).regex(/^[A-Za-z0-9]+$/, 'must be an instrument symbol such as EURUSD').openapi({ example: 'EURUSD' }),
   side: z.enum(SIDE_NAMES),
-  volume: exactNumber({ unit: 'lots', step: LOT_STEP }, 'lots'),
+  volume: exactNumber({ unit: 'lots', step: LOT_STEP }, 'lots').openapi({ example: 0.1 }),
   type: z.enum(ORDER_TYPE_NAMES).default('market'),
   price: price('limit and stop orders only, and required for them').optional(),
   stop_loss: price('stop loss level').optional(),
@@ -89,7 +89,7 @@ export const trading = {
   },
 };
 
-const breachBody = objectBody({ reason: freeText({ max: 500 }) }).openapi('BreachRequest');
+const breachBody = objectBody({ reason: freeText({ max: 500 }).openapi({ example: 'manual review' }) }).openapi('BreachRequest');
 
 export const tradingRoutes = [
   route({

@@ -2,7 +2,7 @@ import { EVENT_TYPES, OVERLAP_SECONDS } from '@propdesk/kit';
 import { apiKeyOf } from '../auth/principal';
 import { renderJson } from '../http/errors';
 import { route } from '../http/route';
-import { enumQuery, idPath, objectBody, pageOf, pageQuery } from '../http/validation';
+import { enumQuery, idPath, objectBody, pageOf, pageQuery, rfc3339Time } from '../http/validation';
 import { z } from '../http/zod';
 import { page } from '../mapping/common';
 import {
@@ -23,9 +23,7 @@ const TAG = 'Webhooks';
 const webhookPath = { id: idPath('webhook', 'webhook endpoint id') };
 
 const enableBody = objectBody({
-  redeliver_since: z
-    .string()
-    .datetime({ offset: true })
+  redeliver_since: rfc3339Time('redeliver_since')
     .optional()
     .openapi({ description: 'deliveries that failed or were skipped since then are scheduled again' }),
 }).openapi('EnableWebhookRequest');
