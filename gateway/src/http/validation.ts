@@ -119,7 +119,8 @@ export const pageQuery = {
       .string()
       .max(1024, 'the cursor is not valid for this list')
       .default('')
-      .openapi({ description: 'the next_cursor of the previous page (opaque)' }),
+      // Cursors are base64url (kit/cursor.ts); anything else is refused as invalid_cursor by the list.
+      .openapi({ description: 'the next_cursor of the previous page (opaque)', pattern: '^[A-Za-z0-9_-]*$' }),
     'invalid_cursor',
     true,
   ),
