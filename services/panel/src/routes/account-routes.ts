@@ -1,5 +1,5 @@
 import { Router } from 'express';
-import { ACCOUNT_STATUSES, AppError, accountStatusValue, toRestAccount, z, type AccountStatusName } from '@propdesk/kit';
+import { ACCOUNT_STATUSES, AppError, MAX_INITIAL_BALANCE, MONEY_STEP, accountStatusValue, exactNumberSchema, textSchema, toRestAccount, z, type AccountStatusName } from '@propdesk/kit';
 import { accountsv1 } from '@propdesk/proto';
 import type { PanelClients } from '../clients';
 import { requireRole, requireSession, sessionOf } from '../http/session';
@@ -7,8 +7,8 @@ import { pageParams, parseBody, queryString } from '../validation';
 
 const createAccountsBody = z.object({
   count: z.number().int().min(1).max(100),
-  program: z.string().trim().min(1).max(64).optional(),
-  initial_balance: z.number().positive().finite().optional(),
+  program: textSchema({ max: 64 }).optional(),
+  initial_balance: exactNumberSchema({ unit: 'USD', step: MONEY_STEP, max: MAX_INITIAL_BALANCE }).optional(),
 });
 
 const isAccountStatus = (name: string): name is AccountStatusName => (ACCOUNT_STATUSES as readonly string[]).includes(name);
