@@ -18,3 +18,6 @@ export * from './pg-listener';
 export * from './resources';
 export * from './http-server';
 export * from './rest/account';
+export * from './rest/common';
+export * from './rest/people';
+export * from './rest/webhooks';
