@@ -1,11 +1,12 @@
 import { createServiceClient, type PromiseClient, type ServiceAddresses, type ServiceClient } from '@propdesk/kit';
-import { accountsv1, authv1 } from '@propdesk/proto';
+import { accountsv1, authv1, webhooksv1 } from '@propdesk/proto';
 
 export type { PromiseClient } from '@propdesk/kit';
 
 export interface PanelClients {
   auth: PromiseClient<authv1.AuthServiceClient>;
   accounts: PromiseClient<accountsv1.AccountsServiceClient>;
+  webhooks: PromiseClient<webhooksv1.WebhooksServiceClient>;
   close(): void;
 }
 
@@ -23,12 +24,20 @@ export function createPanelClients(addresses: ServiceAddresses, deadlineMs: numb
     addresses.accounts,
     deadlineMs,
   );
+  const webhooks: ServiceClient<webhooksv1.WebhooksServiceClient> = createServiceClient(
+    webhooksv1.WebhooksServiceClient,
+    webhooksv1.WebhooksServiceService,
+    addresses.webhooks,
+    deadlineMs,
+  );
   return {
     auth: auth.call,
     accounts: accounts.call,
+    webhooks: webhooks.call,
     close() {
       auth.close();
       accounts.close();
+      webhooks.close();
     },
   };
 }
