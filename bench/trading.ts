@@ -1,6 +1,6 @@
 /**
  * Issue 5's benchmark, against a fresh database and the accounts service started in this
- * process (from its compiled dist, SIMULATE_MARKET=false):
+ * process (from its compiled dist; no simulated feed runs there):
  *  1. quotes per second the engine absorbs with 10,000 open positions over 10 symbols
  *     (a) fully evaluated one after another (each quote marks its ~1,000 positions and accounts),
  *     (b) pushed as fast as possible through the StreamQuotes gRPC feed (bursts per symbol
@@ -14,7 +14,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { Client } from 'pg';
 import { createServiceClient, createTestDatabase, openDatabase, type Sequelize } from '@propdesk/kit';
-import { accountsv1 } from '@propdesk/proto';
+import { tradingv1 } from '@propdesk/proto';
 import { ROOT } from './support/stack';
 import { BREACH_BASE, seedBreachAccounts, seedDealHistory, seedOpenPositions, SYMBOLS } from './trading/seed';
 
@@ -52,10 +52,9 @@ export async function run(): Promise<void> {
     AUTH_GRPC_ADDRESS: '127.0.0.1:1',
     CURSOR_SECRET: randomBytes(16).toString('hex'),
     CREDENTIALS_KEY: randomBytes(32).toString('hex'),
-    SIMULATE_MARKET: 'false',
     LOG_LEVEL: 'warn',
   });
-  const client = createServiceClient(accountsv1.AccountsServiceClient, accountsv1.AccountsServiceService, service.address, 30_000);
+  const client = createServiceClient(tradingv1.TradingServiceClient, tradingv1.TradingServiceService, service.address, 30_000);
   const raw = client.raw;
   const pg = new Client({ connectionString: db.url });
   await pg.connect();
@@ -69,7 +68,7 @@ export async function run(): Promise<void> {
     // The first quotes load the engine's index (every live position) and price every symbol.
     started = Date.now();
     const publish = (symbol: string, bid: number, ask: number) =>
-      call(raw.publishQuote as unknown as Unary<accountsv1.PublishQuoteRequest, accountsv1.PublishQuoteResponse>, raw, { quote: { symbol, bid, ask } });
+      call(raw.publishQuote as unknown as Unary<tradingv1.PublishQuoteRequest, tradingv1.PublishQuoteResponse>, raw, { quote: { symbol, bid, ask } });
     for (const s of SYMBOLS) await publish(s.symbol, s.mid, s.mid + s.spread);
     console.log(`index loaded and all symbols priced in ${Date.now() - started} ms`);
 
@@ -93,7 +92,7 @@ export async function run(): Promise<void> {
 
     // 1b. The feed path: as fast as the stream takes them.
     started = Date.now();
-    const streamed = await new Promise<accountsv1.StreamQuotesResponse>((resolve, reject) => {
+    const streamed = await new Promise<tradingv1.StreamQuotesResponse>((resolve, reject) => {
       const stream = raw.streamQuotes((err, res) => (err ? reject(err) : resolve(res)));
       let i = 0;
       const pump = () => {
@@ -168,7 +167,7 @@ export async function run(): Promise<void> {
     let sections = 0;
     for (let i = 0; i < 5; i++) {
       const t0 = process.hrtime.bigint();
-      const res = await call(raw.getReport as unknown as Unary<accountsv1.GetReportRequest, accountsv1.GetReportResponse>, raw, {
+      const res = await call(raw.getReport as unknown as Unary<tradingv1.GetReportRequest, tradingv1.GetReportResponse>, raw, {
         organizationId: org,
         number: String(reportAccount),
       });

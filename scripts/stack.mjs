@@ -250,7 +250,7 @@ async function main() {
     await waitFor(svc.name, svc.ready);
   }
   const simulate = !['false', '0'].includes(String(env.SIMULATE_MARKET ?? 'true').toLowerCase());
-  const feedEntry = 'services/accounts/dist/trading/market/simulator-main.js';
+  const feedEntry = 'services/market-feed/dist/main.js';
   if (simulate && fs.existsSync(path.join(root, feedEntry))) {
     spawnChild({ name: 'market-feed', entry: feedEntry });
   }

@@ -27,7 +27,7 @@ let api: ReturnType<typeof client>;
 let number: number;
 
 async function quote(symbol: string, bid: number, ask: number): Promise<void> {
-  await stack.admin.accounts.call.publishQuote({ quote: { symbol, bid, ask, time: new Date() } });
+  await stack.admin.trading.call.publishQuote({ quote: { symbol, bid, ask, time: new Date() } });
 }
 
 beforeAll(async () => {

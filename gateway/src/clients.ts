@@ -1,5 +1,5 @@
 import { status, type ServiceError } from '@grpc/grpc-js';
-import { authv1, accountsv1, webhooksv1 } from '@propdesk/proto';
+import { authv1, accountsv1, tradingv1, webhooksv1 } from '@propdesk/proto';
 import {
   callMetadata,
   createHealthChecker,
@@ -18,6 +18,8 @@ export type { ServiceClient };
 export interface Clients {
   auth: ServiceClient<authv1.AuthServiceClient>;
   accounts: ServiceClient<accountsv1.AccountsServiceClient>;
+  /** TradingService, served by the accounts process (same address). */
+  trading: ServiceClient<tradingv1.TradingServiceClient>;
   webhooks: ServiceClient<webhooksv1.WebhooksServiceClient>;
   /**
    * AccountsService.ListAccounts, coalesced: the list requests of one event-loop turn share one
@@ -75,6 +77,7 @@ function batchListAccounts(
 export function createClients(addresses: ServiceAddresses, deadlineMs: number, registry?: Registry): Clients {
   const auth = createServiceClient(authv1.AuthServiceClient, authv1.AuthServiceService, addresses.auth, deadlineMs);
   const accounts = createServiceClient(accountsv1.AccountsServiceClient, accountsv1.AccountsServiceService, addresses.accounts, deadlineMs);
+  const trading = createServiceClient(tradingv1.TradingServiceClient, tradingv1.TradingServiceService, addresses.accounts, deadlineMs);
   const webhooks = createServiceClient(webhooksv1.WebhooksServiceClient, webhooksv1.WebhooksServiceService, addresses.webhooks, deadlineMs);
   const listAccounts = coalesce({
     single: (request: accountsv1.ListAccountsRequest, opts: CallOpts) => accounts.call.listAccounts(request, opts),
@@ -85,11 +88,13 @@ export function createClients(addresses: ServiceAddresses, deadlineMs: number, r
   return {
     auth,
     accounts,
+    trading,
     webhooks,
     listAccounts,
     close() {
       auth.close();
       accounts.close();
+      trading.close();
       webhooks.close();
     },
   };

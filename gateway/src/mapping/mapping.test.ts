@@ -1,6 +1,6 @@
 import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
-import { accountsv1, webhooksv1 } from '@propdesk/proto';
+import { accountsv1, tradingv1, webhooksv1 } from '@propdesk/proto';
 import { parseQuery } from '../http/validation';
 import { openApiDocument } from '../routes';
 import { accountRoutes } from '../routes/accounts';
@@ -54,11 +54,11 @@ describe('proto -> REST mapping', () => {
     const rest = toRestPosition({
       id: 'pos_1',
       account: '7',
-      status: accountsv1.PositionStatus.POSITION_STATUS_PENDING,
+      status: tradingv1.PositionStatus.POSITION_STATUS_PENDING,
       symbol: 'EURUSD',
-      side: accountsv1.Side.SIDE_SELL,
+      side: tradingv1.Side.SIDE_SELL,
       volume: 0.5,
-      type: accountsv1.OrderType.ORDER_TYPE_LIMIT,
+      type: tradingv1.OrderType.ORDER_TYPE_LIMIT,
       price: 1.2,
       closeReason: '',
       createdAt: created,

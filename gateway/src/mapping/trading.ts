@@ -1,4 +1,4 @@
-import { accountsv1 } from '@propdesk/proto';
+import { tradingv1 } from '@propdesk/proto';
 import { AppError } from '@propdesk/kit';
 import { z } from '../http/zod';
 import { int64, iso, isoOrNull, numberOrNull, pageSchema, stringOrNull } from './common';
@@ -11,17 +11,17 @@ export type SideName = (typeof SIDE_NAMES)[number];
 export type OrderTypeName = (typeof ORDER_TYPE_NAMES)[number];
 export type PositionStatusName = (typeof POSITION_STATUS_NAMES)[number];
 
-export const SIDES: Record<SideName, accountsv1.Side> = { buy: accountsv1.Side.SIDE_BUY, sell: accountsv1.Side.SIDE_SELL };
-export const ORDER_TYPES: Record<OrderTypeName, accountsv1.OrderType> = {
-  market: accountsv1.OrderType.ORDER_TYPE_MARKET,
-  limit: accountsv1.OrderType.ORDER_TYPE_LIMIT,
-  stop: accountsv1.OrderType.ORDER_TYPE_STOP,
+export const SIDES: Record<SideName, tradingv1.Side> = { buy: tradingv1.Side.SIDE_BUY, sell: tradingv1.Side.SIDE_SELL };
+export const ORDER_TYPES: Record<OrderTypeName, tradingv1.OrderType> = {
+  market: tradingv1.OrderType.ORDER_TYPE_MARKET,
+  limit: tradingv1.OrderType.ORDER_TYPE_LIMIT,
+  stop: tradingv1.OrderType.ORDER_TYPE_STOP,
 };
-export const POSITION_STATUSES: Record<PositionStatusName, accountsv1.PositionStatus> = {
-  pending: accountsv1.PositionStatus.POSITION_STATUS_PENDING,
-  open: accountsv1.PositionStatus.POSITION_STATUS_OPEN,
-  closed: accountsv1.PositionStatus.POSITION_STATUS_CLOSED,
-  cancelled: accountsv1.PositionStatus.POSITION_STATUS_CANCELLED,
+export const POSITION_STATUSES: Record<PositionStatusName, tradingv1.PositionStatus> = {
+  pending: tradingv1.PositionStatus.POSITION_STATUS_PENDING,
+  open: tradingv1.PositionStatus.POSITION_STATUS_OPEN,
+  closed: tradingv1.PositionStatus.POSITION_STATUS_CLOSED,
+  cancelled: tradingv1.PositionStatus.POSITION_STATUS_CANCELLED,
 };
 
 function nameOf<N extends string, V>(table: Record<N, V>, value: V, fallback: N): N {
@@ -29,8 +29,8 @@ function nameOf<N extends string, V>(table: Record<N, V>, value: V, fallback: N)
   return fallback;
 }
 
-export function positionStatusFilter(value: PositionStatusName | undefined): accountsv1.PositionStatus {
-  return value === undefined ? accountsv1.PositionStatus.POSITION_STATUS_UNSPECIFIED : POSITION_STATUSES[value];
+export function positionStatusFilter(value: PositionStatusName | undefined): tradingv1.PositionStatus {
+  return value === undefined ? tradingv1.PositionStatus.POSITION_STATUS_UNSPECIFIED : POSITION_STATUSES[value];
 }
 
 const money = z.number();
@@ -58,7 +58,7 @@ export const positionSchema = z
   .openapi('Position');
 export type RestPosition = z.output<typeof positionSchema>;
 
-export function toRestPosition(position: accountsv1.Position | undefined): RestPosition {
+export function toRestPosition(position: tradingv1.Position | undefined): RestPosition {
   if (position === undefined) throw new AppError('internal_error', 'the service answered without a position');
   return {
     id: position.id,
@@ -98,7 +98,7 @@ export const dealSchema = z
   .openapi('Deal');
 export type RestDeal = z.output<typeof dealSchema>;
 
-export function toRestDeal(deal: accountsv1.Deal): RestDeal {
+export function toRestDeal(deal: tradingv1.Deal): RestDeal {
   return {
     id: deal.id,
     position_id: deal.positionId,
@@ -129,7 +129,7 @@ export const flagSchema = z
   .openapi('Flag');
 export type RestFlag = z.output<typeof flagSchema>;
 
-export function toRestFlag(flag: accountsv1.Flag): RestFlag {
+export function toRestFlag(flag: tradingv1.Flag): RestFlag {
   return {
     id: flag.id,
     account: int64(flag.account),
@@ -144,7 +144,7 @@ export function toRestFlag(flag: accountsv1.Flag): RestFlag {
 export const equityPointSchema = z.object({ time: z.string().datetime(), equity: money, balance: money }).strict();
 export type RestEquityPoint = z.output<typeof equityPointSchema>;
 
-export function toRestEquityPoint(point: accountsv1.EquityPoint): RestEquityPoint {
+export function toRestEquityPoint(point: tradingv1.EquityPoint): RestEquityPoint {
   return { time: iso(point.time), equity: point.equity, balance: point.balance };
 }
 

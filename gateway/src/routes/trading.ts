@@ -1,4 +1,4 @@
-import type { accountsv1 } from '@propdesk/proto';
+import type { tradingv1 } from '@propdesk/proto';
 import { AppError, type ApiErrorCode, type CallOpts } from '@propdesk/kit';
 import type { Clients } from '../clients';
 import { apiKeyOf } from '../auth/principal';
@@ -52,7 +52,7 @@ export const positionListQuery = {
   status: enumQuery(POSITION_STATUS_NAMES, `status must be one of ${POSITION_STATUS_NAMES.join(', ')}`),
 };
 
-function orderRequest(order: z.output<typeof orderBody>): Omit<accountsv1.PlaceOrderRequest, 'organizationId' | 'number'> {
+function orderRequest(order: z.output<typeof orderBody>): Omit<tradingv1.PlaceOrderRequest, 'organizationId' | 'number'> {
   if (order.type !== 'market' && order.price === undefined) throw new AppError('invalid_request', `price is required for a ${order.type} order`, 'price');
   if (order.type === 'market' && order.price !== undefined) throw new AppError('invalid_request', 'price is only for limit and stop orders', 'price');
   return {
@@ -69,21 +69,21 @@ function orderRequest(order: z.output<typeof orderBody>): Omit<accountsv1.PlaceO
 /** Shared by the API-key routes and the executor routes: same calls, the account comes from elsewhere. */
 export const trading = {
   async placeOrder(clients: Clients, organizationId: string, number: string, order: z.output<typeof orderBody>, opts: CallOpts): Promise<Rendered> {
-    const response = await clients.accounts.call.placeOrder({ organizationId, number, ...orderRequest(order) }, opts);
+    const response = await clients.trading.call.placeOrder({ organizationId, number, ...orderRequest(order) }, opts);
     return renderJson(201, toRestPosition(response.position));
   },
   async closePosition(clients: Clients, organizationId: string, number: string, positionId: string, opts: CallOpts): Promise<Rendered> {
-    const response = await clients.accounts.call.closePosition({ organizationId, number, positionId }, opts);
+    const response = await clients.trading.call.closePosition({ organizationId, number, positionId }, opts);
     return renderJson(200, toRestPosition(response.position));
   },
   async listPositions(
     clients: Clients,
     organizationId: string,
     number: string,
-    query: PageParams & { status: accountsv1.PositionStatus },
+    query: PageParams & { status: tradingv1.PositionStatus },
     opts: CallOpts,
   ): Promise<Rendered> {
-    const response = await clients.accounts.call.listPositions({ organizationId, number, ...query }, opts);
+    const response = await clients.trading.call.listPositions({ organizationId, number, ...query }, opts);
     return renderJson(200, page(response.positions.map(toRestPosition), response.nextPageToken));
   },
 };
@@ -130,7 +130,7 @@ export const tradingRoutes = [
     responses: { 200: accountSchema },
     errors: ['invalid_request', 'not_found', 'account_archived', 'account_breached', 'account_passed'],
     async handler({ req, params, body, clients, opts }) {
-      const response = await clients.accounts.call.breachAccount({ organizationId: apiKeyOf(req).organizationId, number: params.number, reason: body.reason }, opts);
+      const response = await clients.trading.call.breachAccount({ organizationId: apiKeyOf(req).organizationId, number: params.number, reason: body.reason }, opts);
       return renderJson(200, toRestAccount(response.account));
     },
   }),
@@ -162,7 +162,7 @@ export const tradingRoutes = [
     responses: { 200: dealPageSchema },
     errors: ['not_found', 'invalid_cursor'],
     async handler({ req, params, query, clients, opts }) {
-      const response = await clients.accounts.call.listTrades({ organizationId: apiKeyOf(req).organizationId, number: params.number, ...pageOf(query) }, opts);
+      const response = await clients.trading.call.listTrades({ organizationId: apiKeyOf(req).organizationId, number: params.number, ...pageOf(query) }, opts);
       return renderJson(200, page(response.deals.map(toRestDeal), response.nextPageToken));
     },
   }),
@@ -179,7 +179,7 @@ export const tradingRoutes = [
     responses: { 200: flagPageSchema },
     errors: ['not_found', 'invalid_cursor'],
     async handler({ req, params, query, clients, opts }) {
-      const response = await clients.accounts.call.listFlags({ organizationId: apiKeyOf(req).organizationId, number: params.number, ...pageOf(query) }, opts);
+      const response = await clients.trading.call.listFlags({ organizationId: apiKeyOf(req).organizationId, number: params.number, ...pageOf(query) }, opts);
       return renderJson(200, page(response.flags.map(toRestFlag), response.nextPageToken));
     },
   }),
@@ -195,7 +195,7 @@ export const tradingRoutes = [
     responses: { 200: analyticsSchema },
     errors: ['not_found', 'unavailable'],
     async handler({ req, params, clients, opts }) {
-      const response = await clients.accounts.call.getAnalytics({ organizationId: apiKeyOf(req).organizationId, number: params.number }, opts);
+      const response = await clients.trading.call.getAnalytics({ organizationId: apiKeyOf(req).organizationId, number: params.number }, opts);
       return renderJson(200, response.analytics ?? {});
     },
   }),
@@ -212,7 +212,7 @@ export const tradingRoutes = [
     responses: { 200: equityCurveSchema },
     errors: ['invalid_request', 'not_found'],
     async handler({ req, params, query, clients, opts }) {
-      const response = await clients.accounts.call.getEquityCurve(
+      const response = await clients.trading.call.getEquityCurve(
         { organizationId: apiKeyOf(req).organizationId, number: params.number, from: query.from, to: query.to },
         opts,
       );
@@ -231,7 +231,7 @@ export const tradingRoutes = [
     responses: { 200: reportSchema },
     errors: ['not_found', 'unavailable'],
     async handler({ req, params, clients, opts }) {
-      const response = await clients.accounts.call.getReport({ organizationId: apiKeyOf(req).organizationId, number: params.number }, opts);
+      const response = await clients.trading.call.getReport({ organizationId: apiKeyOf(req).organizationId, number: params.number }, opts);
       return renderJson(200, response.report ?? {});
     },
   }),

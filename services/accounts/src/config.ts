@@ -1,4 +1,4 @@
-import { envBool, envInt, hexKey, logLevel, serviceAddressSchema, z } from '@propdesk/kit';
+import { envInt, hexKey, logLevel, serviceAddressSchema, z } from '@propdesk/kit';
 
 export const accountsConfigSchema = serviceAddressSchema.extend({
   DATABASE_URL: z.string().url(),
@@ -12,7 +12,6 @@ export const accountsConfigSchema = serviceAddressSchema.extend({
   EXECUTOR_SESSION_TTL_SECONDS: envInt(86_400, 60),
   /** Hour (UTC, 0-23) at which the trading day, and so the daily-loss baseline, rolls over. */
   TRADING_DAY_ROLLOVER_HOUR_UTC: envInt(0, 0, 23),
-  SIMULATE_MARKET: envBool(true),
   /** How often the provisioning recovery loop runs, and how old a pending intent must be to be resolved. */
   PROVISIONING_RECOVERY_INTERVAL_MS: envInt(10_000, 100),
   PROVISIONING_STALE_AFTER_MS: envInt(30_000, 0),

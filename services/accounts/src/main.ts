@@ -13,13 +13,18 @@ import {
 import { authv1 } from '@propdesk/proto';
 import { accountsConfigSchema } from './config';
 import { createEventsNotifier } from './data/events-notifier';
-import { migrations } from './data/migrations';
+import { coreMigrations } from './data/migrations';
 import type { AccountsDeps } from './deps';
-import { promised } from './grpc/typed';
 import { createServer } from './server';
+import { tradingMigrations } from './trading/data/migrations';
+import { TradingEngine } from './trading/engine/trading-engine';
+import { createTradingHandlers } from './trading/grpc/handlers';
 import { startBackgroundJobs } from './use-cases/background-jobs';
 
 export const SCHEMA = 'accounts';
+
+/** The core's schema first: the trading tables reference accounts. */
+export const MIGRATIONS = [...coreMigrations, ...tradingMigrations];
 
 export interface StartedAccountsService {
   port: number;
@@ -28,14 +33,13 @@ export interface StartedAccountsService {
   stop(): Promise<void>;
 }
 
-/** Composition root: config, database and migrations, wiring, gRPC server, background jobs. */
+/** Composition root: config, database and migrations, wiring (core and trading engine), gRPC server, background jobs. */
 export async function start(env: NodeJS.ProcessEnv, options: { logger?: Logger } = {}): Promise<StartedAccountsService> {
   const config = loadConfig(accountsConfigSchema, env, false);
   const logger = options.logger ?? createLogger('accounts', { level: config.LOG_LEVEL });
   const sequelize = openDatabase({ url: config.DATABASE_URL, schema: SCHEMA, logger, poolMax: 20 });
-  const stopSteps: Array<() => Promise<void> | void> = [];
   try {
-    await migrate(sequelize, SCHEMA, migrations, logger);
+    await migrate(sequelize, SCHEMA, MIGRATIONS, logger);
   } catch (err) {
     await sequelize.close();
     throw err;
@@ -48,16 +52,19 @@ export async function start(env: NodeJS.ProcessEnv, options: { logger?: Logger }
     sequelize,
     cursors: createCursorCodec(config.CURSOR_SECRET),
     secretBox: createSecretBox(config.CREDENTIALS_KEY),
-    auth,
-    authApi: promised(auth),
+    authApi: auth.call,
     eventsNotifier,
-    onStop: (step) => stopSteps.push(step),
   };
+  // The trading module: its engine (quote cache, live-position index, rule evaluation) lives as
+  // long as the process and is stopped after the gRPC drain, before the pool closes.
+  const engine = new TradingEngine({ sequelize, logger, rolloverHourUtc: config.TRADING_DAY_ROLLOVER_HOUR_UTC });
+  const trading = createTradingHandlers({ engine, cursors: deps.cursors });
 
   let server;
   try {
-    server = await createServer(deps, { host: config.GRPC_HOST, port: config.ACCOUNTS_GRPC_PORT });
+    server = await createServer(deps, { host: config.GRPC_HOST, port: config.ACCOUNTS_GRPC_PORT, trading });
   } catch (err) {
+    await engine.stop();
     auth.close();
     await eventsNotifier.close();
     await sequelize.close();
@@ -77,13 +84,7 @@ export async function start(env: NodeJS.ProcessEnv, options: { logger?: Logger }
         started.closeStreams();
         await started.shutdown();
         await jobs.stop();
-        for (const step of stopSteps.splice(0)) {
-          try {
-            await step();
-          } catch (err) {
-            logger.error({ err }, 'accounts stop step failed');
-          }
-        }
+        await engine.stop().catch((err: unknown) => logger.error({ err }, 'trading engine stop failed'));
         await eventsNotifier.close();
         auth.close();
         await sequelize.close();

@@ -1,5 +1,5 @@
 import { createServiceClient, serviceAddresses, type PromiseClient, type ServiceClient } from '@propdesk/kit';
-import { accountsv1, authv1 } from '@propdesk/proto';
+import { accountsv1, authv1, tradingv1 } from '@propdesk/proto';
 import type { CliConfig } from './config';
 
 export type { PromiseClient } from '@propdesk/kit';
@@ -12,6 +12,8 @@ function promised<C>(client: ServiceClient<C>): PromiseClient<C> {
 export interface Clients {
   auth(): PromiseClient<authv1.AuthServiceClient>;
   accounts(): PromiseClient<accountsv1.AccountsServiceClient>;
+  /** TradingService, served by the accounts process (same address). */
+  trading(): PromiseClient<tradingv1.TradingServiceClient>;
   close(): void;
 }
 
@@ -19,6 +21,7 @@ export function createClients(cfg: CliConfig): Clients {
   const addresses = serviceAddresses(cfg);
   let auth: ServiceClient<authv1.AuthServiceClient> | undefined;
   let accounts: ServiceClient<accountsv1.AccountsServiceClient> | undefined;
+  let trading: ServiceClient<tradingv1.TradingServiceClient> | undefined;
   return {
     auth() {
       auth ??= createServiceClient(authv1.AuthServiceClient, authv1.AuthServiceService, addresses.auth, cfg.GRPC_DEADLINE_MS);
@@ -33,9 +36,14 @@ export function createClients(cfg: CliConfig): Clients {
       );
       return promised(accounts);
     },
+    trading() {
+      trading ??= createServiceClient(tradingv1.TradingServiceClient, tradingv1.TradingServiceService, addresses.accounts, cfg.GRPC_DEADLINE_MS);
+      return promised(trading);
+    },
     close() {
       auth?.close();
       accounts?.close();
+      trading?.close();
     },
   };
 }

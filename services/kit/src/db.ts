@@ -38,6 +38,11 @@ export interface MigrationContext {
 
 export interface Migration {
   name: string;
+  /**
+   * Names this migration was recorded under before it was renamed (moved or renumbered): a
+   * database that recorded one of them has it applied, and it does not run again.
+   */
+  formerNames?: readonly string[];
   up(ctx: MigrationContext): Promise<void>;
 }
 
@@ -71,7 +76,11 @@ export async function migrate(sequelize: Sequelize, schema: string, migrations: 
           const rows = await sequelize.query<{ name: string }>(`SELECT name FROM "${schema}".schema_migrations ORDER BY name`, {
             type: QueryTypes.SELECT,
           });
-          return rows.map((r) => r.name);
+          // Read-side only: the recorded former names stay, so a replica still running the code
+          // from before the rename also finds its migrations applied.
+          const recorded = new Set(rows.map((r) => r.name));
+          const renamed = migrations.filter((m) => !recorded.has(m.name) && m.formerNames?.some((former) => recorded.has(former)));
+          return [...recorded, ...renamed.map((m) => m.name)];
         },
         async logMigration({ name }) {
           await sequelize.query(`INSERT INTO "${schema}".schema_migrations (name) VALUES (:name)`, { replacements: { name } });

@@ -8,7 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
 import { createTestDatabase, migrate, openDatabase, type Sequelize, type TestDatabase } from '@propdesk/kit';
-import { migrations } from './migrations';
+import { coreMigrations } from './migrations';
 import { listAccountsJsonStatement, listAccountsStatement, NEXT_CLAIMABLE_SQL, type AccountFilter } from './accounts';
 
 let db: TestDatabase;
@@ -47,7 +47,7 @@ async function plan(text: string, values: unknown[], mode: 'force_custom_plan' |
 beforeAll(async () => {
   db = await createTestDatabase();
   sequelize = openDatabase({ url: db.url, schema: 'accounts' });
-  await migrate(sequelize, 'accounts', migrations);
+  await migrate(sequelize, 'accounts', coreMigrations);
   pg = new Client({ connectionString: db.url, options: '-c search_path=accounts' });
   await pg.connect();
   const insert = (org: string, count: number) =>

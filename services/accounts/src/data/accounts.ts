@@ -1,6 +1,6 @@
 import { ACCOUNT_JSON_SQL, preparedRows, QueryTypes, toNumber, type Sequelize, type Transaction } from '@propdesk/kit';
 import type { Account, AccountStatus, AccountSummary } from '../domain/account';
-import type { ProgramTerms } from '../domain/programs';
+import { parseTerms, type ProgramTerms } from '../domain/programs';
 
 interface AccountRow {
   number: string;
@@ -8,7 +8,7 @@ interface AccountRow {
   status: AccountStatus;
   trader_id: string | null;
   program: string;
-  terms: ProgramTerms;
+  terms: unknown;
   currency: string;
   initial_balance: string;
   balance: string;
@@ -28,7 +28,7 @@ export function toAccount(row: AccountRow): Account {
     status: row.status,
     traderId: row.trader_id,
     program: row.program,
-    terms: row.terms,
+    terms: parseTerms(row.terms),
     currency: row.currency,
     initialBalance: toNumber(row.initial_balance),
     balance: toNumber(row.balance),
@@ -72,17 +72,32 @@ export async function insertAccounts(sequelize: Sequelize, tx: Transaction, inpu
   return rows.map(toAccount).sort((a, b) => a.number - b.number);
 }
 
+/**
+ * One account, optionally locked: every transaction that changes an account's money, status or
+ * holder takes this row lock first, so concurrent changes (and replicas) serialize per account.
+ * With an organization, another organization's account reads as missing; null = any organization.
+ */
 export async function findAccount(
   sequelize: Sequelize,
-  org: string,
+  org: string | null,
   number: number,
   options: { transaction?: Transaction; forUpdate?: boolean } = {},
 ): Promise<Account | null> {
   const rows = await sequelize.query<AccountRow>(
-    `SELECT ${ACCOUNT_COLUMNS} FROM accounts WHERE organization_id = :org AND number = :number${options.forUpdate ? ' FOR UPDATE' : ''}`,
+    `SELECT ${ACCOUNT_COLUMNS} FROM accounts WHERE number = :number${org === null ? '' : ' AND organization_id = :org'}${options.forUpdate ? ' FOR UPDATE' : ''}`,
     { replacements: { org, number }, type: QueryTypes.SELECT, transaction: options.transaction },
   );
   return rows[0] ? toAccount(rows[0]) : null;
+}
+
+/** Many accounts of any organization by number, in one statement (the trading engine's reloads). */
+export async function findAccounts(sequelize: Sequelize, numbers: number[]): Promise<Account[]> {
+  if (numbers.length === 0) return [];
+  const rows = await sequelize.query<AccountRow>(`SELECT ${ACCOUNT_COLUMNS} FROM accounts WHERE number = ANY($1::bigint[])`, {
+    bind: [numbers],
+    type: QueryTypes.SELECT,
+  });
+  return rows.map(toAccount);
 }
 
 /** Any organization: executor logins know only the number. */

@@ -1,3 +1,4 @@
+import { AppError } from '@propdesk/kit';
 import type { ProgramTerms } from './programs';
 
 export const ACCOUNT_STATUSES = ['active', 'passed', 'breached', 'archived'] as const;
@@ -31,11 +32,29 @@ export interface Trader {
   createdAt: Date;
 }
 
-/** Why an account cannot be handed to a trader, or null when it can. */
-export function assignmentBlocker(status: AccountStatus): 'account_archived' | 'account_breached' | null {
-  if (status === 'archived') return 'account_archived';
-  if (status === 'breached') return 'account_breached';
-  return null;
+/** Another organization's account is not_found, exactly like a missing one. */
+export function accountNotFound(): AppError {
+  return new AppError('not_found', 'account not found');
+}
+
+/** The API code and wording of each status an operation can be refused for (the one status -> error table). */
+const REFUSING_STATUSES = {
+  passed: { code: 'account_passed', wording: 'has passed its evaluation' },
+  breached: { code: 'account_breached', wording: 'is breached' },
+  archived: { code: 'account_archived', wording: 'is archived' },
+} as const;
+
+/** Statuses that refuse a new holder and an executor login; a passed account is still handed out and logged in to. */
+export const CLOSED_TO_TRADERS: readonly AccountStatus[] = ['breached', 'archived'];
+
+/**
+ * Refuses an operation on an account whose status is one of `refused` (each operation's own
+ * policy), with the code that names the status; `consequence` completes the message.
+ */
+export function refuseStatus(account: Pick<Account, 'number' | 'status'>, refused: readonly AccountStatus[], consequence: string): void {
+  if (account.status === 'active' || !refused.includes(account.status)) return;
+  const { code, wording } = REFUSING_STATUSES[account.status];
+  throw new AppError(code, `account ${account.number} ${wording} and ${consequence}`);
 }
 
 /** credits.low fires once, on the reservation that crosses the threshold. */

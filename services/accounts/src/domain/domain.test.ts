@@ -1,5 +1,5 @@
 import { AppError } from '@propdesk/kit';
-import { assignmentBlocker, crossesCreditsLow } from './account';
+import { CLOSED_TO_TRADERS, crossesCreditsLow, refuseStatus, type AccountStatus } from './account';
 import { generateExecutorPassword, isStrongPassword } from './passwords';
 import { PROGRAMS, resolveProgram } from './programs';
 import { accountNumber, initialBalance, position, provisioningCount, traderInput } from './validation';
@@ -76,10 +76,24 @@ describe('validation', () => {
 
 describe('account rules', () => {
   it('archived and breached accounts cannot be assigned, passed and active can', () => {
-    expect(assignmentBlocker('archived')).toBe('account_archived');
-    expect(assignmentBlocker('breached')).toBe('account_breached');
-    expect(assignmentBlocker('active')).toBeNull();
-    expect(assignmentBlocker('passed')).toBeNull();
+    const refusal = (status: AccountStatus): string | null => {
+      try {
+        refuseStatus({ number: 1, status }, CLOSED_TO_TRADERS, 'cannot be assigned');
+        return null;
+      } catch (err) {
+        return err instanceof AppError ? err.code : 'not an AppError';
+      }
+    };
+    expect(refusal('archived')).toBe('account_archived');
+    expect(refusal('breached')).toBe('account_breached');
+    expect(refusal('active')).toBeNull();
+    expect(refusal('passed')).toBeNull();
+  });
+
+  it('each refusing status has its own code', () => {
+    expect(() => refuseStatus({ number: 7, status: 'passed' }, ['passed'], 'no longer trades')).toThrow(
+      expect.objectContaining({ code: 'account_passed', message: 'account 7 has passed its evaluation and no longer trades' }),
+    );
   });
 
   it('credits.low fires only on the reservation that crosses the threshold', () => {

@@ -1,8 +1,9 @@
-import { AppError } from '@propdesk/kit';
+import { AppError, z } from '@propdesk/kit';
 
 /**
- * A program's evaluation terms. They are frozen into accounts.terms when an account is created,
- * so changing a program here never changes the rules of accounts already issued.
+ * A program's evaluation terms: the one terms type of the service. They are frozen into
+ * accounts.terms when an account is created, so changing a program here never changes the rules
+ * of accounts already issued; the trading rules read them back from the account (parseTerms).
  */
 export interface ProgramTerms {
   /** Breach when equity falls below start-of-day balance minus this % of the initial balance. */
@@ -19,8 +20,8 @@ export interface ProgramTerms {
   maxLotsPerOrder: number;
   /** null = every instrument. */
   allowedSymbols: string[] | null;
-  /** An order above this many lots raises a flag (trading continues). */
-  flagLotsAbove: number;
+  /** An order above this many lots raises a flag (trading continues); null = no such flag. */
+  flagLotsAbove: number | null;
   /** A position held over the weekend raises a flag. */
   flagWeekendHolding: boolean;
   defaultInitialBalance: number;
@@ -89,4 +90,29 @@ export function resolveProgram(name: string | undefined): { name: ProgramName; t
     throw new AppError('invalid_request', `unknown program; expected one of ${Object.keys(PROGRAMS).join(', ')}`, 'program');
   }
   return { name: wanted, terms: { ...PROGRAMS[wanted], allowedSymbols: PROGRAMS[wanted].allowedSymbols?.slice() ?? null } };
+}
+
+const standard = PROGRAMS.standard;
+
+/**
+ * Frozen terms as stored. Parsed leniently: a missing or malformed field takes the `standard`
+ * program's value, so older or partial term sets still evaluate.
+ */
+const storedTermsSchema = z.object({
+  maxDailyLossPct: z.number().nonnegative().catch(standard.maxDailyLossPct),
+  maxTotalLossPct: z.number().nonnegative().catch(standard.maxTotalLossPct),
+  totalLossMode: z.enum(['static', 'trailing']).catch(standard.totalLossMode),
+  profitTargetPct: z.number().nonnegative().catch(standard.profitTargetPct),
+  minTradingDays: z.number().int().nonnegative().catch(standard.minTradingDays),
+  leverage: z.number().positive().catch(standard.leverage),
+  maxLotsPerOrder: z.number().positive().catch(standard.maxLotsPerOrder),
+  allowedSymbols: z.array(z.string()).nullable().catch(() => standard.allowedSymbols?.slice() ?? null),
+  flagLotsAbove: z.number().nonnegative().nullable().catch(standard.flagLotsAbove),
+  flagWeekendHolding: z.boolean().catch(standard.flagWeekendHolding),
+  defaultInitialBalance: z.number().positive().catch(standard.defaultInitialBalance),
+  currency: z.string().catch(standard.currency),
+}) satisfies z.ZodType<ProgramTerms, z.ZodTypeDef, unknown>;
+
+export function parseTerms(raw: unknown): ProgramTerms {
+  return storedTermsSchema.parse(raw !== null && typeof raw === 'object' ? raw : {});
 }

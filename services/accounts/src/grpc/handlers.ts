@@ -1,4 +1,4 @@
-import { AppError, toItemError } from '@propdesk/kit';
+import { AppError, toItemError, type AsyncServiceImplementation } from '@propdesk/kit';
 import type { accountsv1 } from '@propdesk/proto';
 import type { AccountsDeps } from '../deps';
 import type { AccountSummary } from '../domain/account';
@@ -15,7 +15,6 @@ import { createTrader, getTrader, listTraders } from '../use-cases/traders';
 import { unassignTrader } from '../use-cases/unassign-trader';
 import { statusFromProto, toProtoAccount, toProtoCredentials, toProtoEvent, toProtoTrader } from './mappers';
 import { ActiveStreams, createStreamEventsHandler } from './stream-events-handler';
-import type { Handlers } from './typed';
 
 /** Requests per BatchListAccounts call. */
 const MAX_BATCH = 100;
@@ -37,11 +36,14 @@ function jsonPageResponse(page: JsonPage): accountsv1.ListAccountsResponse {
   return { accounts: [], nextPageToken: page.nextPageToken, accountsJson: Buffer.from(page.json) };
 }
 
-/** The accounts, traders, credentials, sessions and events RPCs: proto in, use case, proto out. */
-export function createCoreHandlers(
+/**
+ * AccountsService (accounts, traders, credentials, sessions, events): proto in, use case, proto
+ * out. Typed against the service: a forgotten RPC is a compile error.
+ */
+export function createAccountsHandlers(
   deps: AccountsDeps,
   streams: ActiveStreams = new ActiveStreams(),
-) {
+): AsyncServiceImplementation<accountsv1.AccountsServiceServer> {
   return {
     async createAccounts(req) {
       const accounts = await createAccounts(deps, {
@@ -140,5 +142,5 @@ export function createCoreHandlers(
       return { events: page.events.map(toProtoEvent), nextPageToken: page.nextPageToken };
     },
     streamEvents: createStreamEventsHandler(deps, streams),
-  } satisfies Handlers<accountsv1.AccountsServiceServer>;
+  };
 }

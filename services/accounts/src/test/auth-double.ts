@@ -1,6 +1,5 @@
-import { AppError, createLogger, implementService, startGrpcServer, type AsyncServiceImplementation } from '@propdesk/kit';
+import { AppError, createLogger, implementServiceDouble, startGrpcServer, type AsyncServiceImplementation } from '@propdesk/kit';
 import { authv1 } from '@propdesk/proto';
-import type { Handlers } from '../grpc/typed';
 
 /**
  * A stand-in for ANOTHER service (auth) in this service's own integration tests: real gRPC,
@@ -23,7 +22,7 @@ export async function startAuthDouble(): Promise<AuthDouble> {
   const orgs = new Map<string, { credits: number; threshold: number }>();
   const reservations: AuthDouble['reservations'] = new Map();
   const state = { failConfirm: false, failAfterReserve: false };
-  const handlers: Handlers<authv1.AuthServiceServer> = {
+  const handlers: Partial<AsyncServiceImplementation<authv1.AuthServiceServer>> = {
     async reserveCredits(req) {
       const existing = reservations.get(req.reservationId);
       const org = orgs.get(req.organizationId);
@@ -78,11 +77,7 @@ export async function startAuthDouble(): Promise<AuthDouble> {
       {
         name: 'propdesk.auth.v1.AuthService',
         definition: authv1.AuthServiceService,
-        implementation: implementService<authv1.AuthServiceServer>(
-          authv1.AuthServiceService,
-          logger,
-          handlers as unknown as AsyncServiceImplementation<authv1.AuthServiceServer>,
-        ),
+        implementation: implementServiceDouble<authv1.AuthServiceServer>(authv1.AuthServiceService, logger, handlers),
       },
     ],
   });

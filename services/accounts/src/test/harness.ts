@@ -1,7 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { createServiceClient, createTestDatabase, openDatabase, type Sequelize, type ServiceClient, type TestDatabase } from '@propdesk/kit';
-import { accountsv1 } from '@propdesk/proto';
-import { promised, type PromiseClient } from '../grpc/typed';
+import { createServiceClient, createTestDatabase, openDatabase, type PromiseClient, type Sequelize, type ServiceClient, type TestDatabase } from '@propdesk/kit';
+import { accountsv1, tradingv1 } from '@propdesk/proto';
 import { start, SCHEMA, type StartedAccountsService } from '../main';
 import { startAuthDouble, type AuthDouble } from './auth-double';
 
@@ -11,6 +10,9 @@ export interface Harness {
   service: StartedAccountsService;
   client: ServiceClient<accountsv1.AccountsServiceClient>;
   api: PromiseClient<accountsv1.AccountsServiceClient>;
+  /** TradingService, served by the same process. */
+  tradingClient: ServiceClient<tradingv1.TradingServiceClient>;
+  trading: PromiseClient<tradingv1.TradingServiceClient>;
   /** Direct access to the service's schema, to check what is stored. */
   sql: Sequelize;
   env: NodeJS.ProcessEnv;
@@ -29,18 +31,20 @@ export async function startHarness(extraEnv: NodeJS.ProcessEnv = {}): Promise<Ha
     CURSOR_SECRET: 'accounts-test-cursor-secret',
     CREDENTIALS_KEY: randomBytes(32).toString('hex'),
     LOG_LEVEL: 'silent',
-    SIMULATE_MARKET: 'false',
     ...extraEnv,
   };
   const service = await start(env);
   const client = createServiceClient(accountsv1.AccountsServiceClient, accountsv1.AccountsServiceService, service.address, 15_000);
+  const tradingClient = createServiceClient(tradingv1.TradingServiceClient, tradingv1.TradingServiceService, service.address, 15_000);
   const sql = openDatabase({ url: db.url, schema: SCHEMA, poolMax: 3 });
   return {
     db,
     auth,
     service,
     client,
-    api: promised(client),
+    api: client.call,
+    tradingClient,
+    trading: tradingClient.call,
     sql,
     env,
     newOrg(credits = 1000, lowThreshold = 0) {
@@ -50,6 +54,7 @@ export async function startHarness(extraEnv: NodeJS.ProcessEnv = {}): Promise<Ha
     },
     async close() {
       client.close();
+      tradingClient.close();
       await service.stop();
       await sql.close();
       await auth.stop();

@@ -1,9 +1,8 @@
-import { createLogger, createServiceClient, QueryTypes, type ServiceClient } from '@propdesk/kit';
-import { accountsv1 } from '@propdesk/proto';
-import { promised, type PromiseClient } from '../grpc/typed';
+import { createLogger, createServiceClient, QueryTypes, type PromiseClient, type ServiceClient } from '@propdesk/kit';
+import { accountsv1, tradingv1 } from '@propdesk/proto';
 import { start, type StartedAccountsService } from '../main';
 import { startHarness, type Harness } from '../test/harness';
-import { TradingEngine } from './engine';
+import { TradingEngine } from './engine/trading-engine';
 import { tradingHelpers } from './test-helpers';
 
 /**
@@ -14,7 +13,9 @@ import { tradingHelpers } from './test-helpers';
 let h: Harness;
 let second: StartedAccountsService;
 let secondClient: ServiceClient<accountsv1.AccountsServiceClient>;
-let b: PromiseClient<accountsv1.AccountsServiceClient>;
+let secondTrading: ServiceClient<tradingv1.TradingServiceClient>;
+/** The second replica's clients. */
+let b: { api: PromiseClient<accountsv1.AccountsServiceClient>; trading: PromiseClient<tradingv1.TradingServiceClient> };
 let org: string;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -23,12 +24,14 @@ beforeAll(async () => {
   h = await startHarness();
   second = await start(h.env);
   secondClient = createServiceClient(accountsv1.AccountsServiceClient, accountsv1.AccountsServiceService, second.address, 15_000);
-  b = promised(secondClient);
+  secondTrading = createServiceClient(tradingv1.TradingServiceClient, tradingv1.TradingServiceService, second.address, 15_000);
+  b = { api: secondClient.call, trading: secondTrading.call };
   org = h.newOrg(1000);
 });
 
 afterAll(async () => {
   secondClient.close();
+  secondTrading.close();
   await second.stop();
   await h.close();
 });
@@ -39,19 +42,19 @@ async function count(sql: string, replacements: Record<string, unknown>): Promis
 }
 
 it('a position opened on one replica is breached by a quote that reaches the other', async () => {
-  const a = tradingHelpers(h.api, h.sql);
+  const a = tradingHelpers(h, h.sql);
   const [n] = await a.newAccounts(org, 1);
   await a.quote('EURUSD', 1.1, 1.1);
   await a.order(org, n, { volume: 10 });
   // The other replica picks up positions changed elsewhere on its next tick (250 ms).
   await sleep(700);
-  await b.publishQuote({ quote: { symbol: 'EURUSD', bid: 1.0949, ask: 1.095 } });
+  await b.trading.publishQuote({ quote: { symbol: 'EURUSD', bid: 1.0949, ask: 1.095 } });
   expect((await a.account(org, n)).status).toBe(accountsv1.AccountStatus.ACCOUNT_STATUS_BREACHED);
   expect(await a.events(n, 'account.breached')).toHaveLength(1);
 });
 
 it('the same breaching quote on both replicas at once breaches each account once and closes each position once', async () => {
-  const a = tradingHelpers(h.api, h.sql);
+  const a = tradingHelpers(h, h.sql);
   const viaB = tradingHelpers(b, h.sql);
   const numbers = await a.newAccounts(org, 6);
   await a.quote('GBPUSD', 1.27, 1.27);
@@ -62,8 +65,8 @@ it('the same breaching quote on both replicas at once breaches each account once
   }
   await sleep(700);
   await Promise.all([
-    h.api.publishQuote({ quote: { symbol: 'GBPUSD', bid: 1.2649, ask: 1.265 } }),
-    b.publishQuote({ quote: { symbol: 'GBPUSD', bid: 1.2649, ask: 1.265 } }),
+    h.trading.publishQuote({ quote: { symbol: 'GBPUSD', bid: 1.2649, ask: 1.265 } }),
+    b.trading.publishQuote({ quote: { symbol: 'GBPUSD', bid: 1.2649, ask: 1.265 } }),
   ]);
   for (const n of numbers) {
     expect(await a.events(n, 'account.breached')).toHaveLength(1);
@@ -75,20 +78,20 @@ it('the same breaching quote on both replicas at once breaches each account once
 });
 
 it('a resting order triggered on both replicas fills once', async () => {
-  const a = tradingHelpers(h.api, h.sql);
+  const a = tradingHelpers(h, h.sql);
   const [n] = await a.newAccounts(org, 1);
   await a.quote('XAUUSD', 2350, 2350.3);
-  const pending = await a.order(org, n, { symbol: 'XAUUSD', type: accountsv1.OrderType.ORDER_TYPE_STOP, price: 2360, volume: 0.2 });
+  const pending = await a.order(org, n, { symbol: 'XAUUSD', type: tradingv1.OrderType.ORDER_TYPE_STOP, price: 2360, volume: 0.2 });
   await sleep(700);
   await Promise.all([
-    h.api.publishQuote({ quote: { symbol: 'XAUUSD', bid: 2360, ask: 2360.3 } }),
-    b.publishQuote({ quote: { symbol: 'XAUUSD', bid: 2360, ask: 2360.3 } }),
+    h.trading.publishQuote({ quote: { symbol: 'XAUUSD', bid: 2360, ask: 2360.3 } }),
+    b.trading.publishQuote({ quote: { symbol: 'XAUUSD', bid: 2360, ask: 2360.3 } }),
   ]);
   expect(await a.events(n, 'position.opened')).toEqual([expect.objectContaining({ position_id: pending.id, open_price: 2360 })]);
 });
 
 it('a position held over the weekend is flagged once, and trading continues', async () => {
-  const a = tradingHelpers(h.api, h.sql);
+  const a = tradingHelpers(h, h.sql);
   const [n] = await a.newAccounts(org, 1);
   await a.quote('US30', 39_000, 39_001);
   const p = await a.order(org, n, { symbol: 'US30', volume: 1 });
@@ -106,7 +109,7 @@ it('a position held over the weekend is flagged once, and trading continues', as
   } finally {
     await engine.stop();
   }
-  const { flags } = await h.api.listFlags({ organizationId: org, number: n, pageSize: 0, pageToken: '' });
+  const { flags } = await h.trading.listFlags({ organizationId: org, number: n, pageSize: 0, pageToken: '' });
   expect(flags).toEqual([expect.objectContaining({ rule: 'weekend_holding', action: 'flag', evidence: expect.objectContaining({ position_id: p.id }) })]);
   expect(await a.events(n, 'account.flagged')).toEqual([expect.objectContaining({ rule: 'weekend_holding', position_id: p.id })]);
   expect((await a.account(org, n)).status).toBe(accountsv1.AccountStatus.ACCOUNT_STATUS_ACTIVE);

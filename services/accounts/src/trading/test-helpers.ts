@@ -1,19 +1,22 @@
-import { QueryTypes, type Sequelize } from '@propdesk/kit';
-import { accountsv1 } from '@propdesk/proto';
-import type { PromiseClient } from '../grpc/typed';
+import { QueryTypes, type PromiseClient, type Sequelize } from '@propdesk/kit';
+import { accountsv1, tradingv1 } from '@propdesk/proto';
 
-type Api = PromiseClient<accountsv1.AccountsServiceClient>;
+/** One replica's clients: AccountsService and TradingService at the same address. */
+interface Clients {
+  api: PromiseClient<accountsv1.AccountsServiceClient>;
+  trading: PromiseClient<tradingv1.TradingServiceClient>;
+}
 
-export const BUY = accountsv1.Side.SIDE_BUY;
-export const SELL = accountsv1.Side.SIDE_SELL;
-export const MARKET = accountsv1.OrderType.ORDER_TYPE_MARKET;
-export const LIMIT = accountsv1.OrderType.ORDER_TYPE_LIMIT;
+export const BUY = tradingv1.Side.SIDE_BUY;
+export const SELL = tradingv1.Side.SIDE_SELL;
+export const MARKET = tradingv1.OrderType.ORDER_TYPE_MARKET;
+export const LIMIT = tradingv1.OrderType.ORDER_TYPE_LIMIT;
 
 /** Test helpers for the trading suites: quotes, orders and what the outbox holds. */
-export function tradingHelpers(api: Api, sql: Sequelize) {
+export function tradingHelpers({ api, trading }: Clients, sql: Sequelize) {
   return {
     async quote(symbol: string, bid: number, ask: number): Promise<void> {
-      await api.publishQuote({ quote: { symbol, bid, ask } });
+      await trading.publishQuote({ quote: { symbol, bid, ask } });
     },
     async account(org: string, number: string): Promise<accountsv1.Account> {
       const { account } = await api.getAccount({ organizationId: org, number });
@@ -24,8 +27,8 @@ export function tradingHelpers(api: Api, sql: Sequelize) {
       const { accounts } = await api.createAccounts({ organizationId: org, count, program: '', initialBalance: 0 });
       return accounts.map((a) => a.number);
     },
-    async order(org: string, number: string, fields: Partial<accountsv1.PlaceOrderRequest>): Promise<accountsv1.Position> {
-      const { position } = await api.placeOrder({ organizationId: org, number, symbol: 'EURUSD', side: BUY, volume: 1, type: MARKET, ...fields });
+    async order(org: string, number: string, fields: Partial<tradingv1.PlaceOrderRequest>): Promise<tradingv1.Position> {
+      const { position } = await trading.placeOrder({ organizationId: org, number, symbol: 'EURUSD', side: BUY, volume: 1, type: MARKET, ...fields });
       if (!position) throw new Error('no position');
       return position;
     },

@@ -1,10 +1,9 @@
 import { findAccount, markArchived } from '../data/accounts';
 import { revokeSessionsForAccount } from '../data/executor-sessions';
 import { appendEvent } from '../data/outbox';
-import type { Account } from '../domain/account';
+import { accountNotFound, type Account } from '../domain/account';
 import { accountNumber, organizationId } from '../domain/validation';
 import type { AccountsDeps } from '../deps';
-import { accountNotFound } from './get-account';
 
 /** Takes the account out of circulation (no claim, no login); archiving again changes nothing. */
 export async function archiveAccount(deps: AccountsDeps, input: { organizationId: string; number: string }): Promise<Account> {

@@ -1,12 +1,10 @@
-import { AppError } from '@propdesk/kit';
 import { findAccount, setTrader } from '../data/accounts';
 import { revokeSessionsForAccount } from '../data/executor-sessions';
 import { appendEvent } from '../data/outbox';
 import { findOrCreateTrader } from '../data/traders';
-import { assignmentBlocker, type Account, type Trader } from '../domain/account';
+import { accountNotFound, CLOSED_TO_TRADERS, refuseStatus, type Account, type Trader } from '../domain/account';
 import { accountNumber, organizationId, traderInput } from '../domain/validation';
 import type { AccountsDeps } from '../deps';
-import { accountNotFound } from './get-account';
 
 export interface AssignTraderInput {
   organizationId: string;
@@ -28,8 +26,7 @@ export async function assignTrader(deps: AccountsDeps, input: AssignTraderInput)
   return sequelize.transaction(async (transaction) => {
     const account = await findAccount(sequelize, org, number, { transaction, forUpdate: true });
     if (!account) throw accountNotFound();
-    const blocker = assignmentBlocker(account.status);
-    if (blocker) throw new AppError(blocker, `the account is ${account.status} and cannot be assigned`);
+    refuseStatus(account, CLOSED_TO_TRADERS, 'cannot be assigned');
     const { trader } = await findOrCreateTrader(sequelize, org, who, transaction);
     if (account.traderId === trader.id) return { account, trader };
     await revokeSessionsForAccount(sequelize, transaction, number);

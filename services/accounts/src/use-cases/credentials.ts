@@ -1,9 +1,9 @@
 import { findAccount, findSealedPassword, setSealedPassword } from '../data/accounts';
 import { revokeSessionsForAccount } from '../data/executor-sessions';
+import { accountNotFound } from '../domain/account';
 import { generateExecutorPassword } from '../domain/passwords';
 import { accountNumber, organizationId } from '../domain/validation';
 import type { AccountsDeps } from '../deps';
-import { accountNotFound } from './get-account';
 
 export interface Credentials {
   login: number;

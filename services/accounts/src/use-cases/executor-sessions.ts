@@ -2,7 +2,7 @@ import { AppError, randomString, safeEqual, sha256Hex } from '@propdesk/kit';
 import { findAccountWithSecret } from '../data/accounts';
 import { findLiveSession, insertSession } from '../data/executor-sessions';
 import { countRecentFailures, recordFailures, type FailureKind } from '../data/login-failures';
-import type { Account } from '../domain/account';
+import { CLOSED_TO_TRADERS, refuseStatus, type Account } from '../domain/account';
 import { generateExecutorPassword } from '../domain/passwords';
 import type { AccountsDeps } from '../deps';
 
@@ -54,8 +54,7 @@ export async function createExecutorSession(
     await recordFailures(sequelize, keys);
     throw invalidCredentials();
   }
-  if (found.account.status === 'archived') throw new AppError('account_archived', 'the account is archived');
-  if (found.account.status === 'breached') throw new AppError('account_breached', 'the account is breached');
+  refuseStatus(found.account, CLOSED_TO_TRADERS, 'cannot be logged in to');
 
   const token = EXECUTOR_TOKEN_PREFIX + randomString(40);
   const session = await insertSession(sequelize, found.account.number, sha256Hex(token), config.EXECUTOR_SESSION_TTL_SECONDS);

@@ -1,10 +1,7 @@
-import { AppError } from '@propdesk/kit';
 import { findAccount } from '../data/accounts';
-import type { Account } from '../domain/account';
+import { accountNotFound, type Account } from '../domain/account';
 import { accountNumber, organizationId } from '../domain/validation';
 import type { AccountsDeps } from '../deps';
-
-export const accountNotFound = (): AppError => new AppError('not_found', 'account not found');
 
 /** Another organization's account is not_found, exactly like a missing one. */
 export async function getAccount(deps: AccountsDeps, input: { organizationId: string; number: string }): Promise<Account> {

@@ -3,7 +3,6 @@ import { AppError, createLogger, createServiceClient, QueryTypes } from '@propde
 import { accountsv1, authv1 } from '@propdesk/proto';
 import { accountsConfigSchema } from '../config';
 import type { AccountsDeps } from '../deps';
-import { promised } from '../grpc/typed';
 import { startHarness, type Harness } from '../test/harness';
 import { recoverProvisioning } from './recover-provisioning';
 
@@ -183,7 +182,7 @@ describe('provisioning accounts against credits', () => {
       });
       const authClient = createServiceClient(authv1.AuthServiceClient, authv1.AuthServiceService, h.auth.address);
       try {
-        await promised(authClient).reserveCredits({ organizationId: org, count: '3', reservationId });
+        await authClient.call.reserveCredits({ organizationId: org, count: '3', reservationId });
       } finally {
         authClient.close();
       }
@@ -205,9 +204,8 @@ async function runRecovery(): Promise<void> {
       config: accountsConfigSchema.parse(h.env),
       logger: createLogger('recovery-test', { level: 'silent' }),
       sequelize: h.sql,
-      auth,
-      authApi: promised(auth),
-    } as Pick<AccountsDeps, 'config' | 'logger' | 'sequelize' | 'auth' | 'authApi'> as AccountsDeps;
+      authApi: auth.call,
+    } as Pick<AccountsDeps, 'config' | 'logger' | 'sequelize' | 'authApi'> as AccountsDeps;
     await recoverProvisioning(deps);
   } finally {
     auth.close();

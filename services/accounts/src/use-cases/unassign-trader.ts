@@ -1,10 +1,9 @@
 import { findAccount, setTrader } from '../data/accounts';
 import { revokeSessionsForAccount } from '../data/executor-sessions';
 import { appendEvent } from '../data/outbox';
-import type { Account } from '../domain/account';
+import { accountNotFound, type Account } from '../domain/account';
 import { accountNumber, organizationId } from '../domain/validation';
 import type { AccountsDeps } from '../deps';
-import { accountNotFound } from './get-account';
 
 /** Removes the holder, revoking live sessions; an unassigned account is answered as it is. */
 export async function unassignTrader(deps: AccountsDeps, input: { organizationId: string; number: string }): Promise<Account> {

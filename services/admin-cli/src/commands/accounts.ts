@@ -26,7 +26,7 @@ export const quotesPublish: Command = {
     const ask = positiveNumber(requiredString(values, 'ask'), 'ask');
     if (ask < bid) throw new AppError('invalid_request', '--ask must not be below --bid', 'ask');
     const time = new Date();
-    const res = await clients.accounts().publishQuote({ quote: { symbol, bid, ask, time } });
+    const res = await clients.trading().publishQuote({ quote: { symbol, bid, ask, time } });
     const quote = res.quote ?? { symbol, bid, ask, time };
     return { symbol: quote.symbol, bid: quote.bid, ask: quote.ask, time: (quote.time ?? time).toISOString() };
   },

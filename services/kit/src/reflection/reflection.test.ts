@@ -1,4 +1,4 @@
-import { accountsv1, authv1, webhooksv1 } from '@propdesk/proto';
+import { accountsv1, authv1, tradingv1, webhooksv1 } from '@propdesk/proto';
 import { bufCurl } from '../buf-curl';
 import { startGrpcServer, type GrpcServiceRegistration, type StartedGrpcServer } from '../grpc-server';
 import { createLogger } from '../logger';
@@ -12,6 +12,7 @@ const logger = createLogger('reflection-test', { level: 'silent' });
 const COMMITTED: GrpcServiceRegistration[] = [
   { name: 'propdesk.auth.v1.AuthService', definition: authv1.AuthServiceService, implementation: {} },
   { name: 'propdesk.accounts.v1.AccountsService', definition: accountsv1.AccountsServiceService, implementation: {} },
+  { name: 'propdesk.trading.v1.TradingService', definition: tradingv1.TradingServiceService, implementation: {} },
   { name: 'propdesk.webhooks.v1.WebhooksService', definition: webhooksv1.WebhooksServiceService, implementation: {} },
 ];
 
@@ -38,6 +39,7 @@ describe('gRPC server reflection, as a real client (buf curl) sees it', () => {
         'grpc.health.v1.Health',
         'propdesk.accounts.v1.AccountsService',
         'propdesk.auth.v1.AuthService',
+        'propdesk.trading.v1.TradingService',
         'propdesk.webhooks.v1.WebhooksService',
       ]);
     }
@@ -70,6 +72,10 @@ describe('gRPC server reflection, as a real client (buf curl) sees it', () => {
     ]);
     expect(call.exitCode).not.toBe(0);
     expect(call.stdout + call.stderr).toMatch(/unimplemented/i);
+    // A message of another package's file (TradingService answers BreachAccount with accounts.v1's Account).
+    const crossPackage = await bufCurl(all.address, 'propdesk.trading.v1.TradingService/BreachAccount', ['-d', '{"organization_id":"org","number":"1","reason":"r"}']);
+    expect(crossPackage.exitCode).not.toBe(0);
+    expect(crossPackage.stdout + crossPackage.stderr).toMatch(/unimplemented/i);
   });
 
   it('does not describe a service the server does not register', async () => {

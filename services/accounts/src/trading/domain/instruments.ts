@@ -7,21 +7,19 @@ export interface Instrument {
   digits: number;
   baseCurrency: string;
   quoteCurrency: string;
-  /** A sensible starting price for the simulated feed. */
-  referencePrice: number;
 }
 
 export const INSTRUMENTS: readonly Instrument[] = [
-  { symbol: 'EURUSD', contractSize: 100_000, digits: 5, baseCurrency: 'EUR', quoteCurrency: 'USD', referencePrice: 1.085 },
-  { symbol: 'GBPUSD', contractSize: 100_000, digits: 5, baseCurrency: 'GBP', quoteCurrency: 'USD', referencePrice: 1.27 },
-  { symbol: 'USDJPY', contractSize: 100_000, digits: 3, baseCurrency: 'USD', quoteCurrency: 'JPY', referencePrice: 150.0 },
-  { symbol: 'XAUUSD', contractSize: 100, digits: 2, baseCurrency: 'XAU', quoteCurrency: 'USD', referencePrice: 2350.0 },
-  { symbol: 'US30', contractSize: 1, digits: 2, baseCurrency: 'US30', quoteCurrency: 'USD', referencePrice: 39_000.0 },
-  { symbol: 'BTCUSD', contractSize: 1, digits: 2, baseCurrency: 'BTC', quoteCurrency: 'USD', referencePrice: 65_000.0 },
-  { symbol: 'AUDUSD', contractSize: 100_000, digits: 5, baseCurrency: 'AUD', quoteCurrency: 'USD', referencePrice: 0.66 },
-  { symbol: 'NZDUSD', contractSize: 100_000, digits: 5, baseCurrency: 'NZD', quoteCurrency: 'USD', referencePrice: 0.61 },
-  { symbol: 'XAGUSD', contractSize: 5_000, digits: 3, baseCurrency: 'XAG', quoteCurrency: 'USD', referencePrice: 29.5 },
-  { symbol: 'ETHUSD', contractSize: 1, digits: 2, baseCurrency: 'ETH', quoteCurrency: 'USD', referencePrice: 3_400.0 },
+  { symbol: 'EURUSD', contractSize: 100_000, digits: 5, baseCurrency: 'EUR', quoteCurrency: 'USD' },
+  { symbol: 'GBPUSD', contractSize: 100_000, digits: 5, baseCurrency: 'GBP', quoteCurrency: 'USD' },
+  { symbol: 'USDJPY', contractSize: 100_000, digits: 3, baseCurrency: 'USD', quoteCurrency: 'JPY' },
+  { symbol: 'XAUUSD', contractSize: 100, digits: 2, baseCurrency: 'XAU', quoteCurrency: 'USD' },
+  { symbol: 'US30', contractSize: 1, digits: 2, baseCurrency: 'US30', quoteCurrency: 'USD' },
+  { symbol: 'BTCUSD', contractSize: 1, digits: 2, baseCurrency: 'BTC', quoteCurrency: 'USD' },
+  { symbol: 'AUDUSD', contractSize: 100_000, digits: 5, baseCurrency: 'AUD', quoteCurrency: 'USD' },
+  { symbol: 'NZDUSD', contractSize: 100_000, digits: 5, baseCurrency: 'NZD', quoteCurrency: 'USD' },
+  { symbol: 'XAGUSD', contractSize: 5_000, digits: 3, baseCurrency: 'XAG', quoteCurrency: 'USD' },
+  { symbol: 'ETHUSD', contractSize: 1, digits: 2, baseCurrency: 'ETH', quoteCurrency: 'USD' },
 ];
 
 const BY_SYMBOL = new Map(INSTRUMENTS.map((i) => [i.symbol, i]));
@@ -69,12 +67,6 @@ export function toUsd(amount: number, currency: string, quotes: QuoteLookup, own
     return amount / rate;
   }
   throw new AppError('internal_error', `no conversion from ${currency}`);
-}
-
-/** Rounds a price to the instrument's digits (prices are stored as given, compared as rounded). */
-export function roundPrice(instrument: Instrument, price: number): number {
-  const f = 10 ** instrument.digits;
-  return Math.round(price * f) / f;
 }
 
 export function roundMoney(amount: number): number {

@@ -1,7 +1,7 @@
 import { AppError } from '@propdesk/kit';
 import type { Quote } from './instruments';
 import { entryPrice, exitPrice, type Side } from './pnl';
-import type { TradingTerms } from './terms';
+import type { Terms } from '../core-port';
 
 export type OrderType = 'market' | 'limit' | 'stop';
 
@@ -78,7 +78,7 @@ export interface PreOrderViolation {
 /** Pre-order rules of the frozen terms; the first violation refuses the order. */
 export function checkPreOrderRules(
   order: Pick<OrderInput, 'symbol' | 'volume'>,
-  terms: TradingTerms,
+  terms: Terms,
   margin: { required: number; equity: number; used: number },
 ): PreOrderViolation | undefined {
   if (order.volume > terms.maxLotsPerOrder) {

@@ -2,8 +2,9 @@ import type { Quote } from './instruments';
 import { validateQuote } from './instruments';
 import { checkPreOrderRules, pendingTriggers, pendingTriggersInRange, protectiveExit, protectiveExitInRange, rangeOf, validateOrderAgainstMarket, validateVolume, widenRange } from './orders';
 import { equityOf, floatingProfit, marginFor, profitAt } from './pnl';
-import { findBreach, hasPassed, headroom, heldOverWeekend, totalLossLimit, tradingDayOf, tradingDayStart } from './rules';
-import { parseTerms } from './terms';
+import { parseTerms } from '../core-port';
+import { heldOverWeekend, tradingDayOf, tradingDayStart } from './calendar';
+import { evaluate, headroom, totalLossLimit, type AccountSnapshot } from './rules';
 
 const quotes = new Map<string, Quote>();
 const lookup = (s: string) => quotes.get(s);
@@ -13,6 +14,11 @@ const q = (symbol: string, bid: number, ask: number): Quote => {
   return quote;
 };
 const standard = parseTerms({});
+const findBreach = (terms: typeof standard, s: AccountSnapshot) => {
+  const verdict = evaluate(terms, s);
+  return verdict.kind === 'breached' ? verdict.breach : undefined;
+};
+const hasPassed = (terms: typeof standard, s: AccountSnapshot) => evaluate(terms, s).kind === 'passed';
 
 describe('P/L and conversion', () => {
   it('a 1-lot EURUSD buy at 1.10000 marked at a 1.09400 bid floats -600', () => {

@@ -1,16 +1,41 @@
-import { AppError } from '@propdesk/kit';
-import { readAccount, writeAccountMoney } from '../data/account-state';
-import { cancelPending, findPosition, livePositionsOfAccount, type Position } from '../data/positions';
-import { exitPrice } from '../domain/pnl';
-import { accountNotFound, requireActive } from './account-guards';
-import { closePositionInTx, equityFromPositions, recordEquityPoint, requireQuote, type TradingContext } from './context';
+import { AppError, type Transaction } from '@propdesk/kit';
+import { accountNotFound, appendEvent, lockAccount, parseAccountNumber, parseOrganizationId, parseUuid, writeAccountMoney, type Account } from '../core-port';
+import { recordDealStats } from '../data/deal-stats';
+import { insertDeal, type Deal } from '../data/deals';
+import { cancelPending, findPosition, livePositionsOfAccount, markClosed, type Position } from '../data/positions';
+import { roundMoney } from '../domain/instruments';
+import type { ExitReason } from '../domain/orders';
+import { exitPrice, profitAt } from '../domain/pnl';
+import { requireActive } from './account-access';
+import { positionClosedData } from './position-events';
+import { equityFromPositions, markPosition, recordEquityPoint, requireQuote, type LiveEngine, type MarkedPosition, type TradingContext } from './trading-context';
 
-export interface CloseRequest {
+/** ClosePosition: closes an open position at the current price (or cancels a resting order), then lets the engine re-evaluate the account. */
+export async function closePosition(engine: LiveEngine, req: { organizationId: string; number: string; positionId: string }): Promise<MarkedPosition> {
+  const org = parseOrganizationId(req.organizationId);
+  const number = parseAccountNumber(req.number);
+  const ctx = await engine.context();
+  const positionId = parseUuid(req.positionId, 'position_id');
+  const position = await closeUnderLock(ctx, { organizationId: org, accountNumber: number, positionId, reason: 'manual' });
+  if (!position) throw new AppError('not_found', 'position not found');
+  await engine.afterAccountChange(number);
+  return markPosition(ctx, position);
+}
+
+/**
+ * A stop loss or take profit the engine saw hit: closes the position at that level. Null when it
+ * was no longer open or its account no longer active (another replica got there first).
+ */
+export function exitPosition(ctx: TradingContext, exit: { accountNumber: number; positionId: string; reason: ExitReason; price: number }): Promise<Position | null> {
+  return closeUnderLock(ctx, exit);
+}
+
+interface CloseRequest {
   accountNumber: number;
   positionId: string;
   /** Set for API calls: another organization's account is not_found. */
   organizationId?: string;
-  reason: 'manual' | 'stop_loss' | 'take_profit';
+  reason: 'manual' | ExitReason;
   /** The stop-loss / take-profit level; a manual close uses the current bid (buy) or ask (sell). */
   price?: number;
 }
@@ -18,12 +43,12 @@ export interface CloseRequest {
 /**
  * Closes an open position (or cancels a resting order) under the account row lock: the deal
  * moves the balance. For triggered exits a position that is no longer open is left alone and
- * null returned (another replica closed it); an API close of a finished position is a conflict.
+ * null returned; an API close of a finished position is a conflict.
  */
-export async function closePosition(ctx: TradingContext, req: CloseRequest): Promise<Position | null> {
+async function closeUnderLock(ctx: TradingContext, req: CloseRequest): Promise<Position | null> {
   const now = ctx.now();
   return ctx.sequelize.transaction(async (tx) => {
-    const account = await readAccount(ctx.sequelize, req.accountNumber, { org: req.organizationId, tx, lock: true });
+    const account = await lockAccount(ctx.sequelize, tx, req.accountNumber, req.organizationId);
     if (!account) {
       if (req.organizationId) throw accountNotFound();
       return null;
@@ -54,4 +79,47 @@ export async function closePosition(ctx: TradingContext, req: CloseRequest): Pro
     await recordEquityPoint(ctx, tx, req.accountNumber, now, equity, result.balance);
     return result.position;
   });
+}
+
+/**
+ * Closes one open position at `price` inside the caller's transaction (the account row is
+ * locked): the position row, a deal carrying the balance after it, and position.closed.
+ * Returns null when the position was no longer open (another replica got there first).
+ */
+export async function closePositionInTx(
+  ctx: TradingContext,
+  tx: Transaction,
+  account: Pick<Account, 'number' | 'organizationId' | 'initialBalance' | 'balance'>,
+  position: Position,
+  price: number,
+  reason: string,
+  closedAt: Date,
+): Promise<{ position: Position; deal: Deal; balance: number } | null> {
+  if (position.openPrice === null || position.openedAt === null) return null;
+  const profit = profitAt({ symbol: position.symbol, side: position.side, volume: position.volume, openPrice: position.openPrice }, price, ctx.quote);
+  const closed = await markClosed(ctx.sequelize, tx, position.id, { closePrice: price, profit, closedAt, reason });
+  if (!closed) return null;
+  const balance = roundMoney(account.balance + profit);
+  const deal = await insertDeal(ctx.sequelize, tx, {
+    accountNumber: account.number,
+    organizationId: account.organizationId,
+    positionId: position.id,
+    symbol: position.symbol,
+    side: position.side,
+    volume: position.volume,
+    openPrice: position.openPrice,
+    closePrice: price,
+    profit,
+    openedAt: position.openedAt,
+    closedAt,
+    closeReason: reason,
+    balanceAfter: balance,
+  });
+  await recordDealStats(ctx.sequelize, tx, deal, account.initialBalance);
+  await appendEvent(ctx.sequelize, tx, {
+    organizationId: account.organizationId,
+    type: 'position.closed',
+    data: positionClosedData(account.number, position, { price, profit, reason }),
+  });
+  return { position: closed, deal, balance };
 }

@@ -1,17 +1,18 @@
-import { appendEvent } from '../../data/outbox';
-import { readAccount, writeAccountMoney, type TradingAccount } from '../data/account-state';
+import { lockAccount, type Account } from '../core-port';
 import { countTradingDays, livePositionsOfAccount } from '../data/positions';
-import { findBreach, hasPassed, type AccountSnapshot } from '../domain/rules';
-import { breachInTx, liquidateInTx } from './breach-account';
-import { equityFromPositions, recordEquityPoint, type TradingContext } from './context';
+import { evaluate, type AccountSnapshot } from '../domain/rules';
+import { applyBreach } from './apply-breach';
+import { applyPass } from './apply-pass';
+import { equityFromPositions, type TradingContext } from './trading-context';
 
-export type EvaluationOutcome = { kind: 'breached' | 'passed' | 'unchanged' | 'inactive'; account: TradingAccount | null };
+export type EvaluationOutcome = { kind: 'breached' | 'passed' | 'unchanged' | 'inactive'; account: Account | null };
 
 /**
- * Decides a suspected breach or pass under the account row lock. The engine calls this only
- * when its in-memory marks cross a limit; here the figures are recomputed from the committed
- * positions and balance, so a stale replica, or two replicas seeing the same quote, can never
- * breach twice or breach on a position another replica already closed.
+ * The automatic verdict on an account, under its row lock. The engine calls this only when its
+ * in-memory marks cross a limit or reach the target; here the figures are recomputed from the
+ * committed positions and balance and judged again (domain/rules.ts), so a stale replica, or two
+ * replicas seeing the same quote, can never breach twice or breach on a position another replica
+ * already closed.
  */
 export async function evaluateAccount(
   ctx: TradingContext,
@@ -19,7 +20,7 @@ export async function evaluateAccount(
   hints: { peakEquity: number; startOfDayBalance: number },
 ): Promise<EvaluationOutcome> {
   return ctx.sequelize.transaction(async (tx) => {
-    const account = await readAccount(ctx.sequelize, accountNumber, { tx, lock: true });
+    const account = await lockAccount(ctx.sequelize, tx, accountNumber);
     if (!account || account.status !== 'active') return { kind: 'inactive', account };
     const live = await livePositionsOfAccount(ctx.sequelize, accountNumber, tx);
     const equity = equityFromPositions(ctx, account.balance, live);
@@ -32,31 +33,16 @@ export async function evaluateAccount(
       startOfDayBalance: hints.startOfDayBalance,
       tradingDays: await countTradingDays(ctx.sequelize, accountNumber, tx),
     };
-    const breach = findBreach(account.terms, snapshot);
-    if (breach) {
-      const breached = await breachInTx(ctx, tx, account, live, { equity, peakEquity, startOfDayBalance: hints.startOfDayBalance }, breach);
-      return { kind: 'breached', account: breached };
+    const verdict = evaluate(account.terms, snapshot);
+    switch (verdict.kind) {
+      case 'breached': {
+        const observed = { equity, peakEquity, startOfDayBalance: hints.startOfDayBalance };
+        return { kind: 'breached', account: await applyBreach(ctx, tx, account, live, observed, verdict.breach) };
+      }
+      case 'passed':
+        return { kind: 'passed', account: await applyPass(ctx, tx, account, live, { equity, peakEquity, tradingDays: snapshot.tradingDays }) };
+      case 'none':
+        return { kind: 'unchanged', account: { ...account, equity, peakEquity } };
     }
-    if (hasPassed(account.terms, snapshot)) {
-      // Objectives met: the open positions are closed at the current price so the result is booked.
-      const balance = await liquidateInTx(ctx, tx, account, live, 'profit_target');
-      await writeAccountMoney(ctx.sequelize, tx, accountNumber, { balance, equity: balance, peakEquity: Math.max(peakEquity, balance), status: 'passed' });
-      await appendEvent(ctx.sequelize, tx, {
-        organizationId: account.organizationId,
-        type: 'account.passed',
-        data: {
-          account: accountNumber,
-          trader_id: account.traderId,
-          status: 'passed',
-          equity,
-          balance,
-          peak_equity: Math.max(peakEquity, balance),
-          trading_days: snapshot.tradingDays,
-        },
-      });
-      await recordEquityPoint(ctx, tx, accountNumber, ctx.now(), balance, balance);
-      return { kind: 'passed', account: { ...account, status: 'passed', balance, equity: balance, peakEquity: Math.max(peakEquity, balance) } };
-    }
-    return { kind: 'unchanged', account: { ...account, equity, peakEquity } };
   });
 }

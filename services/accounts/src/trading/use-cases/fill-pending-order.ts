@@ -1,8 +1,8 @@
-import { appendEvent } from '../../data/outbox';
-import { readAccount } from '../data/account-state';
+import { appendEvent, lockAccount } from '../core-port';
 import { fillPending, livePositionsOfAccount, type Position } from '../data/positions';
-import { tradingDayOf } from '../domain/rules';
-import { equityFromPositions, positionOpenedData, recordEquityPoint, type TradingContext } from './context';
+import { tradingDayOf } from '../domain/calendar';
+import { positionOpenedData } from './position-events';
+import { equityFromPositions, recordEquityPoint, type TradingContext } from './trading-context';
 
 /**
  * Fills a resting limit or stop order at its price once the market reached it, and announces
@@ -12,7 +12,7 @@ import { equityFromPositions, positionOpenedData, recordEquityPoint, type Tradin
 export async function fillPendingOrder(ctx: TradingContext, accountNumber: number, positionId: string, price: number): Promise<Position | null> {
   const now = ctx.now();
   return ctx.sequelize.transaction(async (tx) => {
-    const account = await readAccount(ctx.sequelize, accountNumber, { tx, lock: true });
+    const account = await lockAccount(ctx.sequelize, tx, accountNumber);
     if (!account || account.status !== 'active') return null;
     const position = await fillPending(ctx.sequelize, tx, positionId, { openPrice: price, openedAt: now, tradingDay: tradingDayOf(now, ctx.rolloverHourUtc) });
     if (!position) return null;

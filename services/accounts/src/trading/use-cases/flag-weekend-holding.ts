@@ -1,6 +1,6 @@
-import { appendEvent } from '../../data/outbox';
+import { appendEvent } from '../core-port';
 import { insertFlag } from '../data/flags';
-import type { TradingContext } from './context';
+import type { TradingContext } from './trading-context';
 
 /** A position held over the weekend raises one flag (deduplicated per position); trading continues. */
 export async function flagWeekendHolding(

@@ -1,15 +1,19 @@
+import { parseAccountNumber, parseOrganizationId } from '../core-port';
 import { dealBreakdown, readRunningStats } from '../data/deal-stats';
 import { indicators } from '../domain/indicators';
 import { headroom } from '../domain/rules';
-import { liveAccountView } from './account-snapshot';
-import type { TradingContext } from './context';
+import { liveAccountView } from './live-account-view';
+import type { LiveEngine } from './trading-context';
 
-/** Indicators plus the headroom left before each limit (snake_case: the Struct goes to REST as is). */
-export async function getAnalytics(ctx: TradingContext, organizationId: string, accountNumber: number): Promise<Record<string, unknown>> {
-  const view = await liveAccountView(ctx, organizationId, accountNumber);
+/** GetAnalytics: indicators plus the headroom left before each limit (snake_case: the Struct goes to REST as is). */
+export async function getAnalytics(engine: LiveEngine, req: { organizationId: string; number: string }): Promise<Record<string, unknown>> {
+  const org = parseOrganizationId(req.organizationId);
+  const number = parseAccountNumber(req.number);
+  const ctx = await engine.context();
+  const view = await liveAccountView(ctx, org, number);
   const [{ totals }, running] = await Promise.all([
-    dealBreakdown(ctx.sequelize, accountNumber),
-    readRunningStats(ctx.sequelize, accountNumber, view.account.initialBalance),
+    dealBreakdown(ctx.sequelize, number),
+    readRunningStats(ctx.sequelize, number, view.account.initialBalance),
   ]);
   const drawdown = { amount: running.maxDrawdown, pct: running.maxDrawdownPct };
   return {

@@ -1,15 +1,15 @@
-import { listFlags } from '../data/flags';
-import { latestDeals, type Deal } from '../data/deals';
-import type { Position } from '../data/positions';
+import { parseAccountNumber, parseOrganizationId, type Terms } from '../core-port';
 import { dealBreakdown, readRunningStats } from '../data/deal-stats';
+import { latestDeals, type Deal } from '../data/deals';
+import { listFlags } from '../data/flags';
+import type { Position } from '../data/positions';
 import { dailyHistory, type DealAggregate } from '../data/statistics';
 import { indicators } from '../domain/indicators';
-import { floatingProfit } from '../domain/pnl';
 import { roundMoney } from '../domain/instruments';
+import { floatingProfit } from '../domain/pnl';
 import { headroom } from '../domain/rules';
-import { termsToSnake } from '../domain/terms';
-import { liveAccountView } from './account-snapshot';
-import type { TradingContext } from './context';
+import { liveAccountView } from './live-account-view';
+import type { LiveEngine, TradingContext } from './trading-context';
 
 /** The report lists the newest deals up to this cap; the complete list pages through ListTrades. */
 export const REPORT_DEALS_CAP = 1000;
@@ -47,6 +47,23 @@ function dealJson(d: Deal): Record<string, unknown> {
   };
 }
 
+/** The frozen terms as the report shows them (snake_case; the default initial balance is a provisioning detail). */
+function termsJson(terms: Terms): Record<string, unknown> {
+  return {
+    max_daily_loss_pct: terms.maxDailyLossPct,
+    max_total_loss_pct: terms.maxTotalLossPct,
+    total_loss_mode: terms.totalLossMode,
+    profit_target_pct: terms.profitTargetPct,
+    min_trading_days: terms.minTradingDays,
+    leverage: terms.leverage,
+    max_lots_per_order: terms.maxLotsPerOrder,
+    allowed_symbols: terms.allowedSymbols,
+    flag_lots_above: terms.flagLotsAbove,
+    flag_weekend_holding: terms.flagWeekendHolding,
+    currency: terms.currency,
+  };
+}
+
 function positionJson(ctx: TradingContext, p: Position): Record<string, unknown> {
   const floating =
     p.status === 'open' && p.openPrice !== null
@@ -75,8 +92,11 @@ function positionJson(ctx: TradingContext, p: Position): Record<string, unknown>
  * except for the per-day history (one index-ordered pass in SQL); the raw deal list is capped at
  * the newest REPORT_DEALS_CAP (the complete list pages through ListTrades).
  */
-export async function getReport(ctx: TradingContext, organizationId: string, accountNumber: number): Promise<Record<string, unknown>> {
-  const view = await liveAccountView(ctx, organizationId, accountNumber);
+export async function getReport(engine: LiveEngine, req: { organizationId: string; number: string }): Promise<Record<string, unknown>> {
+  const org = parseOrganizationId(req.organizationId);
+  const accountNumber = parseAccountNumber(req.number);
+  const ctx = await engine.context();
+  const view = await liveAccountView(ctx, org, accountNumber);
   const { account, snapshot } = view;
   const seq = ctx.sequelize;
   const [{ totals, bySide, bySymbol, byMonth: monthly }, running, history, recent, breaches] = await Promise.all([
@@ -145,7 +165,7 @@ export async function getReport(ctx: TradingContext, organizationId: string, acc
     },
     terms: {
       program: account.program,
-      ...termsToSnake(account.terms),
+      ...termsJson(account.terms),
       headroom: headroom(account.terms, snapshot),
       breaches: breaches.map((f) => ({ rule: f.rule, reason: f.reason, evidence: f.evidence, created_at: iso(f.createdAt) })),
     },

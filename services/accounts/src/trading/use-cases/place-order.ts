@@ -1,21 +1,56 @@
 import { AppError } from '@propdesk/kit';
-import { appendEvent } from '../../data/outbox';
-import { readAccount } from '../data/account-state';
+import { accountNotFound, appendEvent, lockAccount, parseAccountNumber, parseOrganizationId } from '../core-port';
 import { insertFlag } from '../data/flags';
 import { insertPosition, livePositionsOfAccount, type Position } from '../data/positions';
+import { tradingDayOf } from '../domain/calendar';
 import { requireInstrument } from '../domain/instruments';
-import { checkPreOrderRules, validateOrderAgainstMarket, validateVolume, type OrderInput, type PreOrderViolation } from '../domain/orders';
-import { marginFor } from '../domain/pnl';
-import { tradingDayOf } from '../domain/rules';
-import { accountNotFound, requireActive } from './account-guards';
-import { equityFromPositions, positionOpenedData, recordEquityPoint, requireQuote, type TradingContext } from './context';
+import { checkPreOrderRules, validateOrderAgainstMarket, validateVolume, type OrderInput, type OrderType, type PreOrderViolation } from '../domain/orders';
+import { marginFor, type Side } from '../domain/pnl';
+import { requireActive } from './account-access';
+import { positionOpenedData } from './position-events';
+import { equityFromPositions, markPosition, recordEquityPoint, requireQuote, type LiveEngine, type MarkedPosition, type TradingContext } from './trading-context';
+
+export interface PlaceOrderRequest {
+  organizationId: string;
+  number: string;
+  symbol: string;
+  /** Undefined when the caller sent something that is not a side or an order type. */
+  side: Side | undefined;
+  type: OrderType | undefined;
+  volume: number;
+  price?: number;
+  stopLoss?: number;
+  takeProfit?: number;
+}
+
+/** PlaceOrder: checks the request, places the order at the freshest stored quote, and lets the engine evaluate the account at once. */
+export async function placeOrder(engine: LiveEngine, req: PlaceOrderRequest): Promise<MarkedPosition> {
+  const org = parseOrganizationId(req.organizationId);
+  const number = parseAccountNumber(req.number);
+  const { side, type } = req;
+  if (!side) throw new AppError('invalid_request', 'side must be buy or sell', 'side');
+  if (!type) throw new AppError('invalid_request', 'type must be market, limit or stop', 'type');
+  const ctx = await engine.context();
+  if (typeof req.symbol === 'string' && req.symbol.length > 0) await engine.refreshQuote(req.symbol.toUpperCase());
+  const position = await placeValidatedOrder(ctx, org, number, {
+    symbol: req.symbol,
+    side,
+    type,
+    volume: req.volume,
+    price: type === 'market' ? undefined : req.price,
+    stopLoss: req.stopLoss,
+    takeProfit: req.takeProfit,
+  });
+  await engine.afterAccountChange(number);
+  return markPosition(ctx, position);
+}
 
 /**
  * Places a market, limit or stop order. A market order fills at once (buy at ask, sell at bid);
  * limit and stop orders rest as pending. Pre-order rules refuse with order_rejected, and the
  * order.rejected event still commits: the rejection transaction commits before the error is thrown.
  */
-export async function placeOrder(ctx: TradingContext, organizationId: string, accountNumber: number, input: OrderInput): Promise<Position> {
+async function placeValidatedOrder(ctx: TradingContext, organizationId: string, accountNumber: number, input: OrderInput): Promise<Position> {
   const instrument = requireInstrument(input.symbol);
   const order: OrderInput = { ...input, symbol: instrument.symbol };
   validateVolume(order.volume);
@@ -24,7 +59,7 @@ export async function placeOrder(ctx: TradingContext, organizationId: string, ac
   const now = ctx.now();
 
   const outcome = await ctx.sequelize.transaction(async (tx): Promise<{ position: Position } | { rejected: PreOrderViolation }> => {
-    const account = await readAccount(ctx.sequelize, accountNumber, { org: organizationId, tx, lock: true });
+    const account = await lockAccount(ctx.sequelize, tx, accountNumber, organizationId);
     if (!account) throw accountNotFound();
     requireActive(account);
     const live = await livePositionsOfAccount(ctx.sequelize, accountNumber, tx);

@@ -5,7 +5,7 @@ import type { Migration } from '@propdesk/kit';
  * bigserial `seq` so pages are keyset-ordered and stable while rows are added.
  */
 export const tradingSchema: Migration = {
-  name: '1001-trading',
+  name: 'trading-0001-positions-deals-flags',
   async up({ sql }) {
     await sql(`
       CREATE TABLE positions (

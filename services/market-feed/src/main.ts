@@ -1,9 +1,9 @@
 import type { ClientWritableStream } from '@grpc/grpc-js';
 import { createLogger, createServiceClient, envInt, loadConfig, logLevel, onShutdownSignals, serviceAddresses, serviceAddressSchema, type Logger } from '@propdesk/kit';
-import { accountsv1 } from '@propdesk/proto';
-import { RandomWalkMarket } from './simulator';
+import { tradingv1 } from '@propdesk/proto';
+import { RandomWalkMarket } from './random-walk';
 
-export const simulatorConfigSchema = serviceAddressSchema.extend({
+export const feedConfigSchema = serviceAddressSchema.extend({
   LOG_LEVEL: logLevel,
   /** Milliseconds between two rounds of quotes (one per instrument). */
   SIMULATED_QUOTE_INTERVAL_MS: envInt(400, 50, 60_000),
@@ -13,27 +13,48 @@ export interface RunningFeed {
   stop(): Promise<void>;
 }
 
+const RETRY_MS = 1000;
+
 /**
- * The simulated market-data feed: streams a random-walk quote for every instrument to the
- * accounts service over StreamQuotes, reconnecting after a second when the stream breaks.
+ * The simulated market-data feed: asks TradingService (served by the accounts process) which
+ * instruments it trades, then streams a random-walk quote for each of them over StreamQuotes,
+ * reconnecting after a second whenever the service is away or the stream breaks.
  */
 export function startSimulatedFeed(env: NodeJS.ProcessEnv, options: { logger?: Logger } = {}): RunningFeed {
-  const config = loadConfig(simulatorConfigSchema, env, false);
+  const config = loadConfig(feedConfigSchema, env, false);
   const logger = options.logger ?? createLogger('market-feed', { level: config.LOG_LEVEL });
   const address = serviceAddresses(config).accounts;
-  const client = createServiceClient(accountsv1.AccountsServiceClient, accountsv1.AccountsServiceService, address);
-  const market = new RandomWalkMarket();
-  let stream: ClientWritableStream<accountsv1.StreamQuotesRequest> | undefined;
+  const client = createServiceClient(tradingv1.TradingServiceClient, tradingv1.TradingServiceService, address);
+  let market: RandomWalkMarket | undefined;
+  let stream: ClientWritableStream<tradingv1.StreamQuotesRequest> | undefined;
   let stopped = false;
   let retry: NodeJS.Timeout | undefined;
 
+  const later = (): void => {
+    if (!stopped) retry = setTimeout(open, RETRY_MS);
+  };
+
   const open = (): void => {
     if (stopped) return;
+    if (!market) {
+      client.call.listInstruments({}).then(
+        ({ instruments }) => {
+          market = new RandomWalkMarket(instruments);
+          logger.info({ symbols: market.symbols }, 'quoting instruments');
+          open();
+        },
+        (err: unknown) => {
+          logger.warn({ msg: (err as Error).message }, 'instruments unavailable; retrying');
+          later();
+        },
+      );
+      return;
+    }
     const current = client.raw.streamQuotes((err, response) => {
       if (stream === current) stream = undefined;
       if (err && !stopped) {
         logger.warn({ code: err.code, msg: err.details }, 'quote stream ended; reconnecting');
-        retry = setTimeout(open, 1000);
+        later();
       } else if (response) {
         logger.info({ accepted: response.accepted, rejected: response.rejected }, 'quote stream closed');
       }
@@ -42,7 +63,7 @@ export function startSimulatedFeed(env: NodeJS.ProcessEnv, options: { logger?: L
   };
 
   const timer = setInterval(() => {
-    if (!stream) return;
+    if (!stream || !market) return;
     for (const quote of market.step()) stream.write({ quote });
   }, config.SIMULATED_QUOTE_INTERVAL_MS);
   open();

@@ -2,7 +2,7 @@ import type { Migration } from '@propdesk/kit';
 
 /** The balance at the end of each UTC day with deals, kept as deals close (the report's daily history). */
 export const dailyBalancesSchema: Migration = {
-  name: '1003-daily-balances',
+  name: 'trading-0003-daily-balances',
   async up({ sql }) {
     await sql(`
       CREATE TABLE daily_balances (

@@ -1,32 +1,9 @@
 import type { Logger, Sequelize } from '@propdesk/kit';
-import { upsertEquityMinutes, writeMarkedEquity, type EquitySample, type TradingAccount } from './data/account-state';
-import { recordEquityDrawdowns } from './data/deal-stats';
-import type { Position } from './data/positions';
-import { roundMoney } from './domain/instruments';
-
-/** What a replica's engine keeps per account with live positions. */
-export interface AccountState {
-  account: TradingAccount;
-  positions: Map<string, Position>;
-  tradingDays: number;
-  peakEquity: number;
-  equity: number;
-  sodDay?: string;
-  sod?: number;
-  /** Equity levels that call for a locked re-check (derived from the terms, the day's start and the peak). */
-  dailyFloor: number;
-  staticFloor: number;
-  target: number;
-  /** Per open position: the instant after which holding it means holding over a weekend. */
-  weekendStarts: Map<string, number>;
-  weekendChecked: Set<string>;
-  /** The open minute's equity bucket, flushed when the minute ends. */
-  bucket?: EquitySample;
-  /** Deepest mark below the running peak equity seen here, and what of it reached the database. */
-  drawdown: number;
-  drawdownPct: number;
-  drawdownWritten: number;
-}
+import { writeMarkedEquity } from '../core-port';
+import { recordEquityDrawdowns } from '../data/deal-stats';
+import { upsertEquityMinutes, type EquitySample } from '../data/equity-minutes';
+import { roundMoney } from '../domain/instruments';
+import type { AccountState } from './account-state';
 
 const CHUNK = 500;
 

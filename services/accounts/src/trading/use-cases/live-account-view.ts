@@ -1,19 +1,20 @@
-import { readAccount, startOfDayBalances, type TradingAccount } from '../data/account-state';
+import type { Account } from '../core-port';
+import { startOfDayBalances } from '../data/account-days';
 import { countTradingDays, livePositionsOfAccount, type Position } from '../data/positions';
-import { tradingDayOf, tradingDayStart, type AccountSnapshot } from '../domain/rules';
-import { accountNotFound } from './account-guards';
-import { equityFromPositions, type TradingContext } from './context';
+import { tradingDayOf, tradingDayStart } from '../domain/calendar';
+import type { AccountSnapshot } from '../domain/rules';
+import { requireAccount } from './account-access';
+import { equityFromPositions, type TradingContext } from './trading-context';
 
 export interface LiveAccountView {
-  account: TradingAccount;
+  account: Account;
   live: Position[];
   snapshot: AccountSnapshot;
 }
 
 /** An account as it stands now: marked at the cached quotes, with today's start-of-day balance. */
 export async function liveAccountView(ctx: TradingContext, organizationId: string, accountNumber: number): Promise<LiveAccountView> {
-  const account = await readAccount(ctx.sequelize, accountNumber, { org: organizationId });
-  if (!account) throw accountNotFound();
+  const account = await requireAccount(ctx, organizationId, accountNumber);
   const live = await livePositionsOfAccount(ctx.sequelize, accountNumber);
   const now = ctx.now();
   const equity = account.status === 'active' ? equityFromPositions(ctx, account.balance, live) : account.equity;

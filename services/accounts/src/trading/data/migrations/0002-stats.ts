@@ -6,7 +6,7 @@ import type { Migration } from '@propdesk/kit';
  * running figures (streaks, drawdown) per account.
  */
 export const tradingStatsSchema: Migration = {
-  name: '1002-trading-stats',
+  name: 'trading-0002-stats',
   async up({ sql }) {
     await sql(`
       CREATE TABLE deal_stats (

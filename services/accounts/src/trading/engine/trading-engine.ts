@@ -1,17 +1,20 @@
 import type { Logger, Sequelize } from '@propdesk/kit';
-import { readAccounts, startOfDayBalances } from './data/account-state';
-import { loadQuotes, upsertQuotes } from './data/market';
-import { EquityWriter, type AccountState } from './equity-writer';
-import { allLivePositions, livePositionsOfAccounts, recentlyChangedAccounts, tradingDaysOf, type Position } from './data/positions';
-import { roundMoney, type Quote } from './domain/instruments';
-import { pendingTriggersInRange, protectiveExitInRange, rangeOf, widenRange, type QuoteRange } from './domain/orders';
-import { floatingProfit, type PricedPosition } from './domain/pnl';
-import { dailyLossLimit, nextWeekendStart, profitTarget, totalLossLimit, tradingDayOf, tradingDayStart } from './domain/rules';
-import { closePosition } from './use-cases/close-position';
-import type { TradingContext } from './use-cases/context';
-import { evaluateAccount } from './use-cases/evaluate-account';
-import { fillPendingOrder } from './use-cases/fill-pending-order';
-import { flagWeekendHolding } from './use-cases/flag-weekend-holding';
+import { readAccounts } from '../core-port';
+import { startOfDayBalances } from '../data/account-days';
+import { allLivePositions, livePositionsOfAccounts, recentlyChangedAccounts, tradingDaysOf, type Position } from '../data/positions';
+import { loadQuotes, upsertQuotes } from '../data/quotes';
+import { nextWeekendStart, tradingDayOf, tradingDayStart } from '../domain/calendar';
+import { roundMoney, type Quote } from '../domain/instruments';
+import { pendingTriggersInRange, protectiveExitInRange, rangeOf, widenRange, type QuoteRange } from '../domain/orders';
+import { floatingProfit, type PricedPosition } from '../domain/pnl';
+import { judge, totalLossLimit } from '../domain/rules';
+import { exitPosition } from '../use-cases/close-position';
+import { evaluateAccount } from '../use-cases/evaluate-account';
+import { fillPendingOrder } from '../use-cases/fill-pending-order';
+import { flagWeekendHolding } from '../use-cases/flag-weekend-holding';
+import type { LiveEngine, TradingContext } from '../use-cases/trading-context';
+import { accountState, startDay, type AccountState } from './account-state';
+import { EquityWriter } from './equity-writer';
 
 export interface TradingEngineOptions {
   sequelize: Sequelize;
@@ -57,14 +60,14 @@ async function runLimited<T>(items: T[], worker: (item: T) => Promise<void>): Pr
  *
  * Multi-replica partitioning: quotes reach any replica (round robin), and the replica that
  * receives a quote evaluates every live position of that symbol, whichever replica opened it.
- * Every replica's index covers all live positions: loaded at start, updated at once for its own
+ * Every replica's index covers all live positions: loaded on first use, updated at once for its own
  * transactions, and refreshed every tick from positions changed recently on any replica. A
  * replica may therefore act on a stale view, but every decision (fill, exit, breach, pass) runs
  * in a transaction that locks the account row and re-checks against committed rows, so two
  * replicas never double-fill, double-close or double-breach; the loser finds nothing to do.
  */
-export class TradingEngine {
-  readonly ctx: TradingContext;
+export class TradingEngine implements LiveEngine {
+  private readonly ctx: TradingContext;
   private readonly quotes = new Map<string, Quote>();
   private readonly bySymbol = new Map<string, Map<string, Position>>();
   private readonly accounts = new Map<number, AccountState>();
@@ -92,7 +95,11 @@ export class TradingEngine {
     };
   }
 
-  /** Loads quotes and the live-position index once, then keeps them fresh in the background. */
+  /**
+   * Loads quotes and the live-position index once, on first use, then keeps them fresh in the
+   * background. On first use rather than at boot: positions written before the first trading call
+   * (a restore, a seed) are in the index however long ago they changed.
+   */
   ready(): Promise<void> {
     this.loading ??= this.load().catch((err: unknown) => {
       // A failed load (database unreachable at first use) is retried by the next call.
@@ -114,8 +121,9 @@ export class TradingEngine {
     }
   }
 
-  quote(symbol: string): Quote | undefined {
-    return this.quotes.get(symbol);
+  async context(): Promise<TradingContext> {
+    await this.ready();
+    return this.ctx;
   }
 
   /** Reads the stored latest quote of a symbol, so an order priced here sees quotes other replicas received. */
@@ -215,7 +223,7 @@ export class TradingEngine {
       if (await this.guard(() => fillPendingOrder(this.ctx, p.accountNumber, p.id, p.price as number))) changed.add(p.accountNumber);
     });
     await runLimited(exits, async (e) => {
-      const closed = await this.guard(() => closePosition(this.ctx, { accountNumber: e.position.accountNumber, positionId: e.position.id, reason: e.reason, price: e.price }));
+      const closed = await this.guard(() => exitPosition(this.ctx, { accountNumber: e.position.accountNumber, positionId: e.position.id, reason: e.reason, price: e.price }));
       if (closed) changed.add(e.position.accountNumber);
     });
     await runLimited(weekend, async (p) => {
@@ -236,7 +244,7 @@ export class TradingEngine {
 
   /**
    * Marks the accounts at the cached quotes, records their equity for the batched flush, and
-   * hands the ones whose marks cross a limit or reach the target to a locked re-check.
+   * hands the ones the rules judge breached or passed at that mark to a locked re-check.
    */
   async evaluate(numbers: number[]): Promise<void> {
     const now = this.ctx.now();
@@ -245,11 +253,7 @@ export class TradingEngine {
     const stale = states.filter((s) => s.sodDay !== day);
     if (stale.length > 0) {
       const sods = await startOfDayBalances(this.options.sequelize, stale.map((s) => s.account.number), day, tradingDayStart(now, this.options.rolloverHourUtc));
-      for (const s of stale) {
-        s.sodDay = day;
-        s.sod = sods.get(s.account.number) ?? s.account.balance;
-        s.dailyFloor = dailyLossLimit(s.account.terms, { initialBalance: s.account.initialBalance, startOfDayBalance: s.sod });
-      }
+      for (const s of stale) startDay(s, day, sods.get(s.account.number) ?? s.account.balance);
     }
     const minute = Math.floor(now.getTime() / 60_000) * 60_000;
     const quote = this.ctx.quote;
@@ -262,11 +266,8 @@ export class TradingEngine {
       if (equity > s.peakEquity) s.peakEquity = equity;
       this.writer.mark(s, equity, minute);
       const terms = s.account.terms;
-      const floor =
-        terms.totalLossMode === 'trailing'
-          ? totalLossLimit(terms, { initialBalance: s.account.initialBalance, peakEquity: s.peakEquity })
-          : s.staticFloor;
-      if (equity < s.dailyFloor || equity < floor || (equity >= s.target && s.tradingDays >= terms.minTradingDays)) suspects.push(s);
+      if (terms.totalLossMode === 'trailing') s.limits.totalLoss = totalLossLimit(terms, { initialBalance: s.account.initialBalance, peakEquity: s.peakEquity });
+      if (judge(terms, s.limits, equity, s.tradingDays).kind !== 'none') suspects.push(s);
     }
     const decided: number[] = [];
     await runLimited(suspects, async (state) => {
@@ -311,26 +312,7 @@ export class TradingEngine {
         this.accounts.delete(n);
         continue;
       }
-      const sod = previous?.sod;
-      const state: AccountState = {
-        account,
-        positions: new Map(mine.map((p) => [p.id, p])),
-        tradingDays: days.get(n) ?? 0,
-        peakEquity: Math.max(account.peakEquity, previous?.peakEquity ?? 0),
-        equity: previous?.equity ?? account.equity,
-        sodDay: previous?.sodDay,
-        sod,
-        dailyFloor: sod === undefined ? -Infinity : dailyLossLimit(account.terms, { initialBalance: account.initialBalance, startOfDayBalance: sod }),
-        staticFloor: totalLossLimit(account.terms, { initialBalance: account.initialBalance, peakEquity: account.initialBalance }),
-        target: profitTarget(account.terms, account.initialBalance),
-        weekendStarts: previous?.weekendStarts ?? new Map(),
-        weekendChecked: previous?.weekendChecked ?? new Set(),
-        bucket: previous?.bucket,
-        drawdown: previous?.drawdown ?? 0,
-        drawdownPct: previous?.drawdownPct ?? 0,
-        drawdownWritten: previous?.drawdownWritten ?? 0,
-      };
-      // A balance change since the start-of-day figure was read does not move it: it is fixed per day.
+      const state = accountState(account, mine, days.get(n) ?? 0, previous);
       this.accounts.set(n, state);
       for (const p of mine) {
         let index = this.bySymbol.get(p.symbol);

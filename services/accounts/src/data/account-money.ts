@@ -1,0 +1,36 @@
+import type { Sequelize, Transaction } from '@propdesk/kit';
+import type { AccountStatus } from '../domain/account';
+
+/**
+ * The account's money columns and the status a trading verdict sets, written inside the
+ * caller's transaction (which holds the row lock, see findAccount). The peak only ever grows.
+ */
+export async function writeAccountMoney(
+  sequelize: Sequelize,
+  tx: Transaction,
+  number: number,
+  values: { balance: number; equity: number; peakEquity: number; status?: AccountStatus },
+): Promise<void> {
+  await sequelize.query(
+    `UPDATE accounts SET balance = :balance, equity = :equity, peak_equity = GREATEST(peak_equity, :peakEquity),
+        status = COALESCE(:status, status), updated_at = now()
+      WHERE number = :number`,
+    { replacements: { number, ...values, status: values.status ?? null }, transaction: tx },
+  );
+}
+
+/**
+ * Marked equity of many accounts in one statement, bounded by the trading engine's flush
+ * interval. Only active accounts: a breach or pass has written its final figures under the lock.
+ */
+export async function writeMarkedEquity(sequelize: Sequelize, marks: Array<{ number: number; equity: number; peakEquity: number }>): Promise<void> {
+  if (marks.length === 0) return;
+  // Arrays travel as three bind parameters: one statement, whatever the number of accounts.
+  const sorted = [...marks].sort((a, b) => a.number - b.number);
+  await sequelize.query(
+    `UPDATE accounts a SET equity = v.e, peak_equity = GREATEST(a.peak_equity, v.p)
+       FROM unnest($1::bigint[], $2::numeric[], $3::numeric[]) AS v(n, e, p)
+      WHERE a.number = v.n AND a.status = 'active' AND (a.equity <> v.e OR a.peak_equity < v.p)`,
+    { bind: [sorted.map((m) => m.number), sorted.map((m) => m.equity), sorted.map((m) => m.peakEquity)] },
+  );
+}

@@ -1,0 +1,40 @@
+/**
+ * The trading module's one door into the accounts core: no other file under trading/ imports the
+ * core, and the core imports nothing of trading (main.ts wires the two). What passes here:
+ *   - the account: its one type, its frozen terms, reading and locking its row, writing the
+ *     money and status a trading verdict changes, and how a refused status is answered;
+ *   - the outbox (events commit with the change that caused them);
+ *   - executor sessions (a breach ends them);
+ *   - request validation shared with the core's RPCs, and the proto form of an account.
+ */
+import type { Sequelize, Transaction } from '@propdesk/kit';
+import { findAccount, findAccounts } from '../data/accounts';
+import type { Account } from '../domain/account';
+
+export type { Account, AccountStatus } from '../domain/account';
+export { accountNotFound, refuseStatus } from '../domain/account';
+export { parseTerms, type ProgramTerms as Terms } from '../domain/programs';
+export { writeAccountMoney, writeMarkedEquity } from '../data/account-money';
+export { appendEvent } from '../data/outbox';
+export { revokeSessionsForAccount } from '../data/executor-sessions';
+// Named for what they do here, where accountNumber and organizationId are the values themselves.
+export { accountNumber as parseAccountNumber, organizationId as parseOrganizationId, uuidParam as parseUuid } from '../domain/validation';
+export { toProtoAccount } from '../grpc/mappers';
+
+/** An account as committed; with `org`, another organization's account reads as missing. */
+export function readAccount(sequelize: Sequelize, number: number, org?: string): Promise<Account | null> {
+  return findAccount(sequelize, org ?? null, number);
+}
+
+/** Many accounts by number, any organization (the engine's reloads). */
+export function readAccounts(sequelize: Sequelize, numbers: number[]): Promise<Account[]> {
+  return findAccounts(sequelize, numbers);
+}
+
+/**
+ * Reads and locks the account row inside `tx`. Every transaction that changes an account's money
+ * or status takes this lock first, so orders, closes, breaches and replicas serialize per account.
+ */
+export function lockAccount(sequelize: Sequelize, tx: Transaction, number: number, org?: string): Promise<Account | null> {
+  return findAccount(sequelize, org ?? null, number, { transaction: tx, forUpdate: true });
+}

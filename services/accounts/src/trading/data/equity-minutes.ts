@@ -1,0 +1,36 @@
+import type { Sequelize, Transaction } from '@propdesk/kit';
+
+/** One account's equity over one minute: open/high/low/close, and the balance at its close. */
+export interface EquitySample {
+  accountNumber: number;
+  minute: Date;
+  open: number;
+  high: number;
+  low: number;
+  close: number;
+  balance: number;
+}
+
+/** Upserts per-minute equity buckets (one row per account per minute, whatever the tick rate). */
+export async function upsertEquityMinutes(sequelize: Sequelize, samples: EquitySample[], tx?: Transaction): Promise<void> {
+  if (samples.length === 0) return;
+  const sorted = [...samples].sort((a, b) => a.accountNumber - b.accountNumber || a.minute.getTime() - b.minute.getTime());
+  await sequelize.query(
+    `INSERT INTO equity_minutes (account_number, minute, open, high, low, close, balance)
+     SELECT * FROM unnest($1::bigint[], $2::timestamptz[], $3::numeric[], $4::numeric[], $5::numeric[], $6::numeric[], $7::numeric[])
+     ON CONFLICT (account_number, minute) DO UPDATE SET high = GREATEST(equity_minutes.high, EXCLUDED.high),
+       low = LEAST(equity_minutes.low, EXCLUDED.low), close = EXCLUDED.close, balance = EXCLUDED.balance`,
+    {
+      bind: [
+        sorted.map((s) => s.accountNumber),
+        sorted.map((s) => s.minute.toISOString()),
+        sorted.map((s) => s.open),
+        sorted.map((s) => s.high),
+        sorted.map((s) => s.low),
+        sorted.map((s) => s.close),
+        sorted.map((s) => s.balance),
+      ],
+      transaction: tx,
+    },
+  );
+}

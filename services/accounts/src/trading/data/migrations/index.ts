@@ -1,0 +1,16 @@
+import type { Migration } from '@propdesk/kit';
+import { tradingSchema } from './0001-positions-deals-flags';
+import { tradingStatsSchema } from './0002-stats';
+import { dailyBalancesSchema } from './0003-daily-balances';
+
+/**
+ * The trading module's schema (positions, deals, flags, quotes, equity history, report
+ * summaries), applied after the core's. Numbered on their own; until the module had its own
+ * folder they were the core's 1001-1003, and a database that recorded those names has them
+ * applied (formerNames).
+ */
+export const tradingMigrations: Migration[] = [
+  { ...tradingSchema, formerNames: ['1001-trading'] },
+  { ...tradingStatsSchema, formerNames: ['1002-trading-stats'] },
+  { ...dailyBalancesSchema, formerNames: ['1003-daily-balances'] },
+];

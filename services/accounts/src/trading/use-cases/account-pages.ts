@@ -1,0 +1,46 @@
+import { AppError, pageSize, type CursorCodec } from '@propdesk/kit';
+import { parseAccountNumber, parseOrganizationId } from '../core-port';
+import { requireAccount } from './account-access';
+import type { LiveEngine, TradingContext } from './trading-context';
+
+export interface Page<T> {
+  items: T[];
+  nextPageToken: string;
+}
+
+export interface AccountPageRequest {
+  organizationId: string;
+  number: string;
+  pageSize?: number;
+  pageToken?: string;
+}
+
+/**
+ * One page of a list that belongs to an account (positions, trades, flags): the account must be
+ * the organization's; keyset paging on seq, with a cursor whose scope binds organization,
+ * account, list and filter.
+ */
+export async function accountPage<T extends { seq: number }>(
+  engine: LiveEngine,
+  cursors: CursorCodec,
+  list: { name: string; filter?: string },
+  req: AccountPageRequest,
+  fetch: (ctx: TradingContext, accountNumber: number, afterSeq: number, limit: number) => Promise<T[]>,
+): Promise<Page<T>> {
+  const org = parseOrganizationId(req.organizationId);
+  const number = parseAccountNumber(req.number);
+  const ctx = await engine.context();
+  await requireAccount(ctx, org, number);
+  const scope = `${list.name}:${org}:${number}${list.filter === undefined ? '' : `:${list.filter}`}`;
+  const limit = pageSize(req.pageSize);
+  let afterSeq = 0;
+  if (req.pageToken) {
+    const position = cursors.decode<{ s?: unknown }>(scope, req.pageToken);
+    if (typeof position?.s !== 'number' || !Number.isSafeInteger(position.s)) throw new AppError('invalid_cursor', 'the cursor is not valid for this list', 'cursor');
+    afterSeq = position.s;
+  }
+  const rows = await fetch(ctx, number, afterSeq, limit + 1);
+  const items = rows.slice(0, limit);
+  const nextPageToken = rows.length > limit ? cursors.encode(scope, { s: items[items.length - 1].seq }) : '';
+  return { items, nextPageToken };
+}

@@ -1,0 +1,65 @@
+import type { Transaction } from '@propdesk/kit';
+import { appendEvent, revokeSessionsForAccount, writeAccountMoney, type Account } from '../core-port';
+import { insertFlag } from '../data/flags';
+import type { Position } from '../data/positions';
+import type { Breach } from '../domain/rules';
+import { liquidateInTx } from './liquidate-account';
+import { recordEquityPoint, type TradingContext } from './trading-context';
+
+/** What was observed when the breach was decided (it goes into the evidence and the event). */
+export interface Observation {
+  equity: number;
+  peakEquity: number;
+  startOfDayBalance: number | null;
+}
+
+/**
+ * The breach itself, whether a rule found it (evaluate-account.ts) or staff asked for it
+ * (breach-account.ts), inside the caller's transaction with the account row locked: liquidate,
+ * status breached, executor sessions revoked, a breach flag carrying the evidence, and
+ * account.breached with the seed's fields (plus rule and limit).
+ */
+export async function applyBreach(ctx: TradingContext, tx: Transaction, account: Account, live: Position[], observed: Observation, breach: Breach): Promise<Account> {
+  const now = ctx.now();
+  const balanceBefore = account.balance;
+  const balance = await liquidateInTx(ctx, tx, account, live, 'breach');
+  const peakEquity = Math.max(account.peakEquity, observed.peakEquity, observed.equity);
+  await writeAccountMoney(ctx.sequelize, tx, account.number, { balance, equity: balance, peakEquity, status: 'breached' });
+  await revokeSessionsForAccount(ctx.sequelize, tx, account.number);
+  const evidence = {
+    rule: breach.rule,
+    limit: breach.limit,
+    equity: observed.equity,
+    balance: balanceBefore,
+    peak_equity: peakEquity,
+    start_of_day_balance: observed.startOfDayBalance,
+    time: now.toISOString(),
+  };
+  await insertFlag(ctx.sequelize, tx, {
+    accountNumber: account.number,
+    organizationId: account.organizationId,
+    rule: breach.rule,
+    action: 'breach',
+    reason: breach.reason,
+    evidence,
+    dedupeKey: `breach:${account.number}`,
+    createdAt: now,
+  });
+  await appendEvent(ctx.sequelize, tx, {
+    organizationId: account.organizationId,
+    type: 'account.breached',
+    data: {
+      account: account.number,
+      trader_id: account.traderId,
+      status: 'breached',
+      reason: breach.reason,
+      equity: observed.equity,
+      balance,
+      peak_equity: peakEquity,
+      rule: breach.rule,
+      limit: breach.limit,
+    },
+  });
+  await recordEquityPoint(ctx, tx, account.number, now, balance, balance);
+  return { ...account, status: 'breached', balance, equity: balance, peakEquity };
+}

@@ -1,0 +1,37 @@
+import type { Transaction } from '@propdesk/kit';
+import { appendEvent, writeAccountMoney, type Account } from '../core-port';
+import type { Position } from '../data/positions';
+import { liquidateInTx } from './liquidate-account';
+import { recordEquityPoint, type TradingContext } from './trading-context';
+
+/**
+ * The objectives are met: inside the caller's transaction (row locked) the open positions close
+ * at the current price so the result is booked, the status becomes passed, and account.passed
+ * carries the final figures.
+ */
+export async function applyPass(
+  ctx: TradingContext,
+  tx: Transaction,
+  account: Account,
+  live: Position[],
+  observed: { equity: number; peakEquity: number; tradingDays: number },
+): Promise<Account> {
+  const balance = await liquidateInTx(ctx, tx, account, live, 'profit_target');
+  const peakEquity = Math.max(observed.peakEquity, balance);
+  await writeAccountMoney(ctx.sequelize, tx, account.number, { balance, equity: balance, peakEquity, status: 'passed' });
+  await appendEvent(ctx.sequelize, tx, {
+    organizationId: account.organizationId,
+    type: 'account.passed',
+    data: {
+      account: account.number,
+      trader_id: account.traderId,
+      status: 'passed',
+      equity: observed.equity,
+      balance,
+      peak_equity: peakEquity,
+      trading_days: observed.tradingDays,
+    },
+  });
+  await recordEquityPoint(ctx, tx, account.number, ctx.now(), balance, balance);
+  return { ...account, status: 'passed', balance, equity: balance, peakEquity };
+}

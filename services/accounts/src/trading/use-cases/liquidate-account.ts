@@ -1,0 +1,25 @@
+import type { Transaction } from '@propdesk/kit';
+import type { Account } from '../core-port';
+import { cancelPending, type Position } from '../data/positions';
+import { exitPrice } from '../domain/pnl';
+import { closePositionInTx } from './close-position';
+import type { TradingContext } from './trading-context';
+
+/**
+ * Ends an account's trading inside the caller's transaction (row locked): every open position
+ * closes at the current price (buy at bid, sell at ask; a symbol without a quote closes flat at
+ * its open price), resting orders are cancelled. Returns the final balance.
+ */
+export async function liquidateInTx(ctx: TradingContext, tx: Transaction, account: Account, live: Position[], reason: string): Promise<number> {
+  const now = ctx.now();
+  let balance = account.balance;
+  for (const position of live) {
+    if (position.status !== 'open' || position.openPrice === null) continue;
+    const quote = ctx.quote(position.symbol);
+    const price = quote ? exitPrice(position.side, quote) : position.openPrice;
+    const result = await closePositionInTx(ctx, tx, { ...account, balance }, position, price, reason, now);
+    if (result) balance = result.balance;
+  }
+  await cancelPending(ctx.sequelize, tx, account.number, reason);
+  return balance;
+}

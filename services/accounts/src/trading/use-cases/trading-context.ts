@@ -1,0 +1,66 @@
+import { AppError, type Logger, type Sequelize, type Transaction } from '@propdesk/kit';
+import type { Position } from '../data/positions';
+import { upsertEquityMinutes } from '../data/equity-minutes';
+import { roundMoney, type Quote, type QuoteLookup } from '../domain/instruments';
+import { equityOf, floatingProfit } from '../domain/pnl';
+
+/** What the trading use cases run with; the engine provides the quote cache and the clock. */
+export interface TradingContext {
+  sequelize: Sequelize;
+  logger: Logger;
+  rolloverHourUtc: number;
+  now(): Date;
+  quote: QuoteLookup;
+}
+
+/**
+ * What the RPCs' use cases need of the running engine (TradingEngine implements it): its
+ * context once quotes and the live-position index are loaded, and the hooks that keep its
+ * in-memory view in step with what a request changed.
+ */
+export interface LiveEngine {
+  /** The context, after the engine's first load (quotes priced, live positions indexed). */
+  context(): Promise<TradingContext>;
+  /** Reads the stored latest quote of a symbol, so an order priced here sees quotes other replicas received. */
+  refreshQuote(symbol: string): Promise<Quote | undefined>;
+  /** After an order, close or breach: refresh the index, evaluate that account and write its marks. */
+  afterAccountChange(accountNumber: number): Promise<void>;
+  /** Today's start-of-day balance as the engine knows it (null before it first marked the account today). */
+  startOfDayBalance(accountNumber: number): number | null;
+  /** A unary quote: stored at once, evaluated before the promise resolves. */
+  publishQuote(quote: Quote): Promise<void>;
+  /** A streamed quote: stored by the next tick; bursts per symbol collapse to their newest quote. */
+  streamQuote(quote: Quote): Promise<void>;
+}
+
+export function requireQuote(ctx: TradingContext, symbol: string): Quote {
+  const quote = ctx.quote(symbol);
+  if (!quote) throw new AppError('unavailable', `no quote for ${symbol} yet; the market-data feed has not priced it`);
+  return quote;
+}
+
+/** Equity of an account from its positions as stored (the transaction's view), at the cached quotes. */
+export function equityFromPositions(ctx: TradingContext, balance: number, positions: Position[]): number {
+  return equityOf(
+    balance,
+    positions.filter((p) => p.status === 'open' && p.openPrice !== null).map((p) => ({ symbol: p.symbol, side: p.side, volume: p.volume, openPrice: p.openPrice as number })),
+    ctx.quote,
+  );
+}
+
+/** A point on the equity curve at a fill, close or verdict (merged into that minute's bucket). */
+export async function recordEquityPoint(ctx: TradingContext, tx: Transaction, accountNumber: number, time: Date, equity: number, balance: number): Promise<void> {
+  const minute = new Date(Math.floor(time.getTime() / 60_000) * 60_000);
+  await upsertEquityMinutes(ctx.sequelize, [{ accountNumber, minute, open: equity, high: equity, low: equity, close: equity, balance }], tx);
+}
+
+/** A position with its floating P/L at the cached quote (null unless open and priced). */
+export interface MarkedPosition extends Position {
+  floatingProfit: number | null;
+}
+
+export function markPosition(ctx: TradingContext, p: Position): MarkedPosition {
+  const priced = p.status === 'open' && p.openPrice !== null && ctx.quote(p.symbol) !== undefined;
+  const floating = priced ? roundMoney(floatingProfit({ symbol: p.symbol, side: p.side, volume: p.volume, openPrice: p.openPrice as number }, ctx.quote)) : null;
+  return { ...p, floatingProfit: floating };
+}
