@@ -313,7 +313,16 @@ export interface GetEquityCurveRequest {
   organizationId: string;
   number: string;
   from?: Date | undefined;
-  to?: Date | undefined;
+  to?:
+    | Date
+    | undefined;
+  /**
+   * At most this many points whatever the range (unset or 0 = 5000, the most; at least 4). A range
+   * with more per-minute closes is downsampled on the server: the range is cut into
+   * (max_points - 2) / 2 equal time buckets, and each bucket gives its lowest and its
+   * highest equity at the minutes they happened, so a breach stays visible at any zoom.
+   */
+  maxPoints?: number | undefined;
 }
 
 export interface GetEquityCurveResponse {
@@ -2806,7 +2815,7 @@ export const EquityPoint: MessageFns<EquityPoint> = {
 };
 
 function createBaseGetEquityCurveRequest(): GetEquityCurveRequest {
-  return { organizationId: "", number: "0", from: undefined, to: undefined };
+  return { organizationId: "", number: "0", from: undefined, to: undefined, maxPoints: undefined };
 }
 
 export const GetEquityCurveRequest: MessageFns<GetEquityCurveRequest> = {
@@ -2822,6 +2831,9 @@ export const GetEquityCurveRequest: MessageFns<GetEquityCurveRequest> = {
     }
     if (message.to !== undefined) {
       Timestamp.encode(toTimestamp(message.to), writer.uint32(34).fork()).join();
+    }
+    if (message.maxPoints !== undefined) {
+      writer.uint32(40).int32(message.maxPoints);
     }
     return writer;
   },
@@ -2871,6 +2883,14 @@ export const GetEquityCurveRequest: MessageFns<GetEquityCurveRequest> = {
             message.to = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
             continue;
           }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.maxPoints = reader.int32();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2893,6 +2913,11 @@ export const GetEquityCurveRequest: MessageFns<GetEquityCurveRequest> = {
       number: isSet(object.number) ? globalThis.String(object.number) : "0",
       from: isSet(object.from) ? fromJsonTimestamp(object.from) : undefined,
       to: isSet(object.to) ? fromJsonTimestamp(object.to) : undefined,
+      maxPoints: isSet(object.maxPoints)
+        ? globalThis.Number(object.maxPoints)
+        : isSet(object.max_points)
+        ? globalThis.Number(object.max_points)
+        : undefined,
     };
   },
 
@@ -2910,6 +2935,9 @@ export const GetEquityCurveRequest: MessageFns<GetEquityCurveRequest> = {
     if (message.to !== undefined) {
       obj.to = message.to.toISOString();
     }
+    if (message.maxPoints !== undefined) {
+      obj.maxPoints = Math.round(message.maxPoints);
+    }
     return obj;
   },
 
@@ -2922,6 +2950,7 @@ export const GetEquityCurveRequest: MessageFns<GetEquityCurveRequest> = {
     message.number = object.number ?? "0";
     message.from = object.from ?? undefined;
     message.to = object.to ?? undefined;
+    message.maxPoints = object.maxPoints ?? undefined;
     return message;
   },
 };

@@ -60,7 +60,7 @@ export function createTradingHandlers({ engine, cursors }: TradingHandlerDeps): 
       return { analytics: await getAnalytics(engine, req) };
     },
     async getEquityCurve(req) {
-      const points = await getEquityCurve(engine, { ...req, from: req.from ?? null, to: req.to ?? null });
+      const points = await getEquityCurve(engine, { ...req, from: req.from ?? null, to: req.to ?? null, maxPoints: req.maxPoints });
       return { points: points.map(toProtoEquityPoint) };
     },
     async getReport(req) {
