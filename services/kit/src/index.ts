@@ -21,3 +21,4 @@ export * from './rest/account';
 export * from './rest/common';
 export * from './rest/people';
 export * from './rest/webhooks';
+export * from './rest/trading';
