@@ -9,8 +9,10 @@ import { accountRoutes } from './routes/account-routes';
 import { eventRoutes } from './routes/event-routes';
 import { keyRoutes } from './routes/key-routes';
 import { metaRoutes } from './routes/meta-routes';
+import { pendingRoutes } from './routes/pending-routes';
 import { sessionRoutes } from './routes/session-routes';
 import { teamRoutes } from './routes/team-routes';
+import { tradingRoutes } from './routes/trading-routes';
 import { webhookRoutes } from './routes/webhook-routes';
 
 export interface PanelDeps {
@@ -38,9 +40,11 @@ export function createApp({ clients, logger, trustProxy, webDir = WEB_DIR }: Pan
   app.use(sessionRoutes(clients));
   app.use(keyRoutes(clients));
   app.use(accountRoutes(clients));
+  app.use(tradingRoutes(clients));
   app.use(eventRoutes(clients));
   app.use(webhookRoutes(clients));
   app.use(teamRoutes(clients));
+  app.use(pendingRoutes(clients));
 
   app.use(notFoundHandler);
   app.use(errorHandler(logger));

@@ -21,11 +21,12 @@ const isAccountStatus = (name: string): name is AccountStatusName => (ACCOUNT_ST
 
 const org = (req: Request) => sessionOf(req).user.organization_id;
 
-/** The traders of a page by id, so the table shows who holds each account without another round trip per row. */
+/** The traders of a page by id, so the table shows who holds each account without a call per row. */
 async function tradersOf(clients: PanelClients, organizationId: string, accounts: accountsv1.Account[]): Promise<Record<string, RestTrader>> {
   const ids = [...new Set(accounts.map((a) => a.traderId).filter((id): id is string => !!id))];
-  const traders = await Promise.all(ids.map((traderId) => clients.accounts.getTrader({ organizationId, traderId })));
-  return Object.fromEntries(traders.map((t) => [t.trader?.id ?? '', toRestTrader(t.trader)]));
+  if (ids.length === 0) return {};
+  const { traders } = await clients.accounts.findTraders({ organizationId, ids, emails: [] });
+  return Object.fromEntries(traders.map((t) => [t.id, toRestTrader(t)]));
 }
 
 async function notFoundAsEmpty<T>(promise: Promise<T>): Promise<T | undefined> {
@@ -54,18 +55,25 @@ export function accountRoutes(clients: PanelClients): Router {
     const q = (queryString(req, 'q') ?? '').trim();
     let accounts: accountsv1.Account[];
     let nextPageToken = '';
+    const status = statusName === undefined ? accountsv1.AccountStatus.ACCOUNT_STATUS_UNSPECIFIED : accountStatusValue(statusName);
     if (/^\d{1,16}$/.test(q)) {
       const found = await notFoundAsEmpty(clients.accounts.getAccount({ organizationId, number: q }));
-      accounts = found?.account && (statusName === undefined || toRestAccount(found.account).status === statusName) ? [found.account] : [];
+      accounts = found?.account && (statusName === undefined || found.account.status === status) ? [found.account] : [];
+    } else if (q.includes('@') && q.length <= 320) {
+      // A trader's accounts, paged like the whole list; an unknown email simply has none.
+      const { traders } = await clients.accounts.findTraders({ organizationId, ids: [], emails: [q] });
+      const trader = traders[0];
+      if (trader) {
+        const result = await clients.accounts.listAccounts({ organizationId, ...page, status, traderId: trader.id, jsonView: false });
+        accounts = result.accounts;
+        nextPageToken = result.nextPageToken;
+      } else {
+        accounts = [];
+      }
     } else if (q !== '') {
       throw new AppError('invalid_request', 'search by an account number or a trader email', 'q');
     } else {
-      const result = await clients.accounts.listAccounts({
-        organizationId,
-        ...page,
-        status: statusName === undefined ? accountsv1.AccountStatus.ACCOUNT_STATUS_UNSPECIFIED : accountStatusValue(statusName),
-        jsonView: false,
-      });
+      const result = await clients.accounts.listAccounts({ organizationId, ...page, status, jsonView: false });
       accounts = result.accounts;
       nextPageToken = result.nextPageToken;
     }
