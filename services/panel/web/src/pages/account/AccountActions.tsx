@@ -49,7 +49,7 @@ export function AccountActions({ account }: { account: Account }) {
   };
 
   return (
-    <section className="card" aria-labelledby="actions-title">
+    <section className="card">
       <h2 id="actions-title">Actions</h2>
       <div className="action-grid">
         <div className="action">

@@ -88,14 +88,14 @@ export function AccountPage() {
       <QueryState isPending={detail.isPending} error={detail.error} label="The account">
         {account && detail.data ? (
           <>
-            <section className="card" aria-label="Identity">
+            <section className="card">
               <Identity account={account} />
             </section>
             <TraderSection detail={detail.data} canManage={canManage} />
           </>
         ) : null}
       </QueryState>
-      <section className="card" aria-labelledby="equity-title">
+      <section className="card">
         <h2 id="equity-title">Equity</h2>
         <EquityChart number={number} analytics={analytics.data} />
       </section>

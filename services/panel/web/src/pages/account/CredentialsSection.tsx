@@ -6,7 +6,7 @@ import { ErrorMessage } from '../../components/QueryState';
 export function CredentialsSection({ number }: { number: number }) {
   const show = useMutation({ mutationFn: () => panelApi.accounts.credentials(number) });
   return (
-    <section className="card" aria-labelledby="credentials-title">
+    <section className="card">
       <h2 id="credentials-title">Credentials</h2>
       {show.data ? (
         <>

@@ -10,12 +10,12 @@ export function LimitsSection({ number, analytics, analyticsPending, analyticsEr
   const h = analytics?.headroom;
   const t = terms.data;
   return (
-    <section className="card" aria-labelledby="limits-title">
+    <section className="card">
       <h2 id="limits-title">Terms and headroom</h2>
       <QueryState isPending={analyticsPending} error={analyticsError} label="Headroom">
         <div className="table-scroll">
           <table className="list">
-            <caption>Limits and what is left before each</caption>
+            <caption className="sr-only">Limits and what is left before each</caption>
             <thead>
               <tr>
                 <th scope="col">Limit</th>

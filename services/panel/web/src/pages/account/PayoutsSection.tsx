@@ -8,7 +8,7 @@ export function PayoutsSection({ number }: { number: number }) {
   const payouts = useQuery({ queryKey: [...queryKeys.account(number), 'payouts'], queryFn: () => panelApi.accounts.payouts(number) });
   const items = payouts.data?.data ?? [];
   return (
-    <section className="card" aria-label="Payouts">
+    <section className="card">
       <QueryState isPending={payouts.isPending} error={payouts.error} label="Payouts">
         <div className="table-scroll">
           <table className="list">

@@ -37,7 +37,7 @@ export function TraderSection({ detail, canManage }: { detail: AccountDetail; ca
   const assignError = assign.error instanceof ApiError ? assign.error : undefined;
 
   return (
-    <section className="card" aria-labelledby="trader-title">
+    <section className="card">
       <h2 id="trader-title">Trader</h2>
       {trader ? (
         <dl className="facts">
@@ -68,7 +68,7 @@ export function TraderSection({ detail, canManage }: { detail: AccountDetail; ca
               {errorText(unassign.error)}
             </p>
           ) : null}
-          <form className="inline-form" onSubmit={submit} noValidate aria-label="Assign trader">
+          <form className="inline-form" onSubmit={submit} noValidate>
             <TextField
               label="Trader name"
               value={name}

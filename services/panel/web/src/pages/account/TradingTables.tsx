@@ -32,7 +32,7 @@ function PagedTable<T>({
 }) {
   const { query, items } = paged;
   return (
-    <section className="card" aria-label={title}>
+    <section className="card">
       <QueryState isPending={query.isPending} error={query.error} label={title}>
         <div className="table-scroll">
           <table className="list">

@@ -71,7 +71,7 @@ export function AccountsPage() {
       <div className="page-head">
         <h1>Accounts</h1>
       </div>
-      <section className="card" aria-label="Account list">
+      <section className="card">
         <form className="filters" role="search" onSubmit={submitSearch}>
           <SelectField label="Status" value={filter.status} onChange={(e) => setFilter({ ...filter, status: e.target.value })}>
             <option value="">All statuses</option>

@@ -38,7 +38,7 @@ export function CreateAccountsForm() {
   const serverError = create.error instanceof ApiError ? create.error : undefined;
 
   return (
-    <section className="card" aria-labelledby="create-accounts-title">
+    <section className="card">
       <h2 id="create-accounts-title">Create accounts</h2>
       <form className="inline-form" onSubmit={submit} noValidate>
         <TextField

@@ -28,7 +28,7 @@ export function EventsPage() {
       <div className="page-head">
         <h1>Events</h1>
       </div>
-      <section className="card" aria-label="Event feed">
+      <section className="card">
         <form className="filters" onSubmit={(e) => e.preventDefault()}>
           <SelectField label="Type" value={type} onChange={(e) => setParams(e.target.value ? { type: e.target.value } : {}, { replace: true })}>
             <option value="">All types</option>

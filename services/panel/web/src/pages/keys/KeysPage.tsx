@@ -55,7 +55,7 @@ function CreateKeyForm({ onCreated }: { onCreated: (key: NewApiKey) => void }) {
     create.mutate();
   };
   return (
-    <form onSubmit={submit} noValidate aria-labelledby="create-key-title">
+    <form onSubmit={submit} noValidate>
       <h2 id="create-key-title">Create a key</h2>
       <div className="form-grid">
         <TextField label="Name" value={name} maxLength={100} onChange={(e) => setName(e.target.value)} error={nameError ?? (serverError?.param === 'name' ? errorText(serverError) : undefined)} />
@@ -122,7 +122,7 @@ export function KeysPage() {
           <CreateKeyForm onCreated={setShown} />
         </section>
       ) : null}
-      <section className="card" aria-label="Key list">
+      <section className="card">
         <QueryState isPending={list.isPending} error={list.error} label="API keys">
           <div className="table-scroll">
             <table className="list">

@@ -33,7 +33,7 @@ export function ProgramForm({ editing, initial, onDone }: { editing?: string; in
   const title = editing ? `Edit program ${editing}` : 'New program';
 
   return (
-    <section className="card" aria-labelledby="program-form-title">
+    <section className="card">
       <h2 id="program-form-title">{title}</h2>
       <form onSubmit={submit} noValidate>
         <div className="form-grid">

@@ -1,6 +1,6 @@
 import { useInfiniteQuery } from '@tanstack/react-query';
 import { useState } from 'react';
-import { panelApi, queryKeys } from '../../api/panel-api';
+import { ApiError, panelApi, queryKeys } from '../../api/panel-api';
 import type { Page, Program } from '../../api/types';
 import { useCanManage } from '../../app/session';
 import { formatMoney, formatTime } from '../../components/format';
@@ -35,8 +35,13 @@ export function ProgramsPage() {
         ) : null}
       </div>
       {form ? <ProgramForm key={form.key} editing={form.editing} initial={form.initial} onDone={() => setForm(null)} /> : null}
-      <section className="card" aria-label="Program list">
-        <QueryState isPending={list.isPending} error={list.error} label="Programs">
+      <section className="card">
+        {list.error instanceof ApiError && list.error.code === 'unavailable' && list.error.status === 503 ? (
+          <p className="notice" role="status">
+            Programs can&apos;t be listed yet: {list.error.message}. New accounts use the built-in programs.
+          </p>
+        ) : null}
+        <QueryState isPending={list.isPending} error={list.error instanceof ApiError && list.error.status === 503 ? null : list.error} label="Programs">
           <div className="table-scroll">
             <table className="list">
               <caption>Programs</caption>

@@ -39,7 +39,7 @@ function AddUserForm() {
     add.mutate();
   };
   return (
-    <section className="card" aria-labelledby="add-user-title">
+    <section className="card">
       <h2 id="add-user-title">Add a user</h2>
       <form className="inline-form" onSubmit={submit} noValidate>
         <TextField label="Email" type="email" autoComplete="off" value={email} onChange={(e) => setEmail(e.target.value)} error={problems.email ?? fieldError('email')} />
@@ -77,14 +77,17 @@ function AddUserForm() {
   );
 }
 
+/** One user; an owner changes the role (a select shown on request) or removes the user. */
 function MemberRow({ member, isOwner, isSelf }: { member: TeamUser; isOwner: boolean; isSelf: boolean }) {
   const meta = useMeta();
   const queryClient = useQueryClient();
+  const [editing, setEditing] = useState(false);
   const [role, setRole] = useState<Role>(member.role);
   const refresh = () => void queryClient.invalidateQueries({ queryKey: queryKeys.team });
   const change = useMutation({
     mutationFn: () => panelApi.team.changeRole(member.id, role),
     onSuccess: () => {
+      setEditing(false);
       refresh();
       // One's own role changes what this panel may show.
       if (isSelf) void queryClient.invalidateQueries({ queryKey: queryKeys.me });
@@ -98,28 +101,37 @@ function MemberRow({ member, isOwner, isSelf }: { member: TeamUser; isOwner: boo
         {isSelf ? <span className="muted"> (you)</span> : null}
       </td>
       <td>
-        {isOwner ? (
-          <div className="role-edit">
-            <label className="sr-only" htmlFor={`role-${member.id}`}>{`Role of ${member.email}`}</label>
-            <select id={`role-${member.id}`} value={role} onChange={(e) => setRole(e.target.value as Role)}>
+        {editing ? (
+          <form
+            className="role-edit"
+            onSubmit={(e) => {
+              e.preventDefault();
+              if (role !== member.role && confirmed(`Make ${member.email} ${role}?`)) change.mutate();
+            }}
+          >
+            <label className="sr-only" htmlFor={`role-${member.id}`}>{`New role for ${member.email}`}</label>
+            <select id={`role-${member.id}`} value={role} onChange={(e) => setRole(e.target.value as Role)} autoFocus>
               {meta.roles.map((r) => (
                 <option key={r} value={r}>
                   {r}
                 </option>
               ))}
             </select>
+            <button type="submit" className="small" disabled={role === member.role || change.isPending}>
+              Save
+            </button>
             <button
               type="button"
               className="secondary small"
-              aria-label={`Change role of ${member.email}`}
-              disabled={role === member.role || change.isPending}
               onClick={() => {
-                if (confirmed(`Make ${member.email} ${role}?`)) change.mutate();
+                setEditing(false);
+                setRole(member.role);
+                change.reset();
               }}
             >
-              Change role
+              Cancel
             </button>
-          </div>
+          </form>
         ) : (
           member.role
         )}
@@ -128,17 +140,24 @@ function MemberRow({ member, isOwner, isSelf }: { member: TeamUser; isOwner: boo
       <td>{formatTime(member.created_at)}</td>
       {isOwner ? (
         <td>
-          <button
-            type="button"
-            className="secondary danger small"
-            aria-label={`Remove ${member.email}`}
-            disabled={remove.isPending}
-            onClick={() => {
-              if (confirmed(`Remove ${member.email} from the team? Their sessions end at once.`)) remove.mutate();
-            }}
-          >
-            Remove
-          </button>
+          <div className="row-actions">
+            {editing ? null : (
+              <button type="button" className="secondary small" aria-label={`Change role of ${member.email}`} onClick={() => setEditing(true)}>
+                Change role
+              </button>
+            )}
+            <button
+              type="button"
+              className="secondary danger small"
+              aria-label={`Remove ${member.email}`}
+              disabled={remove.isPending}
+              onClick={() => {
+                if (confirmed(`Remove ${member.email} from the team? Their sessions end at once.`)) remove.mutate();
+              }}
+            >
+              Remove
+            </button>
+          </div>
           <ErrorMessage error={remove.error} />
         </td>
       ) : null}
@@ -163,7 +182,7 @@ export function TeamPage() {
         <h1>Team</h1>
       </div>
       {isOwner ? <AddUserForm /> : null}
-      <section className="card" aria-label="Team list">
+      <section className="card">
         <QueryState isPending={list.isPending} error={list.error} label="Team">
           <div className="table-scroll">
             <table className="list">

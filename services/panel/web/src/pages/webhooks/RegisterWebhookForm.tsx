@@ -32,7 +32,7 @@ export function RegisterWebhookForm() {
   };
 
   return (
-    <section className="card" aria-labelledby="register-title">
+    <section className="card">
       <h2 id="register-title">Register an endpoint</h2>
       {register.data ? (
         <ShownOnce

@@ -80,7 +80,7 @@ export function WebhookPage() {
         </p>
         <h1>Webhook endpoint</h1>
       </div>
-      <section className="card" aria-label="Endpoint">
+      <section className="card">
         <QueryState isPending={endpoint.isPending} error={endpoint.error} label="The endpoint">
           {w ? (
             <dl className="facts">
@@ -137,7 +137,7 @@ export function WebhookPage() {
           {notice}
         </p>
       </section>
-      <section className="card" aria-label="Delivery list">
+      <section className="card">
         <QueryState isPending={deliveries.isPending} error={deliveries.error} label="Deliveries">
           <div className="table-scroll">
             <table className="list">

@@ -34,7 +34,7 @@ export function WebhooksPage() {
         <h1>Webhooks</h1>
       </div>
       {canManage ? <RegisterWebhookForm /> : null}
-      <section className="card" aria-label="Endpoint list">
+      <section className="card">
         <QueryState isPending={list.isPending} error={list.error} label="Webhooks">
           <div className="table-scroll">
             <table className="list">
