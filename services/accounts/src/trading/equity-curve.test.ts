@@ -1,5 +1,6 @@
 import { QueryTypes } from '@propdesk/kit';
 import { startHarness, type Harness } from '../test/harness';
+import { rebuildEquityHours } from './data/equity-minutes';
 import { tradingHelpers } from './test-helpers';
 
 let h: Harness;
@@ -29,6 +30,8 @@ async function seedYear(number: string): Promise<void> {
        FROM generate_series(0, :minutes - 1) AS m, LATERAL (SELECT 100000 + round((sin(m / 5000.0) * 2000)::numeric, 2) AS e) x`,
     { replacements: { number, start: YEAR_START, minutes: MINUTES_IN_YEAR, dip: DIP_MINUTE }, type: QueryTypes.RAW },
   );
+  // Written straight into the minutes, so their hour rollups are rebuilt as a repair would.
+  await rebuildEquityHours(h.sql, Number(number));
 }
 
 describe('the equity curve is bounded for any range', () => {
@@ -58,11 +61,43 @@ describe('the equity curve is bounded for any range', () => {
     expect((await h.trading.getEquityCurve({ organizationId: org, number, maxPoints: 1 })).points.length).toBeLessThanOrEqual(4);
   });
 
+  it('downsamples a range of days from the minutes themselves, the dip at its minute', async () => {
+    const dipAt = new Date(YEAR_START.getTime() + DIP_MINUTE * 60_000);
+    const from = new Date(dipAt.getTime() - 2 * 86_400_000);
+    const to = new Date(dipAt.getTime() + 2 * 86_400_000);
+    const { points } = await h.trading.getEquityCurve({ organizationId: org, number, from, to, maxPoints: 1000 });
+    expect(points.length).toBeLessThanOrEqual(1000);
+    expect(points.every((p) => p.time! >= from && p.time! <= to)).toBe(true);
+    expect(points.reduce((min, p) => (p.equity < min.equity ? p : min))).toMatchObject({ equity: 90_000, time: dipAt });
+  });
+
   it('answers the raw closes of a range that fits the budget', async () => {
     const from = new Date(YEAR_START.getTime() + 1000 * 60_000);
     const to = new Date(from.getTime() + 99 * 60_000);
     const { points } = await h.trading.getEquityCurve({ organizationId: org, number, from, to, maxPoints: 500 });
     expect(points).toHaveLength(100);
     expect(points[0]!.time).toEqual(from);
+  });
+});
+
+describe('hour rollups kept by trading', () => {
+  it('fold every minute of an hour: its high and low at the minute they happened, its last close', async () => {
+    const [number] = await t.newAccounts(org, 1);
+    await t.quote('EURUSD', 1.1, 1.1);
+    await t.order(org, number, { volume: 1 });
+    await t.quote('EURUSD', 1.102, 1.102);
+    await t.quote('EURUSD', 1.097, 1.097);
+    const rows = async (table: string) =>
+      h.sql.query<{ high: string; low: string; close: string }>(`SELECT high, low, close FROM ${table} WHERE account_number = :number ORDER BY 1`, {
+        replacements: { number },
+        type: QueryTypes.SELECT,
+      });
+    // The engine writes its marks in the background: wait for them to land.
+    for (let i = 0; i < 50 && (await rows('equity_hours')).length === 0; i += 1) await new Promise((r) => setTimeout(r, 100));
+    const minutes = await rows('equity_minutes');
+    const hours = await rows('equity_hours');
+    expect(hours.length).toBeGreaterThan(0);
+    expect(Math.max(...hours.map((r) => Number(r.high)))).toBe(Math.max(...minutes.map((r) => Number(r.high))));
+    expect(Math.min(...hours.map((r) => Number(r.low)))).toBe(Math.min(...minutes.map((r) => Number(r.low))));
   });
 });

@@ -66,12 +66,10 @@ export function tradingRoutes(clients: PanelClients): Router {
     res.json({ data: result.points.map(toRestEquityPoint) });
   });
 
-  // The frozen terms with the breaches and their evidence: the report's terms section.
+  // The frozen terms, the headroom and every breach with its evidence: the report's terms section.
   router.get('/panel/api/accounts/:number/terms', session, async (req, res) => {
-    const result = await clients.trading.getReport(target(req));
-    const terms: unknown = result.report?.terms;
-    if (typeof terms !== 'object' || terms === null) throw new AppError('internal_error', 'the report has no terms');
-    res.json(terms);
+    const result = await clients.trading.getTerms(target(req));
+    res.json(result.terms ?? {});
   });
 
   router.post('/panel/api/accounts/:number/breach', session, managers, async (req, res) => {

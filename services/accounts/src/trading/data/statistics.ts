@@ -121,41 +121,52 @@ export async function equityCurve(sequelize: Sequelize, accountNumber: number, f
   return rows.map((r) => ({ time: r.minute, equity: toNumber(r.close), balance: toNumber(r.balance) }));
 }
 
-/** How many per-minute buckets the range holds, and its first and last minute. */
-export async function equityRange(sequelize: Sequelize, accountNumber: number, from: Date | null, to: Date | null): Promise<{ count: number; first: Date | null; last: Date | null }> {
-  const [row] = await sequelize.query<{ count: string; first: Date | null; last: Date | null }>(
-    `SELECT count(*) AS count, min(minute) AS first, max(minute) AS last FROM equity_minutes
-      WHERE account_number = :accountNumber AND (:from::timestamptz IS NULL OR minute >= :from::timestamptz)
-        AND (:to::timestamptz IS NULL OR minute <= :to::timestamptz)`,
+/** The first and last minute bucket within the range: two index lookups, whatever the range holds. */
+export async function equityRange(sequelize: Sequelize, accountNumber: number, from: Date | null, to: Date | null): Promise<{ first: Date | null; last: Date | null }> {
+  const [row] = await sequelize.query<{ first: Date | null; last: Date | null }>(
+    `SELECT (SELECT minute FROM equity_minutes WHERE account_number = :accountNumber
+                AND (:from::timestamptz IS NULL OR minute >= :from::timestamptz) AND (:to::timestamptz IS NULL OR minute <= :to::timestamptz)
+              ORDER BY minute LIMIT 1) AS first,
+            (SELECT minute FROM equity_minutes WHERE account_number = :accountNumber
+                AND (:from::timestamptz IS NULL OR minute >= :from::timestamptz) AND (:to::timestamptz IS NULL OR minute <= :to::timestamptz)
+              ORDER BY minute DESC LIMIT 1) AS last`,
     { replacements: { accountNumber, from, to }, type: QueryTypes.SELECT },
   );
-  return { count: toNumber(row?.count), first: row?.first ?? null, last: row?.last ?? null };
+  return { first: row?.first ?? null, last: row?.last ?? null };
 }
+
+const HOUR_SECONDS = 3600;
 
 /**
  * The curve downsampled to `buckets` equal slices of [first, last]: per slice its lowest equity
- * (the minute's low) and its highest (the minute's high), each at the minute it happened with the
- * balance of that minute, oldest first. Extremes survive any zoom, so a breach never disappears
- * between two points. One pass over the range's rows: min/max of arrays pick the extreme and its
- * minute together, with no sort.
+ * and its highest, each at the minute it happened with the balance then, oldest first. Extremes
+ * survive any zoom, so a breach never disappears between two points. Slices of an hour or more
+ * read the hour rollups (about 8,800 rows a year), shorter ones the minutes (a range that short
+ * holds a few tens of thousands at most). min/max of arrays pick an extreme and its minute
+ * together, in one pass with no sort.
  */
 export async function equityCurveBuckets(sequelize: Sequelize, accountNumber: number, first: Date, last: Date, buckets: number): Promise<CurvePoint[]> {
+  const sliceSeconds = (last.getTime() - first.getTime()) / 1000 / buckets;
+  const byHour = sliceSeconds >= HOUR_SECONDS;
+  const source = byHour
+    ? { table: 'equity_hours', time: 'hour', lowAt: 'low_at', highAt: 'high_at', from: new Date(Math.floor(first.getTime() / 3_600_000) * 3_600_000) }
+    : { table: 'equity_minutes', time: 'minute', lowAt: 'minute', highAt: 'minute', from: first };
   const rows = await sequelize.query<{ low: number[]; high: number[] }>(
-    `SELECT min(ARRAY[low::float8, extract(epoch FROM minute)::float8, balance::float8]) AS low,
-            max(ARRAY[high::float8, extract(epoch FROM minute)::float8, balance::float8]) AS high
-       FROM equity_minutes
-      WHERE account_number = :accountNumber AND minute >= :first::timestamptz AND minute <= :last::timestamptz
-      GROUP BY width_bucket(extract(epoch FROM minute)::float8, extract(epoch FROM :first::timestamptz)::float8,
-                            extract(epoch FROM :last::timestamptz)::float8 + 1, :buckets)
-      ORDER BY 1`,
-    { replacements: { accountNumber, first, last, buckets }, type: QueryTypes.SELECT },
+    `SELECT min(ARRAY[low::float8, extract(epoch FROM ${source.lowAt})::float8, balance::float8]) AS low,
+            max(ARRAY[high::float8, extract(epoch FROM ${source.highAt})::float8, balance::float8]) AS high
+       FROM ${source.table}
+      WHERE account_number = :accountNumber AND ${source.time} >= :from::timestamptz AND ${source.time} <= :last::timestamptz
+      GROUP BY width_bucket(extract(epoch FROM ${source.time})::float8, extract(epoch FROM :from::timestamptz)::float8,
+                            extract(epoch FROM :last::timestamptz)::float8 + 1, :buckets)`,
+    { replacements: { accountNumber, from: source.from, last, buckets }, type: QueryTypes.SELECT },
   );
   const points: CurvePoint[] = [];
   for (const { low, high } of rows) {
     const lowPoint = { time: new Date(Number(low[1]) * 1000), equity: Number(low[0]), balance: Number(low[2]) };
     const highPoint = { time: new Date(Number(high[1]) * 1000), equity: Number(high[0]), balance: Number(high[2]) };
     if (lowPoint.time.getTime() === highPoint.time.getTime() && lowPoint.equity === highPoint.equity) points.push(lowPoint);
-    else points.push(...(lowPoint.time <= highPoint.time ? [lowPoint, highPoint] : [highPoint, lowPoint]));
+    else points.push(lowPoint, highPoint);
   }
-  return points.sort((a, b) => a.time.getTime() - b.time.getTime());
+  // An hour at either edge may hold minutes outside the range: its extremes there are not this range's.
+  return points.filter((p) => p.time >= first && p.time <= last).sort((a, b) => a.time.getTime() - b.time.getTime());
 }

@@ -6,6 +6,7 @@ import { breachAccount } from '../use-cases/breach-account';
 import { closePosition } from '../use-cases/close-position';
 import { getAnalytics } from '../use-cases/get-analytics';
 import { getEquityCurve } from '../use-cases/get-equity-curve';
+import { getTerms } from '../use-cases/terms-section';
 import { getReport } from '../use-cases/get-report';
 import { listFlags } from '../use-cases/list-flags';
 import { listPositions } from '../use-cases/list-positions';
@@ -65,6 +66,9 @@ export function createTradingHandlers({ engine, cursors }: TradingHandlerDeps): 
     },
     async getReport(req) {
       return { report: await getReport(engine, req) };
+    },
+    async getTerms(req) {
+      return { terms: await getTerms(engine, req) };
     },
     async listInstruments() {
       return { instruments: INSTRUMENTS.map(toProtoInstrument) };

@@ -33,8 +33,10 @@ export async function getEquityCurve(
   const budget = equityPointBudget(req.maxPoints);
   // The initial balance at creation and the latest close are kept beside the buckets.
   const range = await equityRange(ctx.sequelize, number, from, to);
+  // At most one bucket per minute: a span of fewer minutes than the budget cannot overflow it.
+  const minutesSpanned = range.first && range.last ? (range.last.getTime() - range.first.getTime()) / 60_000 + 1 : 0;
   let points: CurvePoint[];
-  if (range.count <= budget - 1 || !range.first || !range.last) {
+  if (minutesSpanned <= budget - 1 || !range.first || !range.last) {
     points = await equityCurve(ctx.sequelize, number, from, to, budget - 1);
   } else {
     const buckets = Math.floor((budget - 2) / 2);
