@@ -1,11 +1,15 @@
 /**
- * Issue 4's benchmark.
+ * Issue 4's and issue 14's benchmark.
  *  (a) Gateway throughput on GET /v1/accounts?limit=50 through the real stack with the Redis
  *      limiter on (REDIS_URL set) and off (in-process limits), and the ratio.
  *  (b) Redis commands per request for one key flooding at 10x its limit, with and without the
  *      in-memory block: through the limits module (both ways) and through the real gateway
  *      (as configured, i.e. with the block). Counts are INFO commandstats deltas on a Redis of the
  *      bench's own.
+ *  (c) per-key limits (issue 14): the same counts for a key with its own limits (set with the
+ *      CLI's key:set-limits) beside a key on the defaults: requests under the limit and a flood at
+ *      10x the key's own limit, through the limits module and through the real gateway. Own limits
+ *      must add no Redis round trip.
  */
 import { createLogger } from '@propdesk/kit';
 import { fmt, load, type LoadResult } from './support/load';
@@ -17,21 +21,30 @@ const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const PATH = '/v1/accounts?limit=50';
 const FLOOD_LIMIT = 100;
 const FLOOD_REQUESTS = FLOOD_LIMIT * 10;
+/** A key's own limits in (c): half the defaults, so its own buckets are used. */
+const OWN_WRITE_LIMIT = FLOOD_LIMIT / 2;
+const OWN_READ_LIMIT = 1_000_000;
+const UNDER_LIMIT_REQUESTS = 1000;
 
 interface Seeded {
   token: string;
+  /** A second key of the organization with its own limits (OWN_READ_LIMIT, OWN_WRITE_LIMIT). */
+  ownToken: string;
 }
 
 async function seed(stack: ProcessStack): Promise<Seeded> {
   const org = await admin(stack.env, ['org:create', '--name', 'Limits bench', '--credits', '1000']);
-  const key = await admin(stack.env, [
-    'key:create', '--org', String(org.id), '--name', 'bench', '--scopes', 'accounts:read,accounts:write',
-  ]);
+  const createKey = (name: string) =>
+    admin(stack.env, ['key:create', '--org', String(org.id), '--name', name, '--scopes', 'accounts:read,accounts:write']);
+  const key = await createKey('bench');
+  const own = await createKey('bench own limits');
+  await admin(stack.env, ['key:set-limits', '--key', String(own.id), '--read', String(OWN_READ_LIMIT), '--write', String(OWN_WRITE_LIMIT)]);
   await admin(stack.env, ['accounts:create', '--org', String(org.id), '--count', '100']);
-  const token = String(key.token);
-  const probe = await fetch(stack.url + PATH, { headers: { authorization: `Bearer ${token}` } });
-  if (probe.status !== 200) throw new Error(`gateway answered ${probe.status}: ${await probe.text()}`);
-  return { token };
+  for (const token of [String(key.token), String(own.token)]) {
+    const probe = await fetch(stack.url + PATH, { headers: { authorization: `Bearer ${token}` } });
+    if (probe.status !== 200) throw new Error(`gateway answered ${probe.status}: ${await probe.text()}`);
+  }
+  return { token: String(key.token), ownToken: String(own.token) };
 }
 
 async function measureThroughput(stack: ProcessStack, token: string): Promise<LoadResult> {
@@ -44,11 +57,12 @@ const perRequest = (before: CommandCount, after: CommandCount, requests: number)
   `${((after.roundTrips - before.roundTrips) / requests).toFixed(3)} round trips/request ` +
   `(${((after.executed - before.executed) / requests).toFixed(3)} commands executed incl. inside the Lua script)`;
 
-/** One key sends 10x its write limit through the real gateway, sequentially. */
-async function floodThroughGateway(stack: ProcessStack, token: string, redis: OwnRedisServer): Promise<string> {
+/** One key sends 10x its write limit (FLOOD_LIMIT, or its own) through the real gateway, sequentially. */
+async function floodThroughGateway(stack: ProcessStack, token: string, redis: OwnRedisServer, limit = FLOOD_LIMIT): Promise<string> {
+  const requests = limit * 10;
   const before = await redis.commandCount();
   let refused = 0;
-  for (let i = 0; i < FLOOD_REQUESTS; i += 1) {
+  for (let i = 0; i < requests; i += 1) {
     // An invalid body: the limiter counts the write before validation answers 400.
     const res = await fetch(`${stack.url}/v1/traders`, {
       method: 'POST',
@@ -59,7 +73,50 @@ async function floodThroughGateway(stack: ProcessStack, token: string, redis: Ow
     await res.arrayBuffer();
   }
   const after = await redis.commandCount();
-  return `${FLOOD_REQUESTS} writes, ${FLOOD_REQUESTS - refused} passed the limiter, ${refused} got 429: ${perRequest(before, after, FLOOD_REQUESTS)}`;
+  return `${requests} writes, ${requests - refused} passed the limiter, ${refused} got 429: ${perRequest(before, after, requests)}`;
+}
+
+/** Reads well under the key's limit through the real gateway, sequentially. */
+async function readsThroughGateway(stack: ProcessStack, token: string, redis: OwnRedisServer): Promise<string> {
+  const before = await redis.commandCount();
+  for (let i = 0; i < UNDER_LIMIT_REQUESTS; i += 1) {
+    const res = await fetch(stack.url + PATH, { headers: { authorization: `Bearer ${token}` } });
+    if (res.status !== 200) throw new Error(`read answered ${res.status}`);
+    await res.arrayBuffer();
+  }
+  const after = await redis.commandCount();
+  return `${UNDER_LIMIT_REQUESTS} reads: ${perRequest(before, after, UNDER_LIMIT_REQUESTS)}`;
+}
+
+/** Module-level counts for one key with or without its own limits: reads under the limit, then a flood at 10x its write limit. */
+async function ownLimitsThroughModule(redis: OwnRedisServer, own: boolean): Promise<string> {
+  const { createLimits, createRedisForLimits, waitForRedis } = loadLimitsModule();
+  const logger = createLogger('bench-limits', { level: 'error', fd: 2 });
+  const client = createRedisForLimits(redis.url, logger);
+  await waitForRedis(client);
+  const limits = createLimits({
+    config: { readPerMin: 100_000_000, writePerMin: FLOOD_LIMIT, ipPerMin: 60, keyPrefix: `bench:${Date.now()}:own:${own}` },
+    logger,
+    redis: client,
+  });
+  const limitsOfKey = own ? { readPerMin: OWN_READ_LIMIT, writePerMin: OWN_WRITE_LIMIT } : undefined;
+  const writeLimit = own ? OWN_WRITE_LIMIT : FLOOD_LIMIT;
+  try {
+    // The limiter's script is loaded into Redis once; keep that out of the counts.
+    await limits.onValid('warm-up', false, limitsOfKey);
+    let before = await redis.commandCount();
+    for (let i = 0; i < UNDER_LIMIT_REQUESTS; i += 1) await limits.onValid('reading-key', false, limitsOfKey);
+    let after = await redis.commandCount();
+    const reads = `${UNDER_LIMIT_REQUESTS} reads ${perRequest(before, after, UNDER_LIMIT_REQUESTS)}`;
+    before = await redis.commandCount();
+    let allowed = 0;
+    for (let i = 0; i < writeLimit * 10; i += 1) if ((await limits.onValid('flooding-key', true, limitsOfKey)).allowed) allowed += 1;
+    after = await redis.commandCount();
+    return `${reads}; ${writeLimit * 10} writes (limit ${writeLimit}), ${allowed} allowed: ${perRequest(before, after, writeLimit * 10)}`;
+  } finally {
+    await limits.close();
+    await client.quit();
+  }
 }
 
 async function floodThroughModule(redis: OwnRedisServer, inMemoryBlock: boolean): Promise<string> {
@@ -98,14 +155,24 @@ export async function run(): Promise<void> {
       RATE_LIMIT_WRITE_PER_MIN: String(FLOOD_LIMIT),
     };
     let withRedis: LoadResult;
+    let ownLimitsThroughGateway: string[];
     const on = await startProcessStack({ ...limitsEnv, REDIS_URL: redis.url });
     try {
-      const { token } = await seed(on);
+      const { token, ownToken } = await seed(on);
       console.log(`  real gateway (block on):     ${await floodThroughGateway(on, token, redis)}`);
+      ownLimitsThroughGateway = [
+        `  real gateway, default key:   ${await readsThroughGateway(on, token, redis)}`,
+        `  real gateway, own limits:    ${await readsThroughGateway(on, ownToken, redis)}`,
+        `  real gateway, own limits:    ${await floodThroughGateway(on, ownToken, redis, OWN_WRITE_LIMIT)}`,
+      ];
       withRedis = await measureThroughput(on, token);
     } finally {
       await on.stop();
     }
+    console.log(`(c) a key with its own limits (read ${OWN_READ_LIMIT}, write ${OWN_WRITE_LIMIT}) beside a key on the defaults, Redis commands per request`);
+    console.log(`  module, default key:         ${await ownLimitsThroughModule(redis, false)}`);
+    console.log(`  module, own limits:          ${await ownLimitsThroughModule(redis, true)}`);
+    for (const line of ownLimitsThroughGateway) console.log(line);
     let inProcess: LoadResult;
     const off = await startProcessStack({ ...limitsEnv, REDIS_URL: '' });
     try {

@@ -1,9 +1,15 @@
 /**
- * Issue 6's benchmark, on the product as it runs (every service in its own process, real
- * PostgreSQL): account.created events made through the REST API flow accounts -> event stream ->
- * webhooks -> a local HTTPS receiver in this process.
+ * Issue 6's and issue 14's benchmark, on the product as it runs (every service in its own process,
+ * real PostgreSQL): account.created events made through the REST API flow accounts -> event
+ * stream -> webhooks -> a local HTTPS receiver in this process.
  *  (a) throughput: a burst of provisioning (BENCH_WEBHOOK_EVENTS events, each to 4 endpoints),
  *      deliveries per second from the first to the last receipt;
+ *  (c) signing twice: bursts of BENCH_WEBHOOK_ROTATION_EVENTS events to the same 4 endpoints,
+ *      alternating between no rotation (rotated with previous_expires_in 0) and a rotation in
+ *      progress (every delivery signed with two secrets), BENCH_ROUNDS pairs in ABBA order, in the
+ *      same run; deliveries per second of each, the median of the pairs' ratios (target: signing
+ *      twice costs < 10 %). The machine is shared, so the in-process cost of signing once and twice
+ *      is timed too and set against the time each delivery takes at the measured rate;
  *  (b) latency: events made one at a time at a steady pace; the time from the event's created_at
  *      (stamped in the committing transaction) to its first delivery attempt reaching the receiver,
  *      p50 / p99 (target p99 < 1 s).
@@ -11,8 +17,11 @@
  */
 import { admin, startProcessStack, type ProcessStack } from './support/stack';
 import { startBenchReceiver, type Receipt } from './webhooks/receiver';
+import { measureSigningCost } from './webhooks/signing-cost';
 
 const BURST_EVENTS = Number(process.env.BENCH_WEBHOOK_EVENTS ?? 2000);
+const ROTATION_EVENTS = Number(process.env.BENCH_WEBHOOK_ROTATION_EVENTS ?? 500);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 6);
 const ENDPOINTS = 4;
 const PACED_EVENTS = Number(process.env.BENCH_WEBHOOK_PACED ?? 100);
 const PACE_MS = 100;
@@ -49,6 +58,29 @@ function firstReceipts(receipts: Receipt[], path: string): Map<string, Receipt> 
   return first;
 }
 
+function median(values: number[]): number {
+  return percentile(values, 50);
+}
+
+interface BurstResult {
+  deliveries: number;
+  perSecond: number;
+  /** How many deliveries carried two standard signatures. */
+  signedTwice: number;
+}
+
+/** Provisions `events` accounts and waits for every delivery to the burst endpoints; deliveries/s from first to last receipt. */
+async function deliverBurst(stack: ProcessStack, token: string, receipts: Receipt[], events: number): Promise<BurstResult> {
+  const start = receipts.length;
+  for (let left = events; left > 0; left -= 100) await api(stack, token, 'POST', '/v1/accounts', { count: Math.min(100, left) });
+  const expected = events * ENDPOINTS;
+  await until(() => receipts.length - start >= expected, 120_000, `${expected} deliveries`);
+  const got = receipts.slice(start, start + expected);
+  const firstAt = Math.min(...got.map((r) => r.receivedAt));
+  const lastAt = Math.max(...got.map((r) => r.receivedAt));
+  return { deliveries: expected, perSecond: expected / Math.max(0.001, (lastAt - firstAt) / 1000), signedTwice: got.filter((r) => r.signatures === 2).length };
+}
+
 export async function run(): Promise<void> {
   const receiver = await startBenchReceiver();
   const stack = await startProcessStack({
@@ -58,11 +90,14 @@ export async function run(): Promise<void> {
     RATE_LIMIT_READ_PER_MIN: '100000',
   });
   try {
-    const org = await admin(stack.env, ['org:create', '--name', 'Webhooks bench', '--credits', String(BURST_EVENTS + PACED_EVENTS + 100)]);
+    const credits = BURST_EVENTS + 2 * ROUNDS * ROTATION_EVENTS + PACED_EVENTS + 100;
+    const org = await admin(stack.env, ['org:create', '--name', 'Webhooks bench', '--credits', String(credits)]);
     const key = await admin(stack.env, ['key:create', '--org', String(org.id), '--name', 'bench', '--scopes', 'accounts:read,accounts:write']);
     const token = String(key.token);
+    const endpointIds: string[] = [];
     for (let i = 0; i < ENDPOINTS; i += 1) {
-      await api(stack, token, 'POST', '/v1/webhooks', { url: `https://localhost:${receiver.port}/burst/${i}`, events: ['account.created'] });
+      const created = await api(stack, token, 'POST', '/v1/webhooks', { url: `https://localhost:${receiver.port}/burst/${i}`, events: ['account.created'] });
+      endpointIds.push(String(created.id));
     }
 
     // (a) burst
@@ -80,6 +115,49 @@ export async function run(): Promise<void> {
       `burst: ${BURST_EVENTS} events x ${ENDPOINTS} endpoints = ${expected} deliveries; provisioning took ${((committed - burstStarted) / 1000).toFixed(1)} s; ` +
         `delivered at ${perSecond.toFixed(0)} deliveries/s (first to last receipt ${((lastAt - firstAt) / 1000).toFixed(1)} s); ` +
         `event-to-first-attempt under burst p50 ${percentile(burstLatency, 50)} ms, p99 ${percentile(burstLatency, 99)} ms`,
+    );
+
+    // (c) the same endpoints, alternating: one secret signs, then two (a rotation in progress)
+    const rotate = async (previousExpiresIn: number) => {
+      for (const id of endpointIds) await api(stack, token, 'POST', `/v1/webhooks/${id}/rotate-secret`, { previous_expires_in: previousExpiresIn });
+    };
+    const single: BurstResult[] = [];
+    const double: BurstResult[] = [];
+    const ratios: number[] = [];
+    const withOne = async () => {
+      await rotate(0);
+      const result = await deliverBurst(stack, token, receiver.receipts, ROTATION_EVENTS);
+      single.push(result);
+      return result;
+    };
+    const withTwo = async () => {
+      await rotate(86_400);
+      const result = await deliverBurst(stack, token, receiver.receipts, ROTATION_EVENTS);
+      double.push(result);
+      return result;
+    };
+    for (let round = 0; round < ROUNDS; round += 1) {
+      // ABBA: a drift of the machine's load over the run weighs on both alike.
+      const [first, second] = round % 2 === 0 ? [await withOne(), await withTwo()] : [await withTwo(), await withOne()];
+      const [one, two] = round % 2 === 0 ? [first, second] : [second, first];
+      ratios.push(two.perSecond / one.perSecond);
+    }
+    const cost = (1 - median(ratios)) * 100;
+    const rates = (results: BurstResult[]) => results.map((r) => r.perSecond.toFixed(0)).join(', ');
+    console.log(
+      `rotation: ${ROUNDS} pairs of bursts of ${ROTATION_EVENTS} events x ${ENDPOINTS} endpoints, ABBA order; ` +
+        `one secret: ${rates(single)} deliveries/s (median ${median(single.map((r) => r.perSecond)).toFixed(0)}); ` +
+        `rotation in progress: ${rates(double)} deliveries/s (median ${median(double.map((r) => r.perSecond)).toFixed(0)}); ` +
+        `signed twice: ${double.reduce((n, r) => n + r.signedTwice, 0)}/${double.reduce((n, r) => n + r.deliveries, 0)} during rotations, ` +
+        `${single.reduce((n, r) => n + r.signedTwice, 0)} outside; ` +
+        `median of the pairs' ratios ${median(ratios).toFixed(3)}: signing twice costs ${cost.toFixed(1)} % (target < 10 %: ${cost < 10 ? 'met' : 'NOT met'})`,
+    );
+    const signing = measureSigningCost();
+    const perDeliveryUs = 1e6 / median(single.map((r) => r.perSecond));
+    console.log(
+      `signing in process: one secret ${signing.oneSecretUs.toFixed(1)} us, two ${signing.twoSecretsUs.toFixed(1)} us per delivery ` +
+        `(open the sealed secrets, every header); the second secret adds ${(signing.twoSecretsUs - signing.oneSecretUs).toFixed(1)} us, ` +
+        `${((100 * (signing.twoSecretsUs - signing.oneSecretUs)) / perDeliveryUs).toFixed(2)} % of the ${perDeliveryUs.toFixed(0)} us each delivery takes at the measured rate`,
     );
 
     // (b) steady pace: one event per PACE_MS to one endpoint

@@ -1,6 +1,7 @@
 /**
- * Issue 2 item 10: no API key, panel session token, executor token, executor password or webhook
- * secret appears in any log line of any service, at debug level, during a run that uses them all.
+ * Issue 2 item 10 and issue 14: no API key (created, created with an expiry, rolled), panel session
+ * token, executor token, executor password or webhook secret (registered or rotated, whole or its
+ * base64 part) appears in any log line of any service, at debug level, during a run that uses them all.
  */
 import { Writable } from 'node:stream';
 import { startStack, type Stack } from './support/stack';
@@ -59,13 +60,37 @@ it('never logs a secret', async () => {
   await client(stack.url).post('/v1/executor/sessions', '/v1/executor/sessions', { body: { account: number, password: 'wrong-executor-password' } });
   secrets.push('wrong-executor-password');
 
-  const webhook = await api.post<{ secret?: string }>('/v1/webhooks', '/v1/webhooks', { body: { url: 'https://127.0.0.1:9/hook', events: [] } });
-  if (webhook.status === 201 && webhook.body.secret) secrets.push(webhook.body.secret);
+  const webhook = await api.post<{ id: string; secret: string }>('/v1/webhooks', '/v1/webhooks', { body: { url: 'https://127.0.0.1:9/hook', events: [] } });
+  expect(webhook.status).toBe(201);
+  secrets.push(webhook.body.secret, webhook.body.secret.slice('whsec_'.length));
+  const rotated = await api.post<{ secret: string }>('/v1/webhooks/{id}/rotate-secret', `/v1/webhooks/${webhook.body.id}/rotate-secret`, {
+    body: { previous_expires_in: 60 },
+  });
+  expect(rotated.status).toBe(200);
+  secrets.push(rotated.body.secret, rotated.body.secret.slice('whsec_'.length));
+  // A test delivery is signed with both secrets (and fails to connect): the signing path logs too.
+  await api.post('/v1/webhooks/{id}/test', `/v1/webhooks/${webhook.body.id}/test`);
+
+  const expiring = await request<{ id: string; token: string }>(stack.url, 'POST', '/panel/api/keys', {
+    headers: { cookie },
+    body: { name: 'expiring', scopes: ['accounts:read'], expires_in: 3600 },
+  });
+  expect(expiring.status).toBe(201);
+  secrets.push(expiring.body.token);
+  await client(stack.url, expiring.body.token).get('/v1/accounts');
+  const rolled = await request<{ token: string }>(stack.url, 'POST', `/api-keys/${expiring.body.id}/roll`, { headers: { cookie }, body: { previous_expires_in: 60 } });
+  expect(rolled.status).toBe(201);
+  secrets.push(rolled.body.token);
+  await client(stack.url, rolled.body.token).get('/v1/accounts');
+  await request(stack.url, 'POST', `/panel/api/keys/${expiring.body.id}/limits`, { headers: { cookie }, body: { read: 100, write: 10 } });
+  await request(stack.url, 'POST', `/api-keys/${expiring.body.id}/roll`, { headers: { cookie }, body: { previous_expires_in: 'soon' } });
 
   // Bad input and invalid keys are logged too; make sure those paths redact as well.
   await client(stack.url, `${key.token}x`).get('/v1/accounts');
   await api.post('/v1/accounts', '/v1/accounts', { body: '{"count":' });
 
+  // Let the dispatcher attempt the test delivery before stopping.
+  await new Promise((resolve) => setTimeout(resolve, 1500));
   await stack.stop();
   await new Promise((resolve) => setTimeout(resolve, 200));
   expect(lines.length).toBeGreaterThan(10);

@@ -12,7 +12,7 @@ export interface Decision {
 }
 
 export interface BenchLimits {
-  onValid(keyId: string, write: boolean): Promise<Decision>;
+  onValid(keyId: string, write: boolean, own?: { readPerMin?: number; writePerMin?: number }): Promise<Decision>;
   close(): Promise<void>;
 }
 

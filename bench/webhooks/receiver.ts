@@ -10,6 +10,8 @@ export interface Receipt {
   eventId: string;
   createdAt: number;
   receivedAt: number;
+  /** Entries in webhook-signature: 2 while a rotation is in progress. */
+  signatures: number;
 }
 
 export interface BenchReceiver {
@@ -37,7 +39,8 @@ export async function startBenchReceiver(): Promise<BenchReceiver> {
       const receivedAt = Date.now();
       try {
         const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { id: string; created_at: string };
-        receipts.push({ path: req.url ?? '/', eventId: body.id, createdAt: Date.parse(body.created_at), receivedAt });
+        const signatures = String(req.headers['webhook-signature'] ?? '').split(' ').filter((s) => s !== '').length;
+        receipts.push({ path: req.url ?? '/', eventId: body.id, createdAt: Date.parse(body.created_at), receivedAt, signatures });
       } catch {
         /* not an envelope */
       }

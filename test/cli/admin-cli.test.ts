@@ -134,6 +134,43 @@ describe('the admin CLI against the running services', () => {
       const again = await admin('key:revoke', '--org', org.id, '--id', String(key.json.id));
       expect(again.json.revoked_at).toBe(first.json.revoked_at);
     });
+
+    it('creates a key that expires with --expires-in, saying when in expires_at', async () => {
+      const org = await createOrg();
+      const run = await admin('key:create', '--org', org.id, '--name', 'temporary', '--scopes', 'accounts:read', '--expires-in', '3600');
+      expect(run.code).toBe(0);
+      expect(run.json).toEqual({
+        id: expect.any(String),
+        token: expect.stringMatching(/^pfx_live_[A-Za-z0-9]{40}$/),
+        prefix: expect.any(String),
+        name: 'temporary',
+        scopes: ['accounts:read'],
+        expires_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+      });
+      expect(Math.abs(Date.parse(String(run.json.expires_at)) - (Date.now() + 3_600_000))).toBeLessThan(30_000);
+      for (const bad of ['0', '-5', '1.5', 'soon', '315360001']) {
+        const refused = await admin('key:create', '--org', org.id, '--name', 'x', '--expires-in', bad);
+        expect(refused.code).toBe(1);
+        expect(refused.json.error).toMatchObject({ code: 'invalid_request', param: 'expires-in' });
+      }
+    });
+
+    it("sets a key's own limits with key:set-limits, answering the key with its limits", async () => {
+      const org = await createOrg();
+      const key = await admin('key:create', '--org', org.id, '--name', 'limited', '--scopes', 'accounts:read');
+      const run = await admin('key:set-limits', '--key', String(key.json.id), '--read', '600', '--write', '30');
+      expect(run.code).toBe(0);
+      expectOneJsonLine(run);
+      expect(run.json).toMatchObject({ id: key.json.id, name: 'limited', scopes: ['accounts:read'], expires_at: null, limits: { read: 600, write: 30 } });
+      expect(run.stdout).not.toContain(String(key.json.token));
+      const missing = await admin('key:set-limits', '--key', String(key.json.id), '--read', '600');
+      expect(missing.json.error).toMatchObject({ code: 'invalid_request', param: 'write' });
+      const zero = await admin('key:set-limits', '--key', String(key.json.id), '--read', '0', '--write', '5');
+      expect(zero.json.error).toMatchObject({ code: 'invalid_request', param: 'read' });
+      const unknown = await admin('key:set-limits', '--key', '00000000-0000-4000-8000-000000000000', '--read', '5', '--write', '5');
+      expect(unknown.code).toBe(1);
+      expect(unknown.json.error).toMatchObject({ code: 'not_found' });
+    });
   });
 
   describe('accounts and quotes', () => {

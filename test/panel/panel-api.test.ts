@@ -133,7 +133,14 @@ describe('the panel JSON API against the real auth and accounts services', () =>
     it('lets an owner create a key and shows its token once', async () => {
       const res = await call('POST', '/panel/api/keys', { cookie: orgA.ownerCookie, body: { name: 'shop', scopes: ['accounts:read', 'accounts:write'] } });
       expect(res.status).toBe(201);
-      expect(res.body).toEqual({ id: expect.any(String), token: expect.stringMatching(/^pfx_live_[A-Za-z0-9]{40}$/), prefix: expect.any(String), name: 'shop', scopes: ['accounts:read', 'accounts:write'] });
+      expect(res.body).toEqual({
+        id: expect.any(String),
+        token: expect.stringMatching(/^pfx_live_[A-Za-z0-9]{40}$/),
+        prefix: expect.any(String),
+        name: 'shop',
+        scopes: ['accounts:read', 'accounts:write'],
+        expires_at: null,
+      });
       createdKey = res.body as typeof createdKey;
       secretsSeen.push(createdKey.token);
       expect(createdKey.prefix).toBe(createdKey.token.slice(0, 17));
@@ -141,7 +148,17 @@ describe('the panel JSON API against the real auth and accounts services', () =>
       const list = await call('GET', '/panel/api/keys', { cookie: orgA.memberCookie });
       expect(list.status).toBe(200);
       const listed = (list.body.data as Array<Record<string, unknown>>).find((k) => k.id === createdKey.id);
-      expect(listed).toEqual({ id: createdKey.id, prefix: createdKey.prefix, name: 'shop', scopes: ['accounts:read', 'accounts:write'], created_at: expect.any(String), last_used_at: null, revoked_at: null });
+      expect(listed).toEqual({
+        id: createdKey.id,
+        prefix: createdKey.prefix,
+        name: 'shop',
+        scopes: ['accounts:read', 'accounts:write'],
+        created_at: expect.any(String),
+        last_used_at: null,
+        revoked_at: null,
+        expires_at: null,
+        limits: { read: null, write: null },
+      });
       expect(JSON.stringify(list.body)).not.toContain(createdKey.token);
       expect(list.body).toHaveProperty('next_cursor');
     });

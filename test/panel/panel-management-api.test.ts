@@ -50,6 +50,8 @@ describe('the panel API behind the gateway, against every real service', () => {
         ['DELETE', `/panel/api/webhooks/${id}`],
         ['POST', `/panel/api/webhooks/${id}/enable`],
         ['POST', `/panel/api/webhooks/${id}/test`],
+        ['POST', `/panel/api/webhooks/${id}/rotate-secret`, {}],
+        ['POST', `/api-keys/${id}/roll`, {}],
         ['POST', `/panel/api/webhooks/${id}/deliveries/${id}/retry`],
         ['POST', '/panel/api/keys', { name: 'k', scopes: [] }],
         ['POST', `/api-keys/${id}/revoke`],
@@ -241,6 +243,12 @@ describe('the panel API behind the gateway, against every real service', () => {
       expect((await call('POST', `/panel/api/webhooks/${id}/deliveries/${String(test.body.delivery_id)}/retry`, { cookie: cookies.admin })).status).toBe(202);
       expect((await call('GET', `/panel/api/webhooks/${id}/deliveries?status=lost`, { cookie: cookies.member })).body.error).toMatchObject({ param: 'status' });
 
+      const rotated = await call<Json>('POST', `/panel/api/webhooks/${id}/rotate-secret`, { cookie: cookies.admin, body: { previous_expires_in: 60 } });
+      expect(rotated.body).toEqual({ id, secret: expect.stringMatching(/^whsec_/) });
+      expect(rotated.body.secret).not.toBe(created.body.secret);
+      expect((await call('POST', `/panel/api/webhooks/${id}/rotate-secret`, { cookie: cookies.admin, body: { previous_expires_in: -1 } })).body.error).toMatchObject({
+        param: 'previous_expires_in',
+      });
       expect((await call<Json>('POST', `/panel/api/webhooks/${id}/enable`, { cookie: cookies.admin })).body).toMatchObject({ id, status: 'enabled' });
       expect((await call<Json>('DELETE', `/panel/api/webhooks/${id}`, { cookie: cookies.admin })).body).toEqual({ id, deleted: true });
       expect((await call('GET', `/panel/api/webhooks/${id}`, { cookie: cookies.member })).status).toBe(404);

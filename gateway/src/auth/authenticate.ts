@@ -3,7 +3,7 @@ import { authv1 } from '@propdesk/proto';
 import { AppError, sha256Hex, type CallOpts } from '@propdesk/kit';
 import type { ServiceClient } from '../clients';
 import type { LimitDecision, Limits } from '../rate-limits';
-import type { KeyCache, VerifiedKey } from './key-cache';
+import { monotonicMs, type KeyCache, type VerifiedKey } from './key-cache';
 import type { InvalidationWatcher } from './invalidation-watcher';
 import { clientIp, isWrite, setPrincipal, type ApiKeyPrincipal, type ExecutorPrincipal, type Scope } from './principal';
 
@@ -64,6 +64,9 @@ export function createAuthenticator(deps: AuthenticatorDeps): Authenticator {
     const cached = covered ? cache.get(hash) : undefined;
     if (cached !== undefined) return cached;
     const epoch = cache.epoch;
+    // Counted from before the call: the auth service measured the key's remaining time later than
+    // this, so the cached entry runs out no later than the key does, whatever the clocks say.
+    const askedAt = monotonicMs();
     try {
       const verified = await auth.call.verifyApiKey({ tokenSha256: hash }, deps.callOpts(req));
       const key: VerifiedKey = {
@@ -71,6 +74,10 @@ export function createAuthenticator(deps: AuthenticatorDeps): Authenticator {
         organizationId: verified.organizationId,
         scopes: new Set(verified.scopes),
         paid: verified.planStatus === authv1.PlanStatus.PLAN_STATUS_PAID,
+        ...(verified.expiresInMs === undefined ? {} : { validUntil: askedAt + Number(verified.expiresInMs) }),
+        ...(verified.readPerMin === undefined && verified.writePerMin === undefined
+          ? {}
+          : { limits: { readPerMin: verified.readPerMin, writePerMin: verified.writePerMin } }),
       };
       if (covered && watcher.covered()) cache.set(hash, key, epoch);
       return key;
@@ -96,7 +103,7 @@ export function createAuthenticator(deps: AuthenticatorDeps): Authenticator {
       if (before.action === 'refuse') throw rateLimited(res, before.decision);
       const key = await resolve(hash, req);
       if (key === undefined) return refuseInvalid(req, res, new AppError('invalid_api_key', INVALID_API_KEY_MESSAGE));
-      const decision = await limits.onValid(key.keyId, isWrite(req.method));
+      const decision = await limits.onValid(key.keyId, isWrite(req.method), key.limits);
       setRateLimitHeaders(res, decision);
       if (!decision.allowed) throw rateLimited(res, decision);
       if (!key.paid) throw new AppError('payment_required', 'the organization has no completed plan purchase');

@@ -33,4 +33,20 @@ describe('the verified-key cache', () => {
     cache.set('a', key('k1'), epochAtLookup);
     expect(cache.has('a')).toBe(false);
   });
+
+  it('does not serve an entry past its expiry: it is dropped on the next request, without a lookup', () => {
+    let now = 1000;
+    const cache = new KeyCache(10, () => now);
+    cache.set('a', { ...key('k1'), validUntil: 1500 }, cache.epoch);
+    cache.set('b', key('k2'), cache.epoch);
+    expect(cache.get('a')?.keyId).toBe('k1');
+    now = 1499;
+    expect(cache.has('a')).toBe(true);
+    now = 1500;
+    expect(cache.has('a')).toBe(false);
+    expect(cache.get('a')).toBeUndefined();
+    expect(cache.size).toBe(1);
+    now = 1_000_000;
+    expect(cache.get('b')?.keyId).toBe('k2');
+  });
 });

@@ -1,21 +1,34 @@
+import type { KeyLimits } from '../limits';
+
 /** What a verified API key grants; cached by the SHA-256 of its token. */
 export interface VerifiedKey {
   keyId: string;
   organizationId: string;
   scopes: ReadonlySet<string>;
   paid: boolean;
+  /** On the cache's clock (monotonic ms): the key must not be served from cache from then on. Absent: no expiry. */
+  validUntil?: number;
+  limits?: KeyLimits;
 }
+
+/** A monotonic clock in milliseconds: wall-clock steps never bring an expired key back. */
+export const monotonicMs = (): number => performance.now();
 
 /**
  * A bounded LRU of VERIFIED keys only. Failures are never cached: a cached revoked key would
- * answer faster than an unknown one and tell them apart.
+ * answer faster than an unknown one and tell them apart. An entry past its `validUntil` is
+ * dropped when it is next asked for, without a lookup, and the caller verifies the key like any
+ * unknown one (so an expired key costs what an unknown key costs).
  */
 export class KeyCache {
   private readonly entries = new Map<string, VerifiedKey>();
   /** Bumped by every invalidation, so a lookup that raced one does not cache a stale answer. */
   private epochValue = 0;
 
-  constructor(private readonly maxEntries = 50_000) {}
+  constructor(
+    private readonly maxEntries = 50_000,
+    private readonly now: () => number = monotonicMs,
+  ) {}
 
   get epoch(): number {
     return this.epochValue;
@@ -26,7 +39,7 @@ export class KeyCache {
   }
 
   get(hash: string): VerifiedKey | undefined {
-    const entry = this.entries.get(hash);
+    const entry = this.live(hash);
     if (entry === undefined) return undefined;
     this.entries.delete(hash);
     this.entries.set(hash, entry);
@@ -34,7 +47,17 @@ export class KeyCache {
   }
 
   has(hash: string): boolean {
-    return this.entries.has(hash);
+    return this.live(hash) !== undefined;
+  }
+
+  /** The entry unless it expired; an expired one is dropped. */
+  private live(hash: string): VerifiedKey | undefined {
+    const entry = this.entries.get(hash);
+    if (entry?.validUntil !== undefined && this.now() >= entry.validUntil) {
+      this.entries.delete(hash);
+      return undefined;
+    }
+    return entry;
   }
 
   /** Stores only when no invalidation happened since `epochAtLookup`. */

@@ -2,7 +2,7 @@ import type Redis from 'ioredis';
 import type { Registry } from 'prom-client';
 import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
 import type { Logger } from '@propdesk/kit';
-import { Bucket, type StoreHealth } from './bucket';
+import { Bucket, type BucketOptions, type StoreHealth } from './bucket';
 import { ipBucketKey } from './client-ip-key';
 import type { LimitsConfig } from './config';
 import type { LimitDecision } from './decision';
@@ -12,6 +12,12 @@ export type { LimitDecision } from './decision';
 export { limitsConfigSchema, limitsConfigFromEnv, type LimitsConfig, type LimitsEnv } from './config';
 export { createRedisForLimits, waitForRedis, type RedisForLimitsOptions } from './redis';
 export { ipBucketKey } from './client-ip-key';
+
+/** A key's own limits per minute (SPEC section 12); an absent one is the configured default. */
+export interface KeyLimits {
+  readPerMin?: number;
+  writePerMin?: number;
+}
 
 export interface LookupVerdict {
   /** 'refuse': answer 429 with `decision` without looking the key up. */
@@ -28,8 +34,11 @@ export interface Limits {
   beforeLookup(ip: string, cachedValidKey: boolean): Promise<LookupVerdict>;
   /** A request failed authentication (no header, malformed, unknown, revoked key): counts against its IP. */
   onInvalid(ip: string): Promise<LimitDecision>;
-  /** An authenticated request; GET/HEAD are reads, everything else writes. Keyed by key id, never the token. */
-  onValid(keyId: string, write: boolean): Promise<LimitDecision>;
+  /**
+   * An authenticated request; GET/HEAD are reads, everything else writes. Keyed by key id, never the
+   * token. `own`: the key's own limits, counted on the same counter (no extra Redis command).
+   */
+  onValid(keyId: string, write: boolean, own?: KeyLimits): Promise<LimitDecision>;
   /** Optional, stricter per-IP limit for POST /v1/executor/sessions (RATE_LIMIT_LOGIN_PER_MIN, default 20). */
   onLoginAttempt?(ip: string): Promise<LimitDecision>;
   /** True while Redis is unreachable and the in-process insurance limiter answers. */
@@ -48,12 +57,22 @@ export interface CreateLimitsOptions {
 
 const DEFAULT_LOGIN_PER_MIN = 20;
 const DEFAULT_REDIS_TIMEOUT_MS = 50;
+/** Distinct per-key limit sizes kept at once; past it the least recently made is forgotten. */
+const MAX_SIZED_BUCKETS = 1000;
 
 class RedisBackedLimits implements Limits, StoreHealth {
   private readonly reads: Bucket;
   private readonly writes: Bucket;
   private readonly ips: Bucket;
   private readonly logins: Bucket;
+  /**
+   * Buckets for keys with their own limits, one per distinct size. Each shares its default
+   * bucket's name, so its Redis key (prefix:read:<keyId>) is the one the default counts on: a key
+   * whose limit changes keeps its count for the window, and a request costs the same one Redis
+   * command whatever its limit (only the comparison differs).
+   */
+  private readonly sized = new Map<string, Bucket>();
+  private readonly common: Omit<BucketOptions, 'name' | 'points'>;
   /** One key lookup per second per flooded IP. */
   private readonly trickle = new RateLimiterMemory({ keyPrefix: 'trickle', points: 1, duration: 1 });
   private readonly metrics: LimitsMetrics;
@@ -76,6 +95,7 @@ class RedisBackedLimits implements Limits, StoreHealth {
       inMemoryBlock: config.inMemoryBlock ?? true,
       health: this,
     };
+    this.common = common;
     this.reads = new Bucket({ ...common, name: 'read', points: config.readPerMin });
     this.writes = new Bucket({ ...common, name: 'write', points: config.writePerMin });
     this.ips = new Bucket({ ...common, name: 'ip', points: config.ipPerMin });
@@ -111,8 +131,11 @@ class RedisBackedLimits implements Limits, StoreHealth {
     return this.count(this.ips, ipBucketKey(ip));
   }
 
-  onValid(keyId: string, write: boolean): Promise<LimitDecision> {
-    return this.count(write ? this.writes : this.reads, keyId);
+  onValid(keyId: string, write: boolean, own?: KeyLimits): Promise<LimitDecision> {
+    const standard = write ? this.writes : this.reads;
+    const points = write ? own?.writePerMin : own?.readPerMin;
+    const bucket = points === undefined || points === standard.points ? standard : this.bucketOfSize(standard.name, points);
+    return this.count(bucket, keyId);
   }
 
   onLoginAttempt(ip: string): Promise<LimitDecision> {
@@ -133,6 +156,20 @@ class RedisBackedLimits implements Limits, StoreHealth {
     this.closed = true;
     this.redis?.off('error', this.onClientError);
     this.redis?.off('ready', this.onClientReady);
+  }
+
+  private bucketOfSize(name: string, points: number): Bucket {
+    const id = `${name}:${points}`;
+    let bucket = this.sized.get(id);
+    if (bucket === undefined) {
+      if (this.sized.size >= MAX_SIZED_BUCKETS) {
+        const oldest = this.sized.keys().next();
+        if (!oldest.done) this.sized.delete(oldest.value);
+      }
+      bucket = new Bucket({ ...this.common, name, points });
+      this.sized.set(id, bucket);
+    }
+    return bucket;
   }
 
   private async count(bucket: Bucket, key: string): Promise<LimitDecision> {

@@ -3,6 +3,7 @@ import {
   restDeliverySchema,
   restWebhookDeletedSchema,
   restWebhookSchema,
+  restWebhookSecretSchema,
   restWebhookWithSecretSchema,
 } from '@propdesk/kit';
 import { pageSchema } from './common';
@@ -12,6 +13,7 @@ export { DELIVERY_STATUS_NAMES, deliveryStatusFilter, toRestDelivery, toRestEndp
 
 export const webhookSchema = restWebhookSchema.openapi('Webhook');
 export const webhookWithSecretSchema = restWebhookWithSecretSchema.openapi('WebhookWithSecret');
+export const webhookSecretSchema = restWebhookSecretSchema.openapi('WebhookSecret');
 export const deliverySchema = restDeliverySchema.openapi('Delivery');
 export const webhookPageSchema = pageSchema(webhookSchema).openapi('WebhookPage');
 export const deliveryPageSchema = pageSchema(deliverySchema).openapi('DeliveryPage');

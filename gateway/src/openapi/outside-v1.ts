@@ -1,19 +1,51 @@
 import type { RouteConfig } from '@asteasolutions/zod-to-openapi';
-import type { ApiErrorCode } from '@propdesk/kit';
+import { KEY_LIFETIME_SECONDS, OVERLAP_SECONDS, type ApiErrorCode } from '@propdesk/kit';
 import { z } from '../http/zod';
 import { healthSchema } from '../routes/health';
 import { ERROR_MEANINGS, errorBodySchema } from './errors';
 
 /**
- * The two documented operations outside /v1: the gateway's health and the panel's key revocation
- * (SPEC section 4), which the gateway proxies. Neither goes through the /v1 pipeline: no
- * rate-limit headers.
+ * The documented operations outside /v1: the gateway's health and the panel's key revocation
+ * (SPEC section 4) and roll (section 12), which the gateway proxies. None goes through the /v1
+ * pipeline: no rate-limit headers.
  */
 
 const revokedKeySchema = z
   .object({ id: z.string(), prefix: z.string(), name: z.string(), scopes: z.array(z.string()), revoked_at: z.string().datetime() })
   .strict()
   .openapi('RevokedKey');
+
+const rollRequestSchema = z
+  .object({
+    previous_expires_in: z
+      .number()
+      .int()
+      .min(OVERLAP_SECONDS.min)
+      .max(OVERLAP_SECONDS.max)
+      .default(OVERLAP_SECONDS.default)
+      .openapi({ description: 'seconds the old key keeps working (never longer than it had left); 0 ends it at once' }),
+    expires_in: z
+      .number()
+      .int()
+      .min(KEY_LIFETIME_SECONDS.min)
+      .max(KEY_LIFETIME_SECONDS.max)
+      .optional()
+      .openapi({ description: "the new key's lifetime in seconds; absent: it does not expire" }),
+  })
+  .strict()
+  .openapi('RollApiKeyRequest');
+
+const rolledKeySchema = z
+  .object({
+    id: z.string(),
+    token: z.string().describe('pfx_live_ + 40 characters, shown once'),
+    prefix: z.string(),
+    name: z.string(),
+    scopes: z.array(z.string()),
+    expires_at: z.string().datetime().nullable(),
+  })
+  .strict()
+  .openapi('RolledApiKey');
 
 const errorAnswer = (code: ApiErrorCode) => ({
   description: `\`${code}\`: ${ERROR_MEANINGS[code]}`,
@@ -49,6 +81,30 @@ export function outsideV1Operations(): RouteConfig[] {
         401: errorAnswer('unauthorized'),
         403: errorAnswer('forbidden'),
         404: errorAnswer('not_found'),
+        503: errorAnswer('unavailable'),
+      },
+    },
+    {
+      method: 'post',
+      path: '/api-keys/{id}/roll',
+      operationId: 'rollApiKey',
+      summary: 'Replace an API key: a new key with the same name, scopes and limits (panel session of an owner or admin)',
+      description:
+        "The old key's expires_at becomes now + previous_expires_in (never later than it was); every gateway honours it " +
+        'before this answers. A revoked or expired key cannot be rolled (409).',
+      tags: ['Meta'],
+      security: [{ panelSession: [] }],
+      request: {
+        params: z.object({ id: z.string().uuid().openapi({ description: 'API key id' }) }),
+        body: { required: false, content: { 'application/json': { schema: rollRequestSchema } } },
+      },
+      responses: {
+        201: { description: 'the new key (its token is shown once)', content: { 'application/json': { schema: rolledKeySchema } } },
+        400: errorAnswer('invalid_request'),
+        401: errorAnswer('unauthorized'),
+        403: errorAnswer('forbidden'),
+        404: errorAnswer('not_found'),
+        409: errorAnswer('conflict'),
         503: errorAnswer('unavailable'),
       },
     },

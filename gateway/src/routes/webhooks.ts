@@ -1,4 +1,4 @@
-import { EVENT_TYPES } from '@propdesk/kit';
+import { EVENT_TYPES, OVERLAP_SECONDS } from '@propdesk/kit';
 import { apiKeyOf } from '../auth/principal';
 import { renderJson } from '../http/errors';
 import { route } from '../http/route';
@@ -15,6 +15,7 @@ import {
   webhookDeletedSchema,
   webhookPageSchema,
   webhookSchema,
+  webhookSecretSchema,
   webhookWithSecretSchema,
 } from '../mapping/webhooks';
 
@@ -28,6 +29,17 @@ const enableBody = objectBody({
     .optional()
     .openapi({ description: 'deliveries that failed or were skipped since then are scheduled again' }),
 }).openapi('EnableWebhookRequest');
+
+const overlapMessage = `must be an integer from ${OVERLAP_SECONDS.min} to ${OVERLAP_SECONDS.max} (seconds)`;
+const rotateBody = objectBody({
+  previous_expires_in: z
+    .number({ invalid_type_error: overlapMessage })
+    .int(overlapMessage)
+    .min(OVERLAP_SECONDS.min, overlapMessage)
+    .max(OVERLAP_SECONDS.max, overlapMessage)
+    .default(OVERLAP_SECONDS.default)
+    .openapi({ description: 'seconds the previous secret keeps signing beside the new one; 0 ends it at once' }),
+}).openapi('RotateWebhookSecretRequest');
 
 const endpointBody = objectBody({
   url: z
@@ -178,6 +190,30 @@ export const webhookRoutes = [
         opts,
       );
       return renderJson(202, { delivery_id: response.deliveryId, event_id: response.eventId });
+    },
+  }),
+
+  route({
+    method: 'post',
+    path: '/v1/webhooks/{id}/rotate-secret',
+    operationId: 'rotateWebhookSecret',
+    summary: 'Replace the signing secret, signing with both until the previous one expires',
+    description:
+      'While the previous secret is valid every delivery carries both signatures: `X-Service-Signature: v1=<new>,v1=<previous>` ' +
+      'and two space-separated entries in `webhook-signature`. Retries are signed with the secrets valid when they are sent.',
+    tag: TAG,
+    access: { apiKey: 'accounts:write' },
+    params: webhookPath,
+    body: rotateBody,
+    bodyOptional: true,
+    responses: { 200: webhookSecretSchema },
+    errors: ['not_found'],
+    async handler({ req, params, body, clients, opts }) {
+      const response = await clients.webhooks.call.rotateEndpointSecret(
+        { organizationId: apiKeyOf(req).organizationId, endpointId: params.id, previousExpiresInSeconds: body.previous_expires_in },
+        opts,
+      );
+      return renderJson(200, { id: response.endpoint?.id ?? params.id, secret: response.secret });
     },
   }),
 ];

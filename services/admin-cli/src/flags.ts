@@ -73,3 +73,13 @@ export function positiveNumber(raw: string, flag: string): number {
   }
   return value;
 }
+
+/** A whole number inside the range (seconds, requests per minute...), or invalid_request naming the flag. */
+export function integerFlag(values: FlagValues, flag: string, range: { min: number; max: number }): number {
+  const raw = requiredString(values, flag);
+  const value = /^\d{1,15}$/.test(raw) ? Number(raw) : Number.NaN;
+  if (!Number.isSafeInteger(value) || value < range.min || value > range.max) {
+    throw new AppError('invalid_request', `--${flag} must be an integer from ${range.min} to ${range.max}`, flag);
+  }
+  return value;
+}

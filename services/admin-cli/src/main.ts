@@ -4,11 +4,11 @@ import { createClients, type Clients } from './clients';
 import { accountsCreate, quotesPublish } from './commands/accounts';
 import type { Command } from './commands/command';
 import { orgAddCredits, orgCreate, orgGet, orgSetCreditsThreshold, orgSetPlan } from './commands/organizations';
-import { keyCreate, keyRevoke, userCreate } from './commands/users-and-keys';
+import { keyCreate, keyRevoke, keySetLimits, userCreate } from './commands/users-and-keys';
 import { cliConfigSchema } from './config';
 import { parseFlags } from './flags';
 
-/** The binding commands of SPEC section 3, plus org:get, key:revoke and help. */
+/** The binding commands of SPEC section 3 (key:set-limits from section 12), plus org:get, key:revoke and help. */
 export const COMMANDS: Record<string, Command> = {
   'org:create': orgCreate,
   'org:set-plan': orgSetPlan,
@@ -18,6 +18,7 @@ export const COMMANDS: Record<string, Command> = {
   'user:create': userCreate,
   'key:create': keyCreate,
   'key:revoke': keyRevoke,
+  'key:set-limits': keySetLimits,
   'accounts:create': accountsCreate,
   'quotes:publish': quotesPublish,
 };
@@ -29,8 +30,9 @@ const USAGE: Record<string, string> = {
   'org:get': '--org ID',
   'org:set-credits-threshold': '--org ID --threshold N',
   'user:create': '--org ID --email E --password P --role owner|admin|member',
-  'key:create': '--org ID --name NAME [--scopes accounts:read,accounts:write,credentials:read,trading:write]',
+  'key:create': '--org ID --name NAME [--scopes accounts:read,accounts:write,credentials:read,trading:write] [--expires-in SECONDS]',
   'key:revoke': '--org ID --id KEY_ID',
+  'key:set-limits': '--key ID --read N --write N',
   'accounts:create': '--org ID --count 1..100 [--balance AMOUNT] [--program NAME]',
   'quotes:publish': '--symbol SYM --bid B --ask A',
 };

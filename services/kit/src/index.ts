@@ -22,3 +22,4 @@ export * from './rest/common';
 export * from './rest/people';
 export * from './rest/webhooks';
 export * from './rest/trading';
+export * from './credential-rules';

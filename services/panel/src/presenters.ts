@@ -31,6 +31,7 @@ export function presentTeamUser(user: authv1.User) {
   return { id: user.id, email: user.email, role: roleName(user.role), created_at: iso(user.createdAt) };
 }
 
+/** A key in the panel's lists and after a limits change; a null limit is the deployment's default. */
 export function presentKey(key: authv1.ApiKey) {
   return {
     id: key.id,
@@ -40,7 +41,14 @@ export function presentKey(key: authv1.ApiKey) {
     created_at: iso(key.createdAt),
     last_used_at: iso(key.lastUsedAt),
     revoked_at: iso(key.revokedAt),
+    expires_at: iso(key.expiresAt),
+    limits: { read: key.readPerMin ?? null, write: key.writePerMin ?? null },
   };
+}
+
+/** A key just created or rolled: the only answer that carries its token. */
+export function presentCreatedKey(key: authv1.ApiKey, token: string) {
+  return { id: key.id, token, prefix: key.prefix, name: key.name, scopes: key.scopes, expires_at: iso(key.expiresAt) };
 }
 
 export function presentRevokedKey(key: authv1.ApiKey) {

@@ -57,4 +57,12 @@ describe('verifyWebhook', () => {
     const headers = { ...headersFor(now), 'x-service-signature': `v1=${'0'.repeat(64)} ${signPayload(secret, now, body)}` };
     expect(verifyWebhook({ rawBody: body, headers, secret, now }).ok).toBe(true);
   });
+
+  it('accepts either signature of a rotation, sent comma-separated', () => {
+    const previous = 'whsec_previousprevioussecret0123456789';
+    const headers = { ...headersFor(now), 'x-service-signature': `${signPayload(secret, now, body)},${signPayload(previous, now, body)}` };
+    expect(verifyWebhook({ rawBody: body, headers, secret, now }).ok).toBe(true);
+    expect(verifyWebhook({ rawBody: body, headers, secret: previous, now }).ok).toBe(true);
+    expect(verifyWebhook({ rawBody: body, headers, secret: 'whsec_neither', now })).toEqual({ ok: false, reason: 'invalid_signature' });
+  });
 });

@@ -47,9 +47,10 @@ export function verifyWebhook(input: {
 
   const body = Buffer.isBuffer(input.rawBody) ? input.rawBody : Buffer.from(input.rawBody, 'utf8');
   const expected = createHmac('sha256', input.secret).update(`${timestamp}.`).update(body).digest();
-  // Several space-separated signatures may be sent (e.g. during a secret rotation); one match is enough.
+  // During a secret rotation two signatures are sent, comma-separated (`v1=<new>,v1=<previous>`);
+  // spaces are accepted as separators too. One match is enough.
   const matches = signatureHeader
-    .split(' ')
+    .split(/[\s,]+/)
     .filter((part) => part.startsWith('v1='))
     .some((part) => {
       const hex = part.slice(3);

@@ -1,6 +1,6 @@
-import { AppError } from '@propdesk/kit';
+import { AppError, KEY_LIFETIME_SECONDS, KEY_LIMIT_PER_MINUTE } from '@propdesk/kit';
 import { authv1 } from '@propdesk/proto';
-import { organizationId, requiredString, uuidFlag } from '../flags';
+import { integerFlag, organizationId, requiredString, uuidFlag } from '../flags';
 import type { Command } from './command';
 
 /** SPEC section 4. */
@@ -47,14 +47,52 @@ export const userCreate: Command = {
 };
 
 export const keyCreate: Command = {
-  flags: { org: { type: 'string' }, name: { type: 'string' }, scopes: { type: 'string' } },
+  flags: { org: { type: 'string' }, name: { type: 'string' }, scopes: { type: 'string' }, 'expires-in': { type: 'string' } },
   async run(values, clients) {
     const org = organizationId(values);
     const name = requiredString(values, 'name');
     const scopes = parseScopes(typeof values.scopes === 'string' ? values.scopes : undefined);
-    const res = await clients.auth().createApiKey({ organizationId: org, name, scopes });
+    const expiresInSeconds = values['expires-in'] === undefined ? undefined : integerFlag(values, 'expires-in', KEY_LIFETIME_SECONDS);
+    const res = await clients.auth().createApiKey({ organizationId: org, name, scopes, expiresInSeconds });
+    const key = res.apiKey;
+    if (!key) throw new AppError('internal_error', 'the auth service returned no key');
+    // SPEC section 3's answer; a key made with --expires-in also says when it expires.
+    return {
+      id: key.id,
+      token: res.token,
+      prefix: key.prefix,
+      name: key.name,
+      scopes: key.scopes,
+      ...(expiresInSeconds === undefined ? {} : { expires_at: key.expiresAt?.toISOString() ?? null }),
+    };
+  },
+};
+
+/** The key as key:set-limits answers it; a null limit is the gateway's default. */
+function presentKey(key: authv1.ApiKey): object {
+  return {
+    id: key.id,
+    prefix: key.prefix,
+    name: key.name,
+    scopes: key.scopes,
+    created_at: key.createdAt?.toISOString() ?? null,
+    revoked_at: key.revokedAt?.toISOString() ?? null,
+    expires_at: key.expiresAt?.toISOString() ?? null,
+    limits: { read: key.readPerMin ?? null, write: key.writePerMin ?? null },
+  };
+}
+
+/** SPEC section 12: the key's own limits per minute, applied by every gateway before this answers. */
+export const keySetLimits: Command = {
+  flags: { key: { type: 'string' }, read: { type: 'string' }, write: { type: 'string' } },
+  async run(values, clients) {
+    const apiKeyId = uuidFlag(values, 'key');
+    const readPerMin = integerFlag(values, 'read', KEY_LIMIT_PER_MINUTE);
+    const writePerMin = integerFlag(values, 'write', KEY_LIMIT_PER_MINUTE);
+    // An operator acts on any organization: no organization_id.
+    const res = await clients.auth().setApiKeyLimits({ organizationId: '', apiKeyId, readPerMin, writePerMin });
     if (!res.apiKey) throw new AppError('internal_error', 'the auth service returned no key');
-    return { id: res.apiKey.id, token: res.token, prefix: res.apiKey.prefix, name: res.apiKey.name, scopes: res.apiKey.scopes };
+    return presentKey(res.apiKey);
   },
 };
 

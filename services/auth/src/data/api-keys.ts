@@ -1,4 +1,4 @@
-import { bigintText, execute, selectRows, type Sequelize } from '@propdesk/kit';
+import { bigintText, execute, selectRows, toNumber, type Sequelize, type Transaction } from '@propdesk/kit';
 import type { PlanStatus } from '../domain/organization';
 
 export interface ApiKeyRecord {
@@ -10,6 +10,10 @@ export interface ApiKeyRecord {
   createdAt: Date;
   lastUsedAt: Date | null;
   revokedAt: Date | null;
+  expiresAt: Date | null;
+  /** The key's own limits per minute; null: the gateway's default. */
+  readPerMin: number | null;
+  writePerMin: number | null;
   /** Keyset position in the organization's list. */
   listSeq: string;
 }
@@ -23,10 +27,13 @@ interface ApiKeyRow {
   created_at: Date;
   last_used_at: Date | null;
   revoked_at: Date | null;
+  expires_at: Date | null;
+  read_per_min: number | null;
+  write_per_min: number | null;
   list_seq: string;
 }
 
-const COLUMNS = 'id, organization_id, name, prefix, scopes, created_at, last_used_at, revoked_at, list_seq';
+const COLUMNS = 'id, organization_id, name, prefix, scopes, created_at, last_used_at, revoked_at, expires_at, read_per_min, write_per_min, list_seq';
 
 function toRecord(row: ApiKeyRow): ApiKeyRecord {
   return {
@@ -38,49 +45,94 @@ function toRecord(row: ApiKeyRow): ApiKeyRecord {
     createdAt: row.created_at,
     lastUsedAt: row.last_used_at,
     revokedAt: row.revoked_at,
+    expiresAt: row.expires_at,
+    readPerMin: row.read_per_min,
+    writePerMin: row.write_per_min,
     listSeq: bigintText(row.list_seq),
   };
 }
+
+/** A key as a roll finds it, locked: whether it still authenticates, in the database's clock. */
+export interface LockedKey {
+  record: ApiKeyRecord;
+  active: boolean;
+}
+
+/** What a new key is made of; absent limits and lifetime mean the defaults and no expiry. */
+export interface NewKey {
+  organizationId: string;
+  name: string;
+  prefix: string;
+  tokenSha256: string;
+  scopes: string[];
+  expiresInSeconds?: number;
+  readPerMin?: number | null;
+  writePerMin?: number | null;
+}
+
+/** In SQL, whether a key authenticates: not revoked, not past expires_at (the database's clock decides). */
+const active = (table = '') => `(${table}revoked_at IS NULL AND (${table}expires_at IS NULL OR ${table}expires_at > now()))`;
 
 export interface VerifiedKeyRow {
   id: string;
   organizationId: string;
   scopes: string[];
-  revokedAt: Date | null;
+  /** Revoked or past expires_at: the key does not authenticate. */
+  inactive: boolean;
   lastUsedAt: Date | null;
   planStatus: PlanStatus;
+  /** Milliseconds left before expires_at, measured by the database when it read the row; null: no expiry. */
+  expiresInMs: number | null;
+  readPerMin: number | null;
+  writePerMin: number | null;
 }
 
 export function createApiKeysRepository(sequelize: Sequelize) {
   return {
-    async insert(input: { organizationId: string; name: string; prefix: string; tokenSha256: string; scopes: string[] }): Promise<ApiKeyRecord> {
+    async insert(input: NewKey, transaction?: Transaction): Promise<ApiKeyRecord> {
       const [row] = await selectRows<ApiKeyRow>(
         sequelize,
-        `INSERT INTO api_keys (organization_id, name, prefix, token_sha256, scopes)
-         VALUES ($organizationId, $name, $prefix, $tokenSha256, $scopes) RETURNING ${COLUMNS}`,
-        input,
+        `INSERT INTO api_keys (organization_id, name, prefix, token_sha256, scopes, expires_at, read_per_min, write_per_min)
+         VALUES ($organizationId, $name, $prefix, $tokenSha256, $scopes,
+                 now() + CAST($expiresInSeconds AS integer) * interval '1 second', $readPerMin, $writePerMin)
+         RETURNING ${COLUMNS}`,
+        {
+          organizationId: input.organizationId,
+          name: input.name,
+          prefix: input.prefix,
+          tokenSha256: input.tokenSha256,
+          scopes: input.scopes,
+          expiresInSeconds: input.expiresInSeconds ?? null,
+          readPerMin: input.readPerMin ?? null,
+          writePerMin: input.writePerMin ?? null,
+        },
+        transaction,
       );
       return toRecord(row);
     },
 
     /** First 8 hex characters of every active key's hash (see WatchInvalidationsResponse.key_fingerprints). */
     async activeFingerprints(): Promise<string[]> {
-      const rows = await selectRows<{ fingerprint: string }>(sequelize, 'SELECT left(token_sha256, 8) AS fingerprint FROM api_keys WHERE revoked_at IS NULL', {});
+      const rows = await selectRows<{ fingerprint: string }>(sequelize, `SELECT left(token_sha256, 8) AS fingerprint FROM api_keys WHERE ${active()}`, {});
       return rows.map((r) => r.fingerprint);
     },
 
-    /** One lookup on the unique hash index (the organization join is by primary key). */
+    /** One lookup on the unique hash index (the organization join is by primary key), whatever the key's state. */
     async findByHash(tokenSha256: string): Promise<VerifiedKeyRow | undefined> {
       const [row] = await selectRows<{
         id: string;
         organization_id: string;
         scopes: string[];
-        revoked_at: Date | null;
+        inactive: boolean;
         last_used_at: Date | null;
         plan_status: PlanStatus;
+        expires_in_ms: string | null;
+        read_per_min: number | null;
+        write_per_min: number | null;
       }>(
         sequelize,
-        `SELECT k.id, k.organization_id, k.scopes, k.revoked_at, k.last_used_at, o.plan_status
+        `SELECT k.id, k.organization_id, k.scopes, NOT ${active('k.')} AS inactive, k.last_used_at, o.plan_status,
+                floor(extract(epoch FROM k.expires_at - now()) * 1000)::bigint AS expires_in_ms, k.read_per_min, k.write_per_min
            FROM api_keys k JOIN organizations o ON o.id = k.organization_id
           WHERE k.token_sha256 = $tokenSha256`,
         { tokenSha256 },
@@ -90,9 +142,12 @@ export function createApiKeysRepository(sequelize: Sequelize) {
             id: row.id,
             organizationId: row.organization_id,
             scopes: row.scopes ?? [],
-            revokedAt: row.revoked_at,
+            inactive: row.inactive,
             lastUsedAt: row.last_used_at,
             planStatus: row.plan_status,
+            expiresInMs: row.expires_in_ms === null ? null : toNumber(row.expires_in_ms),
+            readPerMin: row.read_per_min,
+            writePerMin: row.write_per_min,
           }
         : undefined;
     },
@@ -115,6 +170,40 @@ export function createApiKeysRepository(sequelize: Sequelize) {
         { organizationId, afterSeq, limit },
       );
       return rows.map(toRecord);
+    },
+
+    /** The key locked for a change that depends on its state (a roll). */
+    async findForUpdate(organizationId: string, id: string, transaction: Transaction): Promise<LockedKey | undefined> {
+      const [row] = await selectRows<ApiKeyRow & { active: boolean }>(
+        sequelize,
+        `SELECT ${COLUMNS}, ${active()} AS active FROM api_keys WHERE id = $id AND organization_id = $organizationId FOR UPDATE`,
+        { id, organizationId },
+        transaction,
+      );
+      return row ? { record: toRecord(row), active: row.active } : undefined;
+    },
+
+    /** expires_at becomes now + seconds, never later than it already was: an overlap does not lengthen a key's life. */
+    async expireWithin(id: string, seconds: number, transaction: Transaction): Promise<ApiKeyRecord> {
+      const [row] = await selectRows<ApiKeyRow>(
+        sequelize,
+        `UPDATE api_keys SET expires_at = least(expires_at, now() + CAST($seconds AS integer) * interval '1 second')
+          WHERE id = $id RETURNING ${COLUMNS}`,
+        { id, seconds },
+        transaction,
+      );
+      return toRecord(row);
+    },
+
+    /** A null limit goes back to the default. An empty organizationId matches any organization (operator tools). */
+    async setLimits(input: { organizationId: string; id: string; readPerMin: number | null; writePerMin: number | null }): Promise<ApiKeyRecord | undefined> {
+      const [row] = await selectRows<ApiKeyRow>(
+        sequelize,
+        `UPDATE api_keys SET read_per_min = $readPerMin, write_per_min = $writePerMin
+          WHERE id = $id AND ($organizationId = '' OR organization_id = CAST(nullif($organizationId, '') AS uuid)) RETURNING ${COLUMNS}`,
+        input,
+      );
+      return row ? toRecord(row) : undefined;
     },
 
     /** Sets revoked_at once; a second revoke finds the row unchanged and keeps the first time. */

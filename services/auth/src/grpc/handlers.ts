@@ -18,6 +18,8 @@ import { login } from '../use-cases/login';
 import { logout } from '../use-cases/logout';
 import { reserveCredits } from '../use-cases/reserve-credits';
 import { revokeApiKey } from '../use-cases/revoke-api-key';
+import { rollApiKey } from '../use-cases/roll-api-key';
+import { setApiKeyLimits } from '../use-cases/set-api-key-limits';
 import { setCreditsLowThreshold } from '../use-cases/set-credits-low-threshold';
 import { setOrganizationPlan } from '../use-cases/set-organization-plan';
 import { verifyApiKey } from '../use-cases/verify-api-key';
@@ -97,7 +99,12 @@ export function authHandlers(deps: AuthDeps): AuthHandlers {
     },
 
     async createApiKey(req) {
-      const { apiKey, token } = await createApiKey(deps, { organizationId: req.organizationId, name: req.name, scopes: req.scopes });
+      const { apiKey, token } = await createApiKey(deps, {
+        organizationId: req.organizationId,
+        name: req.name,
+        scopes: req.scopes,
+        expiresInSeconds: req.expiresInSeconds,
+      });
       return { apiKey: apiKeyToProto(apiKey), token };
     },
     async listApiKeys(req) {
@@ -107,9 +114,35 @@ export function authHandlers(deps: AuthDeps): AuthHandlers {
     async revokeApiKey(req) {
       return { apiKey: apiKeyToProto(await revokeApiKey(deps, { organizationId: req.organizationId, apiKeyId: req.apiKeyId })) };
     },
+    async rollApiKey(req) {
+      const rolled = await rollApiKey(deps, {
+        organizationId: req.organizationId,
+        apiKeyId: req.apiKeyId,
+        previousExpiresInSeconds: req.previousExpiresInSeconds,
+        expiresInSeconds: req.expiresInSeconds,
+      });
+      return { apiKey: apiKeyToProto(rolled.apiKey), token: rolled.token, previousApiKey: apiKeyToProto(rolled.previous) };
+    },
+    async setApiKeyLimits(req) {
+      const apiKey = await setApiKeyLimits(deps, {
+        organizationId: req.organizationId,
+        apiKeyId: req.apiKeyId,
+        readPerMin: req.readPerMin,
+        writePerMin: req.writePerMin,
+      });
+      return { apiKey: apiKeyToProto(apiKey) };
+    },
     async verifyApiKey(req) {
       const key = await verifyApiKey(deps, req.tokenSha256);
-      return { apiKeyId: key.apiKeyId, organizationId: key.organizationId, scopes: key.scopes, planStatus: planStatusToProto(key.planStatus) };
+      return {
+        apiKeyId: key.apiKeyId,
+        organizationId: key.organizationId,
+        scopes: key.scopes,
+        planStatus: planStatusToProto(key.planStatus),
+        expiresInMs: key.expiresInMs === null ? undefined : String(key.expiresInMs),
+        readPerMin: key.readPerMin ?? undefined,
+        writePerMin: key.writePerMin ?? undefined,
+      };
     },
     watchInvalidations(call) {
       deps.hub.watch(call);

@@ -50,5 +50,8 @@ export function apiKeyToProto(key: ApiKeyRecord): authv1.ApiKey {
     createdAt: key.createdAt,
     lastUsedAt: key.lastUsedAt ?? undefined,
     revokedAt: key.revokedAt ?? undefined,
+    expiresAt: key.expiresAt ?? undefined,
+    readPerMin: key.readPerMin ?? undefined,
+    writePerMin: key.writePerMin ?? undefined,
   };
 }

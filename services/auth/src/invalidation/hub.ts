@@ -2,7 +2,10 @@ import type { ServerWritableStream } from '@grpc/grpc-js';
 import { AppError, toServiceError, type Logger } from '@propdesk/kit';
 import type { authv1 } from '@propdesk/proto';
 
-/** What a cache must drop (one key, or every key of one organization), or a key that now exists. */
+/**
+ * What a cache must drop (one key, or every key of one organization), or a key that now exists;
+ * a roll sends both: the old key to drop and the new key's fingerprint.
+ */
 export interface Invalidation {
   apiKeyId?: string;
   organizationId?: string;

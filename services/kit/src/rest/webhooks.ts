@@ -21,6 +21,11 @@ export type RestEndpoint = z.output<typeof restWebhookSchema>;
 
 export const restWebhookWithSecretSchema = z.object({ ...endpointFields, secret: z.string().describe('shown once, at registration') }).strict();
 
+/** A rotated secret (SPEC section 12), shown once. */
+export const restWebhookSecretSchema = z
+  .object({ id: z.string(), secret: z.string().describe('the new secret (whsec_ + base64 of 32 random bytes), shown once') })
+  .strict();
+
 export function toRestEndpoint(message: webhooksv1.Endpoint | undefined): RestEndpoint {
   const endpoint = present(message, 'an endpoint');
   return {

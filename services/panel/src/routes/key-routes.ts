@@ -1,14 +1,38 @@
 import { Router } from 'express';
-import { AppError, isUuid, z } from '@propdesk/kit';
+import { AppError, isUuid, KEY_LIFETIME_SECONDS, KEY_LIMIT_PER_MINUTE, OVERLAP_SECONDS, z, type IntegerRange } from '@propdesk/kit';
 import type { PanelClients } from '../clients';
 import { requireRole, requireSession, sessionOf } from '../http/session';
-import { presentKey, presentRevokedKey } from '../presenters';
+import { presentCreatedKey, presentKey, presentRevokedKey } from '../presenters';
 import { KNOWN_SCOPES, pageParams, parseBody } from '../validation';
+
+/** A whole number inside the range; the message says which. */
+const integerIn = (range: IntegerRange, unit: string) => {
+  const message = `must be an integer from ${range.min} to ${range.max} (${unit})`;
+  return z.number({ invalid_type_error: message }).int(message).min(range.min, message).max(range.max, message);
+};
 
 const createKeyBody = z.object({
   name: z.string().trim().min(1).max(100),
   scopes: z.array(z.enum(KNOWN_SCOPES)).max(KNOWN_SCOPES.length * 4).default([]),
+  expires_in: integerIn(KEY_LIFETIME_SECONDS, 'seconds').optional(),
 });
+
+const rollKeyBody = z.object({
+  previous_expires_in: integerIn(OVERLAP_SECONDS, 'seconds').default(OVERLAP_SECONDS.default),
+  expires_in: integerIn(KEY_LIFETIME_SECONDS, 'seconds').optional(),
+});
+
+/** null: back to the deployment's default. */
+const limitsBody = z.object({
+  read: integerIn(KEY_LIMIT_PER_MINUTE, 'requests per minute').nullable(),
+  write: integerIn(KEY_LIMIT_PER_MINUTE, 'requests per minute').nullable(),
+});
+
+/** Anything that cannot be a key id is simply an unknown key. */
+function keyIdOf(raw: string | string[] | undefined): string {
+  if (typeof raw !== 'string' || !isUuid(raw)) throw new AppError('not_found', 'api key not found');
+  return raw.toLowerCase();
+}
 
 export function keyRoutes(clients: PanelClients): Router {
   const router = Router();
@@ -24,22 +48,46 @@ export function keyRoutes(clients: PanelClients): Router {
 
   router.post('/panel/api/keys', session, manager, async (req, res) => {
     const { organization_id } = sessionOf(req).user;
-    const { name, scopes } = parseBody(createKeyBody, req);
-    const result = await clients.auth.createApiKey({ organizationId: organization_id, name, scopes: [...new Set(scopes)] });
+    const { name, scopes, expires_in } = parseBody(createKeyBody, req);
+    const result = await clients.auth.createApiKey({ organizationId: organization_id, name, scopes: [...new Set(scopes)], expiresInSeconds: expires_in });
     if (!result.apiKey) throw new AppError('internal_error', 'the auth service returned no key');
-    const key = result.apiKey;
-    res.status(201).json({ id: key.id, token: result.token, prefix: key.prefix, name: key.name, scopes: key.scopes });
+    res.status(201).json(presentCreatedKey(result.apiKey, result.token));
   });
 
-  // SPEC section 4: no /v1 and no /panel prefix; the gateway forwards it here unchanged.
+  router.post('/panel/api/keys/:id/limits', session, manager, async (req, res) => {
+    const { organization_id } = sessionOf(req).user;
+    const apiKeyId = keyIdOf(req.params.id);
+    const { read, write } = parseBody(limitsBody, req);
+    const result = await clients.auth.setApiKeyLimits({
+      organizationId: organization_id,
+      apiKeyId,
+      readPerMin: read ?? undefined,
+      writePerMin: write ?? undefined,
+    });
+    if (!result.apiKey) throw new AppError('internal_error', 'the auth service returned no key');
+    res.json(presentKey(result.apiKey));
+  });
+
+  // SPEC sections 4 and 12: no /v1 and no /panel prefix; the gateway forwards these here unchanged.
   router.post('/api-keys/:id/revoke', session, manager, async (req, res) => {
     const { organization_id } = sessionOf(req).user;
-    const id = req.params.id;
-    // Anything that cannot be a key id is simply an unknown key.
-    if (!isUuid(id)) throw new AppError('not_found', 'api key not found');
-    const result = await clients.auth.revokeApiKey({ organizationId: organization_id, apiKeyId: id.toLowerCase() });
+    const result = await clients.auth.revokeApiKey({ organizationId: organization_id, apiKeyId: keyIdOf(req.params.id) });
     if (!result.apiKey) throw new AppError('internal_error', 'the auth service returned no key');
     res.json(presentRevokedKey(result.apiKey));
+  });
+
+  router.post('/api-keys/:id/roll', session, manager, async (req, res) => {
+    const { organization_id } = sessionOf(req).user;
+    const apiKeyId = keyIdOf(req.params.id);
+    const { previous_expires_in, expires_in } = parseBody(rollKeyBody, req);
+    const result = await clients.auth.rollApiKey({
+      organizationId: organization_id,
+      apiKeyId,
+      previousExpiresInSeconds: previous_expires_in,
+      expiresInSeconds: expires_in,
+    });
+    if (!result.apiKey) throw new AppError('internal_error', 'the auth service returned no key');
+    res.status(201).json(presentCreatedKey(result.apiKey, result.token));
   });
 
   return router;

@@ -1,5 +1,5 @@
 import { Router } from 'express';
-import { AppError, DELIVERY_STATUS_NAMES, deliveryStatusFilter, toRestDelivery, toRestEndpoint, z } from '@propdesk/kit';
+import { AppError, DELIVERY_STATUS_NAMES, deliveryStatusFilter, OVERLAP_SECONDS, toRestDelivery, toRestEndpoint, z } from '@propdesk/kit';
 import type { PanelClients } from '../clients';
 import { managers } from '../http/roles';
 import { requireSession, sessionOf } from '../http/session';
@@ -8,6 +8,16 @@ import { idParam, pageOf, pageParams, parseBody, queryString } from '../validati
 const registerBody = z.object({
   url: z.string().trim().min(1).max(2048),
   events: z.array(z.string().max(64)).max(64).default([]),
+});
+
+const overlapMessage = `must be an integer from ${OVERLAP_SECONDS.min} to ${OVERLAP_SECONDS.max} (seconds)`;
+const rotateBody = z.object({
+  previous_expires_in: z
+    .number({ invalid_type_error: overlapMessage })
+    .int(overlapMessage)
+    .min(OVERLAP_SECONDS.min, overlapMessage)
+    .max(OVERLAP_SECONDS.max, overlapMessage)
+    .optional(),
 });
 
 function deliveryStatus(raw: string | undefined) {
@@ -50,6 +60,17 @@ export function webhookRoutes(clients: PanelClients): Router {
   router.post('/panel/api/webhooks/:id/enable', session, managers, async (req, res) => {
     const result = await clients.webhooks.enableEndpoint({ organizationId: org(req), endpointId: endpointId(req) });
     res.json(toRestEndpoint(result.endpoint));
+  });
+
+  // SPEC section 12: the new secret is shown once; the previous one keeps signing for the overlap.
+  router.post('/panel/api/webhooks/:id/rotate-secret', session, managers, async (req, res) => {
+    const { previous_expires_in } = parseBody(rotateBody, req);
+    const result = await clients.webhooks.rotateEndpointSecret({
+      organizationId: org(req),
+      endpointId: endpointId(req),
+      previousExpiresInSeconds: previous_expires_in,
+    });
+    res.json({ id: result.endpoint?.id ?? endpointId(req), secret: result.secret });
   });
 
   router.get('/panel/api/webhooks/:id/deliveries', session, async (req, res) => {

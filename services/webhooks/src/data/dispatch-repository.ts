@@ -11,6 +11,9 @@ export interface ClaimedDelivery {
   body: string;
   url: string;
   secretSealed: string;
+  /** The secret a rotation replaced, while it still signs (its expiry is checked again at send time). */
+  previousSecretSealed: string | null;
+  previousSecretExpiresAt: Date | null;
 }
 
 interface ClaimedRow {
@@ -23,6 +26,8 @@ interface ClaimedRow {
   body: string;
   url: string;
   secret_sealed: string;
+  previous_secret_sealed: string | null;
+  previous_secret_expires_at: Date | null;
 }
 
 export interface AttemptOutcome {
@@ -74,7 +79,9 @@ export function createDispatchRepository(db: Sequelize) {
            FROM locked WHERE d.id = locked.id
            RETURNING d.id, d.endpoint_id, d.event_id, d.attempt, d.attempt_base, d.lease_token
          )
-         SELECT c.*, ev.body, e.url, e.secret_sealed
+         SELECT c.*, ev.body, e.url, e.secret_sealed,
+           CASE WHEN e.previous_secret_expires_at > now() THEN e.previous_secret_sealed END AS previous_secret_sealed,
+           CASE WHEN e.previous_secret_expires_at > now() THEN e.previous_secret_expires_at END AS previous_secret_expires_at
          FROM claimed c JOIN events ev ON ev.id = c.event_id JOIN endpoints e ON e.id = c.endpoint_id`,
         { limit, perEndpoint, leaseMs },
       );
@@ -88,6 +95,8 @@ export function createDispatchRepository(db: Sequelize) {
         body: r.body,
         url: r.url,
         secretSealed: r.secret_sealed,
+        previousSecretSealed: r.previous_secret_sealed,
+        previousSecretExpiresAt: r.previous_secret_expires_at ? new Date(r.previous_secret_expires_at) : null,
       }));
     },
 

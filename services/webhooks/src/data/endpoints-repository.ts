@@ -94,6 +94,32 @@ export function createEndpointsRepository(db: Sequelize) {
       });
     },
 
+    /**
+     * The new secret replaces the current one, which keeps signing until `previousExpiresInSeconds`
+     * from now (0: not at all). A previous secret still in its overlap is dropped: at most two sign.
+     */
+    async rotateSecret(input: {
+      organizationId: string;
+      id: string;
+      secretSealed: string;
+      previousExpiresInSeconds: number;
+    }): Promise<{ endpoint: EndpointRecord; previousExpiresAt: Date | null } | undefined> {
+      if (!isUuid(input.id)) return undefined;
+      const rows = await selectRows<EndpointRow & { previous_secret_expires_at: Date | null }>(
+        db,
+        `UPDATE endpoints SET
+           previous_secret_sealed = CASE WHEN CAST($seconds AS integer) > 0 THEN secret_sealed END,
+           previous_secret_expires_at = CASE WHEN CAST($seconds AS integer) > 0 THEN now() + CAST($seconds AS integer) * interval '1 second' END,
+           secret_sealed = $secret
+         WHERE id = $id AND organization_id = $org AND deleted_at IS NULL
+         RETURNING ${COLUMNS}, previous_secret_expires_at`,
+        { id: input.id, org: input.organizationId, secret: input.secretSealed, seconds: input.previousExpiresInSeconds },
+      );
+      const row = rows[0];
+      if (!row) return undefined;
+      return { endpoint: toRecord(row), previousExpiresAt: row.previous_secret_expires_at ? new Date(row.previous_secret_expires_at) : null };
+    },
+
     async setEnabled(id: string, transaction: Transaction): Promise<EndpointRecord> {
       const rows = await selectRows<EndpointRow>(
         db,

@@ -87,4 +87,13 @@ export const migrations: Migration[] = [
       `);
     },
   },
+  {
+    name: '0003_secret_rotation',
+    async up({ sql }) {
+      // The secret a rotation replaced keeps signing beside the new one until it expires.
+      await sql(`
+        ALTER TABLE endpoints ADD COLUMN previous_secret_sealed text, ADD COLUMN previous_secret_expires_at timestamptz;
+      `);
+    },
+  },
 ];

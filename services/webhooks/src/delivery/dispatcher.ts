@@ -25,6 +25,19 @@ export interface Dispatcher {
 const CLAIM_BATCH = 100;
 
 /**
+ * The secrets that sign this attempt, newest first: the endpoint's secret, and the one a rotation
+ * replaced while it has not expired at this moment. Read from the endpoint when the attempt is
+ * claimed, so a retry of an old delivery is signed with the secrets valid now, not at its first attempt.
+ */
+export function signingSecrets(delivery: ClaimedDelivery, at: Date, box: SecretBox): string[] {
+  const secrets = [box.open(delivery.secretSealed)];
+  if (delivery.previousSecretSealed !== null && delivery.previousSecretExpiresAt !== null && delivery.previousSecretExpiresAt > at) {
+    secrets.push(box.open(delivery.previousSecretSealed));
+  }
+  return secrets;
+}
+
+/**
  * Every replica runs one. It claims due rows under a lease, sends them with at most `concurrency`
  * requests in flight (and `perEndpointConcurrency` per endpoint, enforced in the claim query), and
  * records each attempt. Polling covers lost notifications and retries that become due.
@@ -39,17 +52,17 @@ export function startDispatcher(options: DispatcherOptions): Dispatcher {
   let again = false;
 
   const processOne = async (delivery: ClaimedDelivery): Promise<void> => {
-    let secret: string;
+    const attemptedAt = new Date();
+    let secrets: string[];
     try {
-      secret = options.secrets.open(delivery.secretSealed);
+      secrets = signingSecrets(delivery, attemptedAt, options.secrets);
     } catch (err) {
       logger.error({ err: (err as Error).message, endpointId: delivery.endpointId }, 'cannot open endpoint secret');
       return;
     }
-    const attemptedAt = new Date();
     let result;
     try {
-      result = await options.sender.send({ url: delivery.url, body: delivery.body, eventId: delivery.eventId, secret, signal: shutdown.signal });
+      result = await options.sender.send({ url: delivery.url, body: delivery.body, eventId: delivery.eventId, secrets, signal: shutdown.signal });
     } catch {
       // Interrupted by shutdown: not an attempt; hand the row back for another worker.
       await repository.release(delivery).catch(() => undefined);

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { rootCertificates } from 'node:tls';
 import { Agent, buildConnector, request } from 'undici';
 import { isIpLiteral, isPublicAddress } from '../domain/address-policy';
-import { signPayload } from '../domain/signature';
+import { signatureHeaders } from '../domain/signature';
 
 export const USER_AGENT = 'PropDesk-Webhooks/1';
 const ERROR_TEXT_MAX = 200;
@@ -23,7 +23,8 @@ export interface SendResult {
 }
 
 export interface HttpSender {
-  send(input: { url: string; body: string; eventId: string; secret: string; signal?: AbortSignal }): Promise<SendResult>;
+  /** `secrets`: every secret that signs this attempt, newest first (see signatureHeaders). */
+  send(input: { url: string; body: string; eventId: string; secrets: readonly string[]; signal?: AbortSignal }): Promise<SendResult>;
   close(): Promise<void>;
 }
 
@@ -73,7 +74,7 @@ export function createHttpSender(options: { allowPrivateNetworks: boolean; caFil
     keepAliveTimeout: 10_000,
   });
   return {
-    async send({ url, body, eventId, secret, signal }) {
+    async send({ url, body, eventId, secrets, signal }) {
       const timestamp = Math.floor(Date.now() / 1000);
       const started = performance.now();
       const timeout = AbortSignal.timeout(options.timeoutMs);
@@ -88,9 +89,7 @@ export function createHttpSender(options: { allowPrivateNetworks: boolean; caFil
           headers: {
             'content-type': 'application/json',
             'user-agent': USER_AGENT,
-            'x-service-id': eventId,
-            'x-service-timestamp': String(timestamp),
-            'x-service-signature': signPayload(secret, timestamp, body),
+            ...signatureHeaders({ eventId, timestamp, body, secrets }),
           },
         });
         const retryAfter = res.headers['retry-after'];

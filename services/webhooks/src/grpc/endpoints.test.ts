@@ -26,7 +26,8 @@ describe('webhook endpoints', () => {
   it('registers an endpoint and shows its secret once', async () => {
     const org = h.org();
     const created = await h.client.call.createEndpoint({ organizationId: org, url: 'https://hooks.example.com/in', events: ['account.breached'] });
-    expect(created.secret).toMatch(/^whsec_[A-Za-z0-9]{32,}$/);
+    // whsec_ + base64 of 32 random bytes (SPEC section 12)
+    expect(created.secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
     expect(created.endpoint).toMatchObject({
       organizationId: org,
       url: 'https://hooks.example.com/in',

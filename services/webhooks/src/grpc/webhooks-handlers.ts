@@ -8,6 +8,7 @@ import { getEndpoint } from '../use-cases/get-endpoint';
 import { listDeliveries } from '../use-cases/list-deliveries';
 import { listEndpoints } from '../use-cases/list-endpoints';
 import { retryDelivery } from '../use-cases/retry-delivery';
+import { rotateEndpointSecret } from '../use-cases/rotate-endpoint-secret';
 import { sendTestEvent } from '../use-cases/send-test-event';
 import { deliveryToProto, endpointToProto, statusFilterFromProto } from './mappers';
 
@@ -54,6 +55,14 @@ export function webhooksHandlers(deps: Deps, logger: Logger): Server {
     },
     async retryDelivery(req) {
       return retryDelivery(deps, { organizationId: req.organizationId, endpointId: req.endpointId, deliveryId: req.deliveryId });
+    },
+    async rotateEndpointSecret(req) {
+      const rotated = await rotateEndpointSecret(deps, {
+        organizationId: req.organizationId,
+        endpointId: req.endpointId,
+        previousExpiresInSeconds: req.previousExpiresInSeconds,
+      });
+      return { endpoint: endpointToProto(rotated.endpoint), secret: rotated.secret, previousExpiresAt: rotated.previousExpiresAt ?? undefined };
     },
   };
   return implementService<Server>(webhooksv1.WebhooksServiceService, logger, handlers);

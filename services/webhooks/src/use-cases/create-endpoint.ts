@@ -1,10 +1,8 @@
-import { randomString } from '@propdesk/kit';
 import type { Deps } from '../deps';
 import type { EndpointRecord } from '../data/endpoints-repository';
 import { validateEndpointUrl, validateEventTypes } from '../domain/endpoint-rules';
+import { newEndpointSecret } from '../domain/signature';
 import { requireOrganization } from './require-organization';
-
-export const SECRET_PREFIX = 'whsec_';
 
 /** The secret is returned here and only here; it is stored sealed. */
 export async function createEndpoint(
@@ -14,7 +12,7 @@ export async function createEndpoint(
   const organizationId = requireOrganization(input.organizationId);
   const url = validateEndpointUrl(input.url, deps.allowPrivateNetworks);
   const events = validateEventTypes(input.events ?? []);
-  const secret = `${SECRET_PREFIX}${randomString(32)}`;
+  const secret = newEndpointSecret();
   const endpoint = await deps.endpoints.insert({ organizationId, url, events, secretSealed: deps.secrets.seal(secret) });
   deps.logger.info({ endpointId: endpoint.id, organizationId }, 'webhook endpoint created');
   return { endpoint, secret };

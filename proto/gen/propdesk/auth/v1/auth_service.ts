@@ -330,13 +330,24 @@ export interface ApiKey {
   scopes: string[];
   createdAt?: Date | undefined;
   lastUsedAt?: Date | undefined;
-  revokedAt?: Date | undefined;
+  revokedAt?:
+    | Date
+    | undefined;
+  /** Absent: the key does not expire. */
+  expiresAt?:
+    | Date
+    | undefined;
+  /** This key's own limits per minute; absent: the gateway's default. */
+  readPerMin?: number | undefined;
+  writePerMin?: number | undefined;
 }
 
 export interface CreateApiKeyRequest {
   organizationId: string;
   name: string;
   scopes: string[];
+  /** Lifetime in seconds, 1 to 315360000; absent: the key does not expire. */
+  expiresInSeconds?: number | undefined;
 }
 
 export interface CreateApiKeyResponse {
@@ -368,6 +379,45 @@ export interface RevokeApiKeyResponse {
   apiKey?: ApiKey | undefined;
 }
 
+export interface RollApiKeyRequest {
+  /** The caller's organization: a key of another organization is not_found. */
+  organizationId: string;
+  apiKeyId: string;
+  /**
+   * The old key expires this many seconds from now, 0 to 604800 (never later
+   * than it would have anyway); absent: 86400.
+   */
+  previousExpiresInSeconds?:
+    | number
+    | undefined;
+  /** The new key's lifetime in seconds, 1 to 315360000; absent: it does not expire. */
+  expiresInSeconds?: number | undefined;
+}
+
+export interface RollApiKeyResponse {
+  /** The new key; its token is returned here only. */
+  apiKey?: ApiKey | undefined;
+  token: string;
+  /** The old key with its new expires_at. */
+  previousApiKey?: ApiKey | undefined;
+}
+
+export interface SetApiKeyLimitsRequest {
+  /**
+   * The caller's organization (a key of another organization is not_found);
+   * empty for operator tools, which act on any organization.
+   */
+  organizationId: string;
+  apiKeyId: string;
+  /** Requests per minute, 1 to 1000000; absent: back to the gateway's default. */
+  readPerMin?: number | undefined;
+  writePerMin?: number | undefined;
+}
+
+export interface SetApiKeyLimitsResponse {
+  apiKey?: ApiKey | undefined;
+}
+
 export interface VerifyApiKeyRequest {
   /** Lowercase hex SHA-256 of the presented token. */
   tokenSha256: string;
@@ -378,6 +428,16 @@ export interface VerifyApiKeyResponse {
   organizationId: string;
   scopes: string[];
   planStatus: PlanStatus;
+  /**
+   * Milliseconds the key stays valid from the moment the auth service read it;
+   * absent: it does not expire. A cache must not serve the key past that.
+   */
+  expiresInMs?:
+    | string
+    | undefined;
+  /** The key's own limits per minute; absent: the gateway's default. */
+  readPerMin?: number | undefined;
+  writePerMin?: number | undefined;
 }
 
 export interface WatchInvalidationsRequest {
@@ -389,8 +449,9 @@ export interface WatchInvalidationsResponse {
   /** Monotonic per watcher stream; acknowledged through AckInvalidation. */
   seq: string;
   /**
-   * Exactly one of: a key to drop, an organization whose keys to drop, or a
-   * heartbeat (both empty). The first message of every stream is a heartbeat
+   * A key to drop, an organization whose keys to drop, new keys'
+   * fingerprints (a roll sends the old key and the new fingerprint together),
+   * or a heartbeat (all empty). The first message of every stream is a heartbeat
    * with flush_all = true: drop everything cached before the stream opened.
    */
   apiKeyId: string;
@@ -3252,6 +3313,9 @@ function createBaseApiKey(): ApiKey {
     createdAt: undefined,
     lastUsedAt: undefined,
     revokedAt: undefined,
+    expiresAt: undefined,
+    readPerMin: undefined,
+    writePerMin: undefined,
   };
 }
 
@@ -3280,6 +3344,15 @@ export const ApiKey: MessageFns<ApiKey> = {
     }
     if (message.revokedAt !== undefined) {
       Timestamp.encode(toTimestamp(message.revokedAt), writer.uint32(66).fork()).join();
+    }
+    if (message.expiresAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.expiresAt), writer.uint32(74).fork()).join();
+    }
+    if (message.readPerMin !== undefined) {
+      writer.uint32(80).int32(message.readPerMin);
+    }
+    if (message.writePerMin !== undefined) {
+      writer.uint32(88).int32(message.writePerMin);
     }
     return writer;
   },
@@ -3361,6 +3434,30 @@ export const ApiKey: MessageFns<ApiKey> = {
             message.revokedAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
             continue;
           }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.expiresAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 10: {
+            if (tag !== 80) {
+              break;
+            }
+
+            message.readPerMin = reader.int32();
+            continue;
+          }
+          case 11: {
+            if (tag !== 88) {
+              break;
+            }
+
+            message.writePerMin = reader.int32();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -3399,6 +3496,21 @@ export const ApiKey: MessageFns<ApiKey> = {
         : isSet(object.revoked_at)
         ? fromJsonTimestamp(object.revoked_at)
         : undefined,
+      expiresAt: isSet(object.expiresAt)
+        ? fromJsonTimestamp(object.expiresAt)
+        : isSet(object.expires_at)
+        ? fromJsonTimestamp(object.expires_at)
+        : undefined,
+      readPerMin: isSet(object.readPerMin)
+        ? globalThis.Number(object.readPerMin)
+        : isSet(object.read_per_min)
+        ? globalThis.Number(object.read_per_min)
+        : undefined,
+      writePerMin: isSet(object.writePerMin)
+        ? globalThis.Number(object.writePerMin)
+        : isSet(object.write_per_min)
+        ? globalThis.Number(object.write_per_min)
+        : undefined,
     };
   },
 
@@ -3428,6 +3540,15 @@ export const ApiKey: MessageFns<ApiKey> = {
     if (message.revokedAt !== undefined) {
       obj.revokedAt = message.revokedAt.toISOString();
     }
+    if (message.expiresAt !== undefined) {
+      obj.expiresAt = message.expiresAt.toISOString();
+    }
+    if (message.readPerMin !== undefined) {
+      obj.readPerMin = Math.round(message.readPerMin);
+    }
+    if (message.writePerMin !== undefined) {
+      obj.writePerMin = Math.round(message.writePerMin);
+    }
     return obj;
   },
 
@@ -3444,12 +3565,15 @@ export const ApiKey: MessageFns<ApiKey> = {
     message.createdAt = object.createdAt ?? undefined;
     message.lastUsedAt = object.lastUsedAt ?? undefined;
     message.revokedAt = object.revokedAt ?? undefined;
+    message.expiresAt = object.expiresAt ?? undefined;
+    message.readPerMin = object.readPerMin ?? undefined;
+    message.writePerMin = object.writePerMin ?? undefined;
     return message;
   },
 };
 
 function createBaseCreateApiKeyRequest(): CreateApiKeyRequest {
-  return { organizationId: "", name: "", scopes: [] };
+  return { organizationId: "", name: "", scopes: [], expiresInSeconds: undefined };
 }
 
 export const CreateApiKeyRequest: MessageFns<CreateApiKeyRequest> = {
@@ -3462,6 +3586,9 @@ export const CreateApiKeyRequest: MessageFns<CreateApiKeyRequest> = {
     }
     for (const v of message.scopes) {
       writer.uint32(26).string(v!);
+    }
+    if (message.expiresInSeconds !== undefined) {
+      writer.uint32(32).int32(message.expiresInSeconds);
     }
     return writer;
   },
@@ -3503,6 +3630,14 @@ export const CreateApiKeyRequest: MessageFns<CreateApiKeyRequest> = {
             message.scopes.push(reader.string());
             continue;
           }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.expiresInSeconds = reader.int32();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -3524,6 +3659,11 @@ export const CreateApiKeyRequest: MessageFns<CreateApiKeyRequest> = {
         : "",
       name: isSet(object.name) ? globalThis.String(object.name) : "",
       scopes: globalThis.Array.isArray(object?.scopes) ? object.scopes.map((e: any) => globalThis.String(e)) : [],
+      expiresInSeconds: isSet(object.expiresInSeconds)
+        ? globalThis.Number(object.expiresInSeconds)
+        : isSet(object.expires_in_seconds)
+        ? globalThis.Number(object.expires_in_seconds)
+        : undefined,
     };
   },
 
@@ -3538,6 +3678,9 @@ export const CreateApiKeyRequest: MessageFns<CreateApiKeyRequest> = {
     if (message.scopes?.length) {
       obj.scopes = message.scopes;
     }
+    if (message.expiresInSeconds !== undefined) {
+      obj.expiresInSeconds = Math.round(message.expiresInSeconds);
+    }
     return obj;
   },
 
@@ -3549,6 +3692,7 @@ export const CreateApiKeyRequest: MessageFns<CreateApiKeyRequest> = {
     message.organizationId = object.organizationId ?? "";
     message.name = object.name ?? "";
     message.scopes = object.scopes?.map((e) => e) || [];
+    message.expiresInSeconds = object.expiresInSeconds ?? undefined;
     return message;
   },
 };
@@ -4018,6 +4162,460 @@ export const RevokeApiKeyResponse: MessageFns<RevokeApiKeyResponse> = {
   },
 };
 
+function createBaseRollApiKeyRequest(): RollApiKeyRequest {
+  return { organizationId: "", apiKeyId: "", previousExpiresInSeconds: undefined, expiresInSeconds: undefined };
+}
+
+export const RollApiKeyRequest: MessageFns<RollApiKeyRequest> = {
+  encode(message: RollApiKeyRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.organizationId !== "") {
+      writer.uint32(10).string(message.organizationId);
+    }
+    if (message.apiKeyId !== "") {
+      writer.uint32(18).string(message.apiKeyId);
+    }
+    if (message.previousExpiresInSeconds !== undefined) {
+      writer.uint32(24).int32(message.previousExpiresInSeconds);
+    }
+    if (message.expiresInSeconds !== undefined) {
+      writer.uint32(32).int32(message.expiresInSeconds);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RollApiKeyRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRollApiKeyRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.organizationId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.apiKeyId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.previousExpiresInSeconds = reader.int32();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.expiresInSeconds = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RollApiKeyRequest {
+    return {
+      organizationId: isSet(object.organizationId)
+        ? globalThis.String(object.organizationId)
+        : isSet(object.organization_id)
+        ? globalThis.String(object.organization_id)
+        : "",
+      apiKeyId: isSet(object.apiKeyId)
+        ? globalThis.String(object.apiKeyId)
+        : isSet(object.api_key_id)
+        ? globalThis.String(object.api_key_id)
+        : "",
+      previousExpiresInSeconds: isSet(object.previousExpiresInSeconds)
+        ? globalThis.Number(object.previousExpiresInSeconds)
+        : isSet(object.previous_expires_in_seconds)
+        ? globalThis.Number(object.previous_expires_in_seconds)
+        : undefined,
+      expiresInSeconds: isSet(object.expiresInSeconds)
+        ? globalThis.Number(object.expiresInSeconds)
+        : isSet(object.expires_in_seconds)
+        ? globalThis.Number(object.expires_in_seconds)
+        : undefined,
+    };
+  },
+
+  toJSON(message: RollApiKeyRequest): unknown {
+    const obj: any = {};
+    if (message.organizationId !== "") {
+      obj.organizationId = message.organizationId;
+    }
+    if (message.apiKeyId !== "") {
+      obj.apiKeyId = message.apiKeyId;
+    }
+    if (message.previousExpiresInSeconds !== undefined) {
+      obj.previousExpiresInSeconds = Math.round(message.previousExpiresInSeconds);
+    }
+    if (message.expiresInSeconds !== undefined) {
+      obj.expiresInSeconds = Math.round(message.expiresInSeconds);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RollApiKeyRequest>, I>>(base?: I): RollApiKeyRequest {
+    return RollApiKeyRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RollApiKeyRequest>, I>>(object: I): RollApiKeyRequest {
+    const message = createBaseRollApiKeyRequest();
+    message.organizationId = object.organizationId ?? "";
+    message.apiKeyId = object.apiKeyId ?? "";
+    message.previousExpiresInSeconds = object.previousExpiresInSeconds ?? undefined;
+    message.expiresInSeconds = object.expiresInSeconds ?? undefined;
+    return message;
+  },
+};
+
+function createBaseRollApiKeyResponse(): RollApiKeyResponse {
+  return { apiKey: undefined, token: "", previousApiKey: undefined };
+}
+
+export const RollApiKeyResponse: MessageFns<RollApiKeyResponse> = {
+  encode(message: RollApiKeyResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.apiKey !== undefined) {
+      ApiKey.encode(message.apiKey, writer.uint32(10).fork()).join();
+    }
+    if (message.token !== "") {
+      writer.uint32(18).string(message.token);
+    }
+    if (message.previousApiKey !== undefined) {
+      ApiKey.encode(message.previousApiKey, writer.uint32(26).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RollApiKeyResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRollApiKeyResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.apiKey = ApiKey.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.token = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.previousApiKey = ApiKey.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RollApiKeyResponse {
+    return {
+      apiKey: isSet(object.apiKey)
+        ? ApiKey.fromJSON(object.apiKey)
+        : isSet(object.api_key)
+        ? ApiKey.fromJSON(object.api_key)
+        : undefined,
+      token: isSet(object.token) ? globalThis.String(object.token) : "",
+      previousApiKey: isSet(object.previousApiKey)
+        ? ApiKey.fromJSON(object.previousApiKey)
+        : isSet(object.previous_api_key)
+        ? ApiKey.fromJSON(object.previous_api_key)
+        : undefined,
+    };
+  },
+
+  toJSON(message: RollApiKeyResponse): unknown {
+    const obj: any = {};
+    if (message.apiKey !== undefined) {
+      obj.apiKey = ApiKey.toJSON(message.apiKey);
+    }
+    if (message.token !== "") {
+      obj.token = message.token;
+    }
+    if (message.previousApiKey !== undefined) {
+      obj.previousApiKey = ApiKey.toJSON(message.previousApiKey);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RollApiKeyResponse>, I>>(base?: I): RollApiKeyResponse {
+    return RollApiKeyResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RollApiKeyResponse>, I>>(object: I): RollApiKeyResponse {
+    const message = createBaseRollApiKeyResponse();
+    message.apiKey = (object.apiKey !== undefined && object.apiKey !== null)
+      ? ApiKey.fromPartial(object.apiKey)
+      : undefined;
+    message.token = object.token ?? "";
+    message.previousApiKey = (object.previousApiKey !== undefined && object.previousApiKey !== null)
+      ? ApiKey.fromPartial(object.previousApiKey)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseSetApiKeyLimitsRequest(): SetApiKeyLimitsRequest {
+  return { organizationId: "", apiKeyId: "", readPerMin: undefined, writePerMin: undefined };
+}
+
+export const SetApiKeyLimitsRequest: MessageFns<SetApiKeyLimitsRequest> = {
+  encode(message: SetApiKeyLimitsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.organizationId !== "") {
+      writer.uint32(10).string(message.organizationId);
+    }
+    if (message.apiKeyId !== "") {
+      writer.uint32(18).string(message.apiKeyId);
+    }
+    if (message.readPerMin !== undefined) {
+      writer.uint32(24).int32(message.readPerMin);
+    }
+    if (message.writePerMin !== undefined) {
+      writer.uint32(32).int32(message.writePerMin);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SetApiKeyLimitsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSetApiKeyLimitsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.organizationId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.apiKeyId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.readPerMin = reader.int32();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.writePerMin = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SetApiKeyLimitsRequest {
+    return {
+      organizationId: isSet(object.organizationId)
+        ? globalThis.String(object.organizationId)
+        : isSet(object.organization_id)
+        ? globalThis.String(object.organization_id)
+        : "",
+      apiKeyId: isSet(object.apiKeyId)
+        ? globalThis.String(object.apiKeyId)
+        : isSet(object.api_key_id)
+        ? globalThis.String(object.api_key_id)
+        : "",
+      readPerMin: isSet(object.readPerMin)
+        ? globalThis.Number(object.readPerMin)
+        : isSet(object.read_per_min)
+        ? globalThis.Number(object.read_per_min)
+        : undefined,
+      writePerMin: isSet(object.writePerMin)
+        ? globalThis.Number(object.writePerMin)
+        : isSet(object.write_per_min)
+        ? globalThis.Number(object.write_per_min)
+        : undefined,
+    };
+  },
+
+  toJSON(message: SetApiKeyLimitsRequest): unknown {
+    const obj: any = {};
+    if (message.organizationId !== "") {
+      obj.organizationId = message.organizationId;
+    }
+    if (message.apiKeyId !== "") {
+      obj.apiKeyId = message.apiKeyId;
+    }
+    if (message.readPerMin !== undefined) {
+      obj.readPerMin = Math.round(message.readPerMin);
+    }
+    if (message.writePerMin !== undefined) {
+      obj.writePerMin = Math.round(message.writePerMin);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<SetApiKeyLimitsRequest>, I>>(base?: I): SetApiKeyLimitsRequest {
+    return SetApiKeyLimitsRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SetApiKeyLimitsRequest>, I>>(object: I): SetApiKeyLimitsRequest {
+    const message = createBaseSetApiKeyLimitsRequest();
+    message.organizationId = object.organizationId ?? "";
+    message.apiKeyId = object.apiKeyId ?? "";
+    message.readPerMin = object.readPerMin ?? undefined;
+    message.writePerMin = object.writePerMin ?? undefined;
+    return message;
+  },
+};
+
+function createBaseSetApiKeyLimitsResponse(): SetApiKeyLimitsResponse {
+  return { apiKey: undefined };
+}
+
+export const SetApiKeyLimitsResponse: MessageFns<SetApiKeyLimitsResponse> = {
+  encode(message: SetApiKeyLimitsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.apiKey !== undefined) {
+      ApiKey.encode(message.apiKey, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SetApiKeyLimitsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSetApiKeyLimitsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.apiKey = ApiKey.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SetApiKeyLimitsResponse {
+    return {
+      apiKey: isSet(object.apiKey)
+        ? ApiKey.fromJSON(object.apiKey)
+        : isSet(object.api_key)
+        ? ApiKey.fromJSON(object.api_key)
+        : undefined,
+    };
+  },
+
+  toJSON(message: SetApiKeyLimitsResponse): unknown {
+    const obj: any = {};
+    if (message.apiKey !== undefined) {
+      obj.apiKey = ApiKey.toJSON(message.apiKey);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<SetApiKeyLimitsResponse>, I>>(base?: I): SetApiKeyLimitsResponse {
+    return SetApiKeyLimitsResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SetApiKeyLimitsResponse>, I>>(object: I): SetApiKeyLimitsResponse {
+    const message = createBaseSetApiKeyLimitsResponse();
+    message.apiKey = (object.apiKey !== undefined && object.apiKey !== null)
+      ? ApiKey.fromPartial(object.apiKey)
+      : undefined;
+    return message;
+  },
+};
+
 function createBaseVerifyApiKeyRequest(): VerifyApiKeyRequest {
   return { tokenSha256: "" };
 }
@@ -4092,7 +4690,15 @@ export const VerifyApiKeyRequest: MessageFns<VerifyApiKeyRequest> = {
 };
 
 function createBaseVerifyApiKeyResponse(): VerifyApiKeyResponse {
-  return { apiKeyId: "", organizationId: "", scopes: [], planStatus: 0 };
+  return {
+    apiKeyId: "",
+    organizationId: "",
+    scopes: [],
+    planStatus: 0,
+    expiresInMs: undefined,
+    readPerMin: undefined,
+    writePerMin: undefined,
+  };
 }
 
 export const VerifyApiKeyResponse: MessageFns<VerifyApiKeyResponse> = {
@@ -4108,6 +4714,15 @@ export const VerifyApiKeyResponse: MessageFns<VerifyApiKeyResponse> = {
     }
     if (message.planStatus !== 0) {
       writer.uint32(32).int32(message.planStatus);
+    }
+    if (message.expiresInMs !== undefined) {
+      writer.uint32(40).int64(message.expiresInMs);
+    }
+    if (message.readPerMin !== undefined) {
+      writer.uint32(48).int32(message.readPerMin);
+    }
+    if (message.writePerMin !== undefined) {
+      writer.uint32(56).int32(message.writePerMin);
     }
     return writer;
   },
@@ -4157,6 +4772,30 @@ export const VerifyApiKeyResponse: MessageFns<VerifyApiKeyResponse> = {
             message.planStatus = reader.int32() as any;
             continue;
           }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.expiresInMs = reader.int64().toString();
+            continue;
+          }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.readPerMin = reader.int32();
+            continue;
+          }
+          case 7: {
+            if (tag !== 56) {
+              break;
+            }
+
+            message.writePerMin = reader.int32();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -4187,6 +4826,21 @@ export const VerifyApiKeyResponse: MessageFns<VerifyApiKeyResponse> = {
         : isSet(object.plan_status)
         ? planStatusFromJSON(object.plan_status)
         : 0,
+      expiresInMs: isSet(object.expiresInMs)
+        ? globalThis.String(object.expiresInMs)
+        : isSet(object.expires_in_ms)
+        ? globalThis.String(object.expires_in_ms)
+        : undefined,
+      readPerMin: isSet(object.readPerMin)
+        ? globalThis.Number(object.readPerMin)
+        : isSet(object.read_per_min)
+        ? globalThis.Number(object.read_per_min)
+        : undefined,
+      writePerMin: isSet(object.writePerMin)
+        ? globalThis.Number(object.writePerMin)
+        : isSet(object.write_per_min)
+        ? globalThis.Number(object.write_per_min)
+        : undefined,
     };
   },
 
@@ -4204,6 +4858,15 @@ export const VerifyApiKeyResponse: MessageFns<VerifyApiKeyResponse> = {
     if (message.planStatus !== 0) {
       obj.planStatus = planStatusToJSON(message.planStatus);
     }
+    if (message.expiresInMs !== undefined) {
+      obj.expiresInMs = message.expiresInMs;
+    }
+    if (message.readPerMin !== undefined) {
+      obj.readPerMin = Math.round(message.readPerMin);
+    }
+    if (message.writePerMin !== undefined) {
+      obj.writePerMin = Math.round(message.writePerMin);
+    }
     return obj;
   },
 
@@ -4216,6 +4879,9 @@ export const VerifyApiKeyResponse: MessageFns<VerifyApiKeyResponse> = {
     message.organizationId = object.organizationId ?? "";
     message.scopes = object.scopes?.map((e) => e) || [];
     message.planStatus = object.planStatus ?? 0;
+    message.expiresInMs = object.expiresInMs ?? undefined;
+    message.readPerMin = object.readPerMin ?? undefined;
+    message.writePerMin = object.writePerMin ?? undefined;
     return message;
   },
 };
@@ -5251,8 +5917,36 @@ export const AuthServiceService = {
     responseDeserialize: (value: Buffer): RevokeApiKeyResponse => RevokeApiKeyResponse.decode(value),
   },
   /**
-   * Resolves a token by its SHA-256 (hex). Unknown and revoked keys both answer
-   * invalid_api_key. The gateway sends a hash even for malformed tokens.
+   * A new key with the same name, scopes and limits; the old one expires after
+   * an overlap. Answers after the watching gateways dropped the old key.
+   */
+  rollApiKey: {
+    path: "/propdesk.auth.v1.AuthService/RollApiKey" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: RollApiKeyRequest): Buffer => Buffer.from(RollApiKeyRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): RollApiKeyRequest => RollApiKeyRequest.decode(value),
+    responseSerialize: (value: RollApiKeyResponse): Buffer => Buffer.from(RollApiKeyResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): RollApiKeyResponse => RollApiKeyResponse.decode(value),
+  },
+  /**
+   * Per-key limits; answers after the watching gateways dropped the key, so the
+   * next request on any gateway uses them.
+   */
+  setApiKeyLimits: {
+    path: "/propdesk.auth.v1.AuthService/SetApiKeyLimits" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: SetApiKeyLimitsRequest): Buffer =>
+      Buffer.from(SetApiKeyLimitsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): SetApiKeyLimitsRequest => SetApiKeyLimitsRequest.decode(value),
+    responseSerialize: (value: SetApiKeyLimitsResponse): Buffer =>
+      Buffer.from(SetApiKeyLimitsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): SetApiKeyLimitsResponse => SetApiKeyLimitsResponse.decode(value),
+  },
+  /**
+   * Resolves a token by its SHA-256 (hex). Unknown, revoked and expired keys all
+   * answer invalid_api_key. The gateway sends a hash even for malformed tokens.
    */
   verifyApiKey: {
     path: "/propdesk.auth.v1.AuthService/VerifyApiKey" as const,
@@ -5265,8 +5959,8 @@ export const AuthServiceService = {
     responseDeserialize: (value: Buffer): VerifyApiKeyResponse => VerifyApiKeyResponse.decode(value),
   },
   /**
-   * Gateways that cache verified keys watch this stream. A revocation or a plan
-   * change is pushed as an invalidation; the RPC that caused it answers only
+   * Gateways that cache verified keys watch this stream. A revocation, a roll, a
+   * limits change or a plan change is pushed as an invalidation; the RPC that caused it answers only
    * after every live watcher acknowledged it (or was dropped). Heartbeats are
    * sent every second so a watcher can tell that its cache is still covered.
    */
@@ -5355,13 +6049,23 @@ export interface AuthServiceServer extends UntypedServiceImplementation {
   listApiKeys: handleUnaryCall<ListApiKeysRequest, ListApiKeysResponse>;
   revokeApiKey: handleUnaryCall<RevokeApiKeyRequest, RevokeApiKeyResponse>;
   /**
-   * Resolves a token by its SHA-256 (hex). Unknown and revoked keys both answer
-   * invalid_api_key. The gateway sends a hash even for malformed tokens.
+   * A new key with the same name, scopes and limits; the old one expires after
+   * an overlap. Answers after the watching gateways dropped the old key.
+   */
+  rollApiKey: handleUnaryCall<RollApiKeyRequest, RollApiKeyResponse>;
+  /**
+   * Per-key limits; answers after the watching gateways dropped the key, so the
+   * next request on any gateway uses them.
+   */
+  setApiKeyLimits: handleUnaryCall<SetApiKeyLimitsRequest, SetApiKeyLimitsResponse>;
+  /**
+   * Resolves a token by its SHA-256 (hex). Unknown, revoked and expired keys all
+   * answer invalid_api_key. The gateway sends a hash even for malformed tokens.
    */
   verifyApiKey: handleUnaryCall<VerifyApiKeyRequest, VerifyApiKeyResponse>;
   /**
-   * Gateways that cache verified keys watch this stream. A revocation or a plan
-   * change is pushed as an invalidation; the RPC that caused it answers only
+   * Gateways that cache verified keys watch this stream. A revocation, a roll, a
+   * limits change or a plan change is pushed as an invalidation; the RPC that caused it answers only
    * after every live watcher acknowledged it (or was dropped). Heartbeats are
    * sent every second so a watcher can tell that its cache is still covered.
    */
@@ -5659,8 +6363,46 @@ export interface AuthServiceClient extends Client {
     callback: (error: ServiceError | null, response: RevokeApiKeyResponse) => void,
   ): ClientUnaryCall;
   /**
-   * Resolves a token by its SHA-256 (hex). Unknown and revoked keys both answer
-   * invalid_api_key. The gateway sends a hash even for malformed tokens.
+   * A new key with the same name, scopes and limits; the old one expires after
+   * an overlap. Answers after the watching gateways dropped the old key.
+   */
+  rollApiKey(
+    request: RollApiKeyRequest,
+    callback: (error: ServiceError | null, response: RollApiKeyResponse) => void,
+  ): ClientUnaryCall;
+  rollApiKey(
+    request: RollApiKeyRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: RollApiKeyResponse) => void,
+  ): ClientUnaryCall;
+  rollApiKey(
+    request: RollApiKeyRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: RollApiKeyResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Per-key limits; answers after the watching gateways dropped the key, so the
+   * next request on any gateway uses them.
+   */
+  setApiKeyLimits(
+    request: SetApiKeyLimitsRequest,
+    callback: (error: ServiceError | null, response: SetApiKeyLimitsResponse) => void,
+  ): ClientUnaryCall;
+  setApiKeyLimits(
+    request: SetApiKeyLimitsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: SetApiKeyLimitsResponse) => void,
+  ): ClientUnaryCall;
+  setApiKeyLimits(
+    request: SetApiKeyLimitsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: SetApiKeyLimitsResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Resolves a token by its SHA-256 (hex). Unknown, revoked and expired keys all
+   * answer invalid_api_key. The gateway sends a hash even for malformed tokens.
    */
   verifyApiKey(
     request: VerifyApiKeyRequest,
@@ -5678,8 +6420,8 @@ export interface AuthServiceClient extends Client {
     callback: (error: ServiceError | null, response: VerifyApiKeyResponse) => void,
   ): ClientUnaryCall;
   /**
-   * Gateways that cache verified keys watch this stream. A revocation or a plan
-   * change is pushed as an invalidation; the RPC that caused it answers only
+   * Gateways that cache verified keys watch this stream. A revocation, a roll, a
+   * limits change or a plan change is pushed as an invalidation; the RPC that caused it answers only
    * after every live watcher acknowledged it (or was dropped). Heartbeats are
    * sent every second so a watcher can tell that its cache is still covered.
    */

@@ -128,7 +128,7 @@ export interface CreateEndpointResponse {
   endpoint?:
     | Endpoint
     | undefined;
-  /** whsec_...; returned here only. */
+  /** whsec_ + base64 of 32 random bytes; returned here only. */
   secret: string;
 }
 
@@ -220,6 +220,27 @@ export interface RetryDeliveryRequest {
 export interface RetryDeliveryResponse {
   deliveryId: string;
   eventId: string;
+}
+
+export interface RotateEndpointSecretRequest {
+  organizationId: string;
+  endpointId: string;
+  /**
+   * How long the previous secret keeps signing beside the new one, 0 to 604800
+   * seconds (0: it stops at once); absent: 86400. Rotating again during an
+   * overlap replaces the previous secret: at most two secrets sign a delivery.
+   */
+  previousExpiresInSeconds?: number | undefined;
+}
+
+export interface RotateEndpointSecretResponse {
+  endpoint?:
+    | Endpoint
+    | undefined;
+  /** The new whsec_ secret; returned here only. */
+  secret: string;
+  /** When the previous secret stops signing; absent when it stopped at once. */
+  previousExpiresAt?: Date | undefined;
 }
 
 function createBaseEndpoint(): Endpoint {
@@ -2185,6 +2206,226 @@ export const RetryDeliveryResponse: MessageFns<RetryDeliveryResponse> = {
   },
 };
 
+function createBaseRotateEndpointSecretRequest(): RotateEndpointSecretRequest {
+  return { organizationId: "", endpointId: "", previousExpiresInSeconds: undefined };
+}
+
+export const RotateEndpointSecretRequest: MessageFns<RotateEndpointSecretRequest> = {
+  encode(message: RotateEndpointSecretRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.organizationId !== "") {
+      writer.uint32(10).string(message.organizationId);
+    }
+    if (message.endpointId !== "") {
+      writer.uint32(18).string(message.endpointId);
+    }
+    if (message.previousExpiresInSeconds !== undefined) {
+      writer.uint32(24).int32(message.previousExpiresInSeconds);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RotateEndpointSecretRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRotateEndpointSecretRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.organizationId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.endpointId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.previousExpiresInSeconds = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RotateEndpointSecretRequest {
+    return {
+      organizationId: isSet(object.organizationId)
+        ? globalThis.String(object.organizationId)
+        : isSet(object.organization_id)
+        ? globalThis.String(object.organization_id)
+        : "",
+      endpointId: isSet(object.endpointId)
+        ? globalThis.String(object.endpointId)
+        : isSet(object.endpoint_id)
+        ? globalThis.String(object.endpoint_id)
+        : "",
+      previousExpiresInSeconds: isSet(object.previousExpiresInSeconds)
+        ? globalThis.Number(object.previousExpiresInSeconds)
+        : isSet(object.previous_expires_in_seconds)
+        ? globalThis.Number(object.previous_expires_in_seconds)
+        : undefined,
+    };
+  },
+
+  toJSON(message: RotateEndpointSecretRequest): unknown {
+    const obj: any = {};
+    if (message.organizationId !== "") {
+      obj.organizationId = message.organizationId;
+    }
+    if (message.endpointId !== "") {
+      obj.endpointId = message.endpointId;
+    }
+    if (message.previousExpiresInSeconds !== undefined) {
+      obj.previousExpiresInSeconds = Math.round(message.previousExpiresInSeconds);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RotateEndpointSecretRequest>, I>>(base?: I): RotateEndpointSecretRequest {
+    return RotateEndpointSecretRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RotateEndpointSecretRequest>, I>>(object: I): RotateEndpointSecretRequest {
+    const message = createBaseRotateEndpointSecretRequest();
+    message.organizationId = object.organizationId ?? "";
+    message.endpointId = object.endpointId ?? "";
+    message.previousExpiresInSeconds = object.previousExpiresInSeconds ?? undefined;
+    return message;
+  },
+};
+
+function createBaseRotateEndpointSecretResponse(): RotateEndpointSecretResponse {
+  return { endpoint: undefined, secret: "", previousExpiresAt: undefined };
+}
+
+export const RotateEndpointSecretResponse: MessageFns<RotateEndpointSecretResponse> = {
+  encode(message: RotateEndpointSecretResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.endpoint !== undefined) {
+      Endpoint.encode(message.endpoint, writer.uint32(10).fork()).join();
+    }
+    if (message.secret !== "") {
+      writer.uint32(18).string(message.secret);
+    }
+    if (message.previousExpiresAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.previousExpiresAt), writer.uint32(26).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RotateEndpointSecretResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRotateEndpointSecretResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.endpoint = Endpoint.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.secret = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.previousExpiresAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RotateEndpointSecretResponse {
+    return {
+      endpoint: isSet(object.endpoint) ? Endpoint.fromJSON(object.endpoint) : undefined,
+      secret: isSet(object.secret) ? globalThis.String(object.secret) : "",
+      previousExpiresAt: isSet(object.previousExpiresAt)
+        ? fromJsonTimestamp(object.previousExpiresAt)
+        : isSet(object.previous_expires_at)
+        ? fromJsonTimestamp(object.previous_expires_at)
+        : undefined,
+    };
+  },
+
+  toJSON(message: RotateEndpointSecretResponse): unknown {
+    const obj: any = {};
+    if (message.endpoint !== undefined) {
+      obj.endpoint = Endpoint.toJSON(message.endpoint);
+    }
+    if (message.secret !== "") {
+      obj.secret = message.secret;
+    }
+    if (message.previousExpiresAt !== undefined) {
+      obj.previousExpiresAt = message.previousExpiresAt.toISOString();
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RotateEndpointSecretResponse>, I>>(base?: I): RotateEndpointSecretResponse {
+    return RotateEndpointSecretResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RotateEndpointSecretResponse>, I>>(object: I): RotateEndpointSecretResponse {
+    const message = createBaseRotateEndpointSecretResponse();
+    message.endpoint = (object.endpoint !== undefined && object.endpoint !== null)
+      ? Endpoint.fromPartial(object.endpoint)
+      : undefined;
+    message.secret = object.secret ?? "";
+    message.previousExpiresAt = object.previousExpiresAt ?? undefined;
+    return message;
+  },
+};
+
 /**
  * WebhooksService owns webhook endpoints and deliveries; its dispatcher consumes
  * the accounts service's event stream and delivers signed events.
@@ -2278,6 +2519,21 @@ export const WebhooksServiceService = {
       Buffer.from(RetryDeliveryResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): RetryDeliveryResponse => RetryDeliveryResponse.decode(value),
   },
+  /**
+   * A new secret; the previous one keeps signing every delivery beside it until
+   * it expires, so receivers can switch without a gap.
+   */
+  rotateEndpointSecret: {
+    path: "/propdesk.webhooks.v1.WebhooksService/RotateEndpointSecret" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: RotateEndpointSecretRequest): Buffer =>
+      Buffer.from(RotateEndpointSecretRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): RotateEndpointSecretRequest => RotateEndpointSecretRequest.decode(value),
+    responseSerialize: (value: RotateEndpointSecretResponse): Buffer =>
+      Buffer.from(RotateEndpointSecretResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): RotateEndpointSecretResponse => RotateEndpointSecretResponse.decode(value),
+  },
 } as const;
 
 export interface WebhooksServiceServer extends UntypedServiceImplementation {
@@ -2293,6 +2549,11 @@ export interface WebhooksServiceServer extends UntypedServiceImplementation {
   listDeliveries: handleUnaryCall<ListDeliveriesRequest, ListDeliveriesResponse>;
   sendTestEvent: handleUnaryCall<SendTestEventRequest, SendTestEventResponse>;
   retryDelivery: handleUnaryCall<RetryDeliveryRequest, RetryDeliveryResponse>;
+  /**
+   * A new secret; the previous one keeps signing every delivery beside it until
+   * it expires, so receivers can switch without a gap.
+   */
+  rotateEndpointSecret: handleUnaryCall<RotateEndpointSecretRequest, RotateEndpointSecretResponse>;
 }
 
 export interface WebhooksServiceClient extends Client {
@@ -2419,6 +2680,25 @@ export interface WebhooksServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: RetryDeliveryResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * A new secret; the previous one keeps signing every delivery beside it until
+   * it expires, so receivers can switch without a gap.
+   */
+  rotateEndpointSecret(
+    request: RotateEndpointSecretRequest,
+    callback: (error: ServiceError | null, response: RotateEndpointSecretResponse) => void,
+  ): ClientUnaryCall;
+  rotateEndpointSecret(
+    request: RotateEndpointSecretRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: RotateEndpointSecretResponse) => void,
+  ): ClientUnaryCall;
+  rotateEndpointSecret(
+    request: RotateEndpointSecretRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: RotateEndpointSecretResponse) => void,
   ): ClientUnaryCall;
 }
 

@@ -1,5 +1,6 @@
 import type { Migration } from '@propdesk/kit';
 import { authSchema } from './0001-auth';
+import { keyExpiryAndLimits } from './0002-key-expiry-and-limits';
 
 /** Applied in this order; append, never edit an applied one. */
-export const migrations: Migration[] = [authSchema];
+export const migrations: Migration[] = [authSchema, keyExpiryAndLimits];

@@ -1,0 +1,28 @@
+import { integerIn, notFound, OVERLAP_SECONDS } from '@propdesk/kit';
+import type { Deps } from '../deps';
+import type { EndpointRecord } from '../data/endpoints-repository';
+import { newEndpointSecret } from '../domain/signature';
+import { requireOrganization } from './require-organization';
+
+/**
+ * SPEC section 12: a new secret, returned here only and stored sealed. Until the previous secret
+ * expires every attempt (retries of older deliveries included) is signed with both, so receivers
+ * can switch to the new secret without missing a delivery; 0 ends the previous one at once.
+ */
+export async function rotateEndpointSecret(
+  deps: Deps,
+  input: { organizationId: string; endpointId: string; previousExpiresInSeconds?: number },
+): Promise<{ endpoint: EndpointRecord; secret: string; previousExpiresAt: Date | null }> {
+  const organizationId = requireOrganization(input.organizationId);
+  const previousExpiresInSeconds = integerIn(input.previousExpiresInSeconds ?? OVERLAP_SECONDS.default, OVERLAP_SECONDS, 'previous_expires_in');
+  const secret = newEndpointSecret();
+  const rotated = await deps.endpoints.rotateSecret({
+    organizationId,
+    id: input.endpointId,
+    secretSealed: deps.secrets.seal(secret),
+    previousExpiresInSeconds,
+  });
+  if (!rotated) throw notFound('webhook endpoint');
+  deps.logger.info({ endpointId: rotated.endpoint.id, organizationId, previousExpiresAt: rotated.previousExpiresAt }, 'webhook secret rotated');
+  return { endpoint: rotated.endpoint, secret, previousExpiresAt: rotated.previousExpiresAt };
+}
