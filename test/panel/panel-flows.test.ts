@@ -32,6 +32,13 @@ describe('the panel in Chromium: what staff do', () => {
 
   const table = (name: string) => page.getByRole('table', { name, exact: true });
 
+  /** Waits until the table shows exactly `count` account links (a new filter refetches the list). */
+  async function accountLinks(count: number): Promise<void> {
+    const links = table('Accounts').getByRole('link');
+    for (let i = 0; i < 100 && (await links.count()) !== count; i += 1) await page.waitForTimeout(50);
+    expect(await links.count()).toBe(count);
+  }
+
   it('refuses a wrong password readably, then signs in and returns to the page asked for', async () => {
     await page.goto(`${base}/panel/events`);
     await page.getByRole('heading', { name: 'Sign in' }).waitFor();
@@ -75,29 +82,28 @@ describe('the panel in Chromium: what staff do', () => {
 
     await page.getByRole('combobox', { name: 'Status' }).selectOption('breached');
     await table('Accounts').getByRole('link', { name: '1000003' }).waitFor();
-    expect(await table('Accounts').getByRole('link').count()).toBe(1);
+    await accountLinks(1);
     expect(new URL(page.url()).search).toBe('?status=breached');
     await page.getByRole('combobox', { name: 'Status' }).selectOption('');
 
     await page.getByRole('searchbox', { name: 'Search' }).fill(String(first));
     await page.waitForURL(/q=1000001/);
     await table('Accounts').getByRole('link', { name: '1000001' }).waitFor();
-    expect(await table('Accounts').getByRole('link').count()).toBe(1);
+    await accountLinks(1);
     await page.getByRole('searchbox', { name: 'Search' }).fill('ZED@traders.example');
     await page.getByRole('searchbox', { name: 'Search' }).press('Enter');
     await page.waitForURL(/q=ZED/);
     await table('Accounts').getByRole('cell', { name: /Zed Trader/ }).waitFor();
-    expect(await table('Accounts').getByRole('link').count()).toBe(1);
+    await accountLinks(1);
     await page.getByRole('searchbox', { name: 'Search' }).fill('');
     await page.getByRole('searchbox', { name: 'Search' }).press('Enter');
 
     await stack.createAccounts(orgId, 55);
     await page.reload();
-    await table('Accounts').getByRole('link', { name: '1000001' }).waitFor();
-    expect(await table('Accounts').getByRole('link').count()).toBe(50);
+    await accountLinks(50);
     await page.getByRole('button', { name: 'Load more' }).click();
     await table('Accounts').getByRole('link', { name: '1000058' }).waitFor();
-    expect(await table('Accounts').getByRole('link').count()).toBe(58);
+    await accountLinks(58);
     expect(await page.getByRole('button', { name: 'Load more' }).count()).toBe(0);
     await screenshot(page, 'flow-accounts-loaded');
   });
@@ -203,10 +209,28 @@ describe('the panel in Chromium: what staff do', () => {
     await page.getByRole('button', { name: 'Create key' }).click();
     const token = page.getByRole('region', { name: 'New key' }).locator('code');
     await token.waitFor();
-    expect(await token.textContent()).toMatch(/^pfx_live_[A-Za-z0-9]{40}$/);
+    const firstToken = (await token.textContent()) ?? '';
+    expect(firstToken).toMatch(/^pfx_live_[A-Za-z0-9]{40}$/);
     await page.getByRole('button', { name: 'Done' }).click();
-    await page.getByRole('button', { name: 'Revoke key crm integration' }).click();
+    const row = table('API keys').getByRole('row', { name: /crm integration/ });
+    expect(await row.getByRole('cell').nth(4).textContent()).toMatch(/UTC$/);
+
+    await page.getByRole('button', { name: 'Set limits of key crm integration' }).click();
+    await page.getByLabel('Reads per minute for crm integration').fill('300');
+    await page.getByRole('button', { name: 'Save limits' }).click();
+    await row.getByText('300 / default').waitFor();
+
+    await page.getByRole('button', { name: 'Roll key crm integration' }).click();
+    const rolled = page.getByRole('region', { name: 'New key' }).locator('code');
+    await rolled.waitFor();
+    expect(await rolled.textContent()).toMatch(/^pfx_live_/);
+    expect(await rolled.textContent()).not.toBe(firstToken);
+    await page.getByRole('button', { name: 'Done' }).click();
+    expect(await table('API keys').getByRole('row', { name: /crm integration/ }).count()).toBe(2);
+
+    await page.getByRole('button', { name: 'Revoke key crm integration' }).first().click();
     await table('API keys').getByText('revoked').waitFor();
+    await screenshot(page, 'flow-keys');
   });
 
   it('adds a member, who then sees no management controls and whom the API refuses', async () => {

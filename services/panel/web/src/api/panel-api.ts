@@ -160,6 +160,7 @@ export const panelApi = {
     list: (cursor?: string) => get<Page<ApiKey>>('/panel/api/keys', { cursor }),
     create: (name: string, scopes: string[], expiresIn?: number) =>
       post<NewApiKey>('/panel/api/keys', { name, scopes, ...(expiresIn === undefined ? {} : { expires_in: expiresIn }) }),
+    setLimits: (id: string, read: number | null, write: number | null) => post<ApiKey>(`/panel/api/keys/${encodeURIComponent(id)}/limits`, { read, write }),
     // SPEC sections 4 and 12: these two live outside /panel/api.
     roll: (id: string) => post<NewApiKey>(`/api-keys/${encodeURIComponent(id)}/roll`),
     revoke: (id: string) => post<ApiKey>(`/api-keys/${encodeURIComponent(id)}/revoke`),

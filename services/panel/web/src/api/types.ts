@@ -254,6 +254,8 @@ export interface ApiKey {
   last_used_at: string | null;
   revoked_at: string | null;
   expires_at?: string | null;
+  /** Requests per minute; null: the deployment's default. */
+  limits?: { read: number | null; write: number | null };
 }
 
 export interface NewApiKey {

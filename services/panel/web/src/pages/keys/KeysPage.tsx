@@ -1,5 +1,5 @@
 import { useInfiniteQuery, useMutation, useQueryClient } from '@tanstack/react-query';
-import { useState, type FormEvent } from 'react';
+import { Fragment, useState, type FormEvent } from 'react';
 import { ApiError, panelApi, queryKeys } from '../../api/panel-api';
 import type { ApiKey, NewApiKey, Page } from '../../api/types';
 import { useCanManage, useMeta } from '../../app/session';
@@ -11,6 +11,7 @@ import { ErrorMessage, errorText, QueryState } from '../../components/QueryState
 import { ShownOnce } from '../../components/ShownOnce';
 import { StatusBadge } from '../../components/StatusBadge';
 import { usePageTitle } from '../../components/usePageTitle';
+import { KeyLimitsForm } from './KeyLimitsForm';
 
 const DAY = 86_400;
 const EXPIRY_CHOICES: Array<{ label: string; seconds?: number }> = [
@@ -20,6 +21,13 @@ const EXPIRY_CHOICES: Array<{ label: string; seconds?: number }> = [
   { label: 'In 90 days', seconds: 90 * DAY },
   { label: 'In 1 year', seconds: 365 * DAY },
 ];
+
+function limitsText(key: ApiKey): string {
+  const read = key.limits?.read;
+  const write = key.limits?.write;
+  if (!read && !write) return 'default';
+  return `${read ?? 'default'} / ${write ?? 'default'}`;
+}
 
 function keyStatus(key: ApiKey): string {
   if (key.revoked_at) return 'revoked';
@@ -87,6 +95,7 @@ export function KeysPage() {
   const canManage = useCanManage();
   const queryClient = useQueryClient();
   const [shown, setShown] = useState<NewApiKey | null>(null);
+  const [limitsOf, setLimitsOf] = useState<string | null>(null);
   const list = useInfiniteQuery({
     queryKey: queryKeys.keys,
     queryFn: ({ pageParam }) => panelApi.keys.list(pageParam),
@@ -133,9 +142,9 @@ export function KeysPage() {
                   <th scope="col">Prefix</th>
                   <th scope="col">Scopes</th>
                   <th scope="col">Status</th>
-                  <th scope="col">Created</th>
-                  <th scope="col">Last used</th>
                   <th scope="col">Expires</th>
+                  <th scope="col">Limits per minute, read / write</th>
+                  <th scope="col">Created, last used</th>
                   {canManage ? <th scope="col">Actions</th> : null}
                 </tr>
               </thead>
@@ -150,7 +159,8 @@ export function KeysPage() {
                   keys.map((k) => {
                     const status = keyStatus(k);
                     return (
-                      <tr key={k.id}>
+                      <Fragment key={k.id}>
+                      <tr>
                         <td className="wrap">{k.name}</td>
                         <td>
                           <code>{k.prefix}</code>
@@ -159,11 +169,15 @@ export function KeysPage() {
                         <td>
                           <StatusBadge status={status} />
                         </td>
-                        <td>{formatTime(k.created_at)}</td>
-                        <td>{formatTime(k.last_used_at)}</td>
                         <td>{k.expires_at ? formatTime(k.expires_at) : 'never'}</td>
+                        <td>{limitsText(k)}</td>
+                        <td>
+                          {formatTime(k.created_at)}
+                          <div className="muted small">{k.last_used_at ? `used ${formatTime(k.last_used_at)}` : 'never used'}</div>
+                        </td>
                         {canManage ? (
-                          <td className="row-actions">
+                          <td>
+                          <div className="row-actions">
                             {status === 'revoked' ? null : (
                               <>
                                 <button
@@ -176,6 +190,9 @@ export function KeysPage() {
                                   }}
                                 >
                                   Roll
+                                </button>
+                                <button type="button" className="secondary small" aria-label={`Set limits of key ${k.name}`} onClick={() => setLimitsOf(k.id)}>
+                                  Limits
                                 </button>
                                 <button
                                   type="button"
@@ -190,9 +207,18 @@ export function KeysPage() {
                                 </button>
                               </>
                             )}
-                          </td>
+                          </div>
+                        </td>
                         ) : null}
                       </tr>
+                      {canManage && limitsOf === k.id ? (
+                        <tr>
+                          <td colSpan={8}>
+                            <KeyLimitsForm apiKey={k} onDone={() => setLimitsOf(null)} />
+                          </td>
+                        </tr>
+                      ) : null}
+                      </Fragment>
                     );
                   })
                 )}

@@ -67,7 +67,8 @@ export function WebhooksPage() {
                       </td>
                       <td>{formatTime(w.created_at)}</td>
                       {canManage ? (
-                        <td className="row-actions">
+                        <td>
+                          <div className="row-actions">
                           {w.status === 'disabled' ? (
                             <button type="button" className="secondary small" aria-label={`Enable ${w.url}`} onClick={() => enable.mutate(w.id)}>
                               Enable
@@ -83,6 +84,7 @@ export function WebhooksPage() {
                           >
                             Delete
                           </button>
+                        </div>
                         </td>
                       ) : null}
                     </tr>
