@@ -46,6 +46,7 @@ describe('the panel API behind the gateway, against every real service', () => {
         ['GET', `/panel/api/accounts/${n}/credentials`],
         ['POST', '/panel/api/programs', { name: 'x' }],
         ['PUT', '/panel/api/programs/x', { name: 'x' }],
+        ['POST', '/panel/api/programs/x/archive'],
         ['POST', '/panel/api/webhooks', { url: 'https://hooks.example.com/x', events: [] }],
         ['DELETE', `/panel/api/webhooks/${id}`],
         ['POST', `/panel/api/webhooks/${id}/enable`],

@@ -21,6 +21,7 @@ export function pendingRoutes(clients: PanelClients): Router {
   router.get('/panel/api/programs', session, notYet('programs as data'));
   router.post('/panel/api/programs', session, managers, notYet('programs as data'));
   router.put('/panel/api/programs/:name', session, managers, notYet('programs as data'));
+  router.post('/panel/api/programs/:name/archive', session, managers, notYet('programs as data'));
   router.post('/panel/api/accounts/:number/reset', session, managers, notYet('account resets'));
   router.get('/panel/api/accounts/:number/payouts', session, notYet('payouts'));
   router.post('/panel/api/accounts/:number/payouts', session, managers, notYet('payouts'));

@@ -138,6 +138,7 @@ export const panelApi = {
     list: (cursor?: string) => get<Page<Program>>('/panel/api/programs', { cursor }),
     create: (program: ProgramInput) => post<Program>('/panel/api/programs', program),
     update: (name: string, program: ProgramInput) => put<Program>(`/panel/api/programs/${encodeURIComponent(name)}`, program),
+    archive: (name: string) => post<Program>(`/panel/api/programs/${encodeURIComponent(name)}/archive`),
   },
 
   events: {

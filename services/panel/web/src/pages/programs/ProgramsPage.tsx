@@ -1,11 +1,12 @@
-import { useInfiniteQuery } from '@tanstack/react-query';
+import { useInfiniteQuery, useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { ApiError, panelApi, queryKeys } from '../../api/panel-api';
 import type { Page, Program } from '../../api/types';
 import { useCanManage } from '../../app/session';
+import { confirmed } from '../../components/confirm';
 import { formatMoney, formatTime } from '../../components/format';
 import { LoadMore } from '../../components/LoadMore';
-import { QueryState } from '../../components/QueryState';
+import { ErrorMessage, QueryState } from '../../components/QueryState';
 import { StatusBadge } from '../../components/StatusBadge';
 import { usePageTitle } from '../../components/usePageTitle';
 import { draftOf, type ProgramDraft } from './program-form';
@@ -23,6 +24,11 @@ export function ProgramsPage() {
     retry: false,
   });
   const programs = list.data?.pages.flatMap((p) => p.data) ?? [];
+  const queryClient = useQueryClient();
+  const archive = useMutation({
+    mutationFn: panelApi.programs.archive,
+    onSuccess: () => void queryClient.invalidateQueries({ queryKey: queryKeys.programs }),
+  });
 
   return (
     <>
@@ -76,9 +82,23 @@ export function ProgramsPage() {
                     {canManage ? (
                       <td>
                         {p.builtin ? null : (
-                          <button type="button" className="secondary small" aria-label={`Edit program ${p.name}`} onClick={() => setForm({ editing: p.name, initial: draftOf(p), key: Date.now() })}>
-                            Edit
-                          </button>
+                          <div className="row-actions">
+                            <button type="button" className="secondary small" aria-label={`Edit program ${p.name}`} onClick={() => setForm({ editing: p.name, initial: draftOf(p), key: Date.now() })}>
+                              Edit
+                            </button>
+                            {p.status === 'active' ? (
+                              <button
+                                type="button"
+                                className="secondary danger small"
+                                aria-label={`Archive program ${p.name}`}
+                                onClick={() => {
+                                  if (confirmed(`Archive ${p.name}? No new accounts can be created from it; issued accounts keep their terms.`)) archive.mutate(p.name);
+                                }}
+                              >
+                                Archive
+                              </button>
+                            ) : null}
+                          </div>
                         )}
                       </td>
                     ) : null}
@@ -89,6 +109,7 @@ export function ProgramsPage() {
           </div>
           <LoadMore hasNextPage={list.hasNextPage} isFetchingNextPage={list.isFetchingNextPage} fetchNextPage={list.fetchNextPage} />
         </QueryState>
+        <ErrorMessage error={archive.error} />
       </section>
     </>
   );
