@@ -80,24 +80,29 @@ describe('the equity curve is bounded for any range', () => {
   });
 });
 
-describe('hour rollups kept by trading', () => {
-  it('fold every minute of an hour: its high and low at the minute they happened, its last close', async () => {
+describe('hour rollups', () => {
+  it('are rolled from the minutes when a long curve is read, completed hours only, and the latest minutes still count', async () => {
     const [number] = await t.newAccounts(org, 1);
-    await t.quote('EURUSD', 1.1, 1.1);
-    await t.order(org, number, { volume: 1 });
-    await t.quote('EURUSD', 1.102, 1.102);
-    await t.quote('EURUSD', 1.097, 1.097);
-    const rows = async (table: string) =>
-      h.sql.query<{ high: string; low: string; close: string }>(`SELECT high, low, close FROM ${table} WHERE account_number = :number ORDER BY 1`, {
-        replacements: { number },
-        type: QueryTypes.SELECT,
-      });
-    // The engine writes its marks in the background: wait for them to land.
-    for (let i = 0; i < 50 && (await rows('equity_hours')).length === 0; i += 1) await new Promise((r) => setTimeout(r, 100));
-    const minutes = await rows('equity_minutes');
-    const hours = await rows('equity_hours');
-    expect(hours.length).toBeGreaterThan(0);
-    expect(Math.max(...hours.map((r) => Number(r.high)))).toBe(Math.max(...minutes.map((r) => Number(r.high))));
-    expect(Math.min(...hours.map((r) => Number(r.low)))).toBe(Math.min(...minutes.map((r) => Number(r.low))));
+    // Ten days of minutes up to now, written straight into the table: nothing rolled yet.
+    await h.sql.query(
+      `INSERT INTO equity_minutes (account_number, minute, open, high, low, close, balance)
+       SELECT :number, date_trunc('minute', now()) - make_interval(mins => m), 100000, 100010,
+              CASE WHEN m = 5000 THEN 95000 WHEN m = 1 THEN 94000 ELSE 99990 END, 100000, 100000
+         FROM generate_series(1, 14400) AS m`,
+      { replacements: { number }, type: QueryTypes.RAW },
+    );
+    const hours = async () =>
+      (await h.sql.query<{ n: string }>('SELECT count(*) AS n FROM equity_hours WHERE account_number = :number', { replacements: { number }, type: QueryTypes.SELECT }))[0]?.n;
+    expect(await hours()).toBe('0');
+    const { points } = await h.trading.getEquityCurve({ organizationId: org, number, maxPoints: 100 });
+    expect(points.length).toBeLessThanOrEqual(100);
+    const rolled = Number(await hours());
+    expect(rolled).toBeGreaterThanOrEqual(238);
+    expect(rolled).toBeLessThanOrEqual(241);
+    const lows = points.map((p) => p.equity).sort((a, b) => a - b);
+    // The older dip comes from a rolled hour, the newest minute's from the minutes not rolled yet.
+    expect(lows.slice(0, 2)).toEqual([94_000, 95_000]);
+    await h.trading.getEquityCurve({ organizationId: org, number, maxPoints: 100 });
+    expect(Number(await hours())).toBe(rolled);
   });
 });
