@@ -1,0 +1,90 @@
+// Started by the stack supervisor (stack.mjs) before anything else, with an IPC channel. If the
+// supervisor is SIGKILLed, every process it started must still end within 20 s (SPEC 3,
+// "Stopping"), so that the next `npm start` finds its ports and data directory free:
+//   - the services notice on their own and drain (end-with-supervisor.cjs); whichever is still
+//     there after SERVICES_MS (a hang the process cannot get out of by itself) is killed here;
+//   - the embedded PostgreSQL does not watch its parent at all: it is stopped here, after the
+//     services, so their last transactions commit first (fast shutdown, then immediate, then kill).
+// The supervisor sends {services: [pid...]} whenever its children change, and
+// {postgres: {pid, dataDir}} once the postmaster is spawned. On a normal stop the supervisor has
+// stopped everything itself: the watchdog finds nothing left and exits with it.
+'use strict';
+
+const fs = require('node:fs');
+const path = require('node:path');
+
+// Services end on their own within 12 s (end-with-supervisor.cjs); PostgreSQL gets the rest.
+const SERVICES_MS = 13_000;
+const POSTGRES_STEPS = [['SIGINT', 4_000], ['SIGQUIT', 1_000], ['SIGKILL', 500]];
+
+const supervisorPid = process.ppid;
+/** pid -> start time, so that a pid reused by another process is never signalled. */
+let services = new Map();
+let postgres;
+let stopping = false;
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Start time of a live process (clock ticks since boot), '' where /proc is missing, undefined when gone. */
+function startTime(pid) {
+  let stat;
+  try {
+    stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch (err) {
+    if (err.code !== 'ENOENT' || fs.existsSync('/proc/self/stat')) return undefined;
+    try { process.kill(pid, 0); return ''; } catch (e) { return e.code === 'EPERM' ? '' : undefined; }
+  }
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return fields[0] === 'Z' ? undefined : fields[19];
+}
+
+const alive = (pid, started) => startTime(pid) === started;
+
+/** Only ever signal the postmaster PostgreSQL itself names in its lock file. */
+function postmasterRunning() {
+  if (!postgres || !alive(postgres.pid, postgres.started)) return false;
+  try {
+    const owner = Number(fs.readFileSync(path.join(postgres.dataDir, 'postmaster.pid'), 'utf8').split('\n')[0]);
+    return owner === postgres.pid;
+  } catch {
+    return false;
+  }
+}
+
+const servicesLeft = () => [...services].filter(([pid, started]) => alive(pid, started));
+
+async function stopEverything() {
+  if (stopping) return;
+  stopping = true;
+  const deadline = Date.now() + SERVICES_MS;
+  while (servicesLeft().length > 0 && Date.now() < deadline) await sleep(200);
+  for (const [pid] of servicesLeft()) {
+    try { process.kill(pid, 'SIGKILL'); } catch { /* gone meanwhile */ }
+  }
+  for (const [signal, waitMs] of POSTGRES_STEPS) {
+    if (!postmasterRunning()) break;
+    try { process.kill(postgres.pid, signal); } catch { break; }
+    const until = Date.now() + waitMs;
+    while (Date.now() < until && alive(postgres.pid, postgres.started)) await sleep(100);
+  }
+  process.exit(0);
+}
+
+// Signals meant for the whole process group must not take the watchdog away first.
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(signal, () => {});
+
+process.on('message', (message) => {
+  if (Array.isArray(message?.services)) {
+    services = new Map(
+      message.services.filter(Number.isInteger).map((pid) => [pid, startTime(pid)]).filter(([, started]) => started !== undefined),
+    );
+  }
+  if (Number.isInteger(message?.postgres?.pid) && typeof message.postgres.dataDir === 'string') {
+    const started = startTime(message.postgres.pid);
+    if (started !== undefined) postgres = { ...message.postgres, started };
+  }
+});
+process.on('disconnect', stopEverything);
+setInterval(() => {
+  if (process.ppid !== supervisorPid) stopEverything();
+}, 1000);
