@@ -27,24 +27,26 @@ describe('the panel behind the gateway, in a real browser', () => {
 
   it('creates a key that works on /v1 at once and stops working the moment it is revoked', async () => {
     const page = await browser.newPage();
-    await page.goto(`${stack.url}/panel/`);
+    await page.goto(`${stack.url}/panel/api-keys`);
     await page.getByLabel('Email').fill(email);
     await page.getByLabel('Password').fill(password);
     await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByText(`${email} (owner)`).waitFor();
+    await page.getByRole('heading', { name: 'API keys', level: 1 }).waitFor();
 
     await page.getByLabel('Name').fill('integration');
+    await page.getByRole('group', { name: 'Scopes' }).getByLabel('accounts:read').check();
     await page.getByRole('button', { name: 'Create key' }).click();
-    await page.locator('#new-token-value').waitFor();
-    const token = (await page.locator('#new-token-value').textContent()) ?? '';
+    const shown = page.getByRole('region', { name: 'New key' }).locator('code');
+    await shown.waitFor();
+    const token = (await shown.textContent()) ?? '';
     expect(token).toMatch(/^pfx_live_/);
 
     const before = await fetch(`${stack.url}/v1/accounts`, { headers: { authorization: `Bearer ${token}` } });
     expect(before.status).toBe(200);
 
     page.once('dialog', (dialog) => void dialog.accept());
-    await page.locator('#keys-body tr', { hasText: 'integration' }).getByRole('button', { name: /Revoke key/ }).click();
-    await page.locator('#keys-body tr', { hasText: 'revoked' }).waitFor();
+    await page.getByRole('button', { name: 'Revoke key integration' }).click();
+    await page.getByRole('table', { name: 'API keys' }).getByText('revoked').waitFor();
 
     const after = await fetch(`${stack.url}/v1/accounts`, { headers: { authorization: `Bearer ${token}` } });
     expect(after.status).toBe(401);

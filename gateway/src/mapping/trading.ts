@@ -1,152 +1,33 @@
-import { tradingv1 } from '@propdesk/proto';
-import { AppError } from '@propdesk/kit';
+import { restDealSchema, restEquityPointSchema, restFlagSchema, restPositionSchema } from '@propdesk/kit';
 import { z } from '../http/zod';
-import { int64, iso, isoOrNull, numberOrNull, pageSchema, stringOrNull } from './common';
+import { pageSchema } from './common';
 
-export const SIDE_NAMES = ['buy', 'sell'] as const;
-export const ORDER_TYPE_NAMES = ['market', 'limit', 'stop'] as const;
-export const POSITION_STATUS_NAMES = ['pending', 'open', 'closed', 'cancelled'] as const;
+/** The shapes and mappers are the kit's (one definition for the gateway and the panel); named here for the document. */
+export {
+  ORDER_TYPE_NAMES,
+  ORDER_TYPES,
+  POSITION_STATUS_NAMES,
+  POSITION_STATUSES,
+  positionStatusFilter,
+  SIDE_NAMES,
+  SIDES,
+  toRestDeal,
+  toRestEquityPoint,
+  toRestFlag,
+  toRestPosition,
+  type OrderTypeName,
+  type PositionStatusName,
+  type RestDeal,
+  type RestEquityPoint,
+  type RestFlag,
+  type RestPosition,
+  type SideName,
+} from '@propdesk/kit';
 
-export type SideName = (typeof SIDE_NAMES)[number];
-export type OrderTypeName = (typeof ORDER_TYPE_NAMES)[number];
-export type PositionStatusName = (typeof POSITION_STATUS_NAMES)[number];
-
-export const SIDES: Record<SideName, tradingv1.Side> = { buy: tradingv1.Side.SIDE_BUY, sell: tradingv1.Side.SIDE_SELL };
-export const ORDER_TYPES: Record<OrderTypeName, tradingv1.OrderType> = {
-  market: tradingv1.OrderType.ORDER_TYPE_MARKET,
-  limit: tradingv1.OrderType.ORDER_TYPE_LIMIT,
-  stop: tradingv1.OrderType.ORDER_TYPE_STOP,
-};
-export const POSITION_STATUSES: Record<PositionStatusName, tradingv1.PositionStatus> = {
-  pending: tradingv1.PositionStatus.POSITION_STATUS_PENDING,
-  open: tradingv1.PositionStatus.POSITION_STATUS_OPEN,
-  closed: tradingv1.PositionStatus.POSITION_STATUS_CLOSED,
-  cancelled: tradingv1.PositionStatus.POSITION_STATUS_CANCELLED,
-};
-
-function nameOf<N extends string, V>(table: Record<N, V>, value: V, fallback: N): N {
-  for (const [name, v] of Object.entries(table) as Array<[N, V]>) if (v === value) return name;
-  return fallback;
-}
-
-export function positionStatusFilter(value: PositionStatusName | undefined): tradingv1.PositionStatus {
-  return value === undefined ? tradingv1.PositionStatus.POSITION_STATUS_UNSPECIFIED : POSITION_STATUSES[value];
-}
-
-const money = z.number();
-const nullableTime = z.string().datetime().nullable();
-
-export const positionSchema = z
-  .object({
-    id: z.string(),
-    status: z.enum(POSITION_STATUS_NAMES),
-    symbol: z.string(),
-    side: z.enum(SIDE_NAMES),
-    volume: z.number().describe('lots'),
-    type: z.enum(ORDER_TYPE_NAMES),
-    price: z.number().nullable().describe('the limit or stop price of a pending order'),
-    open_price: z.number().nullable(),
-    stop_loss: z.number().nullable(),
-    take_profit: z.number().nullable(),
-    opened_at: nullableTime,
-    close_price: z.number().nullable(),
-    profit: money.nullable(),
-    closed_at: nullableTime,
-    close_reason: z.string().nullable(),
-  })
-  .strict()
-  .openapi('Position');
-export type RestPosition = z.output<typeof positionSchema>;
-
-export function toRestPosition(position: tradingv1.Position | undefined): RestPosition {
-  if (position === undefined) throw new AppError('internal_error', 'the service answered without a position');
-  return {
-    id: position.id,
-    status: nameOf(POSITION_STATUSES, position.status, 'open'),
-    symbol: position.symbol,
-    side: nameOf(SIDES, position.side, 'buy'),
-    volume: position.volume,
-    type: nameOf(ORDER_TYPES, position.type, 'market'),
-    price: numberOrNull(position.price),
-    open_price: numberOrNull(position.openPrice),
-    stop_loss: numberOrNull(position.stopLoss),
-    take_profit: numberOrNull(position.takeProfit),
-    opened_at: isoOrNull(position.openedAt),
-    close_price: numberOrNull(position.closePrice),
-    profit: numberOrNull(position.profit),
-    closed_at: isoOrNull(position.closedAt),
-    close_reason: stringOrNull(position.closeReason),
-  };
-}
-
-export const dealSchema = z
-  .object({
-    id: z.string(),
-    position_id: z.string(),
-    symbol: z.string(),
-    side: z.enum(SIDE_NAMES),
-    volume: z.number(),
-    open_price: z.number(),
-    close_price: z.number(),
-    profit: money,
-    opened_at: nullableTime,
-    closed_at: nullableTime,
-    close_reason: z.string().nullable(),
-    balance_after: money,
-  })
-  .strict()
-  .openapi('Deal');
-export type RestDeal = z.output<typeof dealSchema>;
-
-export function toRestDeal(deal: tradingv1.Deal): RestDeal {
-  return {
-    id: deal.id,
-    position_id: deal.positionId,
-    symbol: deal.symbol,
-    side: nameOf(SIDES, deal.side, 'buy'),
-    volume: deal.volume,
-    open_price: deal.openPrice,
-    close_price: deal.closePrice,
-    profit: deal.profit,
-    opened_at: isoOrNull(deal.openedAt),
-    closed_at: isoOrNull(deal.closedAt),
-    close_reason: stringOrNull(deal.closeReason),
-    balance_after: deal.balanceAfter,
-  };
-}
-
-export const flagSchema = z
-  .object({
-    id: z.string(),
-    account: z.number().int(),
-    rule: z.string(),
-    action: z.enum(['flag', 'breach']).describe('flag: trading goes on; breach: the account is breached'),
-    reason: z.string(),
-    evidence: z.record(z.string(), z.unknown()).describe('the figures behind the decision'),
-    created_at: z.string().datetime(),
-  })
-  .strict()
-  .openapi('Flag');
-export type RestFlag = z.output<typeof flagSchema>;
-
-export function toRestFlag(flag: tradingv1.Flag): RestFlag {
-  return {
-    id: flag.id,
-    account: int64(flag.account),
-    rule: flag.rule,
-    action: flag.action === 'breach' ? 'breach' : 'flag',
-    reason: flag.reason,
-    evidence: (flag.evidence as Record<string, unknown> | undefined) ?? {},
-    created_at: iso(flag.createdAt),
-  };
-}
-
-export const equityPointSchema = z.object({ time: z.string().datetime(), equity: money, balance: money }).strict();
-export type RestEquityPoint = z.output<typeof equityPointSchema>;
-
-export function toRestEquityPoint(point: tradingv1.EquityPoint): RestEquityPoint {
-  return { time: iso(point.time), equity: point.equity, balance: point.balance };
-}
+export const positionSchema = restPositionSchema.openapi('Position');
+export const dealSchema = restDealSchema.openapi('Deal');
+export const flagSchema = restFlagSchema.openapi('Flag');
+export const equityPointSchema = restEquityPointSchema;
 
 export const positionPageSchema = pageSchema(positionSchema).openapi('PositionPage');
 export const dealPageSchema = pageSchema(dealSchema).openapi('DealPage');

@@ -14,8 +14,12 @@ const NAMES_BEFORE_THE_MOVE = ['0001-core', '0002-provisioning-and-logins', '100
 
 /** The migrations as they were then: the same statements, in the same order, under the old names. */
 function migrationsBeforeTheMove(): Migration[] {
-  return MIGRATIONS.map((m) => ({ name: m.formerNames?.[0] ?? m.name, up: m.up }));
+  return MIGRATIONS.map((m) => ({ name: m.formerNames?.[0] ?? m.name, up: m.up })).filter((m) => NAMES_BEFORE_THE_MOVE.includes(m.name));
 }
+
+/** Migrations written after the move, which an upgraded database applies like any new one. */
+const ADDED_SINCE = MIGRATIONS.filter((m) => !m.formerNames && !NAMES_BEFORE_THE_MOVE.includes(m.name)).map((m) => m.name);
+const NAMES_AFTER_UPGRADE = [...NAMES_BEFORE_THE_MOVE, ...ADDED_SINCE].sort();
 
 async function recordedNames(sequelize: Sequelize): Promise<string[]> {
   const rows = await sequelize.query<{ name: string }>(`SELECT name FROM ${SCHEMA}.schema_migrations ORDER BY name`, { type: QueryTypes.SELECT });
@@ -58,9 +62,9 @@ describe('a database created before the trading migrations moved', () => {
     expect(await recordedNames(oldSql)).toEqual(NAMES_BEFORE_THE_MOVE);
   });
 
-  it('applies nothing on upgrade and keeps the old names recorded', async () => {
-    expect(await migrate(oldSql, SCHEMA, MIGRATIONS)).toEqual([]);
-    expect(await recordedNames(oldSql)).toEqual(NAMES_BEFORE_THE_MOVE);
+  it('applies only the migrations added since on upgrade, and keeps the old names recorded', async () => {
+    expect(await migrate(oldSql, SCHEMA, MIGRATIONS)).toEqual(ADDED_SINCE);
+    expect(await recordedNames(oldSql)).toEqual(NAMES_AFTER_UPGRADE);
   });
 
   it('has the schema a fresh database gets, which records the new names', async () => {
@@ -97,7 +101,7 @@ describe('a database created before the trading migrations moved', () => {
         type: tradingv1.OrderType.ORDER_TYPE_MARKET,
       });
       expect(position).toMatchObject({ status: tradingv1.PositionStatus.POSITION_STATUS_OPEN, openPrice: 1.1002 });
-      expect(await recordedNames(oldSql)).toEqual(NAMES_BEFORE_THE_MOVE);
+      expect(await recordedNames(oldSql)).toEqual(NAMES_AFTER_UPGRADE);
     } finally {
       trading.close();
       await service.stop();

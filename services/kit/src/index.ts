@@ -20,4 +20,8 @@ export * from './pg-listener';
 export * from './resources';
 export * from './http-server';
 export * from './rest/account';
+export * from './rest/common';
+export * from './rest/people';
+export * from './rest/webhooks';
+export * from './rest/trading';
 export * from './credential-rules';

@@ -27,25 +27,43 @@ describe('the panel HTTP edge', () => {
     return { status: res.statusCode, headers: res.headers, text, json: type.includes('json') ? JSON.parse(text) : undefined };
   }
 
-  it('serves the web UI at /panel and /panel/ with a strict content security policy', async () => {
-    for (const path of ['/panel', '/panel/']) {
+  // The built front end (npm test builds it first, with `npm run build:panel`).
+  it('answers every page URL with the app shell: module scripts from /panel/assets only, no inline script, a strict CSP', async () => {
+    for (const path of ['/panel', '/panel/', '/panel/accounts', '/panel/accounts/1000001', '/panel/webhooks/abc', '/panel/api-keys', '/panel/sign-in']) {
       const res = await call('GET', path);
-      expect(res.status).toBe(200);
+      expect({ path, status: res.status }).toEqual({ path, status: 200 });
       expect(res.headers['content-type']).toMatch(/text\/html/);
-      expect(res.text).toContain('/panel/static/app.js');
-      expect(res.headers['content-security-policy']).toContain("script-src 'self'");
+      expect(res.headers['cache-control']).toBe('no-store');
+      const scripts = [...res.text.matchAll(/<script\b([^>]*)>([\s\S]*?)<\/script>/g)];
+      expect(scripts.length).toBeGreaterThan(0);
+      for (const [, attributes, body] of scripts) {
+        expect(attributes).toMatch(/src="\/panel\/assets\/[\w.-]+\.js"/);
+        expect(body.trim()).toBe('');
+      }
+      const csp = String(res.headers['content-security-policy']);
+      expect(csp).toContain("script-src 'self'");
+      expect(csp).not.toContain('unsafe-inline');
       expect(res.headers['x-frame-options']).toBe('DENY');
     }
-    const script = await call('GET', '/panel/static/app.js');
-    expect(script.status).toBe(200);
-    expect(script.headers['content-type']).toMatch(/javascript/);
+  });
+
+  it('serves the hashed assets for a year, and a missing one is a JSON 404', async () => {
+    const shell = await call('GET', '/panel/accounts');
+    const script = /src="(\/panel\/assets\/[\w.-]+\.js)"/.exec(shell.text)?.[1] ?? '';
+    const asset = await call('GET', script);
+    expect(asset.status).toBe(200);
+    expect(asset.headers['content-type']).toMatch(/javascript/);
+    expect(String(asset.headers['cache-control'])).toMatch(/max-age=31536000.*immutable/);
+    const missing = await call('GET', '/panel/assets/missing.js');
+    expect(missing.status).toBe(404);
+    expect(missing.json.error.code).toBe('not_found');
   });
 
   it('answers unknown routes with 404 not_found in the error shape', async () => {
     const res = await call('GET', '/panel/api/nope');
     expect(res.status).toBe(404);
     expect(res.json).toEqual({ error: { code: 'not_found', message: expect.any(String) } });
-    expect((await call('GET', '/panel/static/missing.js')).json.error.code).toBe('not_found');
+    expect((await call('POST', '/panel/accounts', { 'content-type': 'application/json' }, '{}')).status).toBe(404);
   });
 
   it('answers malformed JSON with 400 invalid_request', async () => {

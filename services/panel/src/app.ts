@@ -1,25 +1,30 @@
-import path from 'node:path';
 import express, { type Express } from 'express';
 import type { Logger } from '@propdesk/kit';
 import type { PanelClients } from './clients';
 import { csrfGuard } from './http/csrf';
 import { errorHandler, notFoundHandler } from './http/errors';
 import { requestContext, securityHeaders } from './http/request-context';
+import { webApp, WEB_DIR } from './http/web-app';
 import { accountRoutes } from './routes/account-routes';
+import { eventRoutes } from './routes/event-routes';
 import { keyRoutes } from './routes/key-routes';
+import { metaRoutes } from './routes/meta-routes';
+import { pendingRoutes } from './routes/pending-routes';
 import { sessionRoutes } from './routes/session-routes';
+import { teamRoutes } from './routes/team-routes';
+import { tradingRoutes } from './routes/trading-routes';
+import { webhookRoutes } from './routes/webhook-routes';
 
 export interface PanelDeps {
   clients: PanelClients;
   logger: Logger;
   /** Express "trust proxy" (PANEL_TRUST_PROXY). */
   trustProxy: boolean | number | string;
+  /** The built front end; WEB_DIR unless a test serves another build. */
+  webDir?: string;
 }
 
-/** Resolved from src/ (ts-jest) and from dist/ alike. */
-export const STATIC_DIR = path.resolve(__dirname, '..', 'static');
-
-export function createApp({ clients, logger, trustProxy }: PanelDeps): Express {
+export function createApp({ clients, logger, trustProxy, webDir = WEB_DIR }: PanelDeps): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', trustProxy);
@@ -27,17 +32,19 @@ export function createApp({ clients, logger, trustProxy }: PanelDeps): Express {
 
   app.use(requestContext(logger));
   app.use(securityHeaders);
-
-  app.get(['/panel', '/panel/'], (_req, res) => {
-    res.sendFile(path.join(STATIC_DIR, 'index.html'));
-  });
-  app.use('/panel/static', express.static(STATIC_DIR, { index: false, redirect: false, maxAge: '5m' }));
+  app.use(webApp(webDir));
 
   app.use(csrfGuard);
   app.use(express.json({ limit: '64kb' }));
+  app.use(metaRoutes());
   app.use(sessionRoutes(clients));
   app.use(keyRoutes(clients));
   app.use(accountRoutes(clients));
+  app.use(tradingRoutes(clients));
+  app.use(eventRoutes(clients));
+  app.use(webhookRoutes(clients));
+  app.use(teamRoutes(clients));
+  app.use(pendingRoutes(clients));
 
   app.use(notFoundHandler);
   app.use(errorHandler(logger));

@@ -1,11 +1,14 @@
 import { createServiceClient, type PromiseClient, type ServiceAddresses, type ServiceClient } from '@propdesk/kit';
-import { accountsv1, authv1 } from '@propdesk/proto';
+import { accountsv1, authv1, tradingv1, webhooksv1 } from '@propdesk/proto';
 
 export type { PromiseClient } from '@propdesk/kit';
 
 export interface PanelClients {
   auth: PromiseClient<authv1.AuthServiceClient>;
   accounts: PromiseClient<accountsv1.AccountsServiceClient>;
+  /** TradingService, served by the accounts process (same address). */
+  trading: PromiseClient<tradingv1.TradingServiceClient>;
+  webhooks: PromiseClient<webhooksv1.WebhooksServiceClient>;
   close(): void;
 }
 
@@ -23,12 +26,28 @@ export function createPanelClients(addresses: ServiceAddresses, deadlineMs: numb
     addresses.accounts,
     deadlineMs,
   );
+  const trading: ServiceClient<tradingv1.TradingServiceClient> = createServiceClient(
+    tradingv1.TradingServiceClient,
+    tradingv1.TradingServiceService,
+    addresses.accounts,
+    deadlineMs,
+  );
+  const webhooks: ServiceClient<webhooksv1.WebhooksServiceClient> = createServiceClient(
+    webhooksv1.WebhooksServiceClient,
+    webhooksv1.WebhooksServiceService,
+    addresses.webhooks,
+    deadlineMs,
+  );
   return {
     auth: auth.call,
     accounts: accounts.call,
+    trading: trading.call,
+    webhooks: webhooks.call,
     close() {
       auth.close();
       accounts.close();
+      trading.close();
+      webhooks.close();
     },
   };
 }

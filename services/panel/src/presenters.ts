@@ -26,6 +26,11 @@ export function presentUser(user: authv1.User): UserJson {
   return { id: user.id, email: user.email, role: roleName(user.role), organization_id: user.organizationId };
 }
 
+/** A member of the team as the Team page shows it. */
+export function presentTeamUser(user: authv1.User) {
+  return { id: user.id, email: user.email, role: roleName(user.role), created_at: iso(user.createdAt) };
+}
+
 /** A key in the panel's lists and after a limits change; a null limit is the deployment's default. */
 export function presentKey(key: authv1.ApiKey) {
   return {

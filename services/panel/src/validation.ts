@@ -38,3 +38,26 @@ export { queryString };
 
 /** SPEC section 4. */
 export const KNOWN_SCOPES = ['accounts:read', 'accounts:write', 'credentials:read', 'trading:write'] as const;
+
+const POSITIVE_INTEGER = /^[1-9]\d{0,15}$/;
+
+/** An account number of the path, as the int64 string the contract carries; anything else is 400 naming `number`. */
+export function accountNumberParam(req: Request): string {
+  const raw = req.params.number;
+  if (typeof raw !== 'string' || !POSITIVE_INTEGER.test(raw) || Number(raw) > Number.MAX_SAFE_INTEGER) {
+    throw new AppError('invalid_request', 'number must be a positive integer', 'number');
+  }
+  return raw;
+}
+
+/** An opaque id of the path: bounded and printable; anything else names nothing (404). */
+export function idParam(req: Request, name: string, what: string): string {
+  const raw = req.params[name];
+  if (typeof raw !== 'string' || !/^[\w.-]{1,128}$/.test(raw)) throw new AppError('not_found', `${what} not found`);
+  return raw;
+}
+
+/** {data, next_cursor}, the list page of SPEC section 7. */
+export function pageOf<T>(data: T[], nextPageToken: string): { data: T[]; next_cursor: string | null } {
+  return { data, next_cursor: nextPageToken === '' ? null : nextPageToken };
+}

@@ -75,3 +75,15 @@ export async function listTraders(
   );
   return rows.map((row) => ({ trader: toTrader(row), position: { t: row.created_key, id: row.id } }));
 }
+
+/** The organization's traders among the given ids or normalized emails, oldest first. */
+export async function findTradersByIdOrEmail(sequelize: Sequelize, org: string, ids: string[], emailsNormalized: string[]): Promise<Trader[]> {
+  if (ids.length === 0 && emailsNormalized.length === 0) return [];
+  const rows = await sequelize.query<TraderRow>(
+    `SELECT ${TRADER_COLUMNS} FROM traders
+      WHERE organization_id = :org AND (id = ANY(ARRAY[:ids]::uuid[]) OR email_normalized = ANY(ARRAY[:emails]::text[]))
+      ORDER BY created_at, id`,
+    { replacements: { org, ids: ids.length ? ids : [null], emails: emailsNormalized.length ? emailsNormalized : [null] }, type: QueryTypes.SELECT },
+  );
+  return rows.map(toTrader);
+}

@@ -11,7 +11,7 @@ import { createExecutorSession, getExecutorSession } from '../use-cases/executor
 import { getAccount } from '../use-cases/get-account';
 import { listAccountPagesAsJson, listAccounts, listAccountsAsJson, type JsonPage, type ListAccountsInput } from '../use-cases/list-accounts';
 import { listEvents } from '../use-cases/list-events';
-import { createTrader, getTrader, listTraders } from '../use-cases/traders';
+import { createTrader, findTraders, getTrader, listTraders } from '../use-cases/traders';
 import { unassignTrader } from '../use-cases/unassign-trader';
 import { statusFromProto, toProtoAccount, toProtoCredentials, toProtoEvent, toProtoTrader } from './mappers';
 import { ActiveStreams, createStreamEventsHandler } from './stream-events-handler';
@@ -123,6 +123,9 @@ export function createAccountsHandlers(
     async listTraders(req) {
       const page = await listTraders(deps, req);
       return { traders: page.traders.map(toProtoTrader), nextPageToken: page.nextPageToken };
+    },
+    async findTraders(req) {
+      return { traders: (await findTraders(deps, req)).map(toProtoTrader) };
     },
     async getCredentials(req) {
       return { credentials: toProtoCredentials(await getCredentials(deps, req)) };

@@ -237,6 +237,8 @@ describe('reads', () => {
     await expectCode(h.trading.getEquityCurve({ organizationId: org, number: n, from: new Date('2020-01-02'), to: new Date('2020-01-01') }), 'invalid_request', 'from');
 
     const { report } = await h.trading.getReport({ organizationId: org, number: n });
+    // GetTerms answers the report's terms section alone.
+    expect((await h.trading.getTerms({ organizationId: org, number: n })).terms).toEqual(report?.terms);
     expect(Object.keys(report ?? {}).sort()).toEqual(
       ['balance_equity_history', 'by_instrument', 'deals_and_positions', 'identity', 'indicators', 'long_short', 'monthly_statement', 'streaks', 'terms'].sort(),
     );

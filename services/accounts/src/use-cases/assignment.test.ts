@@ -177,4 +177,19 @@ describe('traders', () => {
     await expect(h.api.getTrader({ organizationId: org, traderId: 'nope' })).rejects.toMatchObject({ code: 'not_found' });
     expect((await h.api.getTrader({ organizationId: org, traderId: ids[0] })).trader?.name).toBe('T0');
   });
+
+  it('finds traders by id or by email whatever its case, only in the organization', async () => {
+    const org = h.newOrg();
+    const a = (await h.api.createTrader({ organizationId: org, name: 'Ann', email: 'Ann@Find.io' })).trader!;
+    const b = (await h.api.createTrader({ organizationId: org, name: 'Bob', email: 'bob@find.io' })).trader!;
+    await h.api.createTrader({ organizationId: org, name: 'Cy', email: 'cy@find.io' });
+    const found = await h.api.findTraders({ organizationId: org, ids: [b.id, 'not-a-uuid'], emails: [' ANN@find.io', 'nobody@find.io'] });
+    expect(found.traders.map((t) => t.name)).toEqual(['Ann', 'Bob']);
+    expect((await h.api.findTraders({ organizationId: org, ids: [], emails: [] })).traders).toEqual([]);
+    expect((await h.api.findTraders({ organizationId: h.newOrg(), ids: [a.id], emails: ['bob@find.io'] })).traders).toEqual([]);
+    await expect(h.api.findTraders({ organizationId: org, ids: Array.from({ length: 201 }, () => a.id), emails: [] })).rejects.toMatchObject({
+      code: 'invalid_request',
+      param: 'ids',
+    });
+  });
 });

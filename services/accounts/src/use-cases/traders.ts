@@ -1,5 +1,5 @@
 import { AppError, pageSize } from '@propdesk/kit';
-import { findOrCreateTrader, findTrader, listTraders as listTraderRows, type TraderPosition } from '../data/traders';
+import { findOrCreateTrader, findTrader, findTradersByIdOrEmail, listTraders as listTraderRows, type TraderPosition } from '../data/traders';
 import type { Trader } from '../domain/account';
 import { isUuid, organizationId, traderInput } from '../domain/validation';
 import type { AccountsDeps } from '../deps';
@@ -41,4 +41,16 @@ export async function listTraders(
   const page = rows.slice(0, size);
   const nextPageToken = rows.length > size ? deps.cursors.encode(scope, page[page.length - 1].position) : '';
   return { traders: page.map((r) => r.trader), nextPageToken };
+}
+
+const MAX_LOOKUPS = 200;
+
+/** Traders by id or email (any case); malformed ids and unknown ones simply find nothing. */
+export async function findTraders(deps: AccountsDeps, input: { organizationId: string; ids: string[]; emails: string[] }): Promise<Trader[]> {
+  const org = organizationId(input.organizationId);
+  if (input.ids.length > MAX_LOOKUPS) throw new AppError('invalid_request', `at most ${MAX_LOOKUPS} ids`, 'ids');
+  if (input.emails.length > MAX_LOOKUPS) throw new AppError('invalid_request', `at most ${MAX_LOOKUPS} emails`, 'emails');
+  const ids = [...new Set(input.ids.filter(isUuid).map((id) => id.toLowerCase()))];
+  const emails = [...new Set(input.emails.map((e) => e.trim().toLowerCase()).filter((e) => e.length > 0 && e.length <= 320))];
+  return findTradersByIdOrEmail(deps.sequelize, org, ids, emails);
 }

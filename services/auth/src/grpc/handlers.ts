@@ -12,6 +12,8 @@ import { createUser } from '../use-cases/create-user';
 import { getOrganization } from '../use-cases/get-organization';
 import { getSession } from '../use-cases/get-session';
 import { listApiKeys } from '../use-cases/list-api-keys';
+import { listUsers } from '../use-cases/list-users';
+import { deleteUser, updateUserRole } from '../use-cases/change-team';
 import { login } from '../use-cases/login';
 import { logout } from '../use-cases/logout';
 import { reserveCredits } from '../use-cases/reserve-credits';
@@ -83,6 +85,17 @@ export function authHandlers(deps: AuthDeps): AuthHandlers {
     async logout(req) {
       await logout(deps, req.sessionToken);
       return {};
+    },
+    async listUsers(req) {
+      const page = await listUsers(deps, { organizationId: req.organizationId, pageSize: req.pageSize, pageToken: req.pageToken });
+      return { users: page.users.map(userToProto), nextPageToken: page.nextPageToken };
+    },
+    async updateUserRole(req) {
+      const user = await updateUserRole(deps, { organizationId: req.organizationId, userId: req.userId, role: roleFromProto(req.role) });
+      return { user: userToProto(user) };
+    },
+    async deleteUser(req) {
+      return { user: userToProto(await deleteUser(deps, { organizationId: req.organizationId, userId: req.userId })) };
     },
 
     async createApiKey(req) {

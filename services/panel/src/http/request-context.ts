@@ -41,6 +41,6 @@ export const securityHeaders: RequestHandler = (req, res, next) => {
   res.setHeader('Referrer-Policy', 'no-referrer');
   res.setHeader('Content-Security-Policy', CSP);
   res.setHeader('Cross-Origin-Opener-Policy', 'same-origin');
-  if (!req.path.startsWith('/panel/static/')) res.setHeader('Cache-Control', 'no-store');
+  if (!req.path.startsWith('/panel/assets/')) res.setHeader('Cache-Control', 'no-store');
   next();
 };

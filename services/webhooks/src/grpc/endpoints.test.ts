@@ -81,7 +81,9 @@ describe('webhook endpoints', () => {
     const org = h.org();
     const { endpoint } = await h.client.call.createEndpoint({ organizationId: org, url: 'https://hooks.example.com/del', events: [] });
     expect(await rejection(h.client.call.deleteEndpoint({ organizationId: h.org(), endpointId: endpoint!.id }))).toMatchObject({ code: 'not_found' });
+    expect((await h.client.call.getEndpoint({ organizationId: org, endpointId: endpoint!.id })).endpoint).toMatchObject({ url: 'https://hooks.example.com/del' });
     await h.client.call.deleteEndpoint({ organizationId: org, endpointId: endpoint!.id });
+    expect(await rejection(h.client.call.getEndpoint({ organizationId: org, endpointId: endpoint!.id }))).toMatchObject({ code: 'not_found' });
     expect((await h.client.call.listEndpoints({ organizationId: org, pageSize: 0, pageToken: '' })).endpoints).toHaveLength(0);
     expect(await rejection(h.client.call.deleteEndpoint({ organizationId: org, endpointId: endpoint!.id }))).toMatchObject({ code: 'not_found' });
     expect(await rejection(h.client.call.deleteEndpoint({ organizationId: org, endpointId: 'not-a-uuid' }))).toMatchObject({ code: 'not_found' });
@@ -92,6 +94,7 @@ describe('webhook endpoints', () => {
     const other = h.org();
     const id = endpoint!.id;
     expect(await rejection(h.client.call.listDeliveries({ organizationId: other, endpointId: id, pageSize: 0, pageToken: '', status: 0, eventType: '' }))).toMatchObject({ code: 'not_found' });
+    expect(await rejection(h.client.call.getEndpoint({ organizationId: other, endpointId: id }))).toMatchObject({ code: 'not_found' });
     expect(await rejection(h.client.call.sendTestEvent({ organizationId: other, endpointId: id }))).toMatchObject({ code: 'not_found' });
     expect(await rejection(h.client.call.enableEndpoint({ organizationId: other, endpointId: id }))).toMatchObject({ code: 'not_found' });
     expect(await rejection(h.client.call.retryDelivery({ organizationId: other, endpointId: id, deliveryId: id }))).toMatchObject({ code: 'not_found' });

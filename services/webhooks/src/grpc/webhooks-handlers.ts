@@ -4,6 +4,7 @@ import type { Deps } from '../deps';
 import { createEndpoint } from '../use-cases/create-endpoint';
 import { deleteEndpoint } from '../use-cases/delete-endpoint';
 import { enableEndpoint } from '../use-cases/enable-endpoint';
+import { getEndpoint } from '../use-cases/get-endpoint';
 import { listDeliveries } from '../use-cases/list-deliveries';
 import { listEndpoints } from '../use-cases/list-endpoints';
 import { retryDelivery } from '../use-cases/retry-delivery';
@@ -22,6 +23,9 @@ export function webhooksHandlers(deps: Deps, logger: Logger): Server {
     async listEndpoints(req) {
       const page = await listEndpoints(deps, { organizationId: req.organizationId, pageSize: req.pageSize, pageToken: req.pageToken });
       return { endpoints: page.endpoints.map(endpointToProto), nextPageToken: page.nextPageToken };
+    },
+    async getEndpoint(req) {
+      return { endpoint: endpointToProto(await getEndpoint(deps, { organizationId: req.organizationId, endpointId: req.endpointId })) };
     },
     async deleteEndpoint(req) {
       await deleteEndpoint(deps, { organizationId: req.organizationId, endpointId: req.endpointId });

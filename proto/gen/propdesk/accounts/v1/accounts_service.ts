@@ -184,6 +184,17 @@ export interface ListTradersRequest {
   pageToken: string;
 }
 
+export interface FindTradersRequest {
+  organizationId: string;
+  ids: string[];
+  emails: string[];
+}
+
+export interface FindTradersResponse {
+  /** Ordered by creation. */
+  traders: Trader[];
+}
+
 export interface ListTradersResponse {
   traders: Trader[];
   nextPageToken: string;
@@ -2604,6 +2615,180 @@ export const ListTradersRequest: MessageFns<ListTradersRequest> = {
   },
 };
 
+function createBaseFindTradersRequest(): FindTradersRequest {
+  return { organizationId: "", ids: [], emails: [] };
+}
+
+export const FindTradersRequest: MessageFns<FindTradersRequest> = {
+  encode(message: FindTradersRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.organizationId !== "") {
+      writer.uint32(10).string(message.organizationId);
+    }
+    for (const v of message.ids) {
+      writer.uint32(18).string(v!);
+    }
+    for (const v of message.emails) {
+      writer.uint32(26).string(v!);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): FindTradersRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseFindTradersRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.organizationId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.ids.push(reader.string());
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.emails.push(reader.string());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): FindTradersRequest {
+    return {
+      organizationId: isSet(object.organizationId)
+        ? globalThis.String(object.organizationId)
+        : isSet(object.organization_id)
+        ? globalThis.String(object.organization_id)
+        : "",
+      ids: globalThis.Array.isArray(object?.ids) ? object.ids.map((e: any) => globalThis.String(e)) : [],
+      emails: globalThis.Array.isArray(object?.emails) ? object.emails.map((e: any) => globalThis.String(e)) : [],
+    };
+  },
+
+  toJSON(message: FindTradersRequest): unknown {
+    const obj: any = {};
+    if (message.organizationId !== "") {
+      obj.organizationId = message.organizationId;
+    }
+    if (message.ids?.length) {
+      obj.ids = message.ids;
+    }
+    if (message.emails?.length) {
+      obj.emails = message.emails;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<FindTradersRequest>, I>>(base?: I): FindTradersRequest {
+    return FindTradersRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<FindTradersRequest>, I>>(object: I): FindTradersRequest {
+    const message = createBaseFindTradersRequest();
+    message.organizationId = object.organizationId ?? "";
+    message.ids = object.ids?.map((e) => e) || [];
+    message.emails = object.emails?.map((e) => e) || [];
+    return message;
+  },
+};
+
+function createBaseFindTradersResponse(): FindTradersResponse {
+  return { traders: [] };
+}
+
+export const FindTradersResponse: MessageFns<FindTradersResponse> = {
+  encode(message: FindTradersResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.traders) {
+      Trader.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): FindTradersResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseFindTradersResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.traders.push(Trader.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): FindTradersResponse {
+    return {
+      traders: globalThis.Array.isArray(object?.traders) ? object.traders.map((e: any) => Trader.fromJSON(e)) : [],
+    };
+  },
+
+  toJSON(message: FindTradersResponse): unknown {
+    const obj: any = {};
+    if (message.traders?.length) {
+      obj.traders = message.traders.map((e) => Trader.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<FindTradersResponse>, I>>(base?: I): FindTradersResponse {
+    return FindTradersResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<FindTradersResponse>, I>>(object: I): FindTradersResponse {
+    const message = createBaseFindTradersResponse();
+    message.traders = object.traders?.map((e) => Trader.fromPartial(e)) || [];
+    return message;
+  },
+};
+
 function createBaseListTradersResponse(): ListTradersResponse {
   return { traders: [], nextPageToken: "" };
 }
@@ -4109,6 +4294,19 @@ export const AccountsServiceService = {
     responseSerialize: (value: ListTradersResponse): Buffer => Buffer.from(ListTradersResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): ListTradersResponse => ListTradersResponse.decode(value),
   },
+  /**
+   * The traders of the organization with any of the given ids or emails (emails match
+   * whatever their case); unknown ones are simply absent. At most 200 ids and 200 emails.
+   */
+  findTraders: {
+    path: "/propdesk.accounts.v1.AccountsService/FindTraders" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: FindTradersRequest): Buffer => Buffer.from(FindTradersRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): FindTradersRequest => FindTradersRequest.decode(value),
+    responseSerialize: (value: FindTradersResponse): Buffer => Buffer.from(FindTradersResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): FindTradersResponse => FindTradersResponse.decode(value),
+  },
   /** Executor credentials and sessions. */
   getCredentials: {
     path: "/propdesk.accounts.v1.AccountsService/GetCredentials" as const,
@@ -4201,6 +4399,11 @@ export interface AccountsServiceServer extends UntypedServiceImplementation {
   createTrader: handleUnaryCall<CreateTraderRequest, CreateTraderResponse>;
   getTrader: handleUnaryCall<GetTraderRequest, GetTraderResponse>;
   listTraders: handleUnaryCall<ListTradersRequest, ListTradersResponse>;
+  /**
+   * The traders of the organization with any of the given ids or emails (emails match
+   * whatever their case); unknown ones are simply absent. At most 200 ids and 200 emails.
+   */
+  findTraders: handleUnaryCall<FindTradersRequest, FindTradersResponse>;
   /** Executor credentials and sessions. */
   getCredentials: handleUnaryCall<GetCredentialsRequest, GetCredentialsResponse>;
   rotateCredentials: handleUnaryCall<RotateCredentialsRequest, RotateCredentialsResponse>;
@@ -4389,6 +4592,25 @@ export interface AccountsServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ListTradersResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * The traders of the organization with any of the given ids or emails (emails match
+   * whatever their case); unknown ones are simply absent. At most 200 ids and 200 emails.
+   */
+  findTraders(
+    request: FindTradersRequest,
+    callback: (error: ServiceError | null, response: FindTradersResponse) => void,
+  ): ClientUnaryCall;
+  findTraders(
+    request: FindTradersRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: FindTradersResponse) => void,
+  ): ClientUnaryCall;
+  findTraders(
+    request: FindTradersRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: FindTradersResponse) => void,
   ): ClientUnaryCall;
   /** Executor credentials and sessions. */
   getCredentials(

@@ -313,7 +313,16 @@ export interface GetEquityCurveRequest {
   organizationId: string;
   number: string;
   from?: Date | undefined;
-  to?: Date | undefined;
+  to?:
+    | Date
+    | undefined;
+  /**
+   * At most this many points whatever the range (unset or 0 = 5000, the most; at least 4). A range
+   * with more per-minute closes is downsampled on the server: the range is cut into
+   * (max_points - 2) / 2 equal time buckets, and each bucket gives its lowest and its
+   * highest equity at the minutes they happened, so a breach stays visible at any zoom.
+   */
+  maxPoints?: number | undefined;
 }
 
 export interface GetEquityCurveResponse {
@@ -327,6 +336,16 @@ export interface GetReportRequest {
 
 export interface GetReportResponse {
   report?: { [key: string]: any } | undefined;
+}
+
+export interface GetTermsRequest {
+  organizationId: string;
+  number: string;
+}
+
+export interface GetTermsResponse {
+  /** The report's terms section: program, frozen terms, headroom, breaches. */
+  terms?: { [key: string]: any } | undefined;
 }
 
 export interface Instrument {
@@ -2806,7 +2825,7 @@ export const EquityPoint: MessageFns<EquityPoint> = {
 };
 
 function createBaseGetEquityCurveRequest(): GetEquityCurveRequest {
-  return { organizationId: "", number: "0", from: undefined, to: undefined };
+  return { organizationId: "", number: "0", from: undefined, to: undefined, maxPoints: undefined };
 }
 
 export const GetEquityCurveRequest: MessageFns<GetEquityCurveRequest> = {
@@ -2822,6 +2841,9 @@ export const GetEquityCurveRequest: MessageFns<GetEquityCurveRequest> = {
     }
     if (message.to !== undefined) {
       Timestamp.encode(toTimestamp(message.to), writer.uint32(34).fork()).join();
+    }
+    if (message.maxPoints !== undefined) {
+      writer.uint32(40).int32(message.maxPoints);
     }
     return writer;
   },
@@ -2871,6 +2893,14 @@ export const GetEquityCurveRequest: MessageFns<GetEquityCurveRequest> = {
             message.to = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
             continue;
           }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.maxPoints = reader.int32();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2893,6 +2923,11 @@ export const GetEquityCurveRequest: MessageFns<GetEquityCurveRequest> = {
       number: isSet(object.number) ? globalThis.String(object.number) : "0",
       from: isSet(object.from) ? fromJsonTimestamp(object.from) : undefined,
       to: isSet(object.to) ? fromJsonTimestamp(object.to) : undefined,
+      maxPoints: isSet(object.maxPoints)
+        ? globalThis.Number(object.maxPoints)
+        : isSet(object.max_points)
+        ? globalThis.Number(object.max_points)
+        : undefined,
     };
   },
 
@@ -2910,6 +2945,9 @@ export const GetEquityCurveRequest: MessageFns<GetEquityCurveRequest> = {
     if (message.to !== undefined) {
       obj.to = message.to.toISOString();
     }
+    if (message.maxPoints !== undefined) {
+      obj.maxPoints = Math.round(message.maxPoints);
+    }
     return obj;
   },
 
@@ -2922,6 +2960,7 @@ export const GetEquityCurveRequest: MessageFns<GetEquityCurveRequest> = {
     message.number = object.number ?? "0";
     message.from = object.from ?? undefined;
     message.to = object.to ?? undefined;
+    message.maxPoints = object.maxPoints ?? undefined;
     return message;
   },
 };
@@ -3147,6 +3186,162 @@ export const GetReportResponse: MessageFns<GetReportResponse> = {
   fromPartial<I extends Exact<DeepPartial<GetReportResponse>, I>>(object: I): GetReportResponse {
     const message = createBaseGetReportResponse();
     message.report = object.report ?? undefined;
+    return message;
+  },
+};
+
+function createBaseGetTermsRequest(): GetTermsRequest {
+  return { organizationId: "", number: "0" };
+}
+
+export const GetTermsRequest: MessageFns<GetTermsRequest> = {
+  encode(message: GetTermsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.organizationId !== "") {
+      writer.uint32(10).string(message.organizationId);
+    }
+    if (message.number !== "0") {
+      writer.uint32(16).int64(message.number);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetTermsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetTermsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.organizationId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.number = reader.int64().toString();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetTermsRequest {
+    return {
+      organizationId: isSet(object.organizationId)
+        ? globalThis.String(object.organizationId)
+        : isSet(object.organization_id)
+        ? globalThis.String(object.organization_id)
+        : "",
+      number: isSet(object.number) ? globalThis.String(object.number) : "0",
+    };
+  },
+
+  toJSON(message: GetTermsRequest): unknown {
+    const obj: any = {};
+    if (message.organizationId !== "") {
+      obj.organizationId = message.organizationId;
+    }
+    if (message.number !== "0") {
+      obj.number = message.number;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetTermsRequest>, I>>(base?: I): GetTermsRequest {
+    return GetTermsRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetTermsRequest>, I>>(object: I): GetTermsRequest {
+    const message = createBaseGetTermsRequest();
+    message.organizationId = object.organizationId ?? "";
+    message.number = object.number ?? "0";
+    return message;
+  },
+};
+
+function createBaseGetTermsResponse(): GetTermsResponse {
+  return { terms: undefined };
+}
+
+export const GetTermsResponse: MessageFns<GetTermsResponse> = {
+  encode(message: GetTermsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.terms !== undefined) {
+      Struct.encode(Struct.wrap(message.terms), writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetTermsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetTermsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.terms = Struct.unwrap(Struct.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetTermsResponse {
+    return { terms: isObject(object.terms) ? object.terms : undefined };
+  },
+
+  toJSON(message: GetTermsResponse): unknown {
+    const obj: any = {};
+    if (message.terms !== undefined) {
+      obj.terms = message.terms;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetTermsResponse>, I>>(base?: I): GetTermsResponse {
+    return GetTermsResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetTermsResponse>, I>>(object: I): GetTermsResponse {
+    const message = createBaseGetTermsResponse();
+    message.terms = object.terms ?? undefined;
     return message;
   },
 };
@@ -3921,6 +4116,19 @@ export const TradingServiceService = {
     responseSerialize: (value: GetReportResponse): Buffer => Buffer.from(GetReportResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): GetReportResponse => GetReportResponse.decode(value),
   },
+  /**
+   * The report's terms section alone (frozen terms, headroom, breaches with their evidence),
+   * without the deal aggregates: what an account page shows beside the analytics.
+   */
+  getTerms: {
+    path: "/propdesk.trading.v1.TradingService/GetTerms" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetTermsRequest): Buffer => Buffer.from(GetTermsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetTermsRequest => GetTermsRequest.decode(value),
+    responseSerialize: (value: GetTermsResponse): Buffer => Buffer.from(GetTermsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): GetTermsResponse => GetTermsResponse.decode(value),
+  },
   /** Market data. */
   listInstruments: {
     path: "/propdesk.trading.v1.TradingService/ListInstruments" as const,
@@ -3969,6 +4177,11 @@ export interface TradingServiceServer extends UntypedServiceImplementation {
   getAnalytics: handleUnaryCall<GetAnalyticsRequest, GetAnalyticsResponse>;
   getEquityCurve: handleUnaryCall<GetEquityCurveRequest, GetEquityCurveResponse>;
   getReport: handleUnaryCall<GetReportRequest, GetReportResponse>;
+  /**
+   * The report's terms section alone (frozen terms, headroom, breaches with their evidence),
+   * without the deal aggregates: what an account page shows beside the analytics.
+   */
+  getTerms: handleUnaryCall<GetTermsRequest, GetTermsResponse>;
   /** Market data. */
   listInstruments: handleUnaryCall<ListInstrumentsRequest, ListInstrumentsResponse>;
   publishQuote: handleUnaryCall<PublishQuoteRequest, PublishQuoteResponse>;
@@ -4114,6 +4327,25 @@ export interface TradingServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: GetReportResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * The report's terms section alone (frozen terms, headroom, breaches with their evidence),
+   * without the deal aggregates: what an account page shows beside the analytics.
+   */
+  getTerms(
+    request: GetTermsRequest,
+    callback: (error: ServiceError | null, response: GetTermsResponse) => void,
+  ): ClientUnaryCall;
+  getTerms(
+    request: GetTermsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: GetTermsResponse) => void,
+  ): ClientUnaryCall;
+  getTerms(
+    request: GetTermsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: GetTermsResponse) => void,
   ): ClientUnaryCall;
   /** Market data. */
   listInstruments(

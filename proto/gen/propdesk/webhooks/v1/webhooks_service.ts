@@ -148,6 +148,15 @@ export interface ListEndpointsResponse {
   nextPageToken: string;
 }
 
+export interface GetEndpointRequest {
+  organizationId: string;
+  endpointId: string;
+}
+
+export interface GetEndpointResponse {
+  endpoint?: Endpoint | undefined;
+}
+
 export interface DeleteEndpointRequest {
   organizationId: string;
   endpointId: string;
@@ -804,6 +813,168 @@ export const ListEndpointsResponse: MessageFns<ListEndpointsResponse> = {
     const message = createBaseListEndpointsResponse();
     message.endpoints = object.endpoints?.map((e) => Endpoint.fromPartial(e)) || [];
     message.nextPageToken = object.nextPageToken ?? "";
+    return message;
+  },
+};
+
+function createBaseGetEndpointRequest(): GetEndpointRequest {
+  return { organizationId: "", endpointId: "" };
+}
+
+export const GetEndpointRequest: MessageFns<GetEndpointRequest> = {
+  encode(message: GetEndpointRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.organizationId !== "") {
+      writer.uint32(10).string(message.organizationId);
+    }
+    if (message.endpointId !== "") {
+      writer.uint32(18).string(message.endpointId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetEndpointRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetEndpointRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.organizationId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.endpointId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetEndpointRequest {
+    return {
+      organizationId: isSet(object.organizationId)
+        ? globalThis.String(object.organizationId)
+        : isSet(object.organization_id)
+        ? globalThis.String(object.organization_id)
+        : "",
+      endpointId: isSet(object.endpointId)
+        ? globalThis.String(object.endpointId)
+        : isSet(object.endpoint_id)
+        ? globalThis.String(object.endpoint_id)
+        : "",
+    };
+  },
+
+  toJSON(message: GetEndpointRequest): unknown {
+    const obj: any = {};
+    if (message.organizationId !== "") {
+      obj.organizationId = message.organizationId;
+    }
+    if (message.endpointId !== "") {
+      obj.endpointId = message.endpointId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetEndpointRequest>, I>>(base?: I): GetEndpointRequest {
+    return GetEndpointRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetEndpointRequest>, I>>(object: I): GetEndpointRequest {
+    const message = createBaseGetEndpointRequest();
+    message.organizationId = object.organizationId ?? "";
+    message.endpointId = object.endpointId ?? "";
+    return message;
+  },
+};
+
+function createBaseGetEndpointResponse(): GetEndpointResponse {
+  return { endpoint: undefined };
+}
+
+export const GetEndpointResponse: MessageFns<GetEndpointResponse> = {
+  encode(message: GetEndpointResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.endpoint !== undefined) {
+      Endpoint.encode(message.endpoint, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetEndpointResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetEndpointResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.endpoint = Endpoint.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetEndpointResponse {
+    return { endpoint: isSet(object.endpoint) ? Endpoint.fromJSON(object.endpoint) : undefined };
+  },
+
+  toJSON(message: GetEndpointResponse): unknown {
+    const obj: any = {};
+    if (message.endpoint !== undefined) {
+      obj.endpoint = Endpoint.toJSON(message.endpoint);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetEndpointResponse>, I>>(base?: I): GetEndpointResponse {
+    return GetEndpointResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetEndpointResponse>, I>>(object: I): GetEndpointResponse {
+    const message = createBaseGetEndpointResponse();
+    message.endpoint = (object.endpoint !== undefined && object.endpoint !== null)
+      ? Endpoint.fromPartial(object.endpoint)
+      : undefined;
     return message;
   },
 };
@@ -2303,6 +2474,19 @@ export const WebhooksServiceService = {
       Buffer.from(ListEndpointsResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): ListEndpointsResponse => ListEndpointsResponse.decode(value),
   },
+  /**
+   * One endpoint of the organization (the panel's endpoint page); deleted or another
+   * organization's: not_found.
+   */
+  getEndpoint: {
+    path: "/propdesk.webhooks.v1.WebhooksService/GetEndpoint" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetEndpointRequest): Buffer => Buffer.from(GetEndpointRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetEndpointRequest => GetEndpointRequest.decode(value),
+    responseSerialize: (value: GetEndpointResponse): Buffer => Buffer.from(GetEndpointResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): GetEndpointResponse => GetEndpointResponse.decode(value),
+  },
   deleteEndpoint: {
     path: "/propdesk.webhooks.v1.WebhooksService/DeleteEndpoint" as const,
     requestStream: false as const,
@@ -2376,6 +2560,11 @@ export const WebhooksServiceService = {
 export interface WebhooksServiceServer extends UntypedServiceImplementation {
   createEndpoint: handleUnaryCall<CreateEndpointRequest, CreateEndpointResponse>;
   listEndpoints: handleUnaryCall<ListEndpointsRequest, ListEndpointsResponse>;
+  /**
+   * One endpoint of the organization (the panel's endpoint page); deleted or another
+   * organization's: not_found.
+   */
+  getEndpoint: handleUnaryCall<GetEndpointRequest, GetEndpointResponse>;
   deleteEndpoint: handleUnaryCall<DeleteEndpointRequest, DeleteEndpointResponse>;
   enableEndpoint: handleUnaryCall<EnableEndpointRequest, EnableEndpointResponse>;
   listDeliveries: handleUnaryCall<ListDeliveriesRequest, ListDeliveriesResponse>;
@@ -2418,6 +2607,25 @@ export interface WebhooksServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ListEndpointsResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * One endpoint of the organization (the panel's endpoint page); deleted or another
+   * organization's: not_found.
+   */
+  getEndpoint(
+    request: GetEndpointRequest,
+    callback: (error: ServiceError | null, response: GetEndpointResponse) => void,
+  ): ClientUnaryCall;
+  getEndpoint(
+    request: GetEndpointRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: GetEndpointResponse) => void,
+  ): ClientUnaryCall;
+  getEndpoint(
+    request: GetEndpointRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: GetEndpointResponse) => void,
   ): ClientUnaryCall;
   deleteEndpoint(
     request: DeleteEndpointRequest,

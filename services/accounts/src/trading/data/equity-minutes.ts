@@ -1,4 +1,5 @@
 import type { Sequelize, Transaction } from '@propdesk/kit';
+import { REBUILD_EQUITY_HOURS_SQL } from './migrations/0004-equity-hours';
 
 /** One account's equity over one minute: open/high/low/close, and the balance at its close. */
 export interface EquitySample {
@@ -33,4 +34,15 @@ export async function upsertEquityMinutes(sequelize: Sequelize, samples: EquityS
       transaction: tx,
     },
   );
+}
+
+/**
+ * The hour rollups (equity_hours) are filled from the minutes, never on this write path: a mark
+ * costs one upsert. Completed hours are rolled when a curve is read (rollEquityHours in
+ * statistics.ts) and by the migration that created the table; this rebuilds one account's from
+ * scratch, for histories written straight into the minutes.
+ */
+export async function rebuildEquityHours(sequelize: Sequelize, accountNumber: number): Promise<void> {
+  await sequelize.query(`DELETE FROM equity_hours WHERE account_number = :accountNumber`, { replacements: { accountNumber } });
+  await sequelize.query(REBUILD_EQUITY_HOURS_SQL.replace(':accountFilter', 'account_number = :accountNumber'), { replacements: { accountNumber } });
 }

@@ -1,4 +1,5 @@
 import { QueryTypes, toNumber, type Sequelize } from '@propdesk/kit';
+import { ROLLED_HOURS_END_SQL } from './migrations/0004-equity-hours';
 import type { DealTotals } from '../domain/indicators';
 
 /** Results of a group of deals. Returns are per trade: profit / balance before the trade. */
@@ -119,4 +120,85 @@ export async function equityCurve(sequelize: Sequelize, accountNumber: number, f
     { replacements: { accountNumber, from, to, limit }, type: QueryTypes.SELECT },
   );
   return rows.map((r) => ({ time: r.minute, equity: toNumber(r.close), balance: toNumber(r.balance) }));
+}
+
+/** The first and last minute bucket within the range: two index lookups, whatever the range holds. */
+export async function equityRange(sequelize: Sequelize, accountNumber: number, from: Date | null, to: Date | null): Promise<{ first: Date | null; last: Date | null }> {
+  const [row] = await sequelize.query<{ first: Date | null; last: Date | null }>(
+    `SELECT (SELECT minute FROM equity_minutes WHERE account_number = :accountNumber
+                AND (:from::timestamptz IS NULL OR minute >= :from::timestamptz) AND (:to::timestamptz IS NULL OR minute <= :to::timestamptz)
+              ORDER BY minute LIMIT 1) AS first,
+            (SELECT minute FROM equity_minutes WHERE account_number = :accountNumber
+                AND (:from::timestamptz IS NULL OR minute >= :from::timestamptz) AND (:to::timestamptz IS NULL OR minute <= :to::timestamptz)
+              ORDER BY minute DESC LIMIT 1) AS last`,
+    { replacements: { accountNumber, from, to }, type: QueryTypes.SELECT },
+  );
+  return { first: row?.first ?? null, last: row?.last ?? null };
+}
+
+const HOUR_SECONDS = 3600;
+
+/**
+ * Rolls the account's completed hours that are not rolled yet (usually none, or the few since the
+ * last read) and answers where its rolled hours end: minutes from there on are read as they are.
+ * Concurrent readers roll the same rows; the second insert is a no-op.
+ */
+export async function rollEquityHours(sequelize: Sequelize, accountNumber: number): Promise<Date | null> {
+  const [row] = await sequelize.query<{ rolled_until: Date | null }>(
+    `WITH since AS (
+       SELECT coalesce((SELECT hour + interval '1 hour' FROM equity_hours WHERE account_number = :accountNumber ORDER BY hour DESC LIMIT 1),
+                       '-infinity'::timestamptz) AS t
+     ), rolled AS (
+       INSERT INTO equity_hours (account_number, hour, high, high_at, low, low_at, close, balance)
+       SELECT account_number, date_trunc('hour', minute),
+              max(high), (array_agg(minute ORDER BY high DESC, minute))[1],
+              min(low), (array_agg(minute ORDER BY low, minute))[1],
+              (array_agg(close ORDER BY minute DESC))[1], (array_agg(balance ORDER BY minute DESC))[1]
+         FROM equity_minutes, since
+        WHERE account_number = :accountNumber AND minute >= since.t AND minute < ${ROLLED_HOURS_END_SQL}
+        GROUP BY account_number, date_trunc('hour', minute)
+       ON CONFLICT (account_number, hour) DO NOTHING
+       RETURNING hour
+     )
+     SELECT greatest((SELECT max(hour) FROM rolled), (SELECT t - interval '1 hour' FROM since WHERE t > '-infinity')) + interval '1 hour' AS rolled_until`,
+    { replacements: { accountNumber }, type: QueryTypes.SELECT },
+  );
+  return row?.rolled_until ?? null;
+}
+
+/**
+ * The curve downsampled to `buckets` equal slices of [first, last]: per slice its lowest equity
+ * and its highest, each at the minute it happened with the balance then, oldest first. Extremes
+ * survive any zoom, so a breach never disappears between two points. Slices of an hour or more
+ * read the hour rollups (about 8,800 rows a year) and the minutes after the last rolled hour;
+ * shorter ones the minutes (a range that short holds a few tens of thousands at most). min/max of
+ * arrays pick an extreme and its minute together, in one pass with no sort.
+ */
+export async function equityCurveBuckets(sequelize: Sequelize, accountNumber: number, first: Date, last: Date, buckets: number): Promise<CurvePoint[]> {
+  const sliceSeconds = (last.getTime() - first.getTime()) / 1000 / buckets;
+  const hourFrom = new Date(Math.floor(first.getTime() / 3_600_000) * 3_600_000);
+  // Slices under an hour read no rollups: the hours part selects nothing and the minutes all of the range.
+  const rolledUntil = sliceSeconds >= HOUR_SECONDS ? ((await rollEquityHours(sequelize, accountNumber)) ?? hourFrom) : hourFrom;
+  const minutesFrom = rolledUntil > first ? rolledUntil : first;
+  const rows = await sequelize.query<{ low: number[]; high: number[] }>(
+    `SELECT min(ARRAY[low::float8, extract(epoch FROM low_at)::float8, balance::float8]) AS low,
+            max(ARRAY[high::float8, extract(epoch FROM high_at)::float8, balance::float8]) AS high
+       FROM (SELECT hour AS t, low, low_at, high, high_at, balance FROM equity_hours
+              WHERE account_number = :accountNumber AND hour >= :hourFrom::timestamptz AND hour < :rolledUntil::timestamptz
+             UNION ALL
+             SELECT minute, low, minute, high, minute, balance FROM equity_minutes
+              WHERE account_number = :accountNumber AND minute >= :minutesFrom::timestamptz AND minute <= :last::timestamptz) s
+      GROUP BY width_bucket(extract(epoch FROM t)::float8, extract(epoch FROM :hourFrom::timestamptz)::float8,
+                            extract(epoch FROM :last::timestamptz)::float8 + 1, :buckets)`,
+    { replacements: { accountNumber, hourFrom, rolledUntil, minutesFrom, last, buckets }, type: QueryTypes.SELECT },
+  );
+  const points: CurvePoint[] = [];
+  for (const { low, high } of rows) {
+    const lowPoint = { time: new Date(Number(low[1]) * 1000), equity: Number(low[0]), balance: Number(low[2]) };
+    const highPoint = { time: new Date(Number(high[1]) * 1000), equity: Number(high[0]), balance: Number(high[2]) };
+    if (lowPoint.time.getTime() === highPoint.time.getTime() && lowPoint.equity === highPoint.equity) points.push(lowPoint);
+    else points.push(lowPoint, highPoint);
+  }
+  // An hour at either edge may hold minutes outside the range: its extremes there are not this range's.
+  return points.filter((p) => p.time >= first && p.time <= last).sort((a, b) => a.time.getTime() - b.time.getTime());
 }

@@ -6,6 +6,7 @@ import { breachAccount } from '../use-cases/breach-account';
 import { closePosition } from '../use-cases/close-position';
 import { getAnalytics } from '../use-cases/get-analytics';
 import { getEquityCurve } from '../use-cases/get-equity-curve';
+import { getTerms } from '../use-cases/terms-section';
 import { getReport } from '../use-cases/get-report';
 import { listFlags } from '../use-cases/list-flags';
 import { listPositions } from '../use-cases/list-positions';
@@ -60,11 +61,14 @@ export function createTradingHandlers({ engine, cursors }: TradingHandlerDeps): 
       return { analytics: await getAnalytics(engine, req) };
     },
     async getEquityCurve(req) {
-      const points = await getEquityCurve(engine, { ...req, from: req.from ?? null, to: req.to ?? null });
+      const points = await getEquityCurve(engine, { ...req, from: req.from ?? null, to: req.to ?? null, maxPoints: req.maxPoints });
       return { points: points.map(toProtoEquityPoint) };
     },
     async getReport(req) {
       return { report: await getReport(engine, req) };
+    },
+    async getTerms(req) {
+      return { terms: await getTerms(engine, req) };
     },
     async listInstruments() {
       return { instruments: INSTRUMENTS.map(toProtoInstrument) };

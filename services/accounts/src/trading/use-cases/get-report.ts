@@ -1,4 +1,4 @@
-import { parseAccountNumber, parseOrganizationId, type Terms } from '../core-port';
+import { parseAccountNumber, parseOrganizationId } from '../core-port';
 import { dealBreakdown, readRunningStats } from '../data/deal-stats';
 import { latestDeals, type Deal } from '../data/deals';
 import { listFlags } from '../data/flags';
@@ -7,8 +7,8 @@ import { dailyHistory, type DealAggregate } from '../data/statistics';
 import { indicators } from '../domain/indicators';
 import { roundMoney } from '../domain/instruments';
 import { floatingProfit } from '../domain/pnl';
-import { headroom } from '../domain/rules';
 import { liveAccountView } from './live-account-view';
+import { termsSection } from './terms-section';
 import type { LiveEngine, TradingContext } from './trading-context';
 
 /** The report lists the newest deals up to this cap; the complete list pages through ListTrades. */
@@ -47,22 +47,6 @@ function dealJson(d: Deal): Record<string, unknown> {
   };
 }
 
-/** The frozen terms as the report shows them (snake_case; the default initial balance is a provisioning detail). */
-function termsJson(terms: Terms): Record<string, unknown> {
-  return {
-    max_daily_loss_pct: terms.maxDailyLossPct,
-    max_total_loss_pct: terms.maxTotalLossPct,
-    total_loss_mode: terms.totalLossMode,
-    profit_target_pct: terms.profitTargetPct,
-    min_trading_days: terms.minTradingDays,
-    leverage: terms.leverage,
-    max_lots_per_order: terms.maxLotsPerOrder,
-    allowed_symbols: terms.allowedSymbols,
-    flag_lots_above: terms.flagLotsAbove,
-    flag_weekend_holding: terms.flagWeekendHolding,
-    currency: terms.currency,
-  };
-}
 
 function positionJson(ctx: TradingContext, p: Position): Record<string, unknown> {
   const floating =
@@ -163,11 +147,6 @@ export async function getReport(engine: LiveEngine, req: { organizationId: strin
       open_positions: view.live.filter((p) => p.status === 'open').map((p) => positionJson(ctx, p)),
       pending_orders: view.live.filter((p) => p.status === 'pending').map((p) => positionJson(ctx, p)),
     },
-    terms: {
-      program: account.program,
-      ...termsJson(account.terms),
-      headroom: headroom(account.terms, snapshot),
-      breaches: breaches.map((f) => ({ rule: f.rule, reason: f.reason, evidence: f.evidence, created_at: iso(f.createdAt) })),
-    },
+    terms: termsSection(view, breaches),
   };
 }

@@ -2,6 +2,7 @@ import type { Migration } from '@propdesk/kit';
 import { tradingSchema } from './0001-positions-deals-flags';
 import { tradingStatsSchema } from './0002-stats';
 import { dailyBalancesSchema } from './0003-daily-balances';
+import { equityHoursSchema } from './0004-equity-hours';
 
 /**
  * The trading module's schema (positions, deals, flags, quotes, equity history, report
@@ -13,4 +14,5 @@ export const tradingMigrations: Migration[] = [
   { ...tradingSchema, formerNames: ['1001-trading'] },
   { ...tradingStatsSchema, formerNames: ['1002-trading-stats'] },
   { ...dailyBalancesSchema, formerNames: ['1003-daily-balances'] },
+  equityHoursSchema,
 ];

@@ -1,0 +1,42 @@
+import { parseAccountNumber, parseOrganizationId, type Terms } from '../core-port';
+import { listFlags, type Flag } from '../data/flags';
+import { headroom } from '../domain/rules';
+import { liveAccountView, type LiveAccountView } from './live-account-view';
+import type { LiveEngine } from './trading-context';
+
+/** The frozen terms as the report shows them (snake_case; the default initial balance is a provisioning detail). */
+function termsJson(terms: Terms): Record<string, unknown> {
+  return {
+    max_daily_loss_pct: terms.maxDailyLossPct,
+    max_total_loss_pct: terms.maxTotalLossPct,
+    total_loss_mode: terms.totalLossMode,
+    profit_target_pct: terms.profitTargetPct,
+    min_trading_days: terms.minTradingDays,
+    leverage: terms.leverage,
+    max_lots_per_order: terms.maxLotsPerOrder,
+    allowed_symbols: terms.allowedSymbols,
+    flag_lots_above: terms.flagLotsAbove,
+    flag_weekend_holding: terms.flagWeekendHolding,
+    currency: terms.currency,
+  };
+}
+
+/** The report's terms section: the program, its frozen terms, the headroom now, every breach with its evidence. */
+export function termsSection(view: LiveAccountView, breaches: Flag[]): Record<string, unknown> {
+  const { account, snapshot } = view;
+  return {
+    program: account.program,
+    ...termsJson(account.terms),
+    headroom: headroom(account.terms, snapshot),
+    breaches: breaches.map((f) => ({ rule: f.rule, reason: f.reason, evidence: f.evidence, created_at: f.createdAt ? f.createdAt.toISOString() : null })),
+  };
+}
+
+/** GetTerms: the terms section without the report's deal aggregates (cheap whatever the history). */
+export async function getTerms(engine: LiveEngine, req: { organizationId: string; number: string }): Promise<Record<string, unknown>> {
+  const org = parseOrganizationId(req.organizationId);
+  const accountNumber = parseAccountNumber(req.number);
+  const ctx = await engine.context();
+  const view = await liveAccountView(ctx, org, accountNumber);
+  return termsSection(view, await listFlags(ctx.sequelize, accountNumber, 0, 200, 'breach'));
+}

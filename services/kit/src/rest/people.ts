@@ -1,0 +1,45 @@
+import type { accountsv1 } from '@propdesk/proto';
+import { z } from 'zod';
+import { EVENT_TYPES } from '../events';
+import { isoTime, present } from './common';
+
+/** Traders, executor credentials and events in their REST shape (SPEC sections 7 and 8). */
+
+export const restTraderSchema = z.object({ id: z.string().uuid(), name: z.string(), email: z.string(), created_at: z.string().datetime() }).strict();
+export type RestTrader = z.output<typeof restTraderSchema>;
+
+export function toRestTrader(message: accountsv1.Trader | undefined): RestTrader {
+  const trader = present(message, 'a trader');
+  return { id: trader.id, name: trader.name, email: trader.email, created_at: isoTime(trader.createdAt) };
+}
+
+export const restCredentialsSchema = z
+  .object({ login: z.number().int().describe('the account number'), password: z.string(), server: z.string() })
+  .strict();
+export type RestCredentials = z.output<typeof restCredentialsSchema>;
+
+export function toRestCredentials(message: accountsv1.Credentials | undefined): RestCredentials {
+  const credentials = present(message, 'credentials');
+  return { login: Number(credentials.login), password: credentials.password, server: credentials.server };
+}
+
+export const restEventSchema = z
+  .object({
+    id: z.string().regex(/^evt_/),
+    type: z.enum(EVENT_TYPES),
+    created_at: z.string().datetime(),
+    organization_id: z.string().uuid(),
+    data: z.record(z.string(), z.unknown()).describe('the event data (SPEC section 8)'),
+  })
+  .strict();
+export type RestEvent = z.output<typeof restEventSchema>;
+
+export function toRestEvent(event: accountsv1.Event): RestEvent {
+  return {
+    id: event.id,
+    type: event.type as RestEvent['type'],
+    created_at: isoTime(event.createdAt),
+    organization_id: event.organizationId,
+    data: (event.data as Record<string, unknown> | undefined) ?? {},
+  };
+}

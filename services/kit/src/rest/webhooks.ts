@@ -1,0 +1,94 @@
+import { webhooksv1 } from '@propdesk/proto';
+import { z } from 'zod';
+import { EVENT_TYPES } from '../events';
+import { isoTime, isoTimeOrNull, present, textOrNull } from './common';
+
+/**
+ * Webhook endpoints and deliveries in their REST shape (SPEC sections 7 and 8), written once for
+ * the gateway (which documents the schemas) and the panel (which shows what the API shows).
+ */
+
+const endpointFields = {
+  id: z.string(),
+  url: z.string().url(),
+  events: z.array(z.enum(EVENT_TYPES)).describe('empty: every event type'),
+  status: z.enum(['enabled', 'disabled']),
+  created_at: z.string().datetime(),
+};
+
+export const restWebhookSchema = z.object(endpointFields).strict();
+export type RestEndpoint = z.output<typeof restWebhookSchema>;
+
+export const restWebhookWithSecretSchema = z
+  .object({
+    ...endpointFields,
+    secret: z.string().describe('shown once, at registration'),
+    warnings: z
+      .array(z.string())
+      .describe("registered, but deliveries will not arrive as things stand: e.g. a port the deployment's egress does not allow (WEBHOOK_EGRESS_PORTS, 443 by default); empty when none"),
+  })
+  .strict();
+
+/** A rotated secret (SPEC section 12), shown once. */
+export const restWebhookSecretSchema = z
+  .object({ id: z.string(), secret: z.string().describe('the new secret (whsec_ + base64 of 32 random bytes), shown once') })
+  .strict();
+
+export function toRestEndpoint(message: webhooksv1.Endpoint | undefined): RestEndpoint {
+  const endpoint = present(message, 'an endpoint');
+  return {
+    id: endpoint.id,
+    url: endpoint.url,
+    events: endpoint.events as RestEndpoint['events'],
+    status: endpoint.status === webhooksv1.EndpointStatus.ENDPOINT_STATUS_DISABLED ? 'disabled' : 'enabled',
+    created_at: isoTime(endpoint.createdAt),
+  };
+}
+
+export const DELIVERY_STATUS_NAMES = ['pending', 'succeeded', 'failed'] as const;
+export type DeliveryStatusName = (typeof DELIVERY_STATUS_NAMES)[number];
+
+const DELIVERY_STATUSES: Record<DeliveryStatusName, webhooksv1.DeliveryStatus> = {
+  pending: webhooksv1.DeliveryStatus.DELIVERY_STATUS_PENDING,
+  succeeded: webhooksv1.DeliveryStatus.DELIVERY_STATUS_SUCCEEDED,
+  failed: webhooksv1.DeliveryStatus.DELIVERY_STATUS_FAILED,
+};
+
+export function deliveryStatusFilter(value: DeliveryStatusName | undefined): webhooksv1.DeliveryStatus {
+  return value === undefined ? webhooksv1.DeliveryStatus.DELIVERY_STATUS_UNSPECIFIED : DELIVERY_STATUSES[value];
+}
+
+export const restDeliverySchema = z
+  .object({
+    id: z.string(),
+    event_id: z.string(),
+    event_type: z.enum(EVENT_TYPES),
+    attempt: z.number().int().min(0),
+    status: z.enum(DELIVERY_STATUS_NAMES),
+    response_status: z.number().int().nullable(),
+    error: z.string().nullable(),
+    duration_ms: z.number().int().nullable(),
+    next_attempt_at: z.string().datetime().nullable(),
+    created_at: z.string().datetime(),
+  })
+  .strict();
+export type RestDelivery = z.output<typeof restDeliverySchema>;
+
+export function toRestDelivery(delivery: webhooksv1.Delivery): RestDelivery {
+  const status = (Object.keys(DELIVERY_STATUSES) as DeliveryStatusName[]).find((name) => DELIVERY_STATUSES[name] === delivery.status) ?? 'pending';
+  return {
+    id: delivery.id,
+    event_id: delivery.eventId,
+    event_type: delivery.eventType as RestDelivery['event_type'],
+    attempt: delivery.attempt,
+    status,
+    response_status: delivery.responseStatus === 0 ? null : delivery.responseStatus,
+    error: textOrNull(delivery.error),
+    duration_ms: delivery.attempt === 0 ? null : delivery.durationMs,
+    next_attempt_at: isoTimeOrNull(delivery.nextAttemptAt),
+    created_at: isoTime(delivery.createdAt),
+  };
+}
+
+export const restWebhookDeletedSchema = z.object({ id: z.string(), deleted: z.literal(true) }).strict();
+export const restDeliveryAcceptedSchema = z.object({ delivery_id: z.string(), event_id: z.string() }).strict();

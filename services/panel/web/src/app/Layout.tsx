@@ -1,0 +1,82 @@
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { Navigate, NavLink, Outlet, useLocation, useNavigate } from 'react-router';
+import { panelApi, queryKeys } from '../api/panel-api';
+import { ErrorMessage } from '../components/QueryState';
+import { useSession } from './session';
+
+const SECTIONS = [
+  { to: '/accounts', label: 'Accounts' },
+  { to: '/programs', label: 'Programs' },
+  { to: '/webhooks', label: 'Webhooks' },
+  { to: '/events', label: 'Events' },
+  { to: '/api-keys', label: 'API keys' },
+  { to: '/team', label: 'Team' },
+];
+
+/** The frame of every signed-in page: who is signed in, the navigation landmark, the page. */
+export function Layout() {
+  const session = useSession();
+  const location = useLocation();
+  const navigate = useNavigate();
+  const queryClient = useQueryClient();
+  const signOut = useMutation({
+    mutationFn: panelApi.logout,
+    onSettled: () => {
+      queryClient.clear();
+      queryClient.setQueryData(queryKeys.me, null);
+      void navigate('/sign-in');
+    },
+  });
+
+  if (session.isPending) {
+    return (
+      <p className="boot muted" role="status">
+        Loading…
+      </p>
+    );
+  }
+  if (session.error) {
+    return (
+      <main className="boot">
+        <ErrorMessage error={session.error}>The panel could not be loaded: </ErrorMessage>
+      </main>
+    );
+  }
+  if (!session.data) {
+    const next = `${location.pathname}${location.search}`;
+    return <Navigate to={`/sign-in?next=${encodeURIComponent(next)}`} replace />;
+  }
+  const user = session.data;
+  return (
+    <div className="shell">
+      <a className="skip-link" href="#main">
+        Skip to content
+      </a>
+      <header className="topbar">
+        <span className="brand">
+          PropDesk <span className="brand-muted">panel</span>
+        </span>
+        <div className="whoami">
+          <span>
+            {user.email} <span className="role">({user.role})</span>
+          </span>
+          <button type="button" className="secondary on-dark" onClick={() => signOut.mutate()} disabled={signOut.isPending}>
+            Sign out
+          </button>
+        </div>
+      </header>
+      <nav className="mainnav" aria-label="Main">
+        <ul>
+          {SECTIONS.map((s) => (
+            <li key={s.to}>
+              <NavLink to={s.to}>{s.label}</NavLink>
+            </li>
+          ))}
+        </ul>
+      </nav>
+      <main id="main" tabIndex={-1}>
+        <Outlet />
+      </main>
+    </div>
+  );
+}

@@ -1,0 +1,149 @@
+import { useInfiniteQuery } from '@tanstack/react-query';
+import { useEffect, useState, type FormEvent } from 'react';
+import { Link, useSearchParams } from 'react-router';
+import { panelApi, queryKeys, type AccountFilter } from '../../api/panel-api';
+import type { Account, AccountPage, Trader } from '../../api/types';
+import { useCanManage, useMeta } from '../../app/session';
+import { SelectField } from '../../components/Field';
+import { formatMoney } from '../../components/format';
+import { LoadMore } from '../../components/LoadMore';
+import { QueryState } from '../../components/QueryState';
+import { StatusBadge } from '../../components/StatusBadge';
+import { usePageTitle } from '../../components/usePageTitle';
+import { CreateAccountsForm } from './CreateAccountsForm';
+
+const SEARCH_DELAY_MS = 300;
+
+/** Filters live in the URL (?status=&q=), so a filtered list can be reloaded and shared. */
+function useFilter(): [AccountFilter, (next: AccountFilter) => void] {
+  const [params, setParams] = useSearchParams();
+  const filter = { status: params.get('status') ?? '', q: params.get('q') ?? '' };
+  const setFilter = (next: AccountFilter) => {
+    const search = new URLSearchParams();
+    if (next.status) search.set('status', next.status);
+    if (next.q) search.set('q', next.q);
+    setParams(search, { replace: true });
+  };
+  return [filter, setFilter];
+}
+
+export function programAndPhase(account: Account): string {
+  const version = account.program_version ? ` v${account.program_version}` : '';
+  return account.phase ? `${account.program}${version} · ${account.phase.name}` : `${account.program}${version}`;
+}
+
+function traderText(account: Account, traders: Record<string, Trader>): string {
+  if (!account.trader_id) return 'Unassigned';
+  const trader = traders[account.trader_id];
+  return trader ? `${trader.name} <${trader.email}>` : account.trader_id;
+}
+
+export function AccountsPage() {
+  usePageTitle('Accounts');
+  const canManage = useCanManage();
+  const meta = useMeta();
+  const [filter, setFilter] = useFilter();
+  const [search, setSearch] = useState(filter.q ?? '');
+
+  // Typing filters after a short pause; Enter filters at once.
+  useEffect(() => {
+    if (search.trim() === (filter.q ?? '')) return;
+    const timer = setTimeout(() => setFilter({ ...filter, q: search.trim() }), SEARCH_DELAY_MS);
+    return () => clearTimeout(timer);
+  });
+
+  const list = useInfiniteQuery({
+    queryKey: queryKeys.accounts(filter),
+    queryFn: ({ pageParam }) => panelApi.accounts.list(filter, pageParam),
+    initialPageParam: undefined as string | undefined,
+    getNextPageParam: (last: AccountPage) => last.next_cursor ?? undefined,
+  });
+  const accounts = list.data?.pages.flatMap((p) => p.data) ?? [];
+  const traders = Object.assign({}, ...(list.data?.pages.map((p) => p.traders) ?? [])) as Record<string, Trader>;
+
+  const submitSearch = (e: FormEvent) => {
+    e.preventDefault();
+    setFilter({ ...filter, q: search.trim() });
+  };
+
+  return (
+    <>
+      <div className="page-head">
+        <h1>Accounts</h1>
+      </div>
+      <section className="card">
+        <form className="filters" role="search" onSubmit={submitSearch}>
+          <SelectField label="Status" value={filter.status} onChange={(e) => setFilter({ ...filter, status: e.target.value })}>
+            <option value="">All statuses</option>
+            {meta.account_statuses.map((s) => (
+              <option key={s} value={s}>
+                {s}
+              </option>
+            ))}
+          </SelectField>
+          <div className="field grow">
+            <label htmlFor="account-search">Search</label>
+            <input
+              id="account-search"
+              type="search"
+              value={search}
+              placeholder="Account number or trader email"
+              onChange={(e) => setSearch(e.target.value)}
+              aria-describedby="account-search-hint"
+            />
+            <p id="account-search-hint" className="hint">
+              An account number or a trader&apos;s email.
+            </p>
+          </div>
+        </form>
+        <QueryState isPending={list.isPending} error={list.error} label="Accounts">
+          <div className="table-scroll">
+            <table className="list">
+              <caption>Accounts</caption>
+              <thead>
+                <tr>
+                  <th scope="col">Number</th>
+                  <th scope="col">Status</th>
+                  <th scope="col">Trader</th>
+                  <th scope="col">Program and phase</th>
+                  <th scope="col" className="num">
+                    Balance
+                  </th>
+                  <th scope="col" className="num">
+                    Equity
+                  </th>
+                </tr>
+              </thead>
+              <tbody>
+                {accounts.length === 0 ? (
+                  <tr>
+                    <td colSpan={6} className="muted">
+                      No accounts match.
+                    </td>
+                  </tr>
+                ) : (
+                  accounts.map((a) => (
+                    <tr key={a.number}>
+                      <td>
+                        <Link to={`/accounts/${a.number}`}>{a.number}</Link>
+                      </td>
+                      <td>
+                        <StatusBadge status={a.status} />
+                      </td>
+                      <td className="wrap">{traderText(a, traders)}</td>
+                      <td>{programAndPhase(a)}</td>
+                      <td className="num">{formatMoney(a.balance)}</td>
+                      <td className="num">{formatMoney(a.equity)}</td>
+                    </tr>
+                  ))
+                )}
+              </tbody>
+            </table>
+          </div>
+          <LoadMore hasNextPage={list.hasNextPage} isFetchingNextPage={list.isFetchingNextPage} fetchNextPage={list.fetchNextPage} />
+        </QueryState>
+      </section>
+      {canManage ? <CreateAccountsForm /> : null}
+    </>
+  );
+}

@@ -1,0 +1,234 @@
+import { useInfiniteQuery, useMutation, useQueryClient } from '@tanstack/react-query';
+import { Fragment, useState, type FormEvent } from 'react';
+import { ApiError, panelApi, queryKeys } from '../../api/panel-api';
+import type { ApiKey, NewApiKey, Page } from '../../api/types';
+import { useCanManage, useMeta } from '../../app/session';
+import { confirmed } from '../../components/confirm';
+import { CheckboxGroup, SelectField, TextField } from '../../components/Field';
+import { formatTime } from '../../components/format';
+import { LoadMore } from '../../components/LoadMore';
+import { ErrorMessage, errorText, QueryState } from '../../components/QueryState';
+import { ShownOnce } from '../../components/ShownOnce';
+import { StatusBadge } from '../../components/StatusBadge';
+import { usePageTitle } from '../../components/usePageTitle';
+import { KeyLimitsForm } from './KeyLimitsForm';
+
+const DAY = 86_400;
+const EXPIRY_CHOICES: Array<{ label: string; seconds?: number }> = [
+  { label: 'Never' },
+  { label: 'In 7 days', seconds: 7 * DAY },
+  { label: 'In 30 days', seconds: 30 * DAY },
+  { label: 'In 90 days', seconds: 90 * DAY },
+  { label: 'In 1 year', seconds: 365 * DAY },
+];
+
+function limitsText(key: ApiKey): string {
+  const read = key.limits?.read;
+  const write = key.limits?.write;
+  if (!read && !write) return 'default';
+  return `${read ?? 'default'} / ${write ?? 'default'}`;
+}
+
+function keyStatus(key: ApiKey): string {
+  if (key.revoked_at) return 'revoked';
+  if (key.expires_at && Date.parse(key.expires_at) <= Date.now()) return 'expired';
+  return 'active';
+}
+
+function CreateKeyForm({ onCreated }: { onCreated: (key: NewApiKey) => void }) {
+  const meta = useMeta();
+  const queryClient = useQueryClient();
+  const [name, setName] = useState('');
+  const [scopes, setScopes] = useState<string[]>([]);
+  const [expiry, setExpiry] = useState('0');
+  const [nameError, setNameError] = useState<string>();
+  const create = useMutation({
+    mutationFn: () => panelApi.keys.create(name.trim(), scopes, EXPIRY_CHOICES[Number(expiry)]?.seconds),
+    onSuccess: (key) => {
+      setName('');
+      setScopes([]);
+      setExpiry('0');
+      onCreated(key);
+      void queryClient.invalidateQueries({ queryKey: queryKeys.keys });
+    },
+  });
+  const serverError = create.error instanceof ApiError ? create.error : undefined;
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    if (!name.trim()) {
+      setNameError('Name the key, e.g. after the system that uses it.');
+      return;
+    }
+    setNameError(undefined);
+    create.mutate();
+  };
+  return (
+    <form onSubmit={submit} noValidate>
+      <h2 id="create-key-title">Create a key</h2>
+      <div className="form-grid">
+        <TextField label="Name" value={name} maxLength={100} onChange={(e) => setName(e.target.value)} error={nameError ?? (serverError?.param === 'name' ? errorText(serverError) : undefined)} />
+        <SelectField label="Expires" value={expiry} onChange={(e) => setExpiry(e.target.value)} error={serverError?.param === 'expires_in' ? errorText(serverError) : undefined}>
+          {EXPIRY_CHOICES.map((c, i) => (
+            <option key={c.label} value={String(i)}>
+              {c.label}
+            </option>
+          ))}
+        </SelectField>
+      </div>
+      <CheckboxGroup legend="Scopes" options={meta.scopes} value={scopes} onChange={setScopes} hint="A key without scopes authenticates but may call nothing." />
+      <div className="actions">
+        <button type="submit" disabled={create.isPending}>
+          Create key
+        </button>
+      </div>
+      {create.error && !(serverError?.param === 'name' || serverError?.param === 'expires_in') ? (
+        <p className="error" role="alert">
+          {errorText(create.error)}
+        </p>
+      ) : null}
+    </form>
+  );
+}
+
+export function KeysPage() {
+  usePageTitle('API keys');
+  const canManage = useCanManage();
+  const queryClient = useQueryClient();
+  const [shown, setShown] = useState<NewApiKey | null>(null);
+  const [limitsOf, setLimitsOf] = useState<string | null>(null);
+  const list = useInfiniteQuery({
+    queryKey: queryKeys.keys,
+    queryFn: ({ pageParam }) => panelApi.keys.list(pageParam),
+    initialPageParam: undefined as string | undefined,
+    getNextPageParam: (last: Page<ApiKey>) => last.next_cursor ?? undefined,
+  });
+  const refresh = () => void queryClient.invalidateQueries({ queryKey: queryKeys.keys });
+  const revoke = useMutation({ mutationFn: panelApi.keys.revoke, onSuccess: refresh });
+  const roll = useMutation({
+    mutationFn: panelApi.keys.roll,
+    onSuccess: (key) => {
+      setShown(key);
+      refresh();
+    },
+  });
+  const keys = list.data?.pages.flatMap((p) => p.data) ?? [];
+
+  return (
+    <>
+      <div className="page-head">
+        <h1>API keys</h1>
+      </div>
+      {canManage ? (
+        <section className="card">
+          {shown ? (
+            <ShownOnce
+              title="New key"
+              value={shown.token}
+              note={`The token of "${shown.name}" is shown only now: copy it into the system that will call the API.`}
+              onDone={() => setShown(null)}
+            />
+          ) : null}
+          <CreateKeyForm onCreated={setShown} />
+        </section>
+      ) : null}
+      <section className="card">
+        <QueryState isPending={list.isPending} error={list.error} label="API keys">
+          <div className="table-scroll">
+            <table className="list">
+              <caption>API keys</caption>
+              <thead>
+                <tr>
+                  <th scope="col">Name</th>
+                  <th scope="col">Prefix</th>
+                  <th scope="col">Scopes</th>
+                  <th scope="col">Status</th>
+                  <th scope="col">Expires</th>
+                  <th scope="col">Limits per minute, read / write</th>
+                  <th scope="col">Created, last used</th>
+                  {canManage ? <th scope="col">Actions</th> : null}
+                </tr>
+              </thead>
+              <tbody>
+                {keys.length === 0 ? (
+                  <tr>
+                    <td colSpan={canManage ? 8 : 7} className="muted">
+                      No keys yet.
+                    </td>
+                  </tr>
+                ) : (
+                  keys.map((k) => {
+                    const status = keyStatus(k);
+                    return (
+                      <Fragment key={k.id}>
+                      <tr>
+                        <td className="wrap">{k.name}</td>
+                        <td>
+                          <code>{k.prefix}</code>
+                        </td>
+                        <td>{k.scopes.length ? k.scopes.map((s) => <span key={s} className="scope">{s}</span>) : <span className="muted">none</span>}</td>
+                        <td>
+                          <StatusBadge status={status} />
+                        </td>
+                        <td>{k.expires_at ? formatTime(k.expires_at) : 'never'}</td>
+                        <td>{limitsText(k)}</td>
+                        <td>
+                          {formatTime(k.created_at)}
+                          <div className="muted small">{k.last_used_at ? `used ${formatTime(k.last_used_at)}` : 'never used'}</div>
+                        </td>
+                        {canManage ? (
+                          <td>
+                          <div className="row-actions">
+                            {status === 'revoked' ? null : (
+                              <>
+                                <button
+                                  type="button"
+                                  className="secondary small"
+                                  aria-label={`Roll key ${k.name}`}
+                                  disabled={roll.isPending}
+                                  onClick={() => {
+                                    if (confirmed(`Roll "${k.name}"? A new key with the same scopes is created; this one keeps working for a day.`)) roll.mutate(k.id);
+                                  }}
+                                >
+                                  Roll
+                                </button>
+                                <button type="button" className="secondary small" aria-label={`Set limits of key ${k.name}`} onClick={() => setLimitsOf(k.id)}>
+                                  Limits
+                                </button>
+                                <button
+                                  type="button"
+                                  className="secondary danger small"
+                                  aria-label={`Revoke key ${k.name}`}
+                                  disabled={revoke.isPending}
+                                  onClick={() => {
+                                    if (confirmed(`Revoke "${k.name}"? Calls with it fail at once.`)) revoke.mutate(k.id);
+                                  }}
+                                >
+                                  Revoke
+                                </button>
+                              </>
+                            )}
+                          </div>
+                        </td>
+                        ) : null}
+                      </tr>
+                      {canManage && limitsOf === k.id ? (
+                        <tr>
+                          <td colSpan={8}>
+                            <KeyLimitsForm apiKey={k} onDone={() => setLimitsOf(null)} />
+                          </td>
+                        </tr>
+                      ) : null}
+                      </Fragment>
+                    );
+                  })
+                )}
+              </tbody>
+            </table>
+          </div>
+          <LoadMore hasNextPage={list.hasNextPage} isFetchingNextPage={list.isFetchingNextPage} fetchNextPage={list.fetchNextPage} />
+        </QueryState>
+        <ErrorMessage error={revoke.error ?? roll.error} />
+      </section>
+    </>
+  );
+}

@@ -1,0 +1,205 @@
+import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useState } from 'react';
+import { Link, useNavigate, useParams } from 'react-router';
+import { ApiError, panelApi, queryKeys } from '../../api/panel-api';
+import type { Delivery, Page } from '../../api/types';
+import { useCanManage } from '../../app/session';
+import { confirmed } from '../../components/confirm';
+import { formatTime } from '../../components/format';
+import { LoadMore } from '../../components/LoadMore';
+import { ErrorMessage, QueryState } from '../../components/QueryState';
+import { ShownOnce } from '../../components/ShownOnce';
+import { StatusBadge } from '../../components/StatusBadge';
+import { usePageTitle } from '../../components/usePageTitle';
+import { NotFoundPage } from '../NotFoundPage';
+import { eventsText } from './WebhooksPage';
+
+const POLL_WHILE_PENDING_MS = 2000;
+
+function responseText(d: Delivery): string {
+  if (d.response_status !== null) return `HTTP ${d.response_status}${d.error ? ` — ${d.error}` : ''}`;
+  if (d.error) return d.error;
+  return d.attempt === 0 ? 'not attempted yet' : '—';
+}
+
+/** One endpoint: its settings, the staff's actions, and its deliveries with Retry. */
+export function WebhookPage() {
+  const { id = '' } = useParams();
+  usePageTitle('Webhook');
+  const canManage = useCanManage();
+  const navigate = useNavigate();
+  const queryClient = useQueryClient();
+  const [notice, setNotice] = useState('');
+  const endpoint = useQuery({ queryKey: queryKeys.webhook(id), queryFn: () => panelApi.webhooks.get(id) });
+  const deliveries = useInfiniteQuery({
+    queryKey: [...queryKeys.webhook(id), 'deliveries'],
+    queryFn: ({ pageParam }) => panelApi.webhooks.deliveries(id, pageParam),
+    initialPageParam: undefined as string | undefined,
+    getNextPageParam: (last: Page<Delivery>) => last.next_cursor ?? undefined,
+    // While a delivery is on its way, watch it land.
+    refetchInterval: (query) => (query.state.data?.pages.some((p) => p.data.some((d) => d.status === 'pending')) ? POLL_WHILE_PENDING_MS : false),
+  });
+  const refresh = () => {
+    void queryClient.invalidateQueries({ queryKey: queryKeys.webhook(id) });
+    void queryClient.invalidateQueries({ queryKey: queryKeys.webhooks });
+  };
+  const sendTest = useMutation({
+    mutationFn: () => panelApi.webhooks.sendTest(id),
+    onSuccess: (r) => {
+      setNotice(`Test event ${r.event_id} queued.`);
+      refresh();
+    },
+  });
+  const retry = useMutation({
+    mutationFn: (deliveryId: string) => panelApi.webhooks.retry(id, deliveryId),
+    onSuccess: () => {
+      setNotice('Delivery queued again.');
+      refresh();
+    },
+  });
+  const enable = useMutation({ mutationFn: () => panelApi.webhooks.enable(id), onSuccess: refresh });
+  const rotate = useMutation({ mutationFn: () => panelApi.webhooks.rotateSecret(id) });
+  const remove = useMutation({
+    mutationFn: () => panelApi.webhooks.remove(id),
+    onSuccess: () => {
+      void queryClient.invalidateQueries({ queryKey: queryKeys.webhooks });
+      void navigate('/webhooks');
+    },
+  });
+
+  if (endpoint.error instanceof ApiError && endpoint.error.status === 404) return <NotFoundPage />;
+  const w = endpoint.data;
+  const items = deliveries.data?.pages.flatMap((p) => p.data) ?? [];
+  const failure = sendTest.error ?? retry.error ?? enable.error ?? rotate.error ?? remove.error;
+
+  return (
+    <>
+      <div className="page-head">
+        <p className="crumbs">
+          <Link to="/webhooks">Webhooks</Link>
+        </p>
+        <h1>Webhook endpoint</h1>
+      </div>
+      <section className="card">
+        <QueryState isPending={endpoint.isPending} error={endpoint.error} label="The endpoint">
+          {w ? (
+            <dl className="facts">
+              <dt>URL</dt>
+              <dd className="wrap">{w.url}</dd>
+              <dt>Events</dt>
+              <dd>{eventsText(w.events)}</dd>
+              <dt>Status</dt>
+              <dd>
+                <StatusBadge status={w.status} />
+              </dd>
+              <dt>Registered</dt>
+              <dd>{formatTime(w.created_at)}</dd>
+            </dl>
+          ) : null}
+        </QueryState>
+        {canManage && w ? (
+          <div className="toolbar">
+            <button type="button" onClick={() => sendTest.mutate()} disabled={sendTest.isPending}>
+              Send test event
+            </button>
+            {w.status === 'disabled' ? (
+              <button type="button" className="secondary" onClick={() => enable.mutate()} disabled={enable.isPending}>
+                Enable
+              </button>
+            ) : null}
+            <button
+              type="button"
+              className="secondary"
+              disabled={rotate.isPending}
+              onClick={() => {
+                if (confirmed('Rotate the signing secret? The previous secret keeps signing beside the new one for a day.')) rotate.mutate();
+              }}
+            >
+              Rotate secret
+            </button>
+            <button
+              type="button"
+              className="secondary danger"
+              disabled={remove.isPending}
+              onClick={() => {
+                if (confirmed(`Delete the endpoint ${w.url}? It stops receiving events.`)) remove.mutate();
+              }}
+            >
+              Delete
+            </button>
+          </div>
+        ) : null}
+        {rotate.data ? (
+          <ShownOnce title="New signing secret" value={rotate.data.secret} note="The new secret is shown only now." onDone={() => rotate.reset()} />
+        ) : null}
+        <ErrorMessage error={failure} />
+        <p role="status" className="ok">
+          {notice}
+        </p>
+      </section>
+      <section className="card">
+        <QueryState isPending={deliveries.isPending} error={deliveries.error} label="Deliveries">
+          <div className="table-scroll">
+            <table className="list">
+              <caption>Deliveries</caption>
+              <thead>
+                <tr>
+                  <th scope="col">Created</th>
+                  <th scope="col">Event</th>
+                  <th scope="col">Status</th>
+                  <th scope="col">Response</th>
+                  <th scope="col" className="num">
+                    Attempts
+                  </th>
+                  <th scope="col" className="num">
+                    Duration
+                  </th>
+                  {canManage ? <th scope="col">Actions</th> : null}
+                </tr>
+              </thead>
+              <tbody>
+                {items.length === 0 ? (
+                  <tr>
+                    <td colSpan={canManage ? 7 : 6} className="muted">
+                      No deliveries yet.
+                    </td>
+                  </tr>
+                ) : (
+                  items.map((d) => (
+                    <tr key={d.id}>
+                      <td>{formatTime(d.created_at)}</td>
+                      <td>
+                        {d.event_type}
+                        <div className="muted small">{d.event_id}</div>
+                      </td>
+                      <td>
+                        <StatusBadge status={d.status} />
+                      </td>
+                      <td className="wrap">{responseText(d)}</td>
+                      <td className="num">{d.attempt}</td>
+                      <td className="num">{d.duration_ms === null ? '—' : `${d.duration_ms} ms`}</td>
+                      {canManage ? (
+                        <td>
+                          <button
+                            type="button"
+                            className="secondary small"
+                            aria-label={`Retry delivery of ${d.event_type} ${d.event_id}`}
+                            disabled={retry.isPending}
+                            onClick={() => retry.mutate(d.id)}
+                          >
+                            Retry
+                          </button>
+                        </td>
+                      ) : null}
+                    </tr>
+                  ))
+                )}
+              </tbody>
+            </table>
+          </div>
+          <LoadMore hasNextPage={deliveries.hasNextPage} isFetchingNextPage={deliveries.isFetchingNextPage} fetchNextPage={deliveries.fetchNextPage} />
+        </QueryState>
+      </section>
+    </>
+  );
+}
