@@ -69,7 +69,8 @@ export async function run(): Promise<void> {
     started = Date.now();
     const publish = (symbol: string, bid: number, ask: number) =>
       call(raw.publishQuote as unknown as Unary<tradingv1.PublishQuoteRequest, tradingv1.PublishQuoteResponse>, raw, { quote: { symbol, bid, ask } });
-    for (const s of SYMBOLS) await publish(s.symbol, s.mid, s.mid + s.spread);
+    const inDigits = (price: number, digits: number) => Number(price.toFixed(digits));
+    for (const s of SYMBOLS) await publish(s.symbol, inDigits(s.mid, s.digits), inDigits(s.mid + s.spread, s.digits));
     console.log(`index loaded and all symbols priced in ${Date.now() - started} ms`);
 
     // 1a. Fully evaluated quotes, one after another, through the unary RPC (includes its quote upsert and equity flush).
@@ -78,7 +79,7 @@ export async function run(): Promise<void> {
       const k = i % SYMBOLS.length;
       const s = SYMBOLS[k];
       mids[k] = Math.max(s.mid * 0.99, Math.min(s.mid * 1.01, mids[k] + (Math.random() - 0.5) * 2 * s.step));
-      return { symbol: s.symbol, bid: Number(mids[k].toFixed(5)), ask: Number((mids[k] + s.spread).toFixed(5)) };
+      return { symbol: s.symbol, bid: inDigits(mids[k], s.digits), ask: inDigits(mids[k] + s.spread, s.digits) };
     };
     started = Date.now();
     for (let i = 0; i < SEQUENTIAL_QUOTES; i++) {
@@ -119,7 +120,7 @@ export async function run(): Promise<void> {
     for (let k = breachAccounts.length; k > half; k--) {
       const bid = Number((BREACH_BASE + 0.01 * k - 0.0051).toFixed(5));
       const t0 = process.hrtime.bigint();
-      feed.write({ quote: { symbol: 'EURUSD', bid, ask: bid + 0.0001 } });
+      feed.write({ quote: { symbol: 'EURUSD', bid, ask: inDigits(bid + 0.0001, 5) } });
       // Polled every 2 ms on a separate connection: the status is visible once the breach commits.
       for (;;) {
         const { rows } = await pg.query<{ status: string }>('SELECT status FROM accounts.accounts WHERE number = $1', [breachAccounts[k - 1]]);
@@ -133,7 +134,7 @@ export async function run(): Promise<void> {
     for (let k = half; k >= 1; k--) {
       const bid = Number((BREACH_BASE + 0.01 * k - 0.0051).toFixed(5));
       const t0 = process.hrtime.bigint();
-      await publish('EURUSD', bid, bid + 0.0001);
+      await publish('EURUSD', bid, inDigits(bid + 0.0001, 5));
       latencies.push(Number(process.hrtime.bigint() - t0) / 1e6);
     }
     const { rows } = await pg.query<{ n: string }>(

@@ -79,7 +79,7 @@ describe('assignment, claim and archive', () => {
     const [account] = (await api.post<{ data: Account[] }>('/v1/accounts', '/v1/accounts', { body: { count: 1 } })).body.data;
     const number = (account as Account).number;
     const put = await api.put<Assignment>('/v1/accounts/{number}/trader', `/v1/accounts/${number}/trader`, {
-      body: { name: 'Ada Trader', email: ' Ada@Example.com ' },
+      body: { name: 'Ada Trader', email: 'Ada@Example.com' },
     });
     expect(put.status).toBe(200);
     expect(put.body.trader?.name).toBe('Ada Trader');

@@ -3,17 +3,18 @@ import type { Client } from 'pg';
 import { ROOT } from '../support/stack';
 
 /** The bench's symbols and the mid each walk starts from (EURUSD sits high: see BREACH_BASE). */
-export const SYMBOLS: Array<{ symbol: string; mid: number; spread: number; step: number }> = [
-  { symbol: 'EURUSD', mid: 4.0, spread: 0.0001, step: 0.0001 },
-  { symbol: 'GBPUSD', mid: 1.27, spread: 0.0001, step: 0.0001 },
-  { symbol: 'USDJPY', mid: 150, spread: 0.015, step: 0.01 },
-  { symbol: 'XAUUSD', mid: 2350, spread: 0.3, step: 0.2 },
-  { symbol: 'US30', mid: 39_000, spread: 2, step: 2 },
-  { symbol: 'BTCUSD', mid: 65_000, spread: 15, step: 10 },
-  { symbol: 'AUDUSD', mid: 0.66, spread: 0.0001, step: 0.0001 },
-  { symbol: 'NZDUSD', mid: 0.61, spread: 0.0001, step: 0.0001 },
-  { symbol: 'XAGUSD', mid: 29.5, spread: 0.02, step: 0.01 },
-  { symbol: 'ETHUSD', mid: 3400, spread: 1.5, step: 1 },
+/** digits: the instrument's (prices finer than it are refused by PublishQuote). */
+export const SYMBOLS: Array<{ symbol: string; mid: number; spread: number; step: number; digits: number }> = [
+  { symbol: 'EURUSD', mid: 4.0, spread: 0.0001, step: 0.0001, digits: 5 },
+  { symbol: 'GBPUSD', mid: 1.27, spread: 0.0001, step: 0.0001, digits: 5 },
+  { symbol: 'USDJPY', mid: 150, spread: 0.015, step: 0.01, digits: 3 },
+  { symbol: 'XAUUSD', mid: 2350, spread: 0.3, step: 0.2, digits: 2 },
+  { symbol: 'US30', mid: 39_000, spread: 2, step: 2, digits: 2 },
+  { symbol: 'BTCUSD', mid: 65_000, spread: 15, step: 10, digits: 2 },
+  { symbol: 'AUDUSD', mid: 0.66, spread: 0.0001, step: 0.0001, digits: 5 },
+  { symbol: 'NZDUSD', mid: 0.61, spread: 0.0001, step: 0.0001, digits: 5 },
+  { symbol: 'XAGUSD', mid: 29.5, spread: 0.02, step: 0.01, digits: 3 },
+  { symbol: 'ETHUSD', mid: 3400, spread: 1.5, step: 1, digits: 2 },
 ];
 
 /** Breach-latency accounts hold 10 lots of EURUSD bought at BREACH_BASE + 0.01 * i (i = 1..n). */

@@ -7,7 +7,7 @@ import { errorHandler, notFoundHandler } from './http/errors';
 import type { HttpMetrics } from './http/metrics';
 import { panelProxy } from './http/panel-proxy';
 import { requestContext, requestIdOf } from './http/request-context';
-import { mountRoutes } from './http/route';
+import { v1Pipeline } from './http/pipeline';
 import { registerHealthRoutes } from './routes/health';
 import { ROUTES } from './routes';
 
@@ -36,11 +36,9 @@ export function createApp(deps: AppDeps): Express {
   const callOpts = (req: Request): CallOpts => ({ deadlineMs: deps.deadlineMs, requestId: requestIdOf(req) });
   registerHealthRoutes(app, deps.health, deps.metrics);
 
-  const router = express.Router();
-  mountRoutes(router, ROUTES, { authenticator: deps.authenticator, clients: deps.clients, logger: deps.logger, callOpts });
-  app.use(router);
+  app.use(v1Pipeline(ROUTES, { authenticator: deps.authenticator, clients: deps.clients, logger: deps.logger, callOpts }));
 
-  app.use(notFoundHandler((req, res) => deps.authenticator.anonymous(req, res, false)));
+  app.use(notFoundHandler);
   app.use(errorHandler(deps.logger));
   return app;
 }

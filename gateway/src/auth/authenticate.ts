@@ -34,10 +34,19 @@ export function bearerToken(header: string | undefined): string | undefined {
 
 export interface Authenticator {
   apiKey(req: Request, res: Response, scope: Scope | null): Promise<ApiKeyPrincipal>;
+  /** An executor route; an API key there is counted in its own bucket and answered invalid_session. */
   executor(req: Request, res: Response): Promise<ExecutorPrincipal>;
-  /** Counts an unauthenticated public request (openapi, executor login) in the per-IP bucket. */
+  /**
+   * A request that needs no credentials (the document, the executor login, an unknown route, a
+   * method a path does not have): a valid API key, when one is sent, is counted in its own bucket
+   * (SPEC 5: a valid key is never refused by the per-IP limit); anything else in the per-IP bucket.
+   * `login` also counts the attempt in the stricter login bucket, whatever the key.
+   */
   anonymous(req: Request, res: Response, login: boolean): Promise<void>;
 }
+
+/** Executor session tokens carry this prefix (SPEC 4); any other bearer may be an API key. */
+const EXECUTOR_TOKEN_PREFIX = 'pfx_exec_';
 
 export interface AuthenticatorDeps {
   auth: ServiceClient<authv1.AuthServiceClient>;
@@ -87,25 +96,44 @@ export function createAuthenticator(deps: AuthenticatorDeps): Authenticator {
     }
   };
 
+  /**
+   * Looks a bearer token up as an API key and, when it is one, counts the request in the key's
+   * bucket (429 past it) and returns it; undefined for anything else, counted nowhere yet.
+   * Malformed tokens are hashed and looked up too, so timing does not tell them apart. A client IP
+   * over its limit still gets a lookup for a key that may be valid (cached, or its fingerprint
+   * known): a valid key is never refused by the per-IP limit, while garbage keys from that IP are
+   * answered 429 without reaching the key store.
+   */
+  const countValidKey = async (req: Request, res: Response, token: string): Promise<VerifiedKey | undefined> => {
+    const hash = sha256Hex(token);
+    const cachedValid = watcher.covered() && cache.has(hash);
+    const before = await limits.beforeLookup(clientIp(req), cachedValid || watcher.mayExist(hash) === true);
+    if (before.action === 'refuse') throw rateLimited(res, before.decision);
+    const key = await resolve(hash, req);
+    if (key === undefined) return undefined;
+    const decision = await limits.onValid(key.keyId, isWrite(req.method), key.limits);
+    setRateLimitHeaders(res, decision);
+    if (!decision.allowed) throw rateLimited(res, decision);
+    return key;
+  };
+
+  /** A valid API key among the credentials of a request that needs none (or another kind). */
+  const countOptionalKey = async (req: Request, res: Response, token: string | undefined): Promise<boolean> => {
+    if (token === undefined || token.startsWith(EXECUTOR_TOKEN_PREFIX)) return false;
+    const key = await countValidKey(req, res, token);
+    if (key === undefined) return false;
+    setPrincipal(req, { kind: 'api_key', keyId: key.keyId, organizationId: key.organizationId });
+    return true;
+  };
+
   return {
     async apiKey(req, res, scope) {
       const token = bearerToken(req.headers.authorization);
       if (token === undefined) {
         await refuseInvalid(req, res, new AppError('unauthorized', 'an Authorization: Bearer <API key> header is required'));
       }
-      // Malformed tokens are hashed and looked up too, so timing does not tell them apart.
-      const hash = sha256Hex(token ?? '');
-      // A client IP over its limit still gets a lookup for a key that may be valid (cached, or its
-      // fingerprint known): a valid key is never refused by the per-IP limit, while garbage keys
-      // from that IP are answered 429 without reaching the key store.
-      const cachedValid = watcher.covered() && cache.has(hash);
-      const before = await limits.beforeLookup(clientIp(req), cachedValid || watcher.mayExist(hash) === true);
-      if (before.action === 'refuse') throw rateLimited(res, before.decision);
-      const key = await resolve(hash, req);
+      const key = await countValidKey(req, res, token ?? '');
       if (key === undefined) return refuseInvalid(req, res, new AppError('invalid_api_key', INVALID_API_KEY_MESSAGE));
-      const decision = await limits.onValid(key.keyId, isWrite(req.method), key.limits);
-      setRateLimitHeaders(res, decision);
-      if (!decision.allowed) throw rateLimited(res, decision);
       if (!key.paid) throw new AppError('payment_required', 'the organization has no completed plan purchase');
       if (scope !== null && !key.scopes.has(scope)) throw new AppError('missing_scope', `this API key lacks the scope ${scope}`);
       const principal: ApiKeyPrincipal = { kind: 'api_key', keyId: key.keyId, organizationId: key.organizationId };
@@ -117,6 +145,11 @@ export function createAuthenticator(deps: AuthenticatorDeps): Authenticator {
       const token = bearerToken(req.headers.authorization);
       if (token === undefined) {
         await refuseInvalid(req, res, new AppError('unauthorized', 'an Authorization: Bearer <executor session token> header is required'));
+      }
+      if (!token?.startsWith(EXECUTOR_TOKEN_PREFIX)) {
+        const invalidSession = new AppError('invalid_session', 'the executor session is not valid');
+        if (await countOptionalKey(req, res, token)) throw invalidSession;
+        return refuseInvalid(req, res, invalidSession);
       }
       const before = await limits.beforeLookup(clientIp(req), false);
       if (before.action === 'refuse') throw rateLimited(res, before.decision);
@@ -139,6 +172,13 @@ export function createAuthenticator(deps: AuthenticatorDeps): Authenticator {
 
     async anonymous(req, res, login) {
       const ip = clientIp(req);
+      if (await countOptionalKey(req, res, bearerToken(req.headers.authorization))) {
+        if (!login || !limits.onLoginAttempt) return;
+        // Executor passwords are guessed per IP whatever API key comes along: the login bucket still counts.
+        const attempt = await limits.onLoginAttempt(ip);
+        if (!attempt.allowed) throw rateLimited(res, attempt);
+        return;
+      }
       const before = await limits.beforeLookup(ip, false);
       if (before.action === 'refuse') throw rateLimited(res, before.decision);
       const decision = login && limits.onLoginAttempt ? await limits.onLoginAttempt(ip) : await limits.onInvalid(ip);

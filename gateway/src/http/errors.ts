@@ -1,4 +1,4 @@
-import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'express';
+import type { ErrorRequestHandler, RequestHandler, Response } from 'express';
 import { AppError, type Logger } from '@propdesk/kit';
 
 /** A rendered answer: status and the exact bytes of the JSON body (serialised once). */
@@ -41,8 +41,9 @@ export function toAppError(err: unknown, logger: Logger): AppError {
     case 'entity.too.large':
       return new AppError('payload_too_large', 'the request body is larger than 1 MB');
     case 'encoding.unsupported':
+      return new AppError('unsupported_media_type', 'unsupported Content-Encoding of the request body', 'Content-Encoding');
     case 'charset.unsupported':
-      return new AppError('invalid_request', 'unsupported request body encoding', 'body');
+      return new AppError('unsupported_media_type', 'a JSON request body must be UTF-8', 'Content-Type');
     case 'request.aborted':
       return new AppError('invalid_request', 'the request was aborted', 'body');
     default:
@@ -68,14 +69,7 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
 
 const NOT_FOUND = renderError(new AppError('not_found', 'no such route'));
 
-/**
- * Unknown routes are 404 for any method. Under /v1 they still count against the client's IP
- * bucket (and carry its RateLimit-* headers), so probing for routes is limited like any other
- * request without a usable key.
- */
-export function notFoundHandler(countAnonymous: (req: Request, res: Response) => Promise<void>): RequestHandler {
-  return async (req, res) => {
-    if (req.path.startsWith('/v1/') || req.path === '/v1') await countAnonymous(req, res);
-    send(res, NOT_FOUND);
-  };
-}
+/** Unknown routes outside /v1 (the /v1 pipeline answers its own) are 404 for any method. */
+export const notFoundHandler: RequestHandler = (_req, res) => {
+  send(res, NOT_FOUND);
+};

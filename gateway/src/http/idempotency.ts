@@ -14,6 +14,11 @@ export function keepRawBody(req: Request, buf: Buffer): void {
   rawBodies.set(req, buf);
 }
 
+/** The exact bytes of a parsed JSON body (undefined when none was read). */
+export function rawBodyOf(req: Request): Buffer | undefined {
+  return rawBodies.get(req);
+}
+
 export function idempotencyKeyOf(req: Request): string | undefined {
   const header = req.headers['idempotency-key'];
   if (header === undefined) return undefined;

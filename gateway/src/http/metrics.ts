@@ -1,5 +1,6 @@
 import type { RequestHandler } from 'express';
 import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { matchedRouteOf } from './matched-route';
 
 export interface HttpMetrics {
   registry: Registry;
@@ -27,7 +28,7 @@ export function createHttpMetrics(): HttpMetrics {
     const start = process.hrtime.bigint();
     res.on('finish', () => {
       // The route template, not the raw path: raw paths would make one series per account number.
-      const routePath: unknown = req.route?.path;
+      const routePath: unknown = matchedRouteOf(req) ?? req.route?.path;
       const route = typeof routePath === 'string' ? routePath : 'unmatched';
       const seconds = Number(process.hrtime.bigint() - start) / 1e9;
       requests.inc({ method: req.method, route, status: String(res.statusCode) });

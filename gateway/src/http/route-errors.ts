@@ -19,8 +19,8 @@ export function routeErrorCodes(route: Route): Set<ApiErrorCode> {
     add('unauthorized', 'invalid_session', 'unavailable');
   }
   if (route.method !== 'get') {
-    // The JSON body parser: malformed JSON, over 1 MB.
-    add('invalid_request', 'payload_too_large');
+    // A body not declared JSON; the JSON body parser: malformed JSON, over 1 MB.
+    add('unsupported_media_type', 'invalid_request', 'payload_too_large');
     // Idempotency-Key: its length, a reuse with another body, a first request still running.
     if ('apiKey' in access) add('invalid_request', 'idempotency_key_reused', 'conflict');
   }

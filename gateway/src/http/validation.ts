@@ -1,5 +1,5 @@
 import type { Request } from 'express';
-import { AppError, type ApiErrorCode } from '@propdesk/kit';
+import { AppError, emailSchema, exactNumberSchema, textPattern, textSchema, type ApiErrorCode, type ExactNumberRule, type TextRule } from '@propdesk/kit';
 import { z } from './zod';
 
 /**
@@ -119,7 +119,8 @@ export const pageQuery = {
       .string()
       .max(1024, 'the cursor is not valid for this list')
       .default('')
-      .openapi({ description: 'the next_cursor of the previous page (opaque)' }),
+      // Cursors are base64url (kit/cursor.ts); anything else is refused as invalid_cursor by the list.
+      .openapi({ description: 'the next_cursor of the previous page (opaque)', pattern: '^[A-Za-z0-9_-]*$' }),
     'invalid_cursor',
     true,
   ),
@@ -148,21 +149,32 @@ export function booleanQuery(message: string, description: string) {
     .openapi({ description });
 }
 
-/** An ISO 8601 time. */
-export function timeQuery(param: string, description: string) {
-  const message = `${param} must be an ISO 8601 time`;
+/**
+ * An RFC 3339 time (2026-01-31T12:00:00Z, an offset, up to millisecond precision): what Date
+ * keeps exactly. Anything Date would guess at ("1" is 2001) or truncate is refused.
+ */
+export function rfc3339Time(param: string) {
+  const message = `${param} must be an RFC 3339 time with at most millisecond precision, e.g. 2026-01-31T12:00:00Z`;
   return z
     .string()
-    .refine((v) => !Number.isNaN(new Date(v).getTime()), message)
+    .max(40, message)
+    .datetime({ offset: true, message })
+    .refine((v) => !/\.\d{4,}/.test(v), message);
+}
+
+/** An optional time filter (rfc3339Time), as a Date. */
+export function timeQuery(param: string, description: string) {
+  return rfc3339Time(param)
     .transform((v) => new Date(v))
     .optional()
     .openapi({ format: 'date-time', description });
 }
 
 /** Any string; an empty value is no filter. */
-export function stringQuery(description: string, format?: string) {
+export function stringQuery(description: string, format?: string, maxLength = 256) {
   return z
     .string()
+    .max(maxLength, `must be at most ${maxLength} characters`)
     .transform((v) => (v === '' ? undefined : v))
     .optional()
     .openapi({ description, ...(format ? { format } : {}) });
@@ -198,4 +210,22 @@ export function parseBody<S extends z.ZodTypeAny>(schema: S, body: unknown): z.i
 /** An object body; arrays, strings and numbers are refused as a whole. */
 export const objectBody = <T extends z.ZodRawShape>(shape: T) => z.object(shape);
 
-export const nonEmptyString = (max: number) => z.string().trim().min(1).max(max);
+/**
+ * Free text (names, reasons, descriptions): taken exactly as sent or refused (control characters,
+ * broken UTF-16, blank), the kit's rule that the services apply again for gRPC callers.
+ */
+export const freeText = (rule: TextRule) => textSchema(rule).openapi({ pattern: textPattern(rule) });
+
+/** An email address exactly as sent, at most 254 characters (the services check it again). */
+export const emailAddress = () => emailSchema().openapi({ format: 'email' });
+
+/**
+ * A number taken exactly (the kit's rule: refused, never rounded); `step` in the description,
+ * since JSON Schema's multipleOf is judged in binary floating point by most validators.
+ */
+export const exactNumber = (rule: ExactNumberRule, description: string) =>
+  exactNumberSchema(rule).openapi({
+    ...(rule.positive !== false ? { exclusiveMinimum: 0 } : { minimum: 0 }),
+    ...(rule.max !== undefined ? { maximum: rule.max } : {}),
+    description: rule.step === undefined ? description : `${description}; a multiple of ${rule.step}, anything else is refused (never rounded)`,
+  });

@@ -4,39 +4,41 @@ import express from 'express';
 import { API_ERRORS, EVENT_TYPES, createLogger, type ApiErrorCode } from '@propdesk/kit';
 import type { Authenticator } from '../auth/authenticate';
 import type { Clients } from '../clients';
-import { mountRoutes } from '../http/route';
+import { v1Pipeline } from '../http/pipeline';
 import { ROUTES } from '../routes';
 
 /**
- * The document as GET /v1/openapi.json serves it: the real routes mounted on an Express router,
- * asked over HTTP. Only the anonymous path of authentication runs for it, and no service.
+ * The document as GET /v1/openapi.json serves it: the real routes behind the real /v1 pipeline,
+ * asked over HTTP. Authentication lets everyone through and no service answers, so a documented
+ * operation the pipeline serves answers anything but its own 404 (no such path) or 405.
  */
-async function served(): Promise<{ text: string; routerOperations: string[] }> {
-  const allowAnonymous: Authenticator = {
-    apiKey: () => Promise.reject(new Error('not used')),
-    executor: () => Promise.reject(new Error('not used')),
+async function served(): Promise<{ text: string; unserved: string[] }> {
+  const allowAll: Authenticator = {
+    apiKey: async () => ({ kind: 'api_key', keyId: 'k', organizationId: 'o' }),
+    executor: async () => ({ kind: 'executor', organizationId: 'o', accountNumber: '1', sessionId: 's' }),
     anonymous: async () => undefined,
   };
-  const router = express.Router();
-  mountRoutes(router, ROUTES, {
-    authenticator: allowAnonymous,
-    clients: {} as Clients,
-    logger: createLogger('test', { level: 'silent' }),
-    callOpts: () => ({}),
-  });
-  const routerOperations: string[] = [];
-  for (const layer of router.stack) {
-    const route = layer.route as { path: string; methods: Record<string, boolean> } | undefined;
-    if (!route) continue;
-    for (const method of Object.keys(route.methods)) routerOperations.push(`${method} ${route.path.replace(/:(\w+)/g, '{$1}')}`);
-  }
-  const app = express().use(router);
+  const app = express().use(
+    v1Pipeline(ROUTES, { authenticator: allowAll, clients: {} as Clients, logger: createLogger('test', { level: 'silent' }), callOpts: () => ({}) }),
+  );
   const server = app.listen(0, '127.0.0.1');
   await new Promise((resolve) => server.once('listening', resolve));
+  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   try {
-    const res = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/v1/openapi.json`);
+    const res = await fetch(`${base}/v1/openapi.json`);
     expect(res.status).toBe(200);
-    return { text: await res.text(), routerOperations: routerOperations.sort() };
+    const text = await res.text();
+    const unserved: string[] = [];
+    for (const [path, item] of Object.entries((JSON.parse(text) as { paths: Record<string, object> }).paths)) {
+      if (!path.startsWith('/v1/')) continue;
+      for (const method of Object.keys(item)) {
+        const answer = await fetch(`${base}${path.replace(/\{\w+\}/g, '1')}`, { method: method.toUpperCase() });
+        const code = ((await answer.json()) as { error?: { code?: string } }).error?.code;
+        if (code === 'not_found' && answer.status === 404 && path.split('{').length === 1) unserved.push(`${method} ${path}`);
+        if (answer.status === 405) unserved.push(`${method} ${path}`);
+      }
+    }
+    return { text, unserved };
   } finally {
     await new Promise((resolve) => server.close(resolve));
   }
@@ -75,9 +77,9 @@ interface Document {
 
 let doc: Document;
 let text: string;
-let routerOperations: string[];
+let unserved: string[];
 beforeAll(async () => {
-  ({ text, routerOperations } = await served());
+  ({ text, unserved } = await served());
   doc = JSON.parse(text) as Document;
 });
 
@@ -116,9 +118,10 @@ describe('the served OpenAPI document', () => {
     expect(doc.openapi).toBe('3.1.0');
   });
 
-  it('documents exactly the /v1 operations the router serves', () => {
+  it('documents exactly the /v1 operations the pipeline serves', () => {
     const documented = operations().map((o) => o.route).sort();
-    expect(documented).toEqual(routerOperations);
+    expect(documented).toEqual(ROUTES.map((r) => `${r.method} ${r.path}`).sort());
+    expect(unserved).toEqual([]);
     expect(documented.length).toBeGreaterThan(30);
   });
 
@@ -195,6 +198,7 @@ describe('the served OpenAPI document', () => {
         404: ['not_found'],
         409: ['conflict', 'account_archived', 'account_breached', 'account_passed', 'idempotency_key_reused'],
         413: ['payload_too_large'],
+        415: ['unsupported_media_type'],
         422: ['order_rejected'],
         429: ['rate_limited'],
         500: ['internal_error'],
@@ -210,6 +214,7 @@ describe('the served OpenAPI document', () => {
         403: ['missing_scope'],
         409: ['conflict', 'idempotency_key_reused'],
         413: ['payload_too_large'],
+        415: ['unsupported_media_type'],
         429: ['rate_limited'],
         500: ['internal_error'],
         503: ['unavailable'],
@@ -234,6 +239,7 @@ describe('the served OpenAPI document', () => {
         401: ['invalid_credentials'],
         409: ['account_archived', 'account_breached'],
         413: ['payload_too_large'],
+        415: ['unsupported_media_type'],
         429: ['rate_limited'],
         500: ['internal_error'],
         503: ['unavailable'],

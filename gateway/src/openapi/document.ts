@@ -3,7 +3,7 @@ import type { ApiErrorCode } from '@propdesk/kit';
 import type { Route } from '../http/route';
 import { routeErrorsByStatus } from '../http/route-errors';
 import { z } from '../http/zod';
-import { ERROR_MEANINGS, errorBodySchema } from './errors';
+import { ERROR_MEANINGS, errorBodySchema, errorComponentName, errorSchemaOf } from './errors';
 import { outsideV1Operations } from './outside-v1';
 
 /**
@@ -26,7 +26,47 @@ function registerShared(registry: OpenAPIRegistry): void {
   registry.registerComponent('headers', 'RateLimit-Remaining', { description: 'requests left in the window', schema: integer });
   registry.registerComponent('headers', 'RateLimit-Reset', { description: 'seconds until the window resets', schema: integer });
   registry.registerComponent('headers', 'Retry-After', { description: 'seconds to wait before retrying (at least 1)', required: true, schema: { type: 'integer', minimum: 1 } });
+  registry.registerComponent('headers', 'Allow', { description: "the path's methods, e.g. GET, HEAD, POST", required: true, schema: { type: 'string' } });
+  // Answers of no single operation (the info description says when each comes).
+  const envelope = (code: ApiErrorCode) => {
+    registry.register(errorComponentName(code), errorSchemaOf(code));
+    return { 'application/json': { schema: { $ref: `#/components/schemas/${errorComponentName(code)}` } } };
+  };
+  const rateLimitHeaderRefs = Object.fromEntries(RATE_LIMIT_HEADERS.map((name) => [name, { $ref: `#/components/headers/${name}` }]));
+  registry.registerComponent('responses', 'MethodNotAllowed', {
+    description: `\`method_not_allowed\`: ${ERROR_MEANINGS.method_not_allowed}`,
+    headers: { ...rateLimitHeaderRefs, Allow: { $ref: '#/components/headers/Allow' } },
+    content: envelope('method_not_allowed'),
+  });
+  registry.registerComponent('responses', 'NoSuchRoute', {
+    description: `\`not_found\`: ${ERROR_MEANINGS.not_found}`,
+    headers: rateLimitHeaderRefs,
+    content: envelope('not_found'),
+  });
+  registry.registerComponent('responses', 'HeadersTooLarge', {
+    description: `\`headers_too_large\`: ${ERROR_MEANINGS.headers_too_large}. Answered by the HTTP server before any route: no RateLimit-* headers.`,
+    content: envelope('headers_too_large'),
+  });
+  registry.registerComponent('responses', 'RequestTimeout', {
+    description: `\`request_timeout\`: ${ERROR_MEANINGS.request_timeout}. Answered by the HTTP server before any route: no RateLimit-* headers.`,
+    content: envelope('request_timeout'),
+  });
 }
+
+/**
+ * What the document says once for every path (no operation can: these answers belong to no
+ * operation).
+ */
+const API_DESCRIPTION = [
+  'Simulated trading accounts for prop-trading firms.',
+  'Errors are always {"error":{"code","message"(,"param")}}; each operation lists the codes it can answer.',
+  'Every /v1 answer carries RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset of the bucket the request was counted in: a valid API key\'s own bucket wherever it is sent (also on unknown routes, the public document and the executor login), otherwise the client IP\'s.',
+  'A path under /v1 that does not exist is 404 `not_found` for every method (components.responses.NoSuchRoute).',
+  'A method a path does not have is 405 `method_not_allowed` with an Allow header (components.responses.MethodNotAllowed). OPTIONS is such a method: the API configures no CORS (it is called from servers, with secret keys), so there is no preflight to answer.',
+  'A write that carries a body must send it as Content-Type: application/json (UTF-8); anything else is 415 `unsupported_media_type`. Writes that take no body may be sent without one and without a Content-Type.',
+  'The request line and headers may take up to 64 KB (a longer cursor is refused by its list as `invalid_cursor`); beyond that the server answers 431 `headers_too_large` (components.responses.HeadersTooLarge), and a request that does not arrive in time 408 `request_timeout`.',
+  'Numbers are taken exactly: a value that would need rounding (a volume not a multiple of 0.01 lots, a price finer than its instrument\'s digits, an amount in fractions of a cent) is refused with 400 naming the field, never rounded. Text is stored exactly as sent: control characters are refused, never stripped.',
+].join(' ');
 
 const headerRef = (name: string) => ({ $ref: `#/components/headers/${name}` });
 const rateLimitHeaders = () => Object.fromEntries(RATE_LIMIT_HEADERS.map((name) => [name, headerRef(name)]));
@@ -116,8 +156,8 @@ export function buildOpenApiDocument(routes: readonly Route[]) {
     info: {
       title: 'PropDesk API',
       version: '1.0.0',
-      description:
-        'Simulated trading accounts for prop-trading firms. Errors are always {"error":{"code","message"(,"param")}}; each operation lists the codes it can answer. Every /v1 answer carries RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset.',
+      contact: { name: 'PropDesk' },
+      description: API_DESCRIPTION,
     },
     servers: [{ url: '/', 'x-internal': false }],
     tags: TAGS,

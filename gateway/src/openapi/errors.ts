@@ -13,7 +13,9 @@ export const ERROR_MEANINGS: Record<ApiErrorCode, string> = {
   insufficient_credits: 'not enough account credits',
   missing_scope: 'the API key lacks the scope (the message names it)',
   forbidden: 'the role may not do this',
-  not_found: "no such object in this organization (also another organization's)",
+  not_found: "no such object in this organization (also another organization's), or no such route",
+  method_not_allowed: 'the path exists but not with this method (OPTIONS included: no CORS); the Allow header lists its methods',
+  request_timeout: 'the request was not received in time',
   conflict: 'the object is not in a state that allows this',
   account_archived: 'the account is archived',
   account_breached: 'the account is breached',
@@ -21,13 +23,18 @@ export const ERROR_MEANINGS: Record<ApiErrorCode, string> = {
   no_unassigned_accounts: 'no active unassigned account is left',
   idempotency_key_reused: 'the Idempotency-Key was used with another request',
   payload_too_large: 'the body is larger than 1 MB',
+  unsupported_media_type: 'a request body that is not declared Content-Type: application/json (UTF-8)',
   order_rejected: 'a pre-order rule refused the order (the message names it)',
   rate_limited: 'over the limit; retry after Retry-After seconds',
+  headers_too_large: 'the request line and headers are larger than the server reads (64 KB)',
   internal_error: 'an unexpected failure',
   unavailable: 'a service is down or missed its deadline; retry',
 };
 
 const pascal = (code: string) => code.replace(/(^|_)([a-z])/g, (_m, _sep: string, c: string) => c.toUpperCase());
+
+/** The component name of a code's envelope schema: InvalidRequestError, InternalError, ... */
+export const errorComponentName = (code: ApiErrorCode): string => `${pascal(code)}${code.endsWith('_error') ? '' : 'Error'}`;
 
 /** The error envelope of SPEC section 6 with one code: a component each (InvalidRequestError, ...). */
 const ERROR_SCHEMAS = Object.fromEntries(
@@ -44,9 +51,14 @@ const ERROR_SCHEMAS = Object.fromEntries(
           .strict(),
       })
       .strict()
-      .openapi(`${pascal(code)}${code.endsWith('_error') ? '' : 'Error'}`),
+      .openapi(errorComponentName(code)),
   ]),
 ) as unknown as Record<ApiErrorCode, z.ZodTypeAny>;
+
+/** A code's envelope schema, to register as a component of its own. */
+export function errorSchemaOf(code: ApiErrorCode): z.ZodTypeAny {
+  return ERROR_SCHEMAS[code];
+}
 
 /** The envelope whose code is one of the given ones. */
 export function errorBodySchema(codes: readonly ApiErrorCode[]): z.ZodTypeAny {

@@ -75,7 +75,7 @@ export function outsideV1Operations(): RouteConfig[] {
       description: 'Revoking again answers 200 with the first revoked_at.',
       tags: ['Meta'],
       security: [{ panelSession: [] }],
-      request: { params: z.object({ id: z.string().uuid().openapi({ description: 'API key id' }) }) },
+      request: { params: z.object({ id: z.string().uuid().max(36).openapi({ description: 'API key id' }) }) },
       responses: {
         200: { description: 'the revoked key', content: { 'application/json': { schema: revokedKeySchema } } },
         401: errorAnswer('unauthorized'),
@@ -95,7 +95,7 @@ export function outsideV1Operations(): RouteConfig[] {
       tags: ['Meta'],
       security: [{ panelSession: [] }],
       request: {
-        params: z.object({ id: z.string().uuid().openapi({ description: 'API key id' }) }),
+        params: z.object({ id: z.string().uuid().max(36).openapi({ description: 'API key id' }) }),
         body: { required: false, content: { 'application/json': { schema: rollRequestSchema } } },
       },
       responses: {

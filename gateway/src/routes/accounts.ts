@@ -1,9 +1,9 @@
 import { accountsv1 } from '@propdesk/proto';
-import { ACCOUNT_STATUSES, accountStatusValue } from '@propdesk/kit';
+import { ACCOUNT_STATUSES, MAX_INITIAL_BALANCE, MONEY_STEP, accountStatusValue } from '@propdesk/kit';
 import { apiKeyOf } from '../auth/principal';
 import { renderJson } from '../http/errors';
 import { route } from '../http/route';
-import { booleanQuery, enumQuery, nonEmptyString, objectBody, pageOf, pageQuery, positiveIntegerPath, stringQuery } from '../http/validation';
+import { booleanQuery, emailAddress, enumQuery, exactNumber, freeText, objectBody, pageOf, pageQuery, positiveIntegerPath, stringQuery } from '../http/validation';
 import { z } from '../http/zod';
 import {
   accountPageBody,
@@ -24,13 +24,13 @@ export const accountPath = { number: positiveIntegerPath('number', 'account numb
 
 const createAccountsBody = objectBody({
   count: z.number().int().min(1).max(100),
-  program: z.string().trim().min(1).max(64).optional().openapi({ description: 'default: standard' }),
-  initial_balance: z.number().positive().finite().max(1e12).optional().openapi({ description: "default: the program's" }),
+  program: freeText({ max: 64 }).optional().openapi({ description: 'default: standard', example: 'standard' }),
+  initial_balance: exactNumber({ unit: 'USD', step: MONEY_STEP, max: MAX_INITIAL_BALANCE }, "USD; default: the program's").optional(),
 }).openapi('CreateAccountsRequest');
 
 export const traderBody = objectBody({
-  name: nonEmptyString(200),
-  email: z.string().trim().max(320).email(),
+  name: freeText({ max: 200 }).openapi({ description: 'stored exactly as sent', example: 'Jane Trader' }),
+  email: emailAddress().openapi({ example: 'jane@example.com' }),
 }).openapi('TraderRequest');
 
 const accountListSchema = z.object({ data: z.array(accountSchema) }).strict().openapi('AccountList');
@@ -44,7 +44,7 @@ export const accountRoutes = [
     tag: TAG,
     access: { apiKey: 'accounts:read' },
     query: {
-      trader_id: stringQuery('only the accounts of this trader', 'uuid'),
+      trader_id: stringQuery('only the accounts of this trader', 'uuid', 36),
       ...pageQuery,
       status: enumQuery(ACCOUNT_STATUSES, `status must be one of ${ACCOUNT_STATUSES.join(', ')}`),
       assigned: booleanQuery('assigned must be true or false', 'only assigned (true) or unassigned (false) accounts'),

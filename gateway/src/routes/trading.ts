@@ -1,10 +1,10 @@
 import type { tradingv1 } from '@propdesk/proto';
-import { AppError, type ApiErrorCode, type CallOpts } from '@propdesk/kit';
+import { AppError, LOT_STEP, type ApiErrorCode, type CallOpts } from '@propdesk/kit';
 import type { Clients } from '../clients';
 import { apiKeyOf } from '../auth/principal';
 import { renderJson, type Rendered } from '../http/errors';
 import { route } from '../http/route';
-import { enumQuery, idPath, nonEmptyString, objectBody, pageOf, pageQuery, timeQuery, type PageParams } from '../http/validation';
+import { enumQuery, exactNumber, freeText, idPath, objectBody, pageOf, pageQuery, timeQuery, type PageParams } from '../http/validation';
 import { z } from '../http/zod';
 import { accountSchema, toRestAccount } from '../mapping/accounts';
 import { page } from '../mapping/common';
@@ -29,16 +29,17 @@ import {
 import { accountPath } from './accounts';
 
 const TAG = 'Trading';
-const price = z.number().positive().finite();
+/** At most the instrument's digits (EURUSD 5, USDJPY 3, XAUUSD 2, ...): the service knows them and refuses finer. */
+const price = (description: string) => exactNumber({}, `${description}; at most the instrument's digits, anything finer is refused (never rounded)`);
 
 export const orderBody = objectBody({
-  symbol: z.string().trim().min(1).max(32).openapi({ example: 'EURUSD' }),
+  symbol: z.string().min(1).max(32).regex(/^[A-Za-z0-9]+$/, 'must be an instrument symbol such as EURUSD').openapi({ example: 'EURUSD' }),
   side: z.enum(SIDE_NAMES),
-  volume: z.number().positive().finite().openapi({ description: 'lots' }),
+  volume: exactNumber({ unit: 'lots', step: LOT_STEP }, 'lots').openapi({ example: 0.1 }),
   type: z.enum(ORDER_TYPE_NAMES).default('market'),
-  price: price.optional().openapi({ description: 'limit and stop orders only, and required for them' }),
-  stop_loss: price.optional(),
-  take_profit: price.optional(),
+  price: price('limit and stop orders only, and required for them').optional(),
+  stop_loss: price('stop loss level').optional(),
+  take_profit: price('take profit level').optional(),
 }).openapi('OrderRequest');
 
 /** What placing an order can answer besides validation: the account's state, the rules, the market. */
@@ -88,7 +89,7 @@ export const trading = {
   },
 };
 
-const breachBody = objectBody({ reason: nonEmptyString(500) }).openapi('BreachRequest');
+const breachBody = objectBody({ reason: freeText({ max: 500 }).openapi({ example: 'manual review' }) }).openapi('BreachRequest');
 
 export const tradingRoutes = [
   route({

@@ -2,7 +2,7 @@ import { EVENT_TYPES, OVERLAP_SECONDS } from '@propdesk/kit';
 import { apiKeyOf } from '../auth/principal';
 import { renderJson } from '../http/errors';
 import { route } from '../http/route';
-import { enumQuery, idPath, objectBody, pageOf, pageQuery } from '../http/validation';
+import { enumQuery, idPath, objectBody, pageOf, pageQuery, rfc3339Time } from '../http/validation';
 import { z } from '../http/zod';
 import { page } from '../mapping/common';
 import {
@@ -23,12 +23,14 @@ const TAG = 'Webhooks';
 const webhookPath = { id: idPath('webhook', 'webhook endpoint id') };
 
 const enableBody = objectBody({
-  redeliver_since: z
-    .string()
-    .datetime({ offset: true })
+  redeliver_since: rfc3339Time('redeliver_since')
     .optional()
     .openapi({ description: 'deliveries that failed or were skipped since then are scheduled again' }),
 }).openapi('EnableWebhookRequest');
+
+/** The scheme check, as the server applies it and the document states it (schemes are case-insensitive). */
+const HTTPS_SCHEME_PATTERN = '^[Hh][Tt][Tt][Pp][Ss]://';
+const HTTPS_SCHEME = new RegExp(HTTPS_SCHEME_PATTERN);
 
 const overlapMessage = `must be an integer from ${OVERLAP_SECONDS.min} to ${OVERLAP_SECONDS.max} (seconds)`;
 const rotateBody = objectBody({
@@ -46,8 +48,12 @@ const endpointBody = objectBody({
     .string()
     .max(2048)
     .url()
-    .refine((url) => url.toLowerCase().startsWith('https://'), 'must be an HTTPS URL')
-    .openapi({ pattern: '^[Hh][Tt][Tt][Pp][Ss]://', description: 'HTTPS only; private and loopback addresses are refused' }),
+    .regex(HTTPS_SCHEME, 'must be an HTTPS URL')
+    .openapi({
+      pattern: HTTPS_SCHEME_PATTERN,
+      description:
+        'HTTPS only (the scheme in any letter case); stored and answered as the URL parser normalises it (https://example.com/x for HTTPS://Example.COM/x). Unless private networks are allowed, loopback, private, link-local and reserved addresses in any notation, localhost and *.localhost, .internal, .local, .localdomain, .home.arpa, .invalid and single-label names are refused. Whitespace and control characters are refused, not stripped.',
+    }),
   events: z.array(z.enum(EVENT_TYPES)).max(EVENT_TYPES.length).default([]).openapi({ description: 'empty: every event type' }),
 }).openapi('WebhookRequest');
 
@@ -67,7 +73,7 @@ export const webhookRoutes = [
         { organizationId: apiKeyOf(req).organizationId, url: body.url, events: [...new Set(body.events)] },
         opts,
       );
-      return renderJson(201, { ...toRestEndpoint(response.endpoint), secret: response.secret });
+      return renderJson(201, { ...toRestEndpoint(response.endpoint), secret: response.secret, warnings: response.warnings });
     },
   }),
 
@@ -163,6 +169,8 @@ export const webhookRoutes = [
     path: '/v1/webhooks/{id}/test',
     operationId: 'sendTestEvent',
     summary: 'Send a signed sample event',
+    description:
+      "The endpoint's first subscribed type (or account.created), in the ordinary signed envelope with the caller's organization_id; its data is synthetic (account 0, null ids, sample figures) and carries test: true.",
     tag: TAG,
     access: { apiKey: 'accounts:write' },
     params: webhookPath,

@@ -1,5 +1,5 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { AppError } from '@propdesk/kit';
+import { AppError, isExactDecimalLiteral } from '@propdesk/kit';
 
 export type FlagSpec = NonNullable<ParseArgsConfig['options']>;
 export type FlagValues = Record<string, string | boolean | undefined>;
@@ -66,8 +66,9 @@ export function integerInRange(raw: string, flag: string, min: number, max: numb
   return Number(raw);
 }
 
+/** A positive decimal taken exactly: digits a double does not keep (1.0000000000000000001) are refused, not rounded. */
 export function positiveNumber(raw: string, flag: string): number {
-  const value = /^\d+(\.\d+)?$/.test(raw) ? Number(raw) : Number.NaN;
+  const value = /^\d+(\.\d+)?$/.test(raw) && isExactDecimalLiteral(raw) ? Number(raw) : Number.NaN;
   if (!Number.isFinite(value) || value <= 0) {
     throw new AppError('invalid_request', `--${flag} must be a positive number`, flag);
   }

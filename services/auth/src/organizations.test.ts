@@ -12,13 +12,13 @@ describe('auth service: organizations, plans and credits', () => {
     await auth.stop();
   });
 
-  it('creates a paid organization when no plan status is given, with the credits asked for', async () => {
+  it('creates a paid organization when no plan status is given, with the credits asked for, its name exactly as given', async () => {
     const { organization } = await auth.client.call.createOrganization({
       name: '  Acme  ',
       planStatus: authv1.PlanStatus.PLAN_STATUS_UNSPECIFIED,
       credits: '25',
     });
-    expect(organization).toMatchObject({ name: 'Acme', planStatus: authv1.PlanStatus.PLAN_STATUS_PAID, credits: '25', creditsLowThreshold: '0' });
+    expect(organization).toMatchObject({ name: '  Acme  ', planStatus: authv1.PlanStatus.PLAN_STATUS_PAID, credits: '25', creditsLowThreshold: '0' });
     expect(organization?.createdAt).toBeInstanceOf(Date);
     const fetched = await auth.client.call.getOrganization({ organizationId: organization!.id });
     expect(fetched.organization).toEqual(organization);

@@ -20,8 +20,8 @@ describe('auth service: panel users, login and sessions', () => {
   const createUser = (email: string, role = authv1.Role.ROLE_ADMIN, password = PASSWORD) =>
     auth.client.call.createUser({ organizationId: orgId, email, password, role });
 
-  it('creates a user with a normalized email and stores only a salted scrypt hash', async () => {
-    const { user } = await createUser('  Alice@Example.COM ');
+  it('creates a user with a lowercased email and stores only a salted scrypt hash', async () => {
+    const { user } = await createUser('Alice@Example.COM');
     expect(user).toMatchObject({ organizationId: orgId, email: 'alice@example.com', role: authv1.Role.ROLE_ADMIN });
     const pg = new Client({ connectionString: auth.db.url });
     await pg.connect();
@@ -36,7 +36,11 @@ describe('auth service: panel users, login and sessions', () => {
 
   it('refuses a duplicate email whatever its case, short passwords, bad emails, no role, unknown organizations', async () => {
     await createUser('bob@example.com');
-    expect(await rejection(createUser('BOB@example.com '))).toMatchObject({ code: 'conflict' });
+    expect(await rejection(createUser('BOB@example.com'))).toMatchObject({ code: 'conflict' });
+    // Surrounding whitespace or a control character is refused, not trimmed away.
+    expect(await rejection(createUser(' erin@example.com'))).toMatchObject({ code: 'invalid_request', param: 'email' });
+    expect(await rejection(createUser('erin\u0000@example.com'))).toMatchObject({ code: 'invalid_request', param: 'email' });
+    expect(await rejection(createUser(`${'e'.repeat(60)}@${'x'.repeat(190)}.com`))).toMatchObject({ code: 'invalid_request', param: 'email' });
     expect(await rejection(createUser('carol@example.com', authv1.Role.ROLE_MEMBER, 'short'))).toMatchObject({
       code: 'invalid_request',
       param: 'password',

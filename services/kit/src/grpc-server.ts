@@ -1,7 +1,9 @@
 import {
   Server,
   ServerCredentials,
+  ServerInterceptingCall,
   type Metadata,
+  type ServerInterceptor,
   type ServerUnaryCall,
   type sendUnaryData,
   type ServiceDefinition,
@@ -92,6 +94,49 @@ export function implementServiceDouble<S extends UntypedServiceImplementation>(
   return adaptHandlers<S>(definition, logger, handlers);
 }
 
+/**
+ * What a method's deserializer hands on when the request bytes are not a message of its type.
+ * grpc-js answers a throwing deserializer with INTERNAL "Error deserializing request"
+ * (server-interceptors.js, decompressAndMaybePush), though the fault is the caller's: every
+ * deserializer is wrapped to return this marker instead, and the interceptor below answers it
+ * INVALID_ARGUMENT with the API code invalid_request, for unary and streaming methods alike.
+ */
+class UndecodableRequest {}
+
+function decodingSafely(definition: ServiceDefinition): ServiceDefinition {
+  const wrapped: Record<string, ServiceDefinition[string]> = {};
+  for (const [name, method] of Object.entries(definition)) {
+    const deserialize = method.requestDeserialize;
+    wrapped[name] = {
+      ...method,
+      requestDeserialize: (bytes: Buffer) => {
+        try {
+          return deserialize(bytes);
+        } catch {
+          return new UndecodableRequest();
+        }
+      },
+    };
+  }
+  return wrapped;
+}
+
+const refuseUndecodable: ServerInterceptor = (_method, call) =>
+  new ServerInterceptingCall(call, {
+    start(next) {
+      next({
+        onReceiveMessage(message, pass) {
+          if (!(message instanceof UndecodableRequest)) {
+            pass(message);
+            return;
+          }
+          const { code, details, metadata } = toServiceError(new AppError('invalid_request', 'the request is not a valid protobuf message of this method\'s request type'));
+          call.sendStatus({ code, details, metadata });
+        },
+      });
+    },
+  });
+
 export interface GrpcServiceRegistration {
   /** Fully qualified service name, e.g. propdesk.auth.v1.AuthService (health reports it). */
   name: string;
@@ -120,7 +165,11 @@ export async function startGrpcServer(options: {
     'grpc.http2.min_ping_interval_without_data_ms': 10_000,
     'grpc.max_receive_message_length': 8 * 1024 * 1024,
     'grpc.enable_channelz': 0,
+    interceptors: [refuseUndecodable],
   });
+  // Every service this server carries (ours, health, reflection) decodes through decodingSafely.
+  const addService = server.addService.bind(server);
+  server.addService = (definition, implementation) => addService(decodingSafely(definition), implementation);
   const statusMap: Record<string, 'SERVING'> = { '': 'SERVING' };
   for (const svc of options.services) {
     server.addService(svc.definition, svc.implementation);

@@ -10,6 +10,8 @@ export * from './sql';
 export * from './ids';
 export * from './crypto';
 export * from './cursor';
+export * from './decimal';
+export * from './text';
 export * from './lifecycle';
 export * from './buf-curl';
 export { createReflectionService, contractsDirectory, HEALTH_SERVICE } from './reflection/reflection-service';

@@ -14,12 +14,32 @@ const retrySchedule = z
     return steps;
   });
 
+/**
+ * The TCP ports the deployment's egress lets deliveries reach (the kustomize network policy of the
+ * webhooks service allows 443 only): a comma-separated list, or `any`. Registration warns about
+ * an endpoint on another port.
+ */
+const egressPorts = z
+  .string()
+  .optional()
+  .transform((value, ctx): ReadonlySet<number> | null => {
+    if (value === undefined || value.trim() === '') return new Set([443]);
+    if (value.trim().toLowerCase() === 'any') return null;
+    const ports = value.split(',').map((p) => Number(p.trim()));
+    if (ports.some((p) => !Number.isInteger(p) || p < 1 || p > 65535)) {
+      ctx.addIssue({ code: z.ZodIssueCode.custom, message: 'must be comma-separated ports (1-65535) or any' });
+      return z.NEVER;
+    }
+    return new Set(ports);
+  });
+
 export const configSchema = serviceAddressSchema.extend({
   DATABASE_URL: z.string().min(1, 'is required'),
   LOG_LEVEL: logLevel,
   CURSOR_SECRET: z.string().min(16, 'must be at least 16 characters'),
   WEBHOOK_SECRET_KEY: hexKey,
   WEBHOOK_ALLOW_PRIVATE_NETWORKS: envBool(false),
+  WEBHOOK_EGRESS_PORTS: egressPorts,
   WEBHOOK_RETRY_SCHEDULE: retrySchedule,
   WEBHOOK_TIMEOUT_MS: envInt(10_000, 100, 120_000),
   // A fraction is accepted so tests can exercise disabling in seconds.

@@ -11,5 +11,7 @@ export interface Deps {
   cursors: CursorCodec;
   logger: Logger;
   allowPrivateNetworks: boolean;
+  /** WEBHOOK_EGRESS_PORTS: the ports deliveries may reach; null = any. */
+  egressPorts: ReadonlySet<number> | null;
   retryScheduleSeconds: readonly number[];
 }

@@ -96,6 +96,7 @@ export async function start(env: NodeJS.ProcessEnv, options: { logger?: Logger }
       cursors: createCursorCodec(config.CURSOR_SECRET),
       logger,
       allowPrivateNetworks: config.WEBHOOK_ALLOW_PRIVATE_NETWORKS,
+      egressPorts: config.WEBHOOK_EGRESS_PORTS,
       retryScheduleSeconds: config.WEBHOOK_RETRY_SCHEDULE,
     };
     const server = await resources.start(

@@ -66,8 +66,13 @@ describe('validation', () => {
     for (const bad of [-1, 10_000_000.01, Number.NaN, 1.001]) expect(paramOf(() => initialBalance(bad, 1))).toBe('initial_balance');
   });
 
-  it('trader input is trimmed, emails normalized for lookup', () => {
-    expect(traderInput('  Ann  ', ' Ann@Example.COM ')).toEqual({ name: 'Ann', email: 'Ann@Example.COM', emailNormalized: 'ann@example.com' });
+  it('trader input is kept exactly as sent (refused, never trimmed), emails normalized for lookup only', () => {
+    expect(traderInput('  Ann  ', 'Ann@Example.COM')).toEqual({ name: '  Ann  ', email: 'Ann@Example.COM', emailNormalized: 'ann@example.com' });
+    expect(paramOf(() => traderInput('Ann', ' Ann@Example.COM '))).toBe('email');
+    expect(paramOf(() => traderInput('A\u0000nn', 'a@b.co'))).toBe('name');
+    expect(paramOf(() => traderInput('A\tnn', 'a@b.co'))).toBe('name');
+    expect(paramOf(() => traderInput('A\ud800nn', 'a@b.co'))).toBe('name');
+    expect(paramOf(() => traderInput('Ann', `${'a'.repeat(60)}@${'b'.repeat(190)}.com`))).toBe('email');
     expect(paramOf(() => traderInput('   ', 'a@b.co'))).toBe('name');
     expect(paramOf(() => traderInput('x'.repeat(201), 'a@b.co'))).toBe('name');
     expect(paramOf(() => traderInput('Ann', 'a@'))).toBe('email');

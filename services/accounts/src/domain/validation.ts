@@ -1,4 +1,4 @@
-import { AppError, z } from '@propdesk/kit';
+import { AppError, MAX_INITIAL_BALANCE, MONEY_STEP, requireEmail, requireExactNumber, requireText } from '@propdesk/kit';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -44,21 +44,20 @@ export interface TraderInput {
   emailNormalized: string;
 }
 
-const emailSchema = z.string().email().max(320);
+/** Trader names are at most this long (UTF-16 code units, as JSON clients count). */
+export const MAX_TRADER_NAME_LENGTH = 200;
 
-/** Name 1..200 characters (trimmed); email trimmed, validated, and lowercased for lookups. */
+/**
+ * Name and email exactly as sent (never trimmed or otherwise changed; control characters, blank
+ * names and addresses over 254 characters refused); the email lowercased only for lookups.
+ */
 export function traderInput(name: string | undefined, email: string | undefined): TraderInput {
-  const trimmedName = (name ?? '').trim();
-  if (trimmedName.length < 1 || trimmedName.length > 200) {
-    throw new AppError('invalid_request', 'name must be 1 to 200 characters', 'name');
-  }
-  const trimmedEmail = (email ?? '').trim();
-  if (!emailSchema.safeParse(trimmedEmail).success) throw new AppError('invalid_request', 'email must be a valid email address', 'email');
-  return { name: trimmedName, email: trimmedEmail, emailNormalized: trimmedEmail.toLowerCase() };
+  const checkedName = requireText(name, 'name', { max: MAX_TRADER_NAME_LENGTH });
+  const checkedEmail = requireEmail(email, 'email');
+  return { name: checkedName, email: checkedEmail, emailNormalized: checkedEmail.toLowerCase() };
 }
 
 export const MAX_ACCOUNTS_PER_REQUEST = 100;
-export const MAX_INITIAL_BALANCE = 10_000_000;
 
 export function provisioningCount(count: number): number {
   if (!Number.isInteger(count) || count < 1 || count > MAX_ACCOUNTS_PER_REQUEST) {
@@ -67,14 +66,8 @@ export function provisioningCount(count: number): number {
   return count;
 }
 
-/** 0 (or absent) = the program's default. */
+/** 0 (or absent) = the program's default; otherwise whole cents up to MAX_INITIAL_BALANCE, never rounded. */
 export function initialBalance(value: number | undefined, programDefault: number): number {
   if (value === undefined || value === 0) return programDefault;
-  if (!Number.isFinite(value) || value <= 0 || value > MAX_INITIAL_BALANCE) {
-    throw new AppError('invalid_request', `initial_balance must be greater than 0 and at most ${MAX_INITIAL_BALANCE}`, 'initial_balance');
-  }
-  if (Math.round(value * 100) !== value * 100) {
-    throw new AppError('invalid_request', 'initial_balance must have at most 2 decimals', 'initial_balance');
-  }
-  return value;
+  return requireExactNumber(value, 'initial_balance', { unit: 'USD', step: MONEY_STEP, max: MAX_INITIAL_BALANCE });
 }

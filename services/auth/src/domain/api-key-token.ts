@@ -1,4 +1,4 @@
-import { AppError, randomString } from '@propdesk/kit';
+import { AppError, randomString, requireText } from '@propdesk/kit';
 
 export const API_KEY_PREFIX = 'pfx_live_';
 export const API_KEY_RANDOM_LENGTH = 40;
@@ -24,8 +24,7 @@ export function normalizeScopes(scopes: string[]): Scope[] {
   return SCOPES.filter((s) => wanted.has(s));
 }
 
+/** Exactly as sent (not trimmed); control characters and blank names refused. */
 export function validApiKeyName(name: string): string {
-  const trimmed = name.trim();
-  if (trimmed.length < 1 || trimmed.length > 100) throw new AppError('invalid_request', 'name must be 1 to 100 characters', 'name');
-  return trimmed;
+  return requireText(name, 'name', { max: 100 });
 }

@@ -1,17 +1,14 @@
-import { AppError } from '@propdesk/kit';
+import { requireEmail } from '@propdesk/kit';
 
 /** Emails are unique case-insensitively: every lookup and the unique index use this form. */
 export function normalizeEmail(email: string): string {
   return email.trim().toLowerCase();
 }
 
-// Deliberately loose: one @, something on each side, a dot in the domain, no spaces.
-const EMAIL_SHAPE = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
-
+/**
+ * A new user's email: refused rather than repaired (surrounding whitespace, control characters,
+ * over 254 characters), then kept in its lookup form (lowercase): a panel login is case-insensitive.
+ */
 export function validEmail(email: string): string {
-  const normalized = normalizeEmail(email);
-  if (normalized.length === 0 || normalized.length > 254 || !EMAIL_SHAPE.test(normalized)) {
-    throw new AppError('invalid_request', 'email must be a valid email address', 'email');
-  }
-  return normalized;
+  return requireEmail(email, 'email').toLowerCase();
 }

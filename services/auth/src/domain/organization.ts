@@ -1,9 +1,8 @@
-import { AppError } from '@propdesk/kit';
+import { requireText } from '@propdesk/kit';
 
 export type PlanStatus = 'paid' | 'unpaid';
 
+/** Exactly as sent (not trimmed); control characters and blank names refused. */
 export function validOrganizationName(name: string): string {
-  const trimmed = (name ?? '').trim();
-  if (trimmed.length < 1 || trimmed.length > 200) throw new AppError('invalid_request', 'name must be 1 to 200 characters', 'name');
-  return trimmed;
+  return requireText(name, 'name', { max: 200 });
 }

@@ -10,6 +10,9 @@ import { z } from 'zod';
  */
 
 export const ACCOUNT_STATUSES = ['active', 'passed', 'breached', 'archived'] as const;
+
+/** The largest initial balance an account may be provisioned with (USD; cents allowed, nothing finer). */
+export const MAX_INITIAL_BALANCE = 10_000_000;
 export type AccountStatusName = (typeof ACCOUNT_STATUSES)[number];
 
 const STATUS_OF_NAME: Record<AccountStatusName, accountsv1.AccountStatus> = {

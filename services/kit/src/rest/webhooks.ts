@@ -19,7 +19,15 @@ const endpointFields = {
 export const restWebhookSchema = z.object(endpointFields).strict();
 export type RestEndpoint = z.output<typeof restWebhookSchema>;
 
-export const restWebhookWithSecretSchema = z.object({ ...endpointFields, secret: z.string().describe('shown once, at registration') }).strict();
+export const restWebhookWithSecretSchema = z
+  .object({
+    ...endpointFields,
+    secret: z.string().describe('shown once, at registration'),
+    warnings: z
+      .array(z.string())
+      .describe("registered, but deliveries will not arrive as things stand: e.g. a port the deployment's egress does not allow (WEBHOOK_EGRESS_PORTS, 443 by default); empty when none"),
+  })
+  .strict();
 
 /** A rotated secret (SPEC section 12), shown once. */
 export const restWebhookSecretSchema = z

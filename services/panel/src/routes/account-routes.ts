@@ -1,5 +1,20 @@
 import { Router, type Request } from 'express';
-import { ACCOUNT_STATUSES, AppError, accountStatusValue, toRestAccount, toRestCredentials, toRestTrader, z, type AccountStatusName, type RestTrader } from '@propdesk/kit';
+import {
+  ACCOUNT_STATUSES,
+  AppError,
+  MAX_INITIAL_BALANCE,
+  MONEY_STEP,
+  accountStatusValue,
+  emailSchema,
+  exactNumberSchema,
+  textSchema,
+  toRestAccount,
+  toRestCredentials,
+  toRestTrader,
+  z,
+  type AccountStatusName,
+  type RestTrader,
+} from '@propdesk/kit';
 import { accountsv1 } from '@propdesk/proto';
 import type { PanelClients } from '../clients';
 import { managers } from '../http/roles';
@@ -8,13 +23,14 @@ import { accountNumberParam, pageParams, parseBody, queryString } from '../valid
 
 const createAccountsBody = z.object({
   count: z.number().int().min(1).max(100),
-  program: z.string().trim().min(1).max(64).optional(),
-  initial_balance: z.number().positive().finite().optional(),
+  program: textSchema({ max: 64 }).optional(),
+  initial_balance: exactNumberSchema({ unit: 'USD', step: MONEY_STEP, max: MAX_INITIAL_BALANCE }).optional(),
 });
 
+// Taken exactly as sent, as over REST (the accounts service applies the same rules).
 const assignBody = z.object({
-  name: z.string().trim().min(1).max(200),
-  email: z.string().trim().min(3).max(320),
+  name: textSchema({ max: 200 }),
+  email: emailSchema(),
 });
 
 const isAccountStatus = (name: string): name is AccountStatusName => (ACCOUNT_STATUSES as readonly string[]).includes(name);

@@ -1,5 +1,5 @@
 import { Router } from 'express';
-import { AppError, isUuid, KEY_LIFETIME_SECONDS, KEY_LIMIT_PER_MINUTE, OVERLAP_SECONDS, z, type IntegerRange } from '@propdesk/kit';
+import { AppError, isUuid, KEY_LIFETIME_SECONDS, KEY_LIMIT_PER_MINUTE, OVERLAP_SECONDS, textSchema, z, type IntegerRange } from '@propdesk/kit';
 import type { PanelClients } from '../clients';
 import { requireRole, requireSession, sessionOf } from '../http/session';
 import { presentCreatedKey, presentKey, presentRevokedKey } from '../presenters';
@@ -12,7 +12,7 @@ const integerIn = (range: IntegerRange, unit: string) => {
 };
 
 const createKeyBody = z.object({
-  name: z.string().trim().min(1).max(100),
+  name: textSchema({ max: 100 }),
   scopes: z.array(z.enum(KNOWN_SCOPES)).max(KNOWN_SCOPES.length * 4).default([]),
   expires_in: integerIn(KEY_LIFETIME_SECONDS, 'seconds').optional(),
 });

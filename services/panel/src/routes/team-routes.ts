@@ -1,5 +1,5 @@
 import { Router } from 'express';
-import { AppError, isUuid, z } from '@propdesk/kit';
+import { AppError, emailSchema, isUuid, z } from '@propdesk/kit';
 import { authv1 } from '@propdesk/proto';
 import type { PanelClients } from '../clients';
 import { owners } from '../http/roles';
@@ -15,7 +15,7 @@ const ROLE_VALUE: Record<RoleName, authv1.Role> = {
 };
 
 const addUserBody = z.object({
-  email: z.string().trim().min(1).max(320),
+  email: emailSchema(),
   password: z.string().min(1).max(1024),
   role: z.enum(ROLES),
 });

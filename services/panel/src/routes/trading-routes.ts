@@ -1,5 +1,5 @@
 import { Router, type Request } from 'express';
-import { AppError, POSITION_STATUS_NAMES, positionStatusFilter, toRestAccount, toRestDeal, toRestEquityPoint, toRestFlag, toRestPosition, z } from '@propdesk/kit';
+import { AppError, POSITION_STATUS_NAMES, positionStatusFilter, textSchema, toRestAccount, toRestDeal, toRestEquityPoint, toRestFlag, toRestPosition, z } from '@propdesk/kit';
 import type { PanelClients } from '../clients';
 import { managers } from '../http/roles';
 import { requireSession, sessionOf } from '../http/session';
@@ -7,7 +7,7 @@ import { accountNumberParam, pageOf, pageParams, parseBody, queryString } from '
 
 /** The panel's chart asks for this many points; the trading service downsamples any range to it. */
 const DEFAULT_EQUITY_POINTS = 1000;
-const breachBody = z.object({ reason: z.string().trim().min(1).max(500) });
+const breachBody = z.object({ reason: textSchema({ max: 500 }) });
 
 const org = (req: Request) => sessionOf(req).user.organization_id;
 

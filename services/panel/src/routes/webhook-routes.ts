@@ -6,7 +6,8 @@ import { requireSession, sessionOf } from '../http/session';
 import { idParam, pageOf, pageParams, parseBody, queryString } from '../validation';
 
 const registerBody = z.object({
-  url: z.string().trim().min(1).max(2048),
+  // Checked by the webhooks service (refused, never trimmed or otherwise repaired).
+  url: z.string().min(1).max(2048),
   events: z.array(z.string().max(64)).max(64).default([]),
 });
 
@@ -43,7 +44,7 @@ export function webhookRoutes(clients: PanelClients): Router {
   router.post('/panel/api/webhooks', session, managers, async (req, res) => {
     const body = parseBody(registerBody, req);
     const result = await clients.webhooks.createEndpoint({ organizationId: org(req), url: body.url, events: [...new Set(body.events)] });
-    res.status(201).json({ ...toRestEndpoint(result.endpoint), secret: result.secret });
+    res.status(201).json({ ...toRestEndpoint(result.endpoint), secret: result.secret, warnings: result.warnings });
   });
 
   router.get('/panel/api/webhooks/:id', session, async (req, res) => {

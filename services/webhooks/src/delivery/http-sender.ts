@@ -1,4 +1,4 @@
-import { lookup } from 'node:dns';
+import { lookup, type LookupAddress } from 'node:dns';
 import { readFileSync } from 'node:fs';
 import { rootCertificates } from 'node:tls';
 import { Agent, buildConnector, request } from 'undici';
@@ -28,6 +28,13 @@ export interface HttpSender {
   close(): Promise<void>;
 }
 
+/** dns.lookup with `all: true`: every address of a name. */
+export type ResolveAll = (
+  host: string,
+  options: { all: true; verbatim: boolean },
+  callback: (err: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void,
+) => void;
+
 function stripBrackets(host: string): string {
   return host.startsWith('[') && host.endsWith(']') ? host.slice(1, -1) : host;
 }
@@ -37,15 +44,22 @@ function stripBrackets(host: string): string {
  * opened to the checked address itself, so a DNS answer cannot change between check and connect.
  * TLS still verifies the certificate against the original host name (servername).
  */
-export function guardedConnector(options: { allowPrivateNetworks: boolean; ca?: string[]; timeoutMs: number }): buildConnector.connector {
+export function guardedConnector(options: {
+  allowPrivateNetworks: boolean;
+  ca?: string[];
+  timeoutMs: number;
+  /** The resolver (tests give a name any address without touching DNS). */
+  lookup?: ResolveAll;
+}): buildConnector.connector {
   const base = buildConnector({ timeout: options.timeoutMs, ...(options.ca ? { ca: options.ca } : {}) });
+  const resolve: ResolveAll = options.lookup ?? ((host, opts, callback) => lookup(host, opts, callback));
   return (opts, callback) => {
     const host = stripBrackets(opts.hostname);
     if (isIpLiteral(host)) {
       if (!options.allowPrivateNetworks && !isPublicAddress(host)) return callback(new DestinationRefusedError(host), null);
       return base(opts, callback);
     }
-    lookup(host, { all: true, verbatim: true }, (err, addresses) => {
+    resolve(host, { all: true, verbatim: true }, (err, addresses) => {
       if (err) return callback(err, null);
       const usable = options.allowPrivateNetworks ? addresses : addresses.filter((a) => isPublicAddress(a.address));
       if (usable.length === 0) return callback(new DestinationRefusedError(host), null);

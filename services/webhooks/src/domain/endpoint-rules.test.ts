@@ -1,6 +1,6 @@
 import { AppError } from '@propdesk/kit';
 import { isPublicAddress } from './address-policy';
-import { validateEndpointUrl, validateEventTypes } from './endpoint-rules';
+import { egressWarnings, validateEndpointUrl, validateEventTypes } from './endpoint-rules';
 
 function refusal(fn: () => unknown): { code: string; param?: string } | undefined {
   try {
@@ -16,11 +16,22 @@ describe('endpoint registration rules', () => {
   it('accepts a public https URL', () => {
     expect(validateEndpointUrl('https://hooks.example.com/propdesk?x=1', false)).toBe('https://hooks.example.com/propdesk?x=1');
     expect(validateEndpointUrl('https://8.8.8.8/in', false)).toBe('https://8.8.8.8/in');
-    // Echoed back as written, not normalised.
-    expect(validateEndpointUrl(' https://Hooks.Example.com ', false)).toBe('https://Hooks.Example.com');
+    // Stored as the URL parser normalises it: scheme and host lowercased, the default port dropped.
+    expect(validateEndpointUrl('HTTPS://Hooks.Example.com:443', false)).toBe('https://hooks.example.com/');
+    expect(validateEndpointUrl('https://hooks.example.com:8443/x', false)).toBe('https://hooks.example.com:8443/x');
   });
 
-  it.each(['http://hooks.example.com/', 'ftp://x.example/', 'not a url', '', `https://example.com/${'a'.repeat(2048)}`])(
+  it.each([
+    'http://hooks.example.com/',
+    'ftp://x.example/',
+    'not a url',
+    '',
+    `https://example.com/${'a'.repeat(2048)}`,
+    ' https://hooks.example.com/',
+    'https://hooks.example.com/\n',
+    'https://hooks.exa\tmple.com/',
+    'https://user:pw@hooks.example.com/',
+  ])(
     'refuses %s as invalid_request on url',
     (url) => {
       expect(refusal(() => validateEndpointUrl(url, false))).toEqual({ code: 'invalid_request', param: 'url' });
@@ -58,6 +69,29 @@ describe('endpoint registration rules', () => {
     'https://[2002:7f00:1::]/',
   ])('refuses the non-public literal address %s', (url) => {
     expect(refusal(() => validateEndpointUrl(url, false))).toEqual({ code: 'invalid_request', param: 'url' });
+  });
+
+  it.each([
+    'https://localhost/',
+    'https://LOCALHOST./',
+    'https://api.localhost/',
+    'https://metadata.google.internal/',
+    'https://printer.local/',
+    'https://router.home.arpa/',
+    'https://x.invalid/',
+    'https://intranet/',
+    'https://[::7f00:1]/',
+    'https://[::127.0.0.1]/',
+  ])('refuses %s: delivery could never reach the public internet through it', (url) => {
+    expect(refusal(() => validateEndpointUrl(url, false))).toEqual({ code: 'invalid_request', param: 'url' });
+  });
+
+  it('warns when the port is not one the egress allows, and not otherwise', () => {
+    const only443 = new Set([443]);
+    expect(egressWarnings('https://hooks.example.com/x', only443)).toEqual([]);
+    expect(egressWarnings('https://hooks.example.com:8443/x', only443)).toEqual([expect.stringMatching(/port 8443 .*\(443\)/)]);
+    expect(egressWarnings('https://hooks.example.com:8443/x', new Set([443, 8443]))).toEqual([]);
+    expect(egressWarnings('https://hooks.example.com:8443/x', null)).toEqual([]);
   });
 
   it('allows private literals when private networks are allowed', () => {

@@ -17,28 +17,43 @@ export function serializeEnvelope(envelope: EventEnvelope): string {
   });
 }
 
-/** Sample data for a test delivery, shaped like the real event of that type. */
+/**
+ * No account has this number (numbers are positive): a test event can never be mistaken for, or
+ * collide with, a real account of this or any other organization.
+ */
+export const SAMPLE_ACCOUNT = 0;
+
+/**
+ * Data of a test delivery (POST /v1/webhooks/{id}/test): shaped like the real event of that type,
+ * so a receiver's parser is exercised, but every value synthetic — account 0, no trader or
+ * position id (null), round figures — and `test: true`, so a receiver can tell it apart and do
+ * nothing. The envelope around it is the ordinary one (its organization_id is the caller's).
+ */
 export function sampleData(type: string): Record<string, unknown> {
-  const account = 1000001;
-  switch (type) {
-    case 'account.breached':
-      return { account, trader_id: null, status: 'breached', reason: 'max_daily_loss', equity: '94500.00', balance: '95000.00', peak_equity: '100000.00' };
-    case 'account.passed':
-      return { account, trader_id: null, status: 'passed', equity: '110500.00', balance: '110500.00' };
-    case 'account.flagged':
-      return { account, trader_id: null, rule: 'max_order_volume', detail: 'order above 20 lots' };
-    case 'account.assigned':
-      return { account, trader_id: '00000000-0000-0000-0000-000000000000' };
-    case 'account.archived':
-      return { account, status: 'archived' };
-    case 'position.opened':
-    case 'position.closed':
-      return { account, position_id: '00000000-0000-0000-0000-000000000000', symbol: 'EURUSD', side: 'buy', volume: 1 };
-    case 'order.rejected':
-      return { account, symbol: 'EURUSD', side: 'buy', volume: 60, rule: 'max_volume_per_order' };
-    case 'credits.low':
-      return { credits: 1 };
-    default:
-      return { account, status: 'active', program: 'standard', initial_balance: '100000.00' };
-  }
+  const account = SAMPLE_ACCOUNT;
+  const data = ((): Record<string, unknown> => {
+    switch (type) {
+      case 'account.breached':
+        return { account, trader_id: null, status: 'breached', reason: 'sample: max_daily_loss', equity: 94500, balance: 95000, peak_equity: 100000 };
+      case 'account.passed':
+        return { account, trader_id: null, status: 'passed', equity: 110500, balance: 110500 };
+      case 'account.flagged':
+        return { account, rule: 'large_order', reason: 'sample: an order above 20 lots', position_id: null };
+      case 'account.assigned':
+        return { account, trader_id: null, previous_trader_id: null };
+      case 'account.archived':
+        return { account, trader_id: null, previous_status: 'active', status: 'archived' };
+      case 'position.opened':
+        return { account, position_id: null, symbol: 'EURUSD', side: 'buy', volume: 1, type: 'market', open_price: 1.1, stop_loss: null, take_profit: null };
+      case 'position.closed':
+        return { account, position_id: null, symbol: 'EURUSD', side: 'buy', volume: 1, open_price: 1.1, close_price: 1.101, profit: 100, reason: 'manual' };
+      case 'order.rejected':
+        return { account, rule: 'max_lots_per_order', reason: 'sample: 60 lots is above the limit', symbol: 'EURUSD', side: 'buy', volume: 60 };
+      case 'credits.low':
+        return { remaining: 5, threshold: 10 };
+      default:
+        return { account, status: 'active', program: 'standard', initial_balance: 100000 };
+    }
+  })();
+  return { ...data, test: true };
 }

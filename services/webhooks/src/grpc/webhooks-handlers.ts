@@ -17,8 +17,8 @@ type Server = webhooksv1.WebhooksServiceServer;
 export function webhooksHandlers(deps: Deps, logger: Logger): Server {
   const handlers: AsyncServiceImplementation<Server> = {
     async createEndpoint(req) {
-      const { endpoint, secret } = await createEndpoint(deps, { organizationId: req.organizationId, url: req.url, events: req.events });
-      return { endpoint: endpointToProto(endpoint), secret };
+      const { endpoint, secret, warnings } = await createEndpoint(deps, { organizationId: req.organizationId, url: req.url, events: req.events });
+      return { endpoint: endpointToProto(endpoint), secret, warnings };
     },
     async listEndpoints(req) {
       const page = await listEndpoints(deps, { organizationId: req.organizationId, pageSize: req.pageSize, pageToken: req.pageToken });

@@ -1,19 +1,23 @@
 import type { Deps } from '../deps';
 import type { EndpointRecord } from '../data/endpoints-repository';
-import { validateEndpointUrl, validateEventTypes } from '../domain/endpoint-rules';
+import { egressWarnings, validateEndpointUrl, validateEventTypes } from '../domain/endpoint-rules';
 import { newEndpointSecret } from '../domain/signature';
 import { requireOrganization } from './require-organization';
 
-/** The secret is returned here and only here; it is stored sealed. */
+/**
+ * The secret is returned here and only here; it is stored sealed. The URL is stored as the URL
+ * parser normalises it; warnings say when deliveries to it will not arrive as things stand.
+ */
 export async function createEndpoint(
   deps: Deps,
   input: { organizationId: string; url: string; events: string[] },
-): Promise<{ endpoint: EndpointRecord; secret: string }> {
+): Promise<{ endpoint: EndpointRecord; secret: string; warnings: string[] }> {
   const organizationId = requireOrganization(input.organizationId);
   const url = validateEndpointUrl(input.url, deps.allowPrivateNetworks);
+  const warnings = egressWarnings(url, deps.egressPorts);
   const events = validateEventTypes(input.events ?? []);
   const secret = newEndpointSecret();
   const endpoint = await deps.endpoints.insert({ organizationId, url, events, secretSealed: deps.secrets.seal(secret) });
   deps.logger.info({ endpointId: endpoint.id, organizationId }, 'webhook endpoint created');
-  return { endpoint, secret };
+  return { endpoint, secret, warnings };
 }

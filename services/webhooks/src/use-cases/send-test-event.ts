@@ -5,7 +5,8 @@ import { requireOrganization } from './require-organization';
 
 /**
  * A signed sample event of the real envelope shape: the endpoint's first subscribed type (or
- * account.created), sample data, a fresh evt_ id; delivered and recorded like any other.
+ * account.created), the caller's organization id, synthetic data marked `test: true` (sampleData:
+ * nothing of any real account), a fresh evt_ id; delivered and recorded like any other.
  */
 export async function sendTestEvent(deps: Deps, input: { organizationId: string; endpointId: string }): Promise<{ deliveryId: string; eventId: string }> {
   const organizationId = requireOrganization(input.organizationId);

@@ -130,6 +130,11 @@ export interface CreateEndpointResponse {
     | undefined;
   /** whsec_ + base64 of 32 random bytes; returned here only. */
   secret: string;
+  /**
+   * Registered, but deliveries will not arrive as things stand (e.g. a port the deployment's
+   * egress does not allow: WEBHOOK_EGRESS_PORTS). Human-readable sentences.
+   */
+  warnings: string[];
 }
 
 export interface ListEndpointsRequest {
@@ -506,7 +511,7 @@ export const CreateEndpointRequest: MessageFns<CreateEndpointRequest> = {
 };
 
 function createBaseCreateEndpointResponse(): CreateEndpointResponse {
-  return { endpoint: undefined, secret: "" };
+  return { endpoint: undefined, secret: "", warnings: [] };
 }
 
 export const CreateEndpointResponse: MessageFns<CreateEndpointResponse> = {
@@ -516,6 +521,9 @@ export const CreateEndpointResponse: MessageFns<CreateEndpointResponse> = {
     }
     if (message.secret !== "") {
       writer.uint32(18).string(message.secret);
+    }
+    for (const v of message.warnings) {
+      writer.uint32(26).string(v!);
     }
     return writer;
   },
@@ -549,6 +557,14 @@ export const CreateEndpointResponse: MessageFns<CreateEndpointResponse> = {
             message.secret = reader.string();
             continue;
           }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.warnings.push(reader.string());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -565,6 +581,7 @@ export const CreateEndpointResponse: MessageFns<CreateEndpointResponse> = {
     return {
       endpoint: isSet(object.endpoint) ? Endpoint.fromJSON(object.endpoint) : undefined,
       secret: isSet(object.secret) ? globalThis.String(object.secret) : "",
+      warnings: globalThis.Array.isArray(object?.warnings) ? object.warnings.map((e: any) => globalThis.String(e)) : [],
     };
   },
 
@@ -575,6 +592,9 @@ export const CreateEndpointResponse: MessageFns<CreateEndpointResponse> = {
     }
     if (message.secret !== "") {
       obj.secret = message.secret;
+    }
+    if (message.warnings?.length) {
+      obj.warnings = message.warnings;
     }
     return obj;
   },
@@ -588,6 +608,7 @@ export const CreateEndpointResponse: MessageFns<CreateEndpointResponse> = {
       ? Endpoint.fromPartial(object.endpoint)
       : undefined;
     message.secret = object.secret ?? "";
+    message.warnings = object.warnings?.map((e) => e) || [];
     return message;
   },
 };

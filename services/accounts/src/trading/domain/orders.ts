@@ -1,5 +1,5 @@
-import { AppError } from '@propdesk/kit';
-import type { Quote } from './instruments';
+import { AppError, LOT_STEP, requireExactNumber } from '@propdesk/kit';
+import type { Instrument, Quote } from './instruments';
 import { entryPrice, exitPrice, type Side } from './pnl';
 import type { Terms } from '../core-port';
 
@@ -15,22 +15,26 @@ export interface OrderInput {
   takeProfit?: number;
 }
 
-function positiveFinite(value: number | undefined, param: string): void {
-  if (value === undefined) return;
-  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) {
-    throw new AppError('invalid_request', `${param} must be a finite number > 0`, param);
-  }
+/** The largest volume the shape check lets through; the programs' max_lots_per_order are far below it. */
+const MAX_VOLUME = 1_000_000;
+
+/**
+ * Volume in lots: > 0 and an exact multiple of the lot step (0.01), judged on the exact decimal the
+ * client sent (1e-9, 0.015 and 0.1 + 0.2 are refused, never rounded to a tradable size).
+ */
+export function validateVolume(volume: number): void {
+  requireExactNumber(volume, 'volume', { unit: 'lots', step: LOT_STEP, max: MAX_VOLUME });
 }
 
-/** Volume in lots: > 0, finite, in steps of 0.01. */
-export function validateVolume(volume: number): void {
-  if (typeof volume !== 'number' || !Number.isFinite(volume) || volume <= 0) {
-    throw new AppError('invalid_request', 'volume must be a finite number of lots > 0', 'volume');
-  }
-  if (Math.abs(volume * 100 - Math.round(volume * 100)) > 1e-6) {
-    throw new AppError('invalid_request', 'volume must be in steps of 0.01 lots', 'volume');
-  }
-  if (volume > 1_000_000) throw new AppError('invalid_request', 'volume is too large', 'volume');
+/**
+ * Prices (limit/stop price, stop loss, take profit) are quoted in the instrument's digits: a price
+ * with more decimals is refused, not rounded to a level the client did not ask for.
+ */
+export function validateOrderPrices(order: Pick<OrderInput, 'price' | 'stopLoss' | 'takeProfit'>, instrument: Pick<Instrument, 'digits'>): void {
+  const rule = { decimals: instrument.digits };
+  if (order.price !== undefined) requireExactNumber(order.price, 'price', rule);
+  if (order.stopLoss !== undefined) requireExactNumber(order.stopLoss, 'stop_loss', rule);
+  if (order.takeProfit !== undefined) requireExactNumber(order.takeProfit, 'take_profit', rule);
 }
 
 /**
@@ -39,9 +43,9 @@ export function validateVolume(volume: number): void {
  * the entry (buy: stop_loss < entry < take_profit; sell reversed). Returns the entry price.
  */
 export function validateOrderAgainstMarket(order: OrderInput, quote: Pick<Quote, 'bid' | 'ask'>): number {
-  positiveFinite(order.price, 'price');
-  positiveFinite(order.stopLoss, 'stop_loss');
-  positiveFinite(order.takeProfit, 'take_profit');
+  for (const [value, param] of [[order.price, 'price'], [order.stopLoss, 'stop_loss'], [order.takeProfit, 'take_profit']] as const) {
+    if (value !== undefined) requireExactNumber(value, param, {});
+  }
   let entry: number;
   if (order.type === 'market') {
     entry = entryPrice(order.side, quote);

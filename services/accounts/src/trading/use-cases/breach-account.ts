@@ -1,4 +1,4 @@
-import { AppError } from '@propdesk/kit';
+import { requireText } from '@propdesk/kit';
 import { accountNotFound, lockAccount, parseAccountNumber, parseOrganizationId, readAccount, type Account } from '../core-port';
 import { startOfDayBalances } from '../data/account-days';
 import { livePositionsOfAccount } from '../data/positions';
@@ -15,8 +15,7 @@ export async function breachAccount(engine: LiveEngine, req: { organizationId: s
   const org = parseOrganizationId(req.organizationId);
   const number = parseAccountNumber(req.number);
   const ctx = await engine.context();
-  const reason = typeof req.reason === 'string' ? req.reason.trim() : '';
-  if (reason.length < 1 || reason.length > 500) throw new AppError('invalid_request', 'reason must be 1 to 500 characters', 'reason');
+  const reason = requireText(req.reason, 'reason', { max: 500 });
   const now = ctx.now();
   // Read before the transaction: it may insert today's row, and the locked transaction uses one connection only.
   const startOfDayBalance =

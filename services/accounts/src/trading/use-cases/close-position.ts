@@ -1,5 +1,5 @@
-import { AppError, type Transaction } from '@propdesk/kit';
-import { accountNotFound, appendEvent, lockAccount, parseAccountNumber, parseOrganizationId, parseUuid, writeAccountMoney, type Account } from '../core-port';
+import { AppError, isUuid, type Transaction } from '@propdesk/kit';
+import { accountNotFound, appendEvent, lockAccount, parseAccountNumber, parseOrganizationId, writeAccountMoney, type Account } from '../core-port';
 import { recordDealStats } from '../data/deal-stats';
 import { insertDeal, type Deal } from '../data/deals';
 import { cancelPending, findPosition, livePositionsOfAccount, markClosed, type Position } from '../data/positions';
@@ -15,7 +15,9 @@ export async function closePosition(engine: LiveEngine, req: { organizationId: s
   const org = parseOrganizationId(req.organizationId);
   const number = parseAccountNumber(req.number);
   const ctx = await engine.context();
-  const positionId = parseUuid(req.positionId, 'position_id');
+  // A malformed id can name no position: not_found, as for a missing one (the REST path says the same).
+  if (!isUuid(req.positionId)) throw new AppError('not_found', 'position not found');
+  const positionId = req.positionId.toLowerCase();
   const position = await closeUnderLock(ctx, { organizationId: org, accountNumber: number, positionId, reason: 'manual' });
   if (!position) throw new AppError('not_found', 'position not found');
   await engine.afterAccountChange(number);

@@ -4,7 +4,7 @@ import { insertFlag } from '../data/flags';
 import { insertPosition, livePositionsOfAccount, type Position } from '../data/positions';
 import { tradingDayOf } from '../domain/calendar';
 import { requireInstrument } from '../domain/instruments';
-import { checkPreOrderRules, validateOrderAgainstMarket, validateVolume, type OrderInput, type OrderType, type PreOrderViolation } from '../domain/orders';
+import { checkPreOrderRules, validateOrderAgainstMarket, validateOrderPrices, validateVolume, type OrderInput, type OrderType, type PreOrderViolation } from '../domain/orders';
 import { marginFor, type Side } from '../domain/pnl';
 import { requireActive } from './account-access';
 import { positionOpenedData } from './position-events';
@@ -54,6 +54,7 @@ async function placeValidatedOrder(ctx: TradingContext, organizationId: string, 
   const instrument = requireInstrument(input.symbol);
   const order: OrderInput = { ...input, symbol: instrument.symbol };
   validateVolume(order.volume);
+  validateOrderPrices(order, instrument);
   const quote = requireQuote(ctx, order.symbol);
   const entry = validateOrderAgainstMarket(order, quote);
   const now = ctx.now();

@@ -1,0 +1,162 @@
+import express, { type Request, type RequestHandler, type Response } from 'express';
+import { match } from 'path-to-regexp';
+import { AppError, type CallOpts, type Logger } from '@propdesk/kit';
+import type { Clients } from '../clients';
+import type { Authenticator } from '../auth/authenticate';
+import { principalOf, isWrite } from '../auth/principal';
+import { renderError, send, toAppError, type Rendered } from './errors';
+import { inexactNumberField } from './exact-json';
+import { idempotencyKeyOf, keepRawBody, rawBodyOf, runIdempotent } from './idempotency';
+import { setMatchedRoute } from './matched-route';
+import type { Access, Route } from './route';
+
+export interface PipelineDeps {
+  authenticator: Authenticator;
+  clients: Clients;
+  logger: Logger;
+  callOpts: (req: Request) => CallOpts;
+}
+
+/** Methods in the order an Allow header lists them. */
+const METHOD_ORDER = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'];
+
+interface CompiledRoute {
+  route: Route;
+  matches: (path: string) => Record<string, string> | undefined;
+  /** Literal segments: a path matched by /v1/accounts/claim is that route's, not /v1/accounts/{number}'s. */
+  literals: number;
+}
+
+type Resolution =
+  | { kind: 'route'; route: Route; rawParams: Record<string, string> }
+  | { kind: 'method_not_allowed'; allow: string }
+  | { kind: 'not_found' };
+
+function compile(route: Route): CompiledRoute {
+  // Express's own matcher, with Express's defaults: case-insensitive, an optional trailing slash.
+  const test = match<Record<string, string>>(route.path.replace(/\{(\w+)\}/g, ':$1'), { decode: false, sensitive: false, trailing: true, end: true });
+  return {
+    route,
+    matches: (path) => {
+      const found = test(path);
+      return found === false ? undefined : found.params;
+    },
+    literals: route.path.split('/').filter((segment) => segment !== '' && !segment.startsWith('{')).length,
+  };
+}
+
+function resolver(routes: readonly Route[]): (method: string, path: string) => Resolution {
+  const compiled = routes.map(compile);
+  return (method, path) => {
+    const candidates = compiled.flatMap((c) => {
+      const params = c.matches(path);
+      return params === undefined ? [] : [{ ...c, params }];
+    });
+    if (candidates.length === 0) return { kind: 'not_found' };
+    const mostSpecific = Math.max(...candidates.map((c) => c.literals));
+    const paths = candidates.filter((c) => c.literals === mostSpecific);
+    const wanted = method === 'HEAD' ? 'get' : method.toLowerCase();
+    const hit = paths.find((c) => c.route.method === wanted);
+    if (hit) return { kind: 'route', route: hit.route, rawParams: hit.params };
+    const methods = new Set(paths.map((c) => c.route.method.toUpperCase()));
+    if (methods.has('GET')) methods.add('HEAD');
+    return { kind: 'method_not_allowed', allow: METHOD_ORDER.filter((m) => methods.has(m)).join(', ') };
+  };
+}
+
+const UNDER_V1 = /^\/v1(\/|$)/i;
+
+/** Path parameters as the client percent-encoded them; a broken encoding is the client's error. */
+function decodeParams(raw: Record<string, string>): Record<string, string> {
+  const params: Record<string, string> = {};
+  for (const [name, value] of Object.entries(raw)) {
+    try {
+      params[name] = decodeURIComponent(value);
+    } catch {
+      throw new AppError('invalid_request', `${name} is not valid percent-encoding`, name);
+    }
+  }
+  return params;
+}
+
+/** A request carries a body when it says so (RFC 9112 6.3): a Content-Length above 0, or chunked. */
+function carriesBody(req: Request): boolean {
+  const length = req.headers['content-length'];
+  return req.headers['transfer-encoding'] !== undefined || (length !== undefined && Number(length) > 0);
+}
+
+/**
+ * Every /v1 request, whatever its path and method, goes through one pipeline:
+ *
+ *  1. resolve the route (or: no such path -> 404, a path without this method -> 405 with Allow;
+ *     OPTIONS is such a method: no CORS is configured, there is no preflight to answer);
+ *  2. authenticate and count the request in exactly one bucket: a valid API key's own bucket
+ *     wherever it is sent (SPEC 5: never refused by the per-IP limit), otherwise the client IP's;
+ *     so every answer, errors included, carries the RateLimit-* headers of that bucket;
+ *  3. a write that carries a body must declare it application/json (UTF-8), else 415; a write
+ *     that needs no body may come without one; the JSON parser (1 MB) keeps the exact bytes, and
+ *     a number literal that no double stands for exactly is refused (exact-json.ts);
+ *  4. validate and run the handler, through the idempotency store for API-key writes with a key.
+ *
+ * Every failure on the way is the envelope of SPEC 6. Handlers return the answer already
+ * serialised, so it is encoded once and replayable byte for byte. A GET's body has no meaning
+ * (RFC 9110) and is never read.
+ */
+export function v1Pipeline(routes: readonly Route[], deps: PipelineDeps): RequestHandler {
+  const resolve = resolver(routes);
+  const parseJson = express.json({ limit: '1mb', type: () => true, verify: (req, _res, buf) => keepRawBody(req as Request, buf) });
+  const readJson = (req: Request, res: Response) =>
+    new Promise<void>((done, fail) => parseJson(req, res, (err?: unknown) => (err === undefined || err === null ? done() : fail(err))));
+
+  const authenticate = async (access: Access, req: Request, res: Response): Promise<void> => {
+    if ('apiKey' in access) await deps.authenticator.apiKey(req, res, access.apiKey);
+    else if ('executor' in access) await deps.authenticator.executor(req, res);
+    else await deps.authenticator.anonymous(req, res, access.login === true);
+  };
+
+  const runRoute = async (route: Route, rawParams: Record<string, string>, req: Request, res: Response): Promise<Rendered> => {
+    await authenticate(route.access, req, res);
+    const params = decodeParams(rawParams);
+    if (isWrite(req.method) && carriesBody(req)) {
+      if (req.is('application/json') !== 'application/json') {
+        throw new AppError('unsupported_media_type', 'a request body must be sent as Content-Type: application/json', 'Content-Type');
+      }
+      await readJson(req, res);
+      const inexact = inexactNumberField(rawBodyOf(req)?.toString('utf8') ?? '');
+      if (inexact !== undefined) {
+        throw new AppError('invalid_request', `${inexact}: a number in it has more precision or range than a JSON number keeps, so it would be read as a neighbour of what was written; send it exactly`, inexact);
+      }
+    }
+    const opts = deps.callOpts(req);
+    const execute = () => route.run(req, params, deps.clients, opts).catch((err: unknown) => renderError(toAppError(err, deps.logger)));
+    const principal = principalOf(req);
+    if (principal?.kind === 'api_key' && 'apiKey' in route.access && isWrite(req.method)) {
+      const key = idempotencyKeyOf(req);
+      if (key !== undefined) return runIdempotent(deps.clients.auth, deps.logger, req, principal.keyId, key, opts, execute);
+    }
+    return execute();
+  };
+
+  return async (req, res, next) => {
+    if (!UNDER_V1.test(req.path)) {
+      next();
+      return;
+    }
+    const found = resolve(req.method, req.path);
+    let rendered: Rendered;
+    try {
+      if (found.kind === 'route') {
+        setMatchedRoute(req, found.route.path);
+        rendered = await runRoute(found.route, found.rawParams, req, res);
+      } else {
+        await deps.authenticator.anonymous(req, res, false);
+        if (found.kind === 'not_found') throw new AppError('not_found', 'no such route');
+        res.setHeader('Allow', found.allow);
+        throw new AppError('method_not_allowed', `${req.method} is not allowed here; allowed: ${found.allow}`);
+      }
+    } catch (err) {
+      rendered = renderError(toAppError(err, deps.logger));
+    }
+    send(res, rendered);
+  };
+}
