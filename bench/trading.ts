@@ -9,6 +9,9 @@
  *  3. time to build the report of an account with 100,000 deals (its summaries rebuilt from the
  *     seeded deals first, since the seed bypasses the closes that keep them).
  * One process hosts both the service and the load, on a 2-core machine shared with PostgreSQL.
+ * Then issue 16's firm-scale scenario (trading/firm-scale.ts: 100,000 positions, capacity without
+ * collapse, breach latency at that load, the marking ceiling, memory). BENCH_TRADING_SCENARIOS
+ * picks them (default "classic,firm").
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import path from 'node:path';
@@ -16,6 +19,7 @@ import { Client } from 'pg';
 import { createServiceClient, createTestDatabase, openDatabase, type Sequelize } from '@propdesk/kit';
 import { tradingv1 } from '@propdesk/proto';
 import { ROOT } from './support/stack';
+import { runFirmScale } from './trading/firm-scale';
 import { BREACH_BASE, seedBreachAccounts, seedDealHistory, seedOpenPositions, SYMBOLS } from './trading/seed';
 
 const OPEN_POSITIONS = Number(process.env.BENCH_TRADING_POSITIONS ?? 10_000);
@@ -43,6 +47,12 @@ function percentile(samples: number[], p: number): number {
 const ms = (n: number) => `${n.toFixed(1)} ms`;
 
 export async function run(): Promise<void> {
+  const scenarios = (process.env.BENCH_TRADING_SCENARIOS ?? 'classic,firm').split(',');
+  if (scenarios.includes('classic')) await runClassic();
+  if (scenarios.includes('firm')) await runFirmScale();
+}
+
+async function runClassic(): Promise<void> {
   const db = await createTestDatabase('pd_bench_trading');
   // The service's compiled entry: bench/ is built separately and never type-links service code.
   const main = require(path.join(ROOT, 'services/accounts/dist/main.js')) as { start(env: NodeJS.ProcessEnv): Promise<StartedService> };

@@ -19,6 +19,8 @@ export const accountsConfigSchema = serviceAddressSchema.extend({
   EXECUTOR_LOGIN_MAX_FAILURES_PER_ACCOUNT: envInt(10, 1),
   EXECUTOR_LOGIN_MAX_FAILURES_PER_IP: envInt(50, 1),
   EXECUTOR_LOGIN_WINDOW_SECONDS: envInt(900, 1),
+  /** When set, GET /metrics (Prometheus) on this port: the trading engine's feed, backlog and lag. */
+  ACCOUNTS_METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
 });
 
 export type AccountsConfig = z.infer<typeof accountsConfigSchema>;

@@ -17,6 +17,7 @@ import { coreMigrations } from './data/migrations';
 import type { AccountsDeps } from './deps';
 import { createServer } from './server';
 import { tradingMigrations } from './trading/data/migrations';
+import { serveMetrics } from './trading/engine/metrics';
 import { TradingEngine } from './trading/engine/trading-engine';
 import { createTradingHandlers } from './trading/grpc/handlers';
 import { startBackgroundJobs } from './use-cases/background-jobs';
@@ -59,6 +60,7 @@ export async function start(env: NodeJS.ProcessEnv, options: { logger?: Logger }
   // long as the process and is stopped after the gRPC drain, before the pool closes.
   const engine = new TradingEngine({ sequelize, logger, rolloverHourUtc: config.TRADING_DAY_ROLLOVER_HOUR_UTC });
   const trading = createTradingHandlers({ engine, cursors: deps.cursors });
+  let metrics: { port: number; close(): Promise<void> } | undefined;
 
   let server;
   try {
@@ -71,6 +73,10 @@ export async function start(env: NodeJS.ProcessEnv, options: { logger?: Logger }
     throw err;
   }
   const jobs = startBackgroundJobs(deps);
+  if (config.ACCOUNTS_METRICS_PORT !== undefined) {
+    metrics = await serveMetrics(engine.metrics.registry, config.ACCOUNTS_METRICS_PORT, config.GRPC_HOST, logger);
+    logger.info({ port: metrics.port }, 'accounts metrics listening');
+  }
   logger.info({ port: server.port }, 'accounts service listening');
 
   let stopping: Promise<void> | undefined;
@@ -83,6 +89,7 @@ export async function start(env: NodeJS.ProcessEnv, options: { logger?: Logger }
       stopping ??= (async () => {
         started.closeStreams();
         await started.shutdown();
+        await metrics?.close();
         await jobs.stop();
         await engine.stop().catch((err: unknown) => logger.error({ err }, 'trading engine stop failed'));
         await eventsNotifier.close();

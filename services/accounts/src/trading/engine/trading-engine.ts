@@ -15,6 +15,7 @@ import { flagWeekendHolding } from '../use-cases/flag-weekend-holding';
 import type { LiveEngine, TradingContext } from '../use-cases/trading-context';
 import { accountState, startDay, type AccountState } from './account-state';
 import { EquityWriter } from './equity-writer';
+import { createEngineMetrics, type EngineMetrics } from './metrics';
 
 export interface TradingEngineOptions {
   sequelize: Sequelize;
@@ -75,6 +76,7 @@ export class TradingEngine implements LiveEngine {
   private readonly queue = new Map<string, QueuedQuote>();
   private readonly unsavedQuotes = new Map<string, Quote>();
   private readonly writer: EquityWriter;
+  readonly metrics: EngineMetrics = createEngineMetrics();
   private loading?: Promise<void>;
   private timer?: NodeJS.Timeout;
   private draining = false;
@@ -159,9 +161,11 @@ export class TradingEngine implements LiveEngine {
   }
 
   private enqueue(quote: Quote): Promise<void> {
+    this.metrics.received.inc();
     return new Promise<void>((resolve) => {
       const queued = this.queue.get(quote.symbol);
       if (queued) {
+        this.metrics.collapsed.inc();
         queued.quote = quote;
         queued.range = widenRange(queued.range, quote);
         queued.waiters.push(resolve);
@@ -180,6 +184,8 @@ export class TradingEngine implements LiveEngine {
         const [symbol, queued] = entry.value;
         this.queue.delete(symbol);
         try {
+          this.metrics.evaluated.inc();
+          this.metrics.marks.inc(this.bySymbol.get(symbol)?.size ?? 0);
           await this.processQuote(queued.quote, queued.range);
         } catch (err) {
           this.options.logger.error({ err, symbol }, 'quote evaluation failed');

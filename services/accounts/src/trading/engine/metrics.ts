@@ -1,0 +1,65 @@
+import http from 'node:http';
+import type { Logger } from '@propdesk/kit';
+import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
+
+/** What the engine reports about its feed (one registry per engine, so two in one process do not collide). */
+export interface EngineMetrics {
+  registry: Registry;
+  /** Quotes taken by the engine (unary and streamed). */
+  received: Counter;
+  /** Quotes evaluated one by one (every rule at that quote). */
+  evaluated: Counter;
+  /** Quotes merged into a newer quote of their symbol before evaluation (0 means every quote was judged). */
+  collapsed: Counter;
+  /** Position marks made (a quote marks every live position of its symbol this replica evaluates). */
+  marks: Counter;
+  /** Quotes received and not yet evaluated. */
+  backlog: Gauge;
+  /** Age of the oldest quote not yet evaluated, in seconds (0 when caught up). */
+  lag: Gauge;
+  /** Live positions in this replica's index. */
+  positions: Gauge;
+}
+
+export function createEngineMetrics(): EngineMetrics {
+  const registry = new Registry();
+  const c = (name: string, help: string) => new Counter({ name, help, registers: [registry] });
+  const g = (name: string, help: string) => new Gauge({ name, help, registers: [registry] });
+  return {
+    registry,
+    received: c('propdesk_trading_quotes_received_total', 'Quotes taken by the trading engine'),
+    evaluated: c('propdesk_trading_quotes_evaluated_total', 'Quotes evaluated individually for every rule'),
+    collapsed: c('propdesk_trading_quotes_collapsed_total', 'Quotes merged into a newer quote of their symbol before evaluation'),
+    marks: c('propdesk_trading_position_marks_total', 'Position marks made by the engine'),
+    backlog: g('propdesk_trading_quote_backlog', 'Quotes received and not yet evaluated'),
+    lag: g('propdesk_trading_feed_lag_seconds', 'Age of the oldest quote not yet evaluated'),
+    positions: g('propdesk_trading_live_positions', 'Live positions in this replica index'),
+  };
+}
+
+/** GET /metrics on `port` (Prometheus text), with the process's default metrics added. */
+export async function serveMetrics(registry: Registry, port: number, host: string, logger: Logger): Promise<{ port: number; close(): Promise<void> }> {
+  collectDefaultMetrics({ register: registry });
+  const server = http.createServer((req, res) => {
+    if (req.method !== 'GET' || req.url !== '/metrics') {
+      res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":{"code":"not_found"}}');
+      return;
+    }
+    registry.metrics().then(
+      (text) => res.writeHead(200, { 'content-type': registry.contentType }).end(text),
+      (err: unknown) => {
+        logger.error({ err }, 'metrics failed');
+        res.writeHead(503).end();
+      },
+    );
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => resolve());
+  });
+  const address = server.address();
+  return {
+    port: typeof address === 'object' && address ? address.port : port,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
