@@ -47,6 +47,7 @@ interface Service {
   address: string;
   metricsPort: number;
   rssBytes(): number;
+  output(): string;
   stop(): Promise<void>;
 }
 
@@ -88,6 +89,7 @@ async function startService(env: Record<string, string>): Promise<Service> {
       const status = fs.readFileSync(`/proc/${child.pid}/status`, 'utf8');
       return Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? 0) * 1024;
     },
+    output: () => `(accounts service ${child.exitCode === null && child.signalCode === null ? 'running' : `exited: ${child.exitCode ?? child.signalCode}`})\n${out}`,
     async stop() {
       if (child.exitCode !== null) return;
       await new Promise<void>((resolve) => {
@@ -168,7 +170,7 @@ function walker(skip?: string): () => Quote {
 
 interface Feed {
   /** Sends quotes at `rate` per second until stop(); extra quotes can be slipped in. */
-  stop(): Promise<{ sent: number; seconds: number; drainMs: number; accepted: number }>;
+  stop(): Promise<{ sent: number; seconds: number; drainMs: number; accepted: number; error?: string }>;
   inject(q: Quote): void;
 }
 
@@ -176,6 +178,8 @@ function feedAt(raw: tradingv1.TradingServiceClient, rate: number, next: () => Q
   let done: (v: tradingv1.StreamQuotesResponse) => void = () => undefined;
   let fail: (e: Error) => void = () => undefined;
   const answer = new Promise<tradingv1.StreamQuotesResponse>((resolve, reject) => ((done = resolve), (fail = reject)));
+  // A feed the service dropped (its event loop starved past the connection's pings) is reported by stop().
+  answer.catch(() => undefined);
   const stream = raw.streamQuotes((err, res) => (err ? fail(err) : done(res)));
   const started = Date.now();
   let sent = 0;
@@ -203,8 +207,12 @@ function feedAt(raw: tradingv1.TradingServiceClient, rate: number, next: () => Q
       const seconds = (Date.now() - started) / 1000;
       const ended = Date.now();
       stream.end();
-      const res = await answer;
-      return { sent, seconds, drainMs: Date.now() - ended, accepted: Number(res.accepted) };
+      try {
+        const res = await answer;
+        return { sent, seconds, drainMs: Date.now() - ended, accepted: Number(res.accepted) };
+      } catch (err) {
+        return { sent, seconds, drainMs: Date.now() - ended, accepted: -1, error: (err as Error).message };
+      }
     },
   };
 }
@@ -296,10 +304,11 @@ export async function runFirmScale(): Promise<void> {
       const evaluated = (await metrics('quotes_evaluated_total')) - evaluated0;
       const marks = (await metrics('position_marks_total')) - marks0;
       const achieved = r.sent / r.seconds;
-      const sustained = collapsed === 0 && achieved >= rate * 0.95 && r.drainMs <= 2000;
+      const sustained = !r.error && collapsed === 0 && achieved >= rate * 0.95 && r.drainMs <= 2000;
       console.log(
         `  ${rate} quotes/s for ${r.seconds.toFixed(0)} s: sent ${r.sent} (${achieved.toFixed(0)}/s), evaluated ${evaluated}, collapsed ${collapsed}, ` +
           `caught up ${r.drainMs} ms after the window, ${(marks / (r.seconds + r.drainMs / 1000)).toFixed(0)} position marks/s, peak RSS ${(peakRss / 2 ** 20).toFixed(0)} MB` +
+          (r.error ? `, feed failed: ${r.error}` : '') +
           (sustained ? '' : '  <- not sustained'),
       );
       return { sustained, collapsed, marksPerSecond: marks / (r.seconds + r.drainMs / 1000), peakRss };
@@ -344,7 +353,8 @@ export async function runFirmScale(): Promise<void> {
         await sleep(2);
       }
     }
-    await feed.stop();
+    const latencyFeed = await feed.stop();
+    if (latencyFeed.error) console.log(`  (the feed under the latency run failed: ${latencyFeed.error})`);
     const { rows } = await pg.query<{ n: string }>(`SELECT count(*) AS n FROM accounts.events WHERE organization_id = $1 AND type = 'account.breached'`, [org]);
     console.log(
       `breaching quote -> committed breach with its event (feed at ${loadRate} quotes/s, event polled every 2 ms), ${latencies.length} breaches: ` +
@@ -358,6 +368,9 @@ export async function runFirmScale(): Promise<void> {
       `bare typed-array marking loop (no I/O): ${(bare / 1e6).toFixed(1)} M position marks/s; engine at capacity ${(capacityMarks / 1e6).toFixed(3)} M marks/s = ${(capacityMarks / bare).toFixed(3)}x (target >= 0.3x)`,
     );
     console.log(`accounts service RSS now ${(service.rssBytes() / 2 ** 20).toFixed(0)} MB`);
+  } catch (err) {
+    console.log(service.output().slice(-5000));
+    throw err;
   } finally {
     await pg.end();
     client.close();
