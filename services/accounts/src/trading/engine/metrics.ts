@@ -1,6 +1,6 @@
 import http from 'node:http';
 import type { Logger } from '@propdesk/kit';
-import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
 /** What the engine reports about its feed (one registry per engine, so two in one process do not collide). */
 export interface EngineMetrics {
@@ -19,7 +19,13 @@ export interface EngineMetrics {
   lag: Gauge;
   /** Live positions in this replica's index. */
   positions: Gauge;
+  /** From a quote's arrival to the committed verdict (breach or pass) it caused. */
+  verdictLatency: Histogram;
+  /** The locked re-check and verdict transaction alone (evaluate-account.ts). */
+  verdictTransaction: Histogram;
 }
+
+const LATENCY_BUCKETS = [0.002, 0.005, 0.01, 0.02, 0.035, 0.05, 0.1, 0.25, 0.5, 1, 2.5];
 
 export function createEngineMetrics(): EngineMetrics {
   const registry = new Registry();
@@ -34,6 +40,18 @@ export function createEngineMetrics(): EngineMetrics {
     backlog: g('propdesk_trading_quote_backlog', 'Quotes received and not yet evaluated'),
     lag: g('propdesk_trading_feed_lag_seconds', 'Age of the oldest quote not yet evaluated'),
     positions: g('propdesk_trading_live_positions', 'Live positions in this replica index'),
+    verdictLatency: new Histogram({
+      name: 'propdesk_trading_verdict_latency_seconds',
+      help: 'From a quote arriving to the committed breach or pass it caused',
+      buckets: LATENCY_BUCKETS,
+      registers: [registry],
+    }),
+    verdictTransaction: new Histogram({
+      name: 'propdesk_trading_verdict_transaction_seconds',
+      help: 'The locked re-check and verdict transaction',
+      buckets: LATENCY_BUCKETS,
+      registers: [registry],
+    }),
   };
 }
 

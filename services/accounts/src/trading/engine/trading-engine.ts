@@ -216,7 +216,7 @@ export class TradingEngine implements LiveEngine {
         this.reportLag(queued.receivedAt);
         try {
           this.metrics.evaluated.inc();
-          await this.processQuote(queued.quote);
+          await this.processQuote(queued.quote, queued.receivedAt);
         } catch (err) {
           this.options.logger.error({ err, symbol: queued.quote.symbol }, 'quote evaluation failed');
         }
@@ -289,7 +289,7 @@ export class TradingEngine implements LiveEngine {
     return rate;
   }
 
-  private async processQuote(quote: Quote): Promise<void> {
+  private async processQuote(quote: Quote, receivedAt: number): Promise<void> {
     this.quotes.set(quote.symbol, quote);
     const book = this.books.get(quote.symbol);
     if (!book || (book.size === 0 && book.pending.size === 0)) return;
@@ -312,15 +312,22 @@ export class TradingEngine implements LiveEngine {
     let exitCandidates: number[] | undefined;
     let weekendCandidates: number[] | undefined;
     const n = book.size;
-    const { slot: slots, sign, floating, exitBelow, exitAbove, weekendAt } = book;
+    // Locals, so the loop reads registers and typed arrays only (the profit is domain/pnl.ts rawProfit, as PositionBook.profitAt).
+    const { slot: slots, sign, open, volume, floating, exitBelow, exitAbove, weekendAt } = book;
+    const contractSize = book.instrument.contractSize;
+    const ownRate = book.ownRate;
+    const accountFloating = t.floating;
+    const stamp = t.stamp;
     for (let i = 0; i < n; i++) {
-      const price = sign[i] > 0 ? bid : ask;
-      const f = book.profitAt(i, price, rate);
+      const side = sign[i];
+      const price = side > 0 ? bid : ask;
+      const inQuote = (price - open[i]) * volume[i] * contractSize * side;
+      const f = ownRate ? inQuote / price : rate === 1 ? inQuote : inQuote / rate;
       const slot = slots[i];
-      t.floating[slot] += f - floating[i];
+      accountFloating[slot] += f - floating[i];
       floating[i] = f;
-      if (t.stamp[slot] !== seq) {
-        t.stamp[slot] = seq;
+      if (stamp[slot] !== seq) {
+        stamp[slot] = seq;
         touched[touchedCount++] = slot;
       }
       if (price <= exitBelow[i] || price >= exitAbove[i]) (exitCandidates ??= []).push(i);
@@ -363,7 +370,7 @@ export class TradingEngine implements LiveEngine {
       if (p.openedAt) await this.guard(() => flagWeekendHolding(this.ctx, { ...p, openedAt: p.openedAt as Date }));
     });
     if (changed.size > 0) await this.reloadAccounts([...changed]);
-    await this.evaluate([...new Set([...suspectNumbers, ...changed])]);
+    await this.evaluate([...new Set([...suspectNumbers, ...changed])], receivedAt);
   }
 
   /**
@@ -418,7 +425,7 @@ export class TradingEngine implements LiveEngine {
    * hands the ones whose marks crossed a threshold to a locked re-check (evaluate-account.ts,
    * which judges again on committed rows); decided ones are reloaded.
    */
-  async evaluate(numbers: number[]): Promise<void> {
+  async evaluate(numbers: number[], receivedAt = Date.now()): Promise<void> {
     const now = this.ctx.now();
     await this.ensureDay(now);
     const minute = Math.floor(now.getTime() / 60_000) * 60_000;
@@ -430,9 +437,13 @@ export class TradingEngine implements LiveEngine {
     }
     const decided: number[] = [];
     await runLimited(suspects, async (state) => {
+      const started = Date.now();
       const outcome = await this.guard(() =>
         evaluateAccount(this.ctx, state.account.number, { peakEquity: this.table.peak[state.slot], startOfDayBalance: state.sod ?? state.account.balance }),
       );
+      const ended = Date.now();
+      this.metrics.verdictTransaction.observe((ended - started) / 1000);
+      if (outcome?.kind === 'breached' || outcome?.kind === 'passed') this.metrics.verdictLatency.observe((ended - receivedAt) / 1000);
       // Reloaded whatever the outcome: an unchanged verdict means this replica's view was stale.
       if (outcome) decided.push(state.account.number);
     });
