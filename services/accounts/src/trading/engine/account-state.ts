@@ -1,7 +1,7 @@
 import type { Account } from '../core-port';
 import type { Position } from '../data/positions';
 import { dailyLossLimit, limitsOf, thresholdsOf, type Limits } from '../domain/rules';
-import type { AccountTable } from './account-table';
+import { BREACH_BELOW, PASS_AT_OR_ABOVE, WARN_BELOW, type AccountTable } from './account-table';
 
 /** What a replica's engine keeps per account with live positions (the hot figures are in its AccountTable slot). */
 export interface AccountState {
@@ -52,7 +52,7 @@ export function startDay(s: AccountState, day: string, sod: number): void {
 /** Writes the account's thresholds (domain/rules.ts thresholdsOf) into its table slot. */
 export function storeThresholds(s: AccountState, table: AccountTable): void {
   const t = thresholdsOf(s.account.terms, s.limits, s.tradingDays);
-  table.breachBelow[s.slot] = t.breachBelow;
-  table.passAtOrAbove[s.slot] = t.passAtOrAbove;
-  table.warnBelow[s.slot] = t.warnBelow;
+  table.set(s.slot, BREACH_BELOW, t.breachBelow);
+  table.set(s.slot, PASS_AT_OR_ABOVE, t.passAtOrAbove);
+  table.set(s.slot, WARN_BELOW, t.warnBelow);
 }

@@ -3,7 +3,7 @@ import { writeMarkedEquity } from '../core-port';
 import { recordEquityDrawdowns } from '../data/deal-stats';
 import { upsertEquityMinutes, type EquitySample } from '../data/equity-minutes';
 import { roundMoney } from '../domain/instruments';
-import type { AccountTable } from './account-table';
+import { BALANCE, CLOSE, DRAWDOWN, DRAWDOWN_PCT, EQUITY, HIGH, LOW, MINUTE, OPEN, PEAK, STRIDE, type AccountTable } from './account-table';
 
 const CHUNK = 500;
 
@@ -51,53 +51,46 @@ export class EquityWriter {
   ) {}
 
   private bucketOf(slot: number, accountNumber: number): EquitySample {
-    const t = this.table;
-    return {
-      accountNumber,
-      minute: new Date(t.minute[slot]),
-      open: t.bucketOpen[slot],
-      high: t.bucketHigh[slot],
-      low: t.bucketLow[slot],
-      close: t.bucketClose[slot],
-      balance: t.bucketBalance[slot],
-    };
+    const h = this.table.hot;
+    const o = slot * STRIDE;
+    // The bucket's balance is the account's latest: a balance changes only on a reload, which marks it again.
+    return { accountNumber, minute: new Date(h[o + MINUTE]), open: h[o + OPEN], high: h[o + HIGH], low: h[o + LOW], close: h[o + CLOSE], balance: h[o + BALANCE] };
   }
 
   /** An account leaving the engine's index keeps its open minute and its unwritten mark: written with the next flush. */
   retire(slot: number, accountNumber: number): void {
     const t = this.table;
-    if (!Number.isNaN(t.minute[slot])) this.completedBuckets.push(this.bucketOf(slot, accountNumber));
-    t.minute[slot] = NaN;
-    if (!Number.isNaN(t.equity[slot]) && t.written[slot] !== t.equity[slot]) {
-      this.retiredMarks.push({ number: accountNumber, equity: t.equity[slot], peakEquity: t.peak[slot] });
-    }
+    if (!Number.isNaN(t.get(slot, MINUTE))) this.completedBuckets.push(this.bucketOf(slot, accountNumber));
+    t.set(slot, MINUTE, NaN);
+    const equity = t.get(slot, EQUITY);
+    if (!Number.isNaN(equity) && t.written[slot] !== equity) this.retiredMarks.push({ number: accountNumber, equity, peakEquity: t.get(slot, PEAK) });
   }
 
   /** A mark of the account in `slot` (its peak already raised by the caller); no allocation unless a minute ended. */
-  mark(slot: number, accountNumber: number, equity: number, minute: number): void {
-    const t = this.table;
-    t.equity[slot] = equity;
-    const peak = t.peak[slot];
+  mark(slot: number, equity: number, minute: number): void {
+    const h = this.table.hot;
+    const o = slot * STRIDE;
+    h[o + EQUITY] = equity;
+    const peak = h[o + PEAK];
     const dd = peak - equity;
-    if (dd > t.drawdown[slot]) {
-      t.drawdown[slot] = dd;
-      if (peak > 0) t.drawdownPct[slot] = Math.max(t.drawdownPct[slot], (dd / peak) * 100);
+    if (dd > h[o + DRAWDOWN]) {
+      h[o + DRAWDOWN] = dd;
+      if (peak > 0) h[o + DRAWDOWN_PCT] = Math.max(h[o + DRAWDOWN_PCT], (dd / peak) * 100);
     }
-    const open = t.minute[slot];
+    const open = h[o + MINUTE];
     if (open !== minute) {
-      if (!Number.isNaN(open)) this.completedBuckets.push(this.bucketOf(slot, accountNumber));
-      t.minute[slot] = minute;
-      t.bucketOpen[slot] = equity;
-      t.bucketHigh[slot] = equity;
-      t.bucketLow[slot] = equity;
-      t.bucketClose[slot] = equity;
-      t.bucketBalance[slot] = t.balance[slot];
+      const s = this.table.states[slot];
+      if (!Number.isNaN(open) && s) this.completedBuckets.push(this.bucketOf(slot, s.account.number));
+      h[o + MINUTE] = minute;
+      h[o + OPEN] = equity;
+      h[o + HIGH] = equity;
+      h[o + LOW] = equity;
+      h[o + CLOSE] = equity;
       return;
     }
-    if (equity > t.bucketHigh[slot]) t.bucketHigh[slot] = equity;
-    if (equity < t.bucketLow[slot]) t.bucketLow[slot] = equity;
-    t.bucketClose[slot] = equity;
-    t.bucketBalance[slot] = t.balance[slot];
+    if (equity > h[o + HIGH]) h[o + HIGH] = equity;
+    if (equity < h[o + LOW]) h[o + LOW] = equity;
+    h[o + CLOSE] = equity;
   }
 
   /**
@@ -115,11 +108,11 @@ export class EquityWriter {
     const slots: number[] = [];
     for (let slot = 0; slot < t.end; slot++) {
       const s = t.states[slot];
-      const equity = t.equity[slot];
+      const equity = t.get(slot, EQUITY);
       if (!s || Number.isNaN(equity) || t.written[slot] === equity) continue;
       const last = t.written[slot];
       if (force !== 'none' || Number.isNaN(last) || Math.abs(last - equity) >= threshold || now - t.writtenAt[slot] >= maxAge) {
-        marks.push({ number: s.account.number, equity, peakEquity: t.peak[slot] });
+        marks.push({ number: s.account.number, equity, peakEquity: t.get(slot, PEAK) });
         slots.push(slot);
       }
     }
@@ -130,8 +123,8 @@ export class EquityWriter {
       this.lastBucketFlush = now;
       for (let slot = 0; slot < t.end; slot++) {
         const s = t.states[slot];
-        if (s && !Number.isNaN(t.minute[slot])) buckets.push(this.bucketOf(slot, s.account.number));
-        t.minute[slot] = NaN;
+        if (s && !Number.isNaN(t.get(slot, MINUTE))) buckets.push(this.bucketOf(slot, s.account.number));
+        t.set(slot, MINUTE, NaN);
       }
     }
     const drawdowns: Array<{ accountNumber: number; drawdown: number; pct: number; initialBalance: number; slot: number }> = [];
@@ -141,15 +134,16 @@ export class EquityWriter {
       this.lastDrawdownFlush = now;
       for (let slot = 0; slot < t.end; slot++) {
         const s = t.states[slot];
-        if (s && t.drawdown[slot] >= t.drawdownWritten[slot] + 0.01) {
-          drawdowns.push({ accountNumber: s.account.number, drawdown: roundMoney(t.drawdown[slot]), pct: t.drawdownPct[slot], initialBalance: s.account.initialBalance, slot });
+        const drawdown = t.get(slot, DRAWDOWN);
+        if (s && drawdown >= t.drawdownWritten[slot] + 0.01) {
+          drawdowns.push({ accountNumber: s.account.number, drawdown: roundMoney(drawdown), pct: t.get(slot, DRAWDOWN_PCT), initialBalance: s.account.initialBalance, slot });
         }
       }
     }
     this.lastFlush = now;
     // Marked as written before the statements run: a mark made meanwhile differs and is written next time.
     for (const slot of slots) {
-      t.written[slot] = t.equity[slot];
+      t.written[slot] = t.get(slot, EQUITY);
       t.writtenAt[slot] = now;
     }
     try {

@@ -13,7 +13,7 @@ import { fillPendingOrder } from '../use-cases/fill-pending-order';
 import { flagWeekendHolding } from '../use-cases/flag-weekend-holding';
 import type { LiveEngine, TradingContext } from '../use-cases/trading-context';
 import { accountState, startDay, storeThresholds, type AccountState } from './account-state';
-import { AccountTable } from './account-table';
+import { AccountTable, BALANCE, BREACH_BELOW, EQUITY, FLOATING, PASS_AT_OR_ABOVE, PEAK, STAMP, STRIDE, TRAILING, WARN_BELOW } from './account-table';
 import { EquityWriter } from './equity-writer';
 import { createEngineMetrics, type EngineMetrics } from './metrics';
 import { PositionBook } from './position-book';
@@ -316,18 +316,18 @@ export class TradingEngine implements LiveEngine {
     const { slot: slots, sign, open, volume, floating, exitBelow, exitAbove, weekendAt } = book;
     const contractSize = book.instrument.contractSize;
     const ownRate = book.ownRate;
-    const accountFloating = t.floating;
-    const stamp = t.stamp;
+    const hot = t.hot;
     for (let i = 0; i < n; i++) {
       const side = sign[i];
       const price = side > 0 ? bid : ask;
       const inQuote = (price - open[i]) * volume[i] * contractSize * side;
       const f = ownRate ? inQuote / price : rate === 1 ? inQuote : inQuote / rate;
       const slot = slots[i];
-      accountFloating[slot] += f - floating[i];
+      const o = slot * STRIDE;
+      hot[o + FLOATING] += f - floating[i];
       floating[i] = f;
-      if (stamp[slot] !== seq) {
-        stamp[slot] = seq;
+      if (hot[o + STAMP] !== seq) {
+        hot[o + STAMP] = seq;
         touched[touchedCount++] = slot;
       }
       if (price <= exitBelow[i] || price >= exitAbove[i]) (exitCandidates ??= []).push(i);
@@ -378,15 +378,15 @@ export class TradingEngine implements LiveEngine {
    * with it), the writer's bucket. True when a threshold is crossed (a verdict may be due).
    */
   private markSlot(slot: number, minute: number): boolean {
-    const t = this.table;
-    const equity = roundMoney(t.balance[slot] + t.floating[slot]);
-    if (equity > t.peak[slot]) {
-      t.peak[slot] = equity;
-      if (t.trailing[slot]) this.movePeak(slot, equity);
+    const h = this.table.hot;
+    const o = slot * STRIDE;
+    const equity = roundMoney(h[o + BALANCE] + h[o + FLOATING]);
+    if (equity > h[o + PEAK]) {
+      h[o + PEAK] = equity;
+      if (h[o + TRAILING] !== 0) this.movePeak(slot, equity);
     }
-    const s = t.states[slot] as AccountState;
-    this.writer.mark(slot, s.account.number, equity, minute);
-    return equity < t.breachBelow[slot] || equity >= t.passAtOrAbove[slot] || equity < t.warnBelow[slot];
+    this.writer.mark(slot, equity, minute);
+    return equity < h[o + BREACH_BELOW] || equity >= h[o + PASS_AT_OR_ABOVE] || equity < h[o + WARN_BELOW];
   }
 
   private movePeak(slot: number, peakEquity: number): void {
@@ -417,7 +417,7 @@ export class TradingEngine implements LiveEngine {
       book.floating[i] = f;
       floating += f;
     }
-    this.table.floating[s.slot] = floating;
+    this.table.set(s.slot, FLOATING, floating);
   }
 
   /**
@@ -439,7 +439,7 @@ export class TradingEngine implements LiveEngine {
     await runLimited(suspects, async (state) => {
       const started = Date.now();
       const outcome = await this.guard(() =>
-        evaluateAccount(this.ctx, state.account.number, { peakEquity: this.table.peak[state.slot], startOfDayBalance: state.sod ?? state.account.balance }),
+        evaluateAccount(this.ctx, state.account.number, { peakEquity: this.table.get(state.slot, PEAK), startOfDayBalance: state.sod ?? state.account.balance }),
       );
       const ended = Date.now();
       this.metrics.verdictTransaction.observe((ended - started) / 1000);
@@ -489,14 +489,14 @@ export class TradingEngine implements LiveEngine {
         continue;
       }
       const slot = previous?.slot ?? t.allocate();
-      const peakEquity = Math.max(account.peakEquity, previous ? t.peak[slot] : 0);
+      const peakEquity = Math.max(account.peakEquity, previous ? t.get(slot, PEAK) : 0);
       const state = accountState(account, mine, days.get(n) ?? 0, previous, slot, peakEquity);
       this.accounts.set(n, state);
       t.states[slot] = state;
-      t.balance[slot] = account.balance;
-      t.peak[slot] = peakEquity;
-      t.trailing[slot] = thresholdsMoveWith(account.terms).peakEquity ? 1 : 0;
-      if (Number.isNaN(t.equity[slot])) t.equity[slot] = account.equity;
+      t.set(slot, BALANCE, account.balance);
+      t.set(slot, PEAK, peakEquity);
+      t.set(slot, TRAILING, thresholdsMoveWith(account.terms).peakEquity ? 1 : 0);
+      if (Number.isNaN(t.get(slot, EQUITY))) t.set(slot, EQUITY, account.equity);
       for (const p of mine) {
         let book = this.books.get(p.symbol);
         if (!book) this.books.set(p.symbol, (book = new PositionBook(p.symbol)));
