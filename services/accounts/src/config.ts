@@ -19,6 +19,13 @@ export const accountsConfigSchema = serviceAddressSchema.extend({
   EXECUTOR_LOGIN_MAX_FAILURES_PER_ACCOUNT: envInt(10, 1),
   EXECUTOR_LOGIN_MAX_FAILURES_PER_IP: envInt(50, 1),
   EXECUTOR_LOGIN_WINDOW_SECONDS: envInt(900, 1),
+  /**
+   * Trading engine replicas split the accounts over the live leases (engine_leases): a replica
+   * renews its lease every TRADING_LEASE_RENEW_MS; one not renewed for TRADING_LEASE_TTL_MS is gone
+   * and its accounts move to the others.
+   */
+  TRADING_LEASE_TTL_MS: envInt(3000, 500, 60_000),
+  TRADING_LEASE_RENEW_MS: envInt(1000, 100, 20_000),
   /** When set, GET /metrics (Prometheus) on this port: the trading engine's feed, backlog and lag. */
   ACCOUNTS_METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
 });

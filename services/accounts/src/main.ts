@@ -19,6 +19,7 @@ import { coreMigrations } from './data/migrations';
 import type { AccountsDeps } from './deps';
 import { createServer } from './server';
 import { tradingMigrations } from './trading/data/migrations';
+import { PgCluster } from './trading/engine/cluster';
 import { serveMetrics } from './trading/engine/metrics';
 import { TradingEngine } from './trading/engine/trading-engine';
 import { createTradingHandlers } from './trading/grpc/handlers';
@@ -59,7 +60,18 @@ export async function start(env: NodeJS.ProcessEnv, options: { logger?: Logger }
     // long as the process and is stopped after the gRPC drain, before the pool closes.
     const engine = resources.add(
       'trading engine',
-      new TradingEngine({ sequelize, logger, rolloverHourUtc: config.TRADING_DAY_ROLLOVER_HOUR_UTC }),
+      new TradingEngine({
+        sequelize,
+        logger,
+        rolloverHourUtc: config.TRADING_DAY_ROLLOVER_HOUR_UTC,
+        cluster: new PgCluster({
+          sequelize,
+          databaseUrl: config.DATABASE_URL,
+          logger,
+          leaseTtlMs: config.TRADING_LEASE_TTL_MS,
+          renewMs: Math.min(config.TRADING_LEASE_RENEW_MS, Math.floor(config.TRADING_LEASE_TTL_MS / 2)),
+        }),
+      }),
       (e) => e.stop(),
     );
     const trading = createTradingHandlers({ engine, cursors: deps.cursors });

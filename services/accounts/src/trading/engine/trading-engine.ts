@@ -2,6 +2,7 @@ import type { Logger, Sequelize } from '@propdesk/kit';
 import { readAccounts } from '../core-port';
 import { startOfDayBalances } from '../data/account-days';
 import { allLivePositions, livePositionsOfAccounts, recentlyChangedAccounts, tradingDaysOf, type Position } from '../data/positions';
+import { liveAccountNumbers } from '../data/engine-leases';
 import { loadQuotes, upsertQuotes } from '../data/quotes';
 import { nextWeekendStart, tradingDayOf, tradingDayStart } from '../domain/calendar';
 import { mid, roundMoney, type Quote } from '../domain/instruments';
@@ -14,6 +15,7 @@ import { flagWeekendHolding } from '../use-cases/flag-weekend-holding';
 import type { LiveEngine, TradingContext } from '../use-cases/trading-context';
 import { accountState, startDay, storeThresholds, type AccountState } from './account-state';
 import { AccountTable, BALANCE, BREACH_BELOW, EQUITY, FLOATING, PASS_AT_OR_ABOVE, PEAK, STAMP, STRIDE, TRAILING, WARN_BELOW } from './account-table';
+import type { EngineCluster } from './cluster';
 import { EquityWriter } from './equity-writer';
 import { createEngineMetrics, type EngineMetrics } from './metrics';
 import { PositionBook } from './position-book';
@@ -35,6 +37,11 @@ export interface TradingEngineOptions {
   equityMaxAgeMs?: number;
   /** A feed quote waiting longer than this is reported (log and the lag metric) (default 1000 ms). */
   lagWarnMs?: number;
+  /**
+   * Replicas splitting the work (engine/cluster.ts): this engine indexes and evaluates only the
+   * accounts it owns, and receives every quote the other replicas receive. Without one, it owns all.
+   */
+  cluster?: EngineCluster;
 }
 
 interface QueuedQuote {
@@ -70,13 +77,17 @@ const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resol
  * profit is hit, a limit is crossed, a weekend flag is due) and by the batched flushes of marked
  * equity and per-minute equity history.
  *
- * Multi-replica partitioning: quotes reach any replica (round robin), and the replica that
- * receives a quote evaluates every live position of that symbol, whichever replica opened it.
- * Every replica's index covers all live positions: loaded on first use, updated at once for its own
- * transactions, and refreshed every tick from positions changed recently on any replica. A
- * replica may therefore act on a stale view, but every decision (fill, exit, breach, pass) runs
- * in a transaction that locks the account row and re-checks against committed rows, so two
- * replicas never double-fill, double-close or double-breach; the loser finds nothing to do.
+ * Replicas split the work by account (with a cluster, engine/cluster.ts): the live leases are the
+ * membership, accounts are hashed over it, and each replica indexes and evaluates only its own
+ * accounts' positions (about 1/n of the index each). A quote reaching any replica is fanned out to
+ * all; a unary quote is also evaluated, before it is answered, for the other replicas' accounts
+ * holding its symbol (loaded for that quote only). When the membership changes, a replica drops
+ * the accounts it no longer owns and loads and evaluates at once the ones it gained. The index is
+ * loaded on first use, updated at once for this replica's transactions, and refreshed every tick
+ * from positions changed recently on any replica. A replica may therefore act on a stale view
+ * (and two may briefly both own an account), but every decision (fill, exit, breach, pass) runs in
+ * a transaction that locks the account row and re-checks against committed rows, so two replicas
+ * never double-fill, double-close or double-breach; the loser finds nothing to do.
  */
 export class TradingEngine implements LiveEngine {
   private readonly ctx: TradingContext;
@@ -132,9 +143,18 @@ export class TradingEngine implements LiveEngine {
     return this.loading;
   }
 
+  private owns(accountNumber: number): boolean {
+    return this.options.cluster?.owns(accountNumber) ?? true;
+  }
+
   private async load(): Promise<void> {
+    await this.options.cluster?.start({
+      onMembership: () => void this.rebalance(),
+      // Another replica's quote: stored by that replica, evaluated here for this replica's accounts.
+      onQuote: (quote) => void this.enqueue(quote),
+    });
     for (const q of await loadQuotes(this.options.sequelize)) this.quotes.set(q.symbol, q);
-    const live = await allLivePositions(this.options.sequelize);
+    const live = (await allLivePositions(this.options.sequelize)).filter((p) => this.owns(p.accountNumber));
     const numbers = [...new Set(live.map((p) => p.accountNumber))];
     await this.rebuildAccounts(numbers, live);
     if (!this.stopped) {
@@ -157,19 +177,41 @@ export class TradingEngine implements LiveEngine {
     return this.quotes.get(symbol);
   }
 
-  /** A unary quote (PublishQuote, the CLI): stored at once, evaluated before the promise resolves. */
+  /**
+   * A unary quote (PublishQuote, the CLI): stored at once, evaluated before the promise resolves,
+   * for every account holding the symbol: the other replicas' accounts are loaded for it and let go after.
+   */
   async publishQuote(quote: Quote): Promise<void> {
     await this.ready();
     await upsertQuotes(this.options.sequelize, [quote]);
+    this.options.cluster?.publish(quote);
+    const guests = await this.visit(quote.symbol);
     await this.enqueue(quote);
+    this.leave(guests);
     // A unary quote is rare (CLI, tests) and its caller reads the account next: write the marks now.
     await this.writer.flush('marks');
   }
 
-  /** After an order, close or breach through the API: refresh the index and evaluate that account at once. */
+  /** Loads the accounts of other replicas holding `symbol` (none without a cluster of several). */
+  private async visit(symbol: string): Promise<number[]> {
+    if (!this.options.cluster || this.options.cluster.size() < 2) return [];
+    const guests = (await liveAccountNumbers(this.options.sequelize, symbol)).filter((n) => !this.owns(n) && !this.accounts.has(n));
+    await this.reloadAccounts(guests);
+    return guests;
+  }
+
+  private leave(numbers: number[]): void {
+    for (const n of numbers) {
+      const s = this.accounts.get(n);
+      if (s && !this.owns(n)) this.drop(s);
+    }
+  }
+
+  /** After an order, close or breach through the API: refresh the index and evaluate that account at once (another replica's account only for this call). */
   async afterAccountChange(accountNumber: number): Promise<void> {
     await this.reloadAccounts([accountNumber]);
     await this.evaluate([accountNumber]);
+    this.leave([accountNumber]);
     // The caller reads the account next (a fill's spread already shows in its equity).
     await this.writer.flush('marks');
   }
@@ -178,7 +220,43 @@ export class TradingEngine implements LiveEngine {
   async streamQuote(quote: Quote): Promise<void> {
     await this.ready();
     this.unsavedQuotes.set(quote.symbol, quote);
+    this.options.cluster?.publish(quote);
     await this.enqueue(quote);
+  }
+
+  /**
+   * The membership changed: drop the accounts this replica no longer owns, load the ones it gained
+   * and evaluate them at once at the cached quotes (a breach that happened while nobody owned them
+   * is found now). One rebalance at a time; a change during one runs another after it.
+   */
+  private rebalancing?: Promise<void>;
+  private rebalanceAgain = false;
+
+  private rebalance(): Promise<void> {
+    if (this.rebalancing) {
+      this.rebalanceAgain = true;
+      return this.rebalancing;
+    }
+    this.rebalancing = (async () => {
+      do {
+        this.rebalanceAgain = false;
+        try {
+          await this.ready();
+          for (const s of [...this.accounts.values()]) if (!this.owns(s.account.number)) this.drop(s);
+          const gained = (await liveAccountNumbers(this.options.sequelize)).filter((n) => this.owns(n) && !this.accounts.has(n));
+          for (let i = 0; i < gained.length; i += SOD_CHUNK) {
+            const chunk = gained.slice(i, i + SOD_CHUNK);
+            await this.reloadAccounts(chunk);
+            await this.evaluate(chunk);
+          }
+          this.options.logger.info({ accounts: this.accounts.size, gained: gained.length }, 'trading engine took its share of accounts');
+        } catch (err) {
+          this.options.logger.error({ err }, 'trading engine rebalance failed');
+        }
+      } while (this.rebalanceAgain && !this.stopped);
+      this.rebalancing = undefined;
+    })();
+    return this.rebalancing;
   }
 
   /** Quotes received and not yet evaluated. */
@@ -532,7 +610,7 @@ export class TradingEngine implements LiveEngine {
         const cached = this.quotes.get(q.symbol);
         if (!cached || q.time.getTime() > cached.time.getTime()) this.quotes.set(q.symbol, q);
       }
-      const changes = await recentlyChangedAccounts(this.options.sequelize, CHANGE_LOOKBACK_SECONDS);
+      const changes = (await recentlyChangedAccounts(this.options.sequelize, CHANGE_LOOKBACK_SECONDS)).filter((c) => this.owns(c.accountNumber));
       const reload = changes.filter((c) => (this.knownChanges.get(c.accountNumber) ?? 0) < c.changedAt.getTime());
       for (const c of reload) this.knownChanges.set(c.accountNumber, c.changedAt.getTime());
       if (this.knownChanges.size > 10_000) this.knownChanges.clear();
@@ -568,11 +646,14 @@ export class TradingEngine implements LiveEngine {
     this.stopTimer();
     await this.loading?.catch(() => undefined);
     while (this.ticking || this.draining) await new Promise((r) => setTimeout(r, 10));
+    await this.rebalancing;
     try {
       await this.flushQuotes();
       await this.writer.flush('all');
     } catch (err) {
       this.options.logger.warn({ err }, 'final trading flush failed');
     }
+    // The lease last: the others take this replica's accounts once its marks are written.
+    await this.options.cluster?.stop().catch((err: unknown) => this.options.logger.warn({ err }, 'leaving the replicas failed'));
   }
 }
