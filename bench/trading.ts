@@ -10,8 +10,8 @@
  *     seeded deals first, since the seed bypasses the closes that keep them).
  * One process hosts both the service and the load, on a 2-core machine shared with PostgreSQL.
  * Then issue 16's firm-scale scenario (trading/firm-scale.ts: 100,000 positions, capacity without
- * collapse, breach latency at that load, the marking ceiling, memory). BENCH_TRADING_SCENARIOS
- * picks them (default "classic,firm").
+ * collapse, breach latency at that load, the marking ceiling, memory) and its two-replica run
+ * (trading/firm-replicas.ts). BENCH_TRADING_SCENARIOS picks them (default "classic,firm,replicas").
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import path from 'node:path';
@@ -19,6 +19,7 @@ import { Client } from 'pg';
 import { createServiceClient, createTestDatabase, openDatabase, type Sequelize } from '@propdesk/kit';
 import { tradingv1 } from '@propdesk/proto';
 import { ROOT } from './support/stack';
+import { runFirmReplicas } from './trading/firm-replicas';
 import { runFirmScale } from './trading/firm-scale';
 import { BREACH_BASE, seedBreachAccounts, seedDealHistory, seedOpenPositions, SYMBOLS } from './trading/seed';
 
@@ -47,9 +48,10 @@ function percentile(samples: number[], p: number): number {
 const ms = (n: number) => `${n.toFixed(1)} ms`;
 
 export async function run(): Promise<void> {
-  const scenarios = (process.env.BENCH_TRADING_SCENARIOS ?? 'classic,firm').split(',');
+  const scenarios = (process.env.BENCH_TRADING_SCENARIOS ?? 'classic,firm,replicas').split(',');
   if (scenarios.includes('classic')) await runClassic();
-  if (scenarios.includes('firm')) await runFirmScale();
+  const oneReplica = scenarios.includes('firm') ? await runFirmScale() : Number(process.env.BENCH_FIRM_ONE_REPLICA ?? 0) || undefined;
+  if (scenarios.includes('replicas')) await runFirmReplicas(oneReplica);
 }
 
 async function runClassic(): Promise<void> {

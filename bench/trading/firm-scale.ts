@@ -23,9 +23,9 @@ import { tradingv1 } from '@propdesk/proto';
 import { freePort, ROOT, SERVICE_NODE_FLAGS, serviceNodeOptions } from '../support/stack';
 import { BREACH_BASE, SYMBOLS } from './seed';
 
-const POSITIONS = Number(process.env.BENCH_FIRM_POSITIONS ?? 100_000);
-const ACCOUNTS = Number(process.env.BENCH_FIRM_ACCOUNTS ?? 50_000);
-const WINDOW_S = Number(process.env.BENCH_FIRM_WINDOW_S ?? 60);
+export const POSITIONS = Number(process.env.BENCH_FIRM_POSITIONS ?? 100_000);
+export const ACCOUNTS = Number(process.env.BENCH_FIRM_ACCOUNTS ?? 50_000);
+export const WINDOW_S = Number(process.env.BENCH_FIRM_WINDOW_S ?? 60);
 const RATES = (process.env.BENCH_FIRM_RATES ?? '50,100,200,300,500,750,1000,1500,2000,3000,4000').split(',').map(Number);
 const BREACHES = Number(process.env.BENCH_FIRM_BREACHES ?? 100);
 const CPU_PROF = process.env.BENCH_CPU_PROF;
@@ -34,15 +34,15 @@ const TERMS = JSON.stringify(
   (require(path.join(ROOT, 'services/accounts/dist/domain/programs.js')) as { PROGRAMS: { standard: object } }).PROGRAMS.standard,
 );
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const inDigits = (price: number, digits: number) => Number(price.toFixed(digits));
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+export const inDigits = (price: number, digits: number) => Number(price.toFixed(digits));
 
 function percentile(samples: number[], p: number): number {
   const sorted = [...samples].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? NaN;
 }
 
-interface Service {
+export interface Service {
   child: ChildProcess;
   address: string;
   metricsPort: number;
@@ -51,7 +51,7 @@ interface Service {
   stop(): Promise<void>;
 }
 
-async function startService(env: Record<string, string>): Promise<Service> {
+export async function startService(env: Record<string, string>): Promise<Service> {
   const grpcPort = await freePort();
   const metricsPort = await freePort();
   const flags = [...SERVICE_NODE_FLAGS];
@@ -112,14 +112,14 @@ function metricsText(port: number): Promise<string> {
   });
 }
 
-async function metric(port: number, name: string): Promise<number> {
+export async function metric(port: number, name: string): Promise<number> {
   const text = await metricsText(port);
   const line = text.split('\n').find((l) => l.startsWith(`${name} `));
   return line ? Number(line.split(' ')[1]) : 0;
 }
 
 /** ACCOUNTS accounts, POSITIONS 0.01-lot positions spread evenly over them and the ten symbols (no walk breaches them). */
-async function seed(pg: Client, org: string): Promise<void> {
+export async function seed(pg: Client, org: string): Promise<void> {
   await pg.query(
     `INSERT INTO accounts.accounts (organization_id, program, terms, initial_balance, balance, equity, peak_equity, executor_password_sealed)
      SELECT $1, 'standard', $2::jsonb, 100000, 100000, 100000, 100000, 'bench-not-a-secret' FROM generate_series(1, $3::int)`,
@@ -154,10 +154,10 @@ async function seedBreachAccounts(pg: Client, org: string, count: number): Promi
   return numbers;
 }
 
-type Quote = { symbol: string; bid: number; ask: number };
+export type Quote = { symbol: string; bid: number; ask: number };
 
 /** A random walk per symbol (EURUSD around 4.0, far above the breach candidates' entries). */
-function walker(skip?: string): () => Quote {
+export function walker(skip?: string): () => Quote {
   const mids = SYMBOLS.map((s) => s.mid);
   const list = SYMBOLS.map((s, k) => ({ s, k })).filter((e) => e.s.symbol !== skip);
   let i = 0;
@@ -168,13 +168,13 @@ function walker(skip?: string): () => Quote {
   };
 }
 
-interface Feed {
+export interface Feed {
   /** Sends quotes at `rate` per second until stop(); extra quotes can be slipped in. */
   stop(): Promise<{ sent: number; seconds: number; drainMs: number; accepted: number; error?: string }>;
   inject(q: Quote): void;
 }
 
-function feedAt(raw: tradingv1.TradingServiceClient, rate: number, next: () => Quote): Feed {
+export function feedAt(raw: tradingv1.TradingServiceClient, rate: number, next: () => Quote): Feed {
   let done: (v: tradingv1.StreamQuotesResponse) => void = () => undefined;
   let fail: (e: Error) => void = () => undefined;
   const answer = new Promise<tradingv1.StreamQuotesResponse>((resolve, reject) => ((done = resolve), (fail = reject)));
@@ -252,7 +252,8 @@ function bareMarkingRate(): number {
   return (quotes * perSymbol) / (elapsed / 1e9);
 }
 
-export async function runFirmScale(): Promise<void> {
+/** Returns the capacity found (quotes/s without collapse). */
+export async function runFirmScale(): Promise<number> {
   const db = await createTestDatabase('pd_bench_firm');
   if (CPU_PROF) fs.mkdirSync(CPU_PROF, { recursive: true });
   const service = await startService({ DATABASE_URL: db.url });
@@ -398,6 +399,7 @@ export async function runFirmScale(): Promise<void> {
       `bare typed-array marking loop (no I/O): ${(bare / 1e6).toFixed(1)} M position marks/s; engine at capacity ${(capacityMarks / 1e6).toFixed(3)} M marks/s = ${(capacityMarks / bare).toFixed(3)}x (target >= 0.3x)`,
     );
     console.log(`accounts service RSS now ${(service.rssBytes() / 2 ** 20).toFixed(0)} MB`);
+    return capacity;
   } catch (err) {
     console.log(service.output().slice(-5000));
     throw err;

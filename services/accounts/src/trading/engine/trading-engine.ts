@@ -537,6 +537,13 @@ export class TradingEngine implements LiveEngine {
     this.writer.retire(s.slot, s.account.number);
     this.table.release(s.slot);
     this.accounts.delete(s.account.number);
+    this.countPositions();
+  }
+
+  private countPositions(): void {
+    let n = 0;
+    for (const b of this.books.values()) n += b.size + b.pending.size;
+    this.metrics.positions.set(n);
   }
 
   /** Re-reads accounts and their live positions after a change (ours or another replica's). */
@@ -590,7 +597,7 @@ export class TradingEngine implements LiveEngine {
       storeThresholds(state, t);
       rebuilt.push(state);
     }
-    this.metrics.positions.set([...this.books.values()].reduce((sum, b) => sum + b.size + b.pending.size, 0));
+    this.countPositions();
     // The day's start for accounts new to the index (the others have it from ensureDay).
     if (this.day !== undefined) await this.startDays(rebuilt, this.ctx.now(), this.day);
   }
