@@ -105,6 +105,7 @@ export class TradingEngine implements LiveEngine {
   readonly metrics: EngineMetrics = createEngineMetrics();
   private quoteSeq = 0;
   private touched = new Int32Array(1024);
+  private slotCounts = new Int32Array(1024);
   private day?: string;
   private lastLagWarning = 0;
   private loading?: Promise<void>;
@@ -385,13 +386,16 @@ export class TradingEngine implements LiveEngine {
     const { bid, ask } = quote;
     const rate = this.rateOf(book);
     if (this.touched.length < book.size) this.touched = new Int32Array(book.size * 2);
+    if (this.slotCounts.length < t.end) this.slotCounts = new Int32Array(t.end * 2);
+    book.refreshSole(this.slotCounts);
     const touched = this.touched;
     let touchedCount = 0;
     let exitCandidates: number[] | undefined;
     let weekendCandidates: number[] | undefined;
+    const suspects: number[] = [];
     const n = book.size;
     // Locals, so the loop reads registers and typed arrays only (the profit is domain/pnl.ts rawProfit, as PositionBook.profitAt).
-    const { slot: slots, sign, open, volume, floating, exitBelow, exitAbove, weekendAt } = book;
+    const { slot: slots, sign, open, volume, floating, exitBelow, exitAbove, weekendAt, sole } = book;
     const contractSize = book.instrument.contractSize;
     const ownRate = book.ownRate;
     const hot = t.hot;
@@ -404,7 +408,10 @@ export class TradingEngine implements LiveEngine {
       const o = slot * STRIDE;
       hot[o + FLOATING] += f - floating[i];
       floating[i] = f;
-      if (hot[o + STAMP] !== seq) {
+      if (sole[i] !== 0) {
+        // The account's only position here: its equity at this quote is known now, while its figures are in cache.
+        if (this.markSlot(slot, minute)) suspects.push(slot);
+      } else if (hot[o + STAMP] !== seq) {
         hot[o + STAMP] = seq;
         touched[touchedCount++] = slot;
       }
@@ -412,7 +419,6 @@ export class TradingEngine implements LiveEngine {
       if (nowMs >= weekendAt[i]) (weekendCandidates ??= []).push(i);
     }
     this.metrics.marks.inc(n);
-    const suspects: number[] = [];
     for (let k = 0; k < touchedCount; k++) {
       const slot = touched[k];
       if (this.markSlot(slot, minute)) suspects.push(slot);
