@@ -3,8 +3,8 @@
  * process (from its compiled dist; no simulated feed runs there):
  *  1. quotes per second the engine absorbs with 10,000 open positions over 10 symbols
  *     (a) fully evaluated one after another (each quote marks its ~1,000 positions and accounts),
- *     (b) pushed as fast as possible through the StreamQuotes gRPC feed (bursts per symbol
- *         collapse to their newest quote, which is how a feed faster than the engine is absorbed);
+ *     (b) pushed as fast as possible through the StreamQuotes gRPC feed (every quote evaluated
+ *         on its own; the stream is paused while the engine's backlog is high);
  *  2. p99 time from a breaching quote (PublishQuote) to the committed breach, on top of that load;
  *  3. time to build the report of an account with 100,000 deals (its summaries rebuilt from the
  *     seeded deals first, since the seed bypasses the closes that keep them).

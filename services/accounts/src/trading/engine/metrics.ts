@@ -9,7 +9,7 @@ export interface EngineMetrics {
   received: Counter;
   /** Quotes evaluated one by one (every rule at that quote). */
   evaluated: Counter;
-  /** Quotes merged into a newer quote of their symbol before evaluation (0 means every quote was judged). */
+  /** Quotes merged into a newer quote of their symbol before evaluation: this engine judges every quote, so it stays 0 (kept so a dashboard or the bench can show it). */
   collapsed: Counter;
   /** Position marks made (a quote marks every live position of its symbol this replica evaluates). */
   marks: Counter;
