@@ -197,7 +197,7 @@ export class TradingEngine implements LiveEngine {
   private async visit(symbol: string): Promise<number[]> {
     if (!this.options.cluster || this.options.cluster.size() < 2) return [];
     const guests = (await liveAccountNumbers(this.options.sequelize, symbol)).filter((n) => !this.owns(n) && !this.accounts.has(n));
-    await this.reloadAccounts(guests);
+    await this.reloadAccounts(guests, true);
     return guests;
   }
 
@@ -210,7 +210,7 @@ export class TradingEngine implements LiveEngine {
 
   /** After an order, close or breach through the API: refresh the index and evaluate that account at once (another replica's account only for this call). */
   async afterAccountChange(accountNumber: number): Promise<void> {
-    await this.reloadAccounts([accountNumber]);
+    await this.reloadAccounts([accountNumber], true);
     await this.evaluate([accountNumber]);
     this.leave([accountNumber]);
     // The caller reads the account next (a fill's spread already shows in its equity).
@@ -552,8 +552,13 @@ export class TradingEngine implements LiveEngine {
     this.metrics.positions.set(n);
   }
 
-  /** Re-reads accounts and their live positions after a change (ours or another replica's). */
-  async reloadAccounts(numbers: number[]): Promise<void> {
+  /**
+   * Re-reads accounts and their live positions after a change (ours or another replica's). An
+   * account another replica owns is loaded only as a guest (for one call: `guests`); otherwise only
+   * if still indexed, so an account handed over meanwhile is not taken back.
+   */
+  async reloadAccounts(numbers: number[], guests = false): Promise<void> {
+    if (!guests) numbers = numbers.filter((n) => this.owns(n) || this.accounts.has(n));
     if (numbers.length === 0) return;
     await this.rebuildAccounts(numbers, await livePositionsOfAccounts(this.options.sequelize, numbers));
   }
