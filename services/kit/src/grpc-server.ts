@@ -11,7 +11,7 @@ import {
 } from '@grpc/grpc-js';
 import { HealthImplementation } from 'grpc-health-check';
 import { newRequestId, REQUEST_ID_METADATA, runWithContext } from './context';
-import { AppError, toServiceError } from './errors';
+import { AppError, isUnavailableError, toServiceError } from './errors';
 import type { Logger } from './logger';
 import { createReflectionService } from './reflection/reflection-service';
 
@@ -41,7 +41,8 @@ export function implementUnary<Req, Res>(
       handler(call.request, { requestId, metadata: call.metadata, peer: call.getPeer() }).then(
         (response) => callback(null, response),
         (err: unknown) => {
-          if (!(err instanceof AppError)) logger.error({ err, method }, 'unhandled error in gRPC handler');
+          if (!(err instanceof AppError) && isUnavailableError(err)) logger.warn({ method, msg: (err as Error).message }, 'gRPC handler failed: a dependency is unreachable');
+          else if (!(err instanceof AppError)) logger.error({ err, method }, 'unhandled error in gRPC handler');
           else if (err.code === 'internal_error' || err.code === 'unavailable') logger.warn({ code: err.code, method, msg: err.message }, 'gRPC handler failed');
           callback(toServiceError(err), null);
         },

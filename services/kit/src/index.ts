@@ -25,3 +25,4 @@ export * from './rest/people';
 export * from './rest/webhooks';
 export * from './rest/trading';
 export * from './credential-rules';
+export * from './tcp-proxy';
