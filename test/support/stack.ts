@@ -16,7 +16,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Writable } from 'node:stream';
 import { authv1 } from '@propdesk/proto';
-import { createLogger, createTestDatabase, databaseUrlVia, startTcpProxy, type Logger, type TcpProxy, type TestDatabase } from '@propdesk/kit';
+import { createLogger, createTestDatabase, databaseUrlVia, startTcpProxy, type Logger, type RetentionScheduler, type TcpProxy, type TestDatabase } from '@propdesk/kit';
 import { start as startAuth } from '../../services/auth/src/main';
 import { start as startAccounts } from '../../services/accounts/src/main';
 import { start as startWebhooks } from '../../services/webhooks/src/main';
@@ -27,6 +27,8 @@ import { createClients, type Clients } from '../../gateway/src/clients';
 export interface StartedPart {
   port: number;
   address: string;
+  /** The service's retention scheduler (auth, accounts, webhooks): `runOnce()` runs a pass now. */
+  retention?: RetentionScheduler;
   stop(): Promise<void>;
 }
 

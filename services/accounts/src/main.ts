@@ -8,11 +8,15 @@ import {
   onShutdownSignals,
   openDatabase,
   serviceAddresses,
+  startRetention,
   type Logger,
+  type RetentionScheduler,
 } from '@propdesk/kit';
 import { authv1 } from '@propdesk/proto';
 import { accountsConfigSchema } from './config';
 import { createEventsNotifier } from './data/events-notifier';
+import { purgeSessionsEndedBefore } from './data/executor-sessions';
+import { compactEquityMinutes } from './trading/data/equity-retention';
 import { coreMigrations } from './data/migrations';
 import type { AccountsDeps } from './deps';
 import { createServer } from './server';
@@ -30,6 +34,7 @@ export interface StartedAccountsService {
   port: number;
   address: string;
   logger: Logger;
+  retention: RetentionScheduler;
   stop(): Promise<void>;
 }
 
@@ -71,6 +76,11 @@ export async function start(env: NodeJS.ProcessEnv, options: { logger?: Logger }
     throw err;
   }
   const jobs = startBackgroundJobs(deps);
+  const retention = startRetention({ logger, intervalMs: config.RETENTION_INTERVAL_MS });
+  retention.register({ name: 'executor sessions', horizonMs: config.SESSIONS_RETENTION, run: (cutoff) => purgeSessionsEndedBefore(sequelize, cutoff) });
+  // Never younger than an hour: only completed, rolled hours are compacted.
+  const equityHorizonMs = config.EQUITY_MINUTES_RETENTION > 0 ? Math.max(config.EQUITY_MINUTES_RETENTION, 3_600_000) : 0;
+  retention.register({ name: 'equity minutes', horizonMs: equityHorizonMs, run: (cutoff) => compactEquityMinutes(sequelize, cutoff) });
   logger.info({ port: server.port }, 'accounts service listening');
 
   let stopping: Promise<void> | undefined;
@@ -79,11 +89,13 @@ export async function start(env: NodeJS.ProcessEnv, options: { logger?: Logger }
     port: started.port,
     address: started.address,
     logger,
+    retention,
     stop() {
       stopping ??= (async () => {
         started.closeStreams();
         await started.shutdown();
         await jobs.stop();
+        await retention.stop();
         await engine.stop().catch((err: unknown) => logger.error({ err }, 'trading engine stop failed'));
         await eventsNotifier.close();
         auth.close();

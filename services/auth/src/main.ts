@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { createCursorCodec, createLogger, loadConfig, migrate, openDatabase, ResourceStack, runMain, type Logger, type StartedProcess } from '@propdesk/kit';
+import { createCursorCodec, createLogger, loadConfig, migrate, openDatabase, ResourceStack, runMain, startRetention, type Logger, type StartedProcess } from '@propdesk/kit';
 import { authConfigSchema } from './config';
 import { createApiKeysRepository } from './data/api-keys';
 import { createCreditReservationsRepository } from './data/credit-reservations';
@@ -64,13 +64,15 @@ export async function start(env: NodeJS.ProcessEnv, options: { logger?: Logger }
 
     const maintenance = setInterval(() => {
       Promise.all([
-        deps.sessions.purgeExpired(),
         deps.loginAttempts.purgeOlderThan(config.LOGIN_FAILURE_WINDOW_SECONDS),
         deps.idempotency.purgeExpired(),
       ]).catch((err: unknown) => logger.warn({ err }, 'auth maintenance failed'));
     }, config.MAINTENANCE_INTERVAL_SECONDS * 1000);
     maintenance.unref();
     resources.onStop('maintenance timer', () => clearInterval(maintenance));
+    // Scheduled retention; other modules register their tasks on the same scheduler.
+    const retention = resources.add('retention', startRetention({ logger, intervalMs: config.RETENTION_INTERVAL_MS }), (r) => r.stop());
+    retention.register({ name: 'panel sessions', horizonMs: config.SESSIONS_RETENTION, run: (cutoff) => deps.sessions.purgeEndedBefore(cutoff) });
 
     const server = await resources.start(
       'gRPC server',
@@ -82,7 +84,7 @@ export async function start(env: NodeJS.ProcessEnv, options: { logger?: Logger }
       },
     );
     logger.info({ address: server.address }, 'auth service listening');
-    return { port: server.port, address: server.address, logger, stop: () => resources.stop() };
+    return { port: server.port, address: server.address, logger, retention, stop: () => resources.stop() };
   });
 }
 

@@ -26,3 +26,4 @@ export * from './rest/webhooks';
 export * from './rest/trading';
 export * from './credential-rules';
 export * from './tcp-proxy';
+export * from './retention';

@@ -9,6 +9,7 @@ import {
   openDatabase,
   ResourceStack,
   runMain,
+  startRetention,
   serviceAddresses,
   type Logger,
   type StartedProcess,
@@ -24,6 +25,7 @@ import { startDispatcher } from './delivery/dispatcher';
 import { startEventConsumer } from './delivery/event-consumer';
 import { createHttpSender } from './delivery/http-sender';
 import type { Deps } from './deps';
+import { registerWebhooksRetention } from './data/retention';
 import { createServer } from './server';
 
 export const SCHEMA = 'webhooks';
@@ -88,6 +90,9 @@ export async function start(env: NodeJS.ProcessEnv, options: { logger?: Logger }
       (c) => c.stop(),
     );
 
+    const retention = resources.add('retention', startRetention({ logger, intervalMs: config.RETENTION_INTERVAL_MS }), (r) => r.stop());
+    registerWebhooksRetention(retention, db, { deliveriesMs: config.WEBHOOK_DELIVERIES_RETENTION, eventsMs: config.WEBHOOK_EVENTS_RETENTION });
+
     const deps: Deps = {
       db,
       endpoints: createEndpointsRepository(db),
@@ -105,7 +110,7 @@ export async function start(env: NodeJS.ProcessEnv, options: { logger?: Logger }
       (s) => s.shutdown(),
     );
     logger.info({ port: server.port }, 'webhooks service listening');
-    return { port: server.port, address: server.address, logger, stop: () => resources.stop() };
+    return { port: server.port, address: server.address, logger, retention, stop: () => resources.stop() };
   });
 }
 

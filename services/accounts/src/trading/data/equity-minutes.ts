@@ -43,6 +43,11 @@ export async function upsertEquityMinutes(sequelize: Sequelize, samples: EquityS
  * scratch, for histories written straight into the minutes.
  */
 export async function rebuildEquityHours(sequelize: Sequelize, accountNumber: number): Promise<void> {
-  await sequelize.query(`DELETE FROM equity_hours WHERE account_number = :accountNumber`, { replacements: { accountNumber } });
+  // Hours whose minutes retention has compacted away stay as they are.
+  await sequelize.query(
+    `DELETE FROM equity_hours WHERE account_number = :accountNumber
+        AND hour >= coalesce((SELECT date_trunc('hour', min(minute)) FROM equity_minutes WHERE account_number = :accountNumber), 'infinity'::timestamptz)`,
+    { replacements: { accountNumber } },
+  );
   await sequelize.query(REBUILD_EQUITY_HOURS_SQL.replace(':accountFilter', 'account_number = :accountNumber'), { replacements: { accountNumber } });
 }
