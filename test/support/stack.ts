@@ -16,7 +16,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Writable } from 'node:stream';
 import { authv1 } from '@propdesk/proto';
-import { createLogger, createTestDatabase, databaseUrlVia, startTcpProxy, type Logger, type RetentionScheduler, type TcpProxy, type TestDatabase } from '@propdesk/kit';
+import { createLogger, createTestDatabase, databaseUrlVia, loadGrpcTls, startTcpProxy, type Logger, type RetentionScheduler, type TcpProxy, type TestDatabase } from '@propdesk/kit';
 import { start as startAuth } from '../../services/auth/src/main';
 import { start as startAccounts } from '../../services/accounts/src/main';
 import { start as startWebhooks } from '../../services/webhooks/src/main';
@@ -152,7 +152,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       started.push({ name: i === 0 ? 'gateway' : `gateway-${i}`, part: gateway });
       gatewayParts.push(gateway);
     }
-    admin = createClients({ auth: auth.address, accounts: accounts.address, webhooks: webhooks.address }, 10_000);
+    admin = createClients({ auth: auth.address, accounts: accounts.address, webhooks: webhooks.address, tls: loadGrpcTls(env) }, 10_000);
     const clients = admin;
     const gateways = gatewayParts.map((g) => `http://127.0.0.1:${g.port}`);
 

@@ -49,7 +49,7 @@ export async function start(env: NodeJS.ProcessEnv, options: { logger?: Logger }
     await sequelize.close();
     throw err;
   }
-  const auth = createServiceClient(authv1.AuthServiceClient, authv1.AuthServiceService, serviceAddresses(config).auth, config.GRPC_DEADLINE_MS);
+  const auth = createServiceClient(authv1.AuthServiceClient, authv1.AuthServiceService, serviceAddresses(config).auth, config.GRPC_DEADLINE_MS, serviceAddresses(config).tls);
   const eventsNotifier = createEventsNotifier(config.DATABASE_URL, SCHEMA, logger);
   const deps: AccountsDeps = {
     config,

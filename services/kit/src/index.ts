@@ -27,3 +27,4 @@ export * from './rest/trading';
 export * from './credential-rules';
 export * from './tcp-proxy';
 export * from './retention';
+export * from './grpc-tls';

@@ -81,7 +81,7 @@ export async function start(env: NodeJS.ProcessEnv, options: { logger?: Logger }
 
     const accounts = resources.add(
       'accounts client',
-      createServiceClient(accountsv1.AccountsServiceClient, accountsv1.AccountsServiceService, serviceAddresses(config).accounts, config.GRPC_DEADLINE_MS),
+      createServiceClient(accountsv1.AccountsServiceClient, accountsv1.AccountsServiceService, serviceAddresses(config).accounts, config.GRPC_DEADLINE_MS, serviceAddresses(config).tls),
       (c) => c.close(),
     );
     resources.add(
@@ -106,7 +106,7 @@ export async function start(env: NodeJS.ProcessEnv, options: { logger?: Logger }
     };
     const server = await resources.start(
       'gRPC server',
-      () => createServer(deps, { host: config.GRPC_HOST, port: config.WEBHOOKS_GRPC_PORT, logger }),
+      () => createServer(deps, { host: config.GRPC_HOST, port: config.WEBHOOKS_GRPC_PORT, logger, tls: serviceAddresses(config).tls, plaintextHealthPort: config.GRPC_TLS_HEALTH_PORT }),
       (s) => s.shutdown(),
     );
     logger.info({ port: server.port }, 'webhooks service listening');
