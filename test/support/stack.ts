@@ -45,6 +45,8 @@ export interface StackOptions {
    * .down()` / `.up()`); `database.url` stays direct, for looking behind the API.
    */
   databaseProxy?: boolean;
+  /** Run on this database (e.g. a restored dump) instead of a fresh one; stop() drops it. */
+  database?: TestDatabase;
 }
 
 export interface Organization {
@@ -97,7 +99,7 @@ function loggerFor(name: string, options: StackOptions): Logger {
 }
 
 export async function startStack(options: StackOptions = {}): Promise<Stack> {
-  const database = await createTestDatabase('pd_e2e');
+  const database = options.database ?? (await createTestDatabase('pd_e2e'));
   let databaseProxy: TcpProxy | undefined;
   if (options.databaseProxy) {
     const direct = new URL(database.url);
