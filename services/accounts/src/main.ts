@@ -8,6 +8,7 @@ import {
   onShutdownSignals,
   openDatabase,
   serviceAddresses,
+  startMetricsServer,
   startRetention,
   type Logger,
   type RetentionScheduler,
@@ -75,6 +76,17 @@ export async function start(env: NodeJS.ProcessEnv, options: { logger?: Logger }
     await sequelize.close();
     throw err;
   }
+  const metrics =
+    config.ACCOUNTS_METRICS_PORT === undefined
+      ? undefined
+      : await startMetricsServer({ host: config.GRPC_HOST, port: config.ACCOUNTS_METRICS_PORT, service: 'accounts', logger }).catch(async (err: unknown) => {
+          await server.shutdown();
+          await engine.stop();
+          auth.close();
+          await eventsNotifier.close();
+          await sequelize.close();
+          throw err;
+        });
   const jobs = startBackgroundJobs(deps);
   const retention = startRetention({ logger, intervalMs: config.RETENTION_INTERVAL_MS });
   retention.register({ name: 'executor sessions', horizonMs: config.SESSIONS_RETENTION, run: (cutoff) => purgeSessionsEndedBefore(sequelize, cutoff) });
@@ -96,6 +108,7 @@ export async function start(env: NodeJS.ProcessEnv, options: { logger?: Logger }
         await started.shutdown();
         await jobs.stop();
         await retention.stop();
+        await metrics?.close();
         await engine.stop().catch((err: unknown) => logger.error({ err }, 'trading engine stop failed'));
         await eventsNotifier.close();
         auth.close();

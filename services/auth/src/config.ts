@@ -18,6 +18,8 @@ export const authConfigSchema = serviceAddressSchema.merge(retentionIntervalSche
   MAINTENANCE_INTERVAL_SECONDS: envInt(60, 1),
   /** Retention (kit/retention.ts, every RETENTION_INTERVAL_MS): panel sessions this long after they expired. */
   SESSIONS_RETENTION: envDuration('1d'),
+  /** GET /metrics (process RSS, event-loop delay) on this port; unset: none. */
+  AUTH_METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
 });
 
 export type AuthConfig = z.infer<typeof authConfigSchema>;

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { createCursorCodec, createLogger, loadConfig, migrate, openDatabase, ResourceStack, runMain, startRetention, type Logger, type StartedProcess } from '@propdesk/kit';
+import { createCursorCodec, createLogger, loadConfig, migrate, openDatabase, ResourceStack, runMain, startMetricsServer, startRetention, type Logger, type StartedProcess } from '@propdesk/kit';
 import { authConfigSchema } from './config';
 import { createApiKeysRepository } from './data/api-keys';
 import { createCreditReservationsRepository } from './data/credit-reservations';
@@ -24,6 +24,9 @@ export async function start(env: NodeJS.ProcessEnv, options: { logger?: Logger }
   const logger = options.logger ?? createLogger('auth', { level: config.LOG_LEVEL });
   const resources = new ResourceStack(logger);
   return resources.build(async () => {
+    if (config.AUTH_METRICS_PORT !== undefined) {
+      await resources.start('metrics', () => startMetricsServer({ host: config.GRPC_HOST, port: config.AUTH_METRICS_PORT!, service: 'auth', logger }), (m) => m.close());
+    }
     const sequelize = resources.add('database', openDatabase({ url: config.DATABASE_URL, schema: 'auth', logger }), (db) => db.close());
     await migrate(sequelize, 'auth', migrations, logger);
 

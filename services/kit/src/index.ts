@@ -28,3 +28,4 @@ export * from './credential-rules';
 export * from './tcp-proxy';
 export * from './retention';
 export * from './grpc-tls';
+export * from './metrics';

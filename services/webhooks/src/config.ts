@@ -51,6 +51,8 @@ export const configSchema = serviceAddressSchema.merge(retentionIntervalSchema).
   // Retention (kit/retention.ts): delivered deliveries, then events no delivery refers to.
   WEBHOOK_DELIVERIES_RETENTION: envDuration('30d'),
   WEBHOOK_EVENTS_RETENTION: envDuration('30d'),
+  /** GET /metrics (process RSS, event-loop delay) on this port; unset: none. */
+  WEBHOOKS_METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
 });
 
 export type Config = z.infer<typeof configSchema>;

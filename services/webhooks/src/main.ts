@@ -9,6 +9,7 @@ import {
   openDatabase,
   ResourceStack,
   runMain,
+  startMetricsServer,
   startRetention,
   serviceAddresses,
   type Logger,
@@ -38,6 +39,9 @@ export async function start(env: NodeJS.ProcessEnv, options: { logger?: Logger }
   const logger = options.logger ?? createLogger('webhooks', { level: config.LOG_LEVEL });
   const resources = new ResourceStack(logger);
   return resources.build(async () => {
+    if (config.WEBHOOKS_METRICS_PORT !== undefined) {
+      await resources.start('metrics', () => startMetricsServer({ host: config.GRPC_HOST, port: config.WEBHOOKS_METRICS_PORT!, service: 'webhooks', logger }), (m) => m.close());
+    }
     const poolMax = Math.min(20, 4 + Math.ceil(config.WEBHOOK_CONCURRENCY / 8));
     const db = resources.add('database', openDatabase({ url: config.DATABASE_URL, schema: SCHEMA, logger, poolMax }), (d) => d.close());
     await migrate(db, SCHEMA, migrations, logger);
