@@ -31,7 +31,7 @@ export interface RetentionScheduler {
   stop(): Promise<void>;
 }
 
-export function startRetention(options: { logger: Logger; intervalMs: number; now?: () => Date; firstPassDelayMs?: number }): RetentionScheduler {
+export function startRetention(options: { logger: Logger; intervalMs: number; now?: () => Date }): RetentionScheduler {
   const tasks: RetentionTask[] = [];
   const now = options.now ?? (() => new Date());
   let running: Promise<Record<string, number>> | null = null;
@@ -64,8 +64,7 @@ export function startRetention(options: { logger: Logger; intervalMs: number; no
   const tick = () => {
     if (!stopped && !running) void runOnce();
   };
-  const first = setTimeout(tick, options.firstPassDelayMs ?? Math.min(options.intervalMs, 10_000));
-  first.unref();
+  // The first pass one interval after the start, like every other.
   const timer = setInterval(tick, options.intervalMs);
   timer.unref();
 
@@ -76,7 +75,6 @@ export function startRetention(options: { logger: Logger; intervalMs: number; no
     runOnce,
     async stop() {
       stopped = true;
-      clearTimeout(first);
       clearInterval(timer);
       if (running) await running.catch(() => undefined);
     },
