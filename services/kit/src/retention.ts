@@ -121,8 +121,8 @@ export const retentionIntervalSchema = z.object({
   RETENTION_INTERVAL_MS: z.coerce.number().int().min(100).max(86_400_000).default(3_600_000),
 });
 
-/** Runs one DELETE (or other row-changing statement) and answers how many rows it touched. */
-export async function affectedRows(sequelize: Sequelize, statement: string, replacements: Record<string, unknown>): Promise<number> {
-  const [, meta] = await sequelize.query(statement, { replacements });
+/** Runs one DELETE (or other row-changing statement; `$name` binds as in sql.ts) and answers how many rows it touched. */
+export async function affectedRows(sequelize: Sequelize, statement: string, bind: Record<string, unknown>): Promise<number> {
+  const [, meta] = await sequelize.query(statement, { bind });
   return Number((meta as { rowCount?: number } | undefined)?.rowCount ?? 0);
 }

@@ -32,7 +32,7 @@ export function createSessionsRepository(sequelize: Sequelize) {
     /** Retention: sessions that expired before `cutoff` (a logout deletes its row at once). */
     purgeEndedBefore(cutoff: Date): Promise<number> {
       return deleteInBatches((batch) =>
-        affectedRows(sequelize, 'DELETE FROM sessions WHERE id IN (SELECT id FROM sessions WHERE expires_at < :cutoff LIMIT :batch)', { cutoff, batch }),
+        affectedRows(sequelize, 'DELETE FROM sessions WHERE id IN (SELECT id FROM sessions WHERE expires_at < $cutoff LIMIT $batch)', { cutoff, batch }),
       );
     },
   };

@@ -18,7 +18,7 @@ export function registerWebhooksRetention(retention: RetentionScheduler, db: Seq
         affectedRows(
           db,
           `WITH gone AS (
-             SELECT id FROM deliveries WHERE status IN ('succeeded', 'skipped') AND updated_at < :cutoff LIMIT :batch
+             SELECT id FROM deliveries WHERE status IN ('succeeded', 'skipped') AND updated_at < $cutoff LIMIT $batch
            ), attempts AS (
              DELETE FROM delivery_attempts WHERE delivery_id IN (SELECT id FROM gone)
            )
@@ -36,8 +36,8 @@ export function registerWebhooksRetention(retention: RetentionScheduler, db: Seq
           db,
           `DELETE FROM events WHERE id IN (
              SELECT e.id FROM events e
-              WHERE e.received_at < :cutoff AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.event_id = e.id)
-              LIMIT :batch)`,
+              WHERE e.received_at < $cutoff AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.event_id = e.id)
+              LIMIT $batch)`,
           { cutoff, batch },
         ),
       ),

@@ -1,4 +1,4 @@
-import { affectedRows, deleteInBatches, type Sequelize } from '@propdesk/kit';
+import { affectedRows, deleteInBatches, execute, type Sequelize } from '@propdesk/kit';
 import { ROLLED_HOURS_END_SQL } from './migrations/0004-equity-hours';
 
 /**
@@ -9,9 +9,10 @@ import { ROLLED_HOURS_END_SQL } from './migrations/0004-equity-hours';
  * point per hour instead of per minute. Answers the number of minute rows deleted.
  */
 export async function compactEquityMinutes(sequelize: Sequelize, cutoff: Date): Promise<number> {
-  const replacements = { cutoff };
-  const end = `least(date_trunc('hour', :cutoff::timestamptz), ${ROLLED_HOURS_END_SQL})`;
-  await sequelize.query(
+  const bind = { cutoff };
+  const end = `least(date_trunc('hour', $cutoff::timestamptz), ${ROLLED_HOURS_END_SQL})`;
+  await execute(
+    sequelize,
     `INSERT INTO equity_hours (account_number, hour, high, high_at, low, low_at, close, balance)
      SELECT account_number, date_trunc('hour', minute),
             max(high), (array_agg(minute ORDER BY high DESC, minute))[1],
@@ -20,7 +21,7 @@ export async function compactEquityMinutes(sequelize: Sequelize, cutoff: Date): 
        FROM equity_minutes WHERE minute < ${end}
       GROUP BY account_number, date_trunc('hour', minute)
      ON CONFLICT (account_number, hour) DO NOTHING`,
-    { replacements },
+    bind,
   );
   return deleteInBatches((batch) =>
     affectedRows(
@@ -28,8 +29,8 @@ export async function compactEquityMinutes(sequelize: Sequelize, cutoff: Date): 
       `DELETE FROM equity_minutes WHERE (account_number, minute) IN (
          SELECT m.account_number, m.minute FROM equity_minutes m
            JOIN equity_hours h ON h.account_number = m.account_number AND h.hour = date_trunc('hour', m.minute)
-          WHERE m.minute < ${end} LIMIT :batch)`,
-      { ...replacements, batch },
+          WHERE m.minute < ${end} LIMIT $batch)`,
+      { ...bind, batch },
     ),
   );
 }
