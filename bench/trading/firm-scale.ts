@@ -18,7 +18,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { Client } from 'pg';
-import { createServiceClient, createTestDatabase } from '@propdesk/kit';
+import { createServiceClient, createTestDatabase, metricValue } from '@propdesk/kit';
 import { tradingv1 } from '@propdesk/proto';
 import { freePort, ROOT, SERVICE_NODE_FLAGS, serviceNodeOptions } from '../support/stack';
 import { BREACH_BASE, SYMBOLS } from './seed';
@@ -67,7 +67,8 @@ export async function startService(env: Record<string, string>): Promise<Service
       AUTH_GRPC_ADDRESS: '127.0.0.1:1',
       CURSOR_SECRET: randomBytes(16).toString('hex'),
       CREDENTIALS_KEY: randomBytes(32).toString('hex'),
-      LOG_LEVEL: 'warn',
+      // info: the line saying the gRPC server listens (the metrics endpoint comes up before it).
+      LOG_LEVEL: 'info',
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -79,7 +80,7 @@ export async function startService(env: Record<string, string>): Promise<Service
   for (;;) {
     if (child.exitCode !== null) throw new Error(`accounts service exited:\n${out}`);
     if (Date.now() - started > 60_000) throw new Error(`accounts service did not start:\n${out}`);
-    if (await metricsText(metricsPort).catch(() => null)) break;
+    if (out.includes('accounts service listening')) break;
     await sleep(100);
   }
   return {
@@ -119,9 +120,7 @@ function metricsText(port: number): Promise<string> {
 }
 
 export async function metric(port: number, name: string): Promise<number> {
-  const text = await metricsText(port);
-  const line = text.split('\n').find((l) => l.startsWith(`${name} `));
-  return line ? Number(line.split(' ')[1]) : 0;
+  return metricValue(await metricsText(port), name) ?? 0;
 }
 
 /** ACCOUNTS accounts, POSITIONS 0.01-lot positions spread evenly over them and the ten symbols (no walk breaches them). */

@@ -1,6 +1,6 @@
-import { envInt, hexKey, logLevel, serviceAddressSchema, z } from '@propdesk/kit';
+import { envDuration, envInt, hexKey, logLevel, retentionIntervalSchema, serviceAddressSchema, z } from '@propdesk/kit';
 
-export const accountsConfigSchema = serviceAddressSchema.extend({
+export const accountsConfigSchema = serviceAddressSchema.merge(retentionIntervalSchema).extend({
   DATABASE_URL: z.string().url(),
   LOG_LEVEL: logLevel,
   /** HMAC key of page tokens. */
@@ -26,7 +26,11 @@ export const accountsConfigSchema = serviceAddressSchema.extend({
    */
   TRADING_LEASE_TTL_MS: envInt(3000, 500, 60_000),
   TRADING_LEASE_RENEW_MS: envInt(1000, 100, 20_000),
-  /** When set, GET /metrics (Prometheus) on this port: the trading engine's feed, backlog and lag. */
+  /** Retention (kit/retention.ts, every RETENTION_INTERVAL_MS): executor sessions this long after they ended (expired or revoked). */
+  SESSIONS_RETENTION: envDuration('1d'),
+  /** Retention: per-minute equity older than this is compacted into the hourly rollups (at least 1h). */
+  EQUITY_MINUTES_RETENTION: envDuration('90d'),
+  /** GET /metrics (process RSS, event-loop delay, the trading engine's feed, lag and verdicts) on this port; unset: none. */
   ACCOUNTS_METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
 });
 

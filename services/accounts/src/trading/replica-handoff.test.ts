@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import http from 'node:http';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
-import { createServiceClient, QueryTypes, type ServiceClient } from '@propdesk/kit';
+import { createServiceClient, metricValue, QueryTypes, type ServiceClient } from '@propdesk/kit';
 import { accountsv1, tradingv1 } from '@propdesk/proto';
 import { startHarness, type Harness } from '../test/harness';
 import { Ring } from './engine/ring';
@@ -54,7 +54,7 @@ function livePositions(port: number): Promise<number> {
       .get({ host: '127.0.0.1', port, path: '/metrics' }, (res) => {
         let body = '';
         res.on('data', (c: Buffer) => (body += c.toString()));
-        res.on('end', () => resolve(Number(/^propdesk_trading_live_positions (\S+)/m.exec(body)?.[1] ?? NaN)));
+        res.on('end', () => resolve(metricValue(body, 'propdesk_trading_live_positions') ?? NaN));
       })
       .on('error', reject);
   });

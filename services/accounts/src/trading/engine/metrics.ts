@@ -1,8 +1,6 @@
-import http from 'node:http';
-import type { Logger } from '@propdesk/kit';
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 
-/** What the engine reports about its feed (one registry per engine, so two in one process do not collide). */
+/** What the engine reports about its feed, in the service's metrics registry (kit/metrics.ts), or one of its own (two engines in one process do not collide). */
 export interface EngineMetrics {
   registry: Registry;
   /** Quotes taken by the engine (unary and streamed). */
@@ -27,8 +25,7 @@ export interface EngineMetrics {
 
 const LATENCY_BUCKETS = [0.002, 0.005, 0.01, 0.02, 0.035, 0.05, 0.1, 0.25, 0.5, 1, 2.5];
 
-export function createEngineMetrics(): EngineMetrics {
-  const registry = new Registry();
+export function createEngineMetrics(registry: Registry = new Registry()): EngineMetrics {
   const c = (name: string, help: string) => new Counter({ name, help, registers: [registry] });
   const g = (name: string, help: string) => new Gauge({ name, help, registers: [registry] });
   return {
@@ -52,32 +49,5 @@ export function createEngineMetrics(): EngineMetrics {
       buckets: LATENCY_BUCKETS,
       registers: [registry],
     }),
-  };
-}
-
-/** GET /metrics on `port` (Prometheus text), with the process's default metrics added. */
-export async function serveMetrics(registry: Registry, port: number, host: string, logger: Logger): Promise<{ port: number; close(): Promise<void> }> {
-  collectDefaultMetrics({ register: registry });
-  const server = http.createServer((req, res) => {
-    if (req.method !== 'GET' || req.url !== '/metrics') {
-      res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":{"code":"not_found"}}');
-      return;
-    }
-    registry.metrics().then(
-      (text) => res.writeHead(200, { 'content-type': registry.contentType }).end(text),
-      (err: unknown) => {
-        logger.error({ err }, 'metrics failed');
-        res.writeHead(503).end();
-      },
-    );
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, host, () => resolve());
-  });
-  const address = server.address();
-  return {
-    port: typeof address === 'object' && address ? address.port : port,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }

@@ -1,4 +1,5 @@
 import type { Logger, Sequelize } from '@propdesk/kit';
+import type { Registry } from 'prom-client';
 import { readAccounts } from '../core-port';
 import { startOfDayBalances } from '../data/account-days';
 import { allLivePositions, livePositionsOfAccounts, recentlyChangedAccounts, tradingDaysOf, type Position } from '../data/positions';
@@ -42,6 +43,8 @@ export interface TradingEngineOptions {
    * accounts it owns, and receives every quote the other replicas receive. Without one, it owns all.
    */
   cluster?: EngineCluster;
+  /** Where the engine's metrics go (the service's /metrics registry); default: a registry of its own. */
+  metricsRegistry?: Registry;
 }
 
 interface QueuedQuote {
@@ -102,7 +105,7 @@ export class TradingEngine implements LiveEngine {
   private readonly backlogWaiters: Array<{ below: number; resolve: () => void }> = [];
   private readonly unsavedQuotes = new Map<string, Quote>();
   private readonly writer: EquityWriter;
-  readonly metrics: EngineMetrics = createEngineMetrics();
+  readonly metrics: EngineMetrics;
   private quoteSeq = 0;
   private touched = new Int32Array(1024);
   private slotCounts = new Int32Array(1024);
@@ -115,6 +118,7 @@ export class TradingEngine implements LiveEngine {
   private stopped = false;
 
   constructor(private readonly options: TradingEngineOptions) {
+    this.metrics = createEngineMetrics(options.metricsRegistry);
     this.writer = new EquityWriter(
       options.sequelize,
       options.logger,
