@@ -56,6 +56,7 @@ export async function runFirmReplicas(oneReplicaCapacity?: number): Promise<void
     const trial = async (rate: number) => {
       const collapsed0 = await both('quotes_collapsed_total');
       const evaluated0 = await both('quotes_evaluated_total');
+      const cpu0 = services.map((s) => s.cpuSeconds());
       const next = walker();
       const feeds = clients.map((c) => feedAt(c.raw, rate / 2, next));
       await sleep(WINDOW_S * 1000);
@@ -74,12 +75,13 @@ export async function runFirmReplicas(oneReplicaCapacity?: number): Promise<void
         await sleep(20);
       }
       const collapsed = (await both('quotes_collapsed_total')).reduce((n, c, k) => n + c - collapsed0[k], 0);
+      const cpu = services.map((s, k) => ((s.cpuSeconds() - cpu0[k]) / Math.max(1, sent)) * 1e6);
       const achieved = sent / seconds;
       const failed = results.find((r) => r.error)?.error;
       const sustained = !failed && collapsed === 0 && achieved >= rate * 0.95 && caughtUpMs >= 0 && caughtUpMs <= 250;
       console.log(
         `  ${rate} quotes/s (half to each) for ${seconds.toFixed(0)} s: sent ${sent} (${achieved.toFixed(0)}/s), collapsed ${collapsed}, ` +
-          `both caught up ${caughtUpMs < 0 ? 'not within 30 s' : `${caughtUpMs} ms after the window`}` +
+          `both caught up ${caughtUpMs < 0 ? 'not within 30 s' : `${caughtUpMs} ms after the window`}, service CPU ${cpu.map((c) => c.toFixed(0)).join(' + ')} µs/quote` +
           (failed ? `, feed failed: ${failed}` : '') +
           (sustained ? '' : '  <- not sustained'),
       );
