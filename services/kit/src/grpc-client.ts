@@ -11,6 +11,7 @@ import {
 import { service as healthServiceDefinition } from 'grpc-health-check';
 import { currentContext, newRequestId, REQUEST_ID_METADATA } from './context';
 import { fromServiceError } from './errors';
+import { setIdempotencyMetadata, type IdempotentRequest } from './idempotency';
 
 /** Channel options: per-request balancing over every address (headless Services), quick reconnects. */
 export const CHANNEL_OPTIONS = {
@@ -30,6 +31,8 @@ export interface CallOpts {
   /** Milliseconds; every call has one. */
   deadlineMs?: number;
   requestId?: string;
+  /** A write's Idempotency-Key, forwarded to the service that owns the effect (idempotency.ts). */
+  idempotency?: IdempotentRequest;
 }
 
 type UnaryFn<Req, Res> = (
@@ -59,9 +62,10 @@ export interface ServiceClient<C> {
   close(): void;
 }
 
-export function callMetadata(requestId?: string): Metadata {
+export function callMetadata(requestId?: string, idempotency?: IdempotentRequest): Metadata {
   const metadata = new Metadata();
   metadata.set(REQUEST_ID_METADATA, requestId ?? currentContext()?.requestId ?? newRequestId());
+  if (idempotency) setIdempotencyMetadata(metadata, idempotency);
   return metadata;
 }
 
@@ -85,7 +89,7 @@ export function createServiceClient<C extends Client>(
         fn.call(
           raw,
           request,
-          callMetadata(opts?.requestId),
+          callMetadata(opts?.requestId, opts?.idempotency),
           { deadline: Date.now() + (opts?.deadlineMs ?? defaultDeadlineMs) },
           (err, response) => (err ? reject(fromServiceError(err)) : resolve(response)),
         );

@@ -1,0 +1,305 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type { Metadata } from '@grpc/grpc-js';
+import type { Sequelize, Transaction } from 'sequelize';
+import { AppError, isApiErrorCode, type ApiErrorCode } from './errors';
+import type { Logger } from './logger';
+import { execute, selectOne, selectRows } from './sql';
+
+/**
+ * Exactly-once writes (SPEC 7, Idempotency-Key), decided in the service that owns the effect.
+ *
+ * The gateway forwards the client's Idempotency-Key, its scope (organization + API key) and a
+ * fingerprint of the request (method, path, canonical body) in gRPC metadata. The owning service
+ * records the key in ITS database, in the SAME transaction as the effect, together with the answer:
+ *
+ *   handler:   return exactlyOnce(ctx, db, XResponse, (r) => toProto(r), () => useCase(deps, req));
+ *   use case:  return effectTransaction(db, async (tx) => { ...the change...; return answer; });
+ *
+ * - The effect transaction first inserts the record (INSERT ... ON CONFLICT on (scope, key)): a
+ *   concurrent duplicate waits on the unique index until the first commits, then replays its
+ *   answer; if the first rolled back, the duplicate goes ahead.
+ * - What the effect transaction returns is the answer: its protobuf bytes are stored in the same
+ *   commit, so a retry after any crash (gateway, service, network) gets exactly the first answer.
+ *   The use case returns that value unchanged (a mismatch is logged as a bug).
+ * - A refusal that also changed something (order.rejected is an event) throws
+ *   `new CommittedRefusal(appError)` inside the effect: the change and the recorded error commit
+ *   together, then the error is thrown.
+ * - A plain refusal (an AppError worth replaying: 4xx) is recorded after the rolled-back attempt:
+ *   nothing happened, so recording it late is safe; the retry answers the same error.
+ * - 5xx and unexpected errors record nothing: nothing committed, the retry runs again.
+ * - Same key, other request (fingerprint) -> 409 idempotency_key_reused.
+ *
+ * Each service has an `idempotency_records` table (IDEMPOTENCY_RECORDS_DDL in a migration) and
+ * deletes records past the key lifetime with deleteExpiredIdempotencyRecords.
+ */
+
+/** gRPC metadata names the gateway sets on a write that carries an Idempotency-Key. */
+export const IDEMPOTENCY_KEY_METADATA = 'idempotency-key-bin';
+export const IDEMPOTENCY_SCOPE_METADATA = 'idempotency-scope';
+export const IDEMPOTENCY_FINGERPRINT_METADATA = 'idempotency-fingerprint';
+
+/** How long a key is remembered: a retry within this window replays, after it the key is new. */
+export const IDEMPOTENCY_KEY_LIFETIME_MS = 24 * 60 * 60 * 1000;
+
+export interface IdempotentRequest {
+  /** Who the key belongs to: `<organization id>/<API key id>`. */
+  scope: string;
+  /** The client's Idempotency-Key, 1 to 255 characters. */
+  key: string;
+  /** sha256 hex of method, path and canonical body. */
+  fingerprint: string;
+}
+
+/** Sets the idempotency metadata of an outgoing call (the gateway's side). */
+export function setIdempotencyMetadata(metadata: Metadata, request: IdempotentRequest): void {
+  metadata.set(IDEMPOTENCY_KEY_METADATA, Buffer.from(request.key, 'utf8'));
+  metadata.set(IDEMPOTENCY_SCOPE_METADATA, request.scope);
+  metadata.set(IDEMPOTENCY_FINGERPRINT_METADATA, request.fingerprint);
+}
+
+/** The idempotency of an incoming call, or undefined when it carries no key. Malformed -> invalid_request. */
+export function idempotentRequestOf(metadata: Metadata): IdempotentRequest | undefined {
+  const [rawKey] = metadata.get(IDEMPOTENCY_KEY_METADATA);
+  if (rawKey === undefined) return undefined;
+  const key = Buffer.isBuffer(rawKey) ? rawKey.toString('utf8') : String(rawKey);
+  const scope = String(metadata.get(IDEMPOTENCY_SCOPE_METADATA)[0] ?? '');
+  const fingerprint = String(metadata.get(IDEMPOTENCY_FINGERPRINT_METADATA)[0] ?? '');
+  if (key.length < 1 || key.length > 255 || key.includes('\0')) {
+    throw new AppError('invalid_request', 'Idempotency-Key must be 1 to 255 characters', 'Idempotency-Key');
+  }
+  if (scope.length < 1 || scope.length > 200 || fingerprint.length < 1 || fingerprint.length > 128) {
+    throw new AppError('invalid_request', 'an Idempotency-Key needs its scope and request fingerprint', 'Idempotency-Key');
+  }
+  return { scope, key, fingerprint };
+}
+
+/** The records table, in the service's schema. Add it to the service's migrations once. */
+export const IDEMPOTENCY_RECORDS_DDL = `
+  CREATE TABLE idempotency_records (
+    scope text NOT NULL,
+    idempotency_key text NOT NULL,
+    fingerprint text NOT NULL,
+    operation text NOT NULL,
+    response bytea,
+    error_code text,
+    error_message text,
+    error_param text,
+    created_at timestamptz NOT NULL DEFAULT now(),
+    PRIMARY KEY (scope, idempotency_key)
+  );
+  CREATE INDEX idempotency_records_created_at ON idempotency_records (created_at);
+`;
+
+/** Deletes records older than the horizon (default: the key lifetime); returns how many. */
+export async function deleteExpiredIdempotencyRecords(db: Sequelize, horizonMs = IDEMPOTENCY_KEY_LIFETIME_MS): Promise<number> {
+  const rows = await selectRows<{ n: string }>(
+    db,
+    `WITH gone AS (DELETE FROM idempotency_records WHERE created_at <= now() - make_interval(secs => $secs) RETURNING 1)
+     SELECT count(*)::text AS n FROM gone`,
+    { secs: Math.max(horizonMs, 0) / 1000 },
+  );
+  return Number(rows[0]?.n ?? 0);
+}
+
+/** A refusal whose side effects (an event, a flag) commit with the recorded error. */
+export class CommittedRefusal extends Error {
+  constructor(readonly error: AppError) {
+    super(error.message);
+    this.name = 'CommittedRefusal';
+  }
+}
+
+/** The codec of a response message, as ts-proto generates it. */
+export interface ResponseCodec<P> {
+  encode(message: P): { finish(): Uint8Array };
+  decode(input: Uint8Array): P;
+}
+
+interface PendingWrite {
+  request: IdempotentRequest;
+  operation: string;
+  encode(answer: unknown): Uint8Array;
+  /** Set once an effect transaction took the record. */
+  recorded?: Uint8Array | 'refusal';
+}
+
+const pendingWrites = new AsyncLocalStorage<PendingWrite | undefined>();
+
+/** Thrown inside an effect transaction when a duplicate committed first: the handler replays it. */
+class AlreadyRecorded extends Error {}
+
+const LIFETIME_SECS = IDEMPOTENCY_KEY_LIFETIME_MS / 1000;
+
+/**
+ * Takes the record for (scope, key): inserted, or an expired one taken over. Waits on the unique
+ * index while another transaction holds the same key; false when that one committed.
+ */
+async function takeRecord(db: Sequelize, tx: Transaction, write: PendingWrite): Promise<boolean> {
+  const rows = await selectRows<{ taken: number }>(
+    db,
+    `INSERT INTO idempotency_records (scope, idempotency_key, fingerprint, operation)
+     VALUES ($scope, $key, $fingerprint, $operation)
+     ON CONFLICT (scope, idempotency_key) DO UPDATE
+        SET fingerprint = EXCLUDED.fingerprint, operation = EXCLUDED.operation, response = NULL,
+            error_code = NULL, error_message = NULL, error_param = NULL, created_at = now()
+      WHERE idempotency_records.created_at <= now() - make_interval(secs => $lifetime)
+     RETURNING 1 AS taken`,
+    { ...write.request, operation: write.operation, lifetime: LIFETIME_SECS },
+    tx,
+  );
+  return rows.length === 1;
+}
+
+async function storeError(db: Sequelize, tx: Transaction | undefined, write: PendingWrite, error: AppError, insert: boolean): Promise<boolean> {
+  const bind = { ...write.request, operation: write.operation, code: error.code, message: error.message, param: error.param ?? null, lifetime: LIFETIME_SECS };
+  if (!insert) {
+    await execute(
+      db,
+      `UPDATE idempotency_records SET error_code = $code, error_message = $message, error_param = CAST($param AS text)
+        WHERE scope = $scope AND idempotency_key = $key`,
+      bind,
+      tx,
+    );
+    return true;
+  }
+  const rows = await selectRows<{ taken: number }>(
+    db,
+    `INSERT INTO idempotency_records (scope, idempotency_key, fingerprint, operation, error_code, error_message, error_param)
+     VALUES ($scope, $key, $fingerprint, $operation, $code, $message, CAST($param AS text))
+     ON CONFLICT (scope, idempotency_key) DO UPDATE
+        SET fingerprint = EXCLUDED.fingerprint, operation = EXCLUDED.operation, response = NULL,
+            error_code = EXCLUDED.error_code, error_message = EXCLUDED.error_message, error_param = EXCLUDED.error_param, created_at = now()
+      WHERE idempotency_records.created_at <= now() - make_interval(secs => $lifetime)
+     RETURNING 1 AS taken`,
+    bind,
+    tx,
+  );
+  return rows.length === 1;
+}
+
+/**
+ * The transaction that makes a write's change. Inside `exactlyOnce` (a call with an
+ * Idempotency-Key) it also takes the key's record first and stores the answer it returns; without
+ * one it is a plain transaction. Only the first effect transaction of a call records.
+ */
+export async function effectTransaction<T>(db: Sequelize, effect: (tx: Transaction) => Promise<T>): Promise<T> {
+  const write = pendingWrites.getStore();
+  let refusal: AppError | undefined;
+  const run = async (tx: Transaction, record: PendingWrite | undefined): Promise<T> => {
+    if (record && !(await takeRecord(db, tx, record))) throw new AlreadyRecorded();
+    try {
+      const answer = await effect(tx);
+      if (record) {
+        const bytes = record.encode(answer);
+        await execute(db, 'UPDATE idempotency_records SET response = $bytes WHERE scope = $scope AND idempotency_key = $key', { ...record.request, bytes: Buffer.from(bytes) }, tx);
+        record.recorded = bytes;
+      }
+      return answer;
+    } catch (err) {
+      if (!(err instanceof CommittedRefusal)) throw err;
+      refusal = err.error;
+      if (record) {
+        await storeError(db, tx, record, err.error, false);
+        record.recorded = 'refusal';
+      }
+      return undefined as T;
+    }
+  };
+  const record = write && write.recorded === undefined ? write : undefined;
+  const answer = await db.transaction((tx) => run(tx, record));
+  if (refusal) throw refusal;
+  return answer;
+}
+
+/** Errors that are the answer to the request (4xx), as opposed to "try again" (5xx) or our own 409. */
+function worthReplaying(err: AppError): boolean {
+  return err.httpStatus < 500 && err.code !== 'idempotency_key_reused' && err.code !== 'request_timeout' && err.code !== 'rate_limited';
+}
+
+interface StoredRecord {
+  fingerprint: string;
+  response: Buffer | null;
+  error_code: string | null;
+  error_message: string | null;
+  error_param: string | null;
+}
+
+async function findRecord(db: Sequelize, request: IdempotentRequest): Promise<StoredRecord | undefined> {
+  return selectOne<StoredRecord>(
+    db,
+    `SELECT fingerprint, response, error_code, error_message, error_param FROM idempotency_records
+      WHERE scope = $scope AND idempotency_key = $key AND created_at > now() - make_interval(secs => $lifetime)`,
+    { scope: request.scope, key: request.key, lifetime: LIFETIME_SECS },
+  );
+}
+
+function replay<P>(record: StoredRecord, request: IdempotentRequest, codec: ResponseCodec<P>): P {
+  if (record.fingerprint !== request.fingerprint) {
+    throw new AppError('idempotency_key_reused', 'this Idempotency-Key was used with a different request', 'Idempotency-Key');
+  }
+  if (record.error_code !== null) {
+    const code: ApiErrorCode = isApiErrorCode(record.error_code) ? record.error_code : 'internal_error';
+    throw new AppError(code, record.error_message ?? '', record.error_param ?? undefined);
+  }
+  if (record.response === null) throw new AppError('unavailable', 'the first request with this Idempotency-Key left no answer; try again');
+  return codec.decode(record.response);
+}
+
+export interface ExactlyOnceCall {
+  metadata: Metadata;
+  /** The gRPC method path, recorded with the key (for operators reading the table). */
+  method: string;
+}
+
+/**
+ * Runs a write RPC once per (scope, Idempotency-Key): the first call executes `write` (whose
+ * effectTransaction records the answer), any later call with the same key and request gets the
+ * stored answer or error, a different request with the key gets idempotency_key_reused.
+ */
+export async function exactlyOnce<R, P>(
+  call: ExactlyOnceCall,
+  db: Sequelize,
+  codec: ResponseCodec<P>,
+  toResponse: (answer: R) => P,
+  write: () => Promise<R>,
+  logger?: Logger,
+): Promise<P> {
+  const request = idempotentRequestOf(call.metadata);
+  if (!request) return pendingWrites.run(undefined, async () => toResponse(await write()));
+  const earlier = await findRecord(db, request);
+  if (earlier) return replay(earlier, request, codec);
+  const pending: PendingWrite = { request, operation: call.method, encode: (answer) => codec.encode(toResponse(answer as R)).finish() };
+  try {
+    const answer = await pendingWrites.run(pending, write);
+    const response = toResponse(answer);
+    if (pending.recorded === undefined) {
+      // A write with no effect transaction: remember its answer after the fact (nothing to guard).
+      logger?.warn({ method: call.method }, 'idempotent write without an effect transaction');
+      const bytes = codec.encode(response).finish();
+      const tx = undefined;
+      const rows = await selectRows<{ taken: number }>(
+        db,
+        `INSERT INTO idempotency_records (scope, idempotency_key, fingerprint, operation, response) VALUES ($scope, $key, $fingerprint, $operation, $bytes)
+         ON CONFLICT (scope, idempotency_key) DO NOTHING RETURNING 1 AS taken`,
+        { ...request, operation: call.method, bytes: Buffer.from(bytes) },
+        tx,
+      );
+      if (rows.length === 0) return replayStored(db, request, codec);
+    } else if (pending.recorded !== 'refusal' && !Buffer.from(pending.recorded).equals(Buffer.from(codec.encode(response).finish()))) {
+      logger?.error({ method: call.method }, 'the answer of an idempotent write differs from the one its effect transaction recorded');
+    }
+    return response;
+  } catch (err) {
+    if (err instanceof AlreadyRecorded) return replayStored(db, request, codec);
+    if (err instanceof AppError && pending.recorded === undefined && worthReplaying(err)) {
+      if (!(await storeError(db, undefined, pending, err, true))) return replayStored(db, request, codec);
+    }
+    throw err;
+  }
+}
+
+async function replayStored<P>(db: Sequelize, request: IdempotentRequest, codec: ResponseCodec<P>): Promise<P> {
+  const record = await findRecord(db, request);
+  if (!record) throw new AppError('unavailable', 'a concurrent request with this Idempotency-Key did not finish; try again');
+  return replay(record, request, codec);
+}
