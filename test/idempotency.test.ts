@@ -131,6 +131,31 @@ describe('Idempotency-Key', () => {
       expect(other.body.error.code).toBe('idempotency_key_reused');
     });
 
+    it('answers a retried close with the first answer, not 409 "already closed", and trades once', async () => {
+      const api = client(stack.url, token);
+      const [number] = await stack.createAccounts(orgId, 1);
+      await stack.admin.trading.call.publishQuote({ quote: { symbol: 'EURUSD', bid: 1.1, ask: 1.1002, time: new Date() } });
+      const positions = `/v1/accounts/${number}/positions`;
+      const orderHeaders = { 'idempotency-key': 'owner-order' };
+      const opened = await api.post<{ id: string }>('/v1/accounts/{number}/positions', positions, { body: { symbol: 'EURUSD', side: 'buy', volume: 1 }, headers: orderHeaders });
+      await forgetFastPath();
+      const reopened = await api.post('/v1/accounts/{number}/positions', positions, { body: { symbol: 'EURUSD', side: 'buy', volume: 1 }, headers: orderHeaders });
+      expect(opened.status).toBe(201);
+      expect(reopened.text).toBe(opened.text);
+      const closePath = `${positions}/${opened.body.id}/close`;
+      const closeHeaders = { 'idempotency-key': 'owner-close' };
+      const closed = await api.post('/v1/accounts/{number}/positions/{id}/close', closePath, { headers: closeHeaders });
+      await forgetFastPath();
+      const retried = await api.post('/v1/accounts/{number}/positions/{id}/close', closePath, { headers: closeHeaders });
+      expect(closed.status).toBe(200);
+      expect(retried.text).toBe(closed.text);
+      const list = await api.get<{ data: unknown[] }>('/v1/accounts/{number}/positions', `${positions}?status=closed`);
+      expect(list.body.data).toHaveLength(1);
+      const events = await api.get<{ data: Array<{ type: string; data: { account?: number } }> }>('/v1/events', '/v1/events?limit=200');
+      const ofAccount = events.body.data.filter((e) => e.data.account === number).map((e) => e.type).sort();
+      expect(ofAccount).toEqual(['account.created', 'position.closed', 'position.opened']);
+    });
+
     it('takes the same body in another key order as the same request', async () => {
       const api = client(stack.url, token);
       const headers = { 'idempotency-key': 'canonical-body', 'content-type': 'application/json' };

@@ -58,7 +58,7 @@ export async function start(env: NodeJS.ProcessEnv, options: { logger?: Logger }
   // The trading module: its engine (quote cache, live-position index, rule evaluation) lives as
   // long as the process and is stopped after the gRPC drain, before the pool closes.
   const engine = new TradingEngine({ sequelize, logger, rolloverHourUtc: config.TRADING_DAY_ROLLOVER_HOUR_UTC });
-  const trading = createTradingHandlers({ engine, cursors: deps.cursors });
+  const trading = createTradingHandlers({ engine, cursors: deps.cursors, sequelize: deps.sequelize, logger: deps.logger });
 
   let server;
   try {
