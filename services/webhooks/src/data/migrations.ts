@@ -1,4 +1,4 @@
-import type { Migration } from '@propdesk/kit';
+import { IDEMPOTENCY_RECORDS_DDL, type Migration } from '@propdesk/kit';
 
 export const migrations: Migration[] = [
   {
@@ -94,6 +94,13 @@ export const migrations: Migration[] = [
       await sql(`
         ALTER TABLE endpoints ADD COLUMN previous_secret_sealed text, ADD COLUMN previous_secret_expires_at timestamptz;
       `);
+    },
+  },
+  {
+    // Idempotency-Key records of this service's writes, taken in the effect's transaction (kit idempotency.ts).
+    name: '0004_idempotency_records',
+    async up({ sql }) {
+      await sql(IDEMPOTENCY_RECORDS_DDL);
     },
   },
 ];
