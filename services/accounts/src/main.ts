@@ -8,6 +8,7 @@ import {
   onShutdownSignals,
   openDatabase,
   serviceAddresses,
+  startIdempotencyRecordsPurge,
   type Logger,
 } from '@propdesk/kit';
 import { authv1 } from '@propdesk/proto';
@@ -71,6 +72,7 @@ export async function start(env: NodeJS.ProcessEnv, options: { logger?: Logger }
     throw err;
   }
   const jobs = startBackgroundJobs(deps);
+  const purge = startIdempotencyRecordsPurge(sequelize, logger);
   logger.info({ port: server.port }, 'accounts service listening');
 
   let stopping: Promise<void> | undefined;
@@ -84,6 +86,7 @@ export async function start(env: NodeJS.ProcessEnv, options: { logger?: Logger }
         started.closeStreams();
         await started.shutdown();
         await jobs.stop();
+        await purge.stop();
         await engine.stop().catch((err: unknown) => logger.error({ err }, 'trading engine stop failed'));
         await eventsNotifier.close();
         auth.close();

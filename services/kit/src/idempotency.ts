@@ -303,3 +303,32 @@ async function replayStored<P>(db: Sequelize, request: IdempotentRequest, codec:
   if (!record) throw new AppError('unavailable', 'a concurrent request with this Idempotency-Key did not finish; try again');
   return replay(record, request, codec);
 }
+
+/**
+ * Deletes expired records every `everyMs` (first pass after one period) until stopped: the
+ * records table stays as large as one key lifetime of writes.
+ */
+export function startIdempotencyRecordsPurge(
+  db: Sequelize,
+  logger: Logger,
+  options: { everyMs?: number; horizonMs?: number } = {},
+): { stop(): Promise<void> } {
+  let running: Promise<void> | undefined;
+  const timer = setInterval(() => {
+    running ??= deleteExpiredIdempotencyRecords(db, options.horizonMs)
+      .then((deleted) => {
+        if (deleted > 0) logger.info({ deleted }, 'expired idempotency records deleted');
+      })
+      .catch((err: unknown) => logger.warn({ err: (err as Error).message }, 'could not delete expired idempotency records'))
+      .finally(() => {
+        running = undefined;
+      });
+  }, options.everyMs ?? 10 * 60 * 1000);
+  timer.unref();
+  return {
+    async stop() {
+      clearInterval(timer);
+      await running;
+    },
+  };
+}

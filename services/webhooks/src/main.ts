@@ -8,6 +8,7 @@ import {
   migrate,
   openDatabase,
   ResourceStack,
+  startIdempotencyRecordsPurge,
   runMain,
   serviceAddresses,
   type Logger,
@@ -87,6 +88,8 @@ export async function start(env: NodeJS.ProcessEnv, options: { logger?: Logger }
       startEventConsumer({ databaseUrl: config.DATABASE_URL, accounts, events: createEventsRepository(db), logger }),
       (c) => c.stop(),
     );
+
+    resources.add('idempotency records purge', startIdempotencyRecordsPurge(db, logger), (p) => p.stop());
 
     const deps: Deps = {
       db,
