@@ -266,8 +266,10 @@ export async function exactlyOnce<R, P>(
 ): Promise<P> {
   const request = idempotentRequestOf(call.metadata);
   if (!request) return pendingWrites.run(undefined, async () => toResponse(await write()));
-  const earlier = await findRecord(db, request);
-  if (earlier) return replay(earlier, request, codec);
+  // No look-up first: the effect transaction's first statement finds an earlier record (and waits
+  // for one in flight), so a first request, by far the common case, costs one statement more, not
+  // two. A retry runs the use case up to its effect transaction (provisioning reserves credits
+  // and gives them back), then replays.
   const pending: PendingWrite = { request, operation: call.method, encode: (answer) => codec.encode(toResponse(answer as R)).finish() };
   try {
     const answer = await pendingWrites.run(pending, write);
