@@ -3,6 +3,7 @@ import { BinaryReader, BinaryWriter } from '@bufbuild/protobuf/wire';
 import { migrate, openDatabase, type Sequelize } from './db';
 import { AppError } from './errors';
 import {
+  atomicEffect,
   CommittedRefusal,
   deleteExpiredIdempotencyRecords,
   effectTransaction,
@@ -114,6 +115,30 @@ describe('exactlyOnce with the record in the effect transaction', () => {
       await expect(exactlyOnce(call('k-rejected'), sequelize, SaidCodec, said, rejectOrder)).rejects.toMatchObject({ code: 'order_rejected', message: 'margin' });
     }
     expect(await effects('rejected-event')).toBe(1);
+  });
+
+  it('replays the first answer when the retry would now be refused, or would refuse with effects', async () => {
+    const first = await exactlyOnce(call('k-then-refused'), sequelize, SaidCodec, said, writeEffect('then-refused'));
+    const refuseEarly = () => Promise.reject(new AppError('conflict', 'already done'));
+    await expect(exactlyOnce(call('k-then-refused'), sequelize, SaidCodec, said, refuseEarly)).resolves.toEqual(first);
+    const refuseWithEvent = () =>
+      effectTransaction(sequelize, async (tx) => {
+        await execute(sequelize, "INSERT INTO effects (label) VALUES ('then-refused-event')", {}, tx);
+        throw new CommittedRefusal(new AppError('order_rejected', 'margin'));
+      });
+    await expect(exactlyOnce(call('k-then-refused'), sequelize, SaidCodec, said, refuseWithEvent)).resolves.toEqual(first);
+    expect(await effects('then-refused-event')).toBe(0);
+  });
+
+  it('runs an atomic effect without a transaction when there is no key, and records it when there is', async () => {
+    const insert = () => atomicEffect(sequelize, async (tx) => {
+      const [row] = await selectRows<{ id: number }>(sequelize, "INSERT INTO effects (label) VALUES ('atomic') RETURNING id", {}, tx);
+      return `effect ${row?.id}`;
+    });
+    await exactlyOnce(call(undefined), sequelize, SaidCodec, said, insert);
+    const keyed = await exactlyOnce(call('k-atomic'), sequelize, SaidCodec, said, insert);
+    expect(await exactlyOnce(call('k-atomic'), sequelize, SaidCodec, said, insert)).toEqual(keyed);
+    expect(await effects('atomic')).toBe(2);
   });
 
   it('deletes records past the horizon and keeps younger ones', async () => {

@@ -3,7 +3,7 @@ import type { Metadata } from '@grpc/grpc-js';
 import type { Sequelize, Transaction } from 'sequelize';
 import { AppError, isApiErrorCode, type ApiErrorCode } from './errors';
 import type { Logger } from './logger';
-import { execute, selectOne, selectRows } from './sql';
+import { selectOne, selectRows } from './sql';
 
 /**
  * Exactly-once writes (SPEC 7, Idempotency-Key), decided in the service that owns the effect.
@@ -15,12 +15,14 @@ import { execute, selectOne, selectRows } from './sql';
  *   handler:   return exactlyOnce(ctx, db, XResponse, (r) => toProto(r), () => useCase(deps, req));
  *   use case:  return effectTransaction(db, async (tx) => { ...the change...; return answer; });
  *
- * - The effect transaction first inserts the record (INSERT ... ON CONFLICT on (scope, key)): a
- *   concurrent duplicate waits on the unique index until the first commits, then replays its
- *   answer; if the first rolled back, the duplicate goes ahead.
- * - What the effect transaction returns is the answer: its protobuf bytes are stored in the same
- *   commit, so a retry after any crash (gateway, service, network) gets exactly the first answer.
- *   The use case returns that value unchanged (a mismatch is logged as a bug).
+ * - The effect transaction ends by inserting the record with the answer (INSERT ... ON CONFLICT on
+ *   (scope, key)): what it returns is the answer, its protobuf bytes stored in the same commit as
+ *   the change, so a retry after any crash (gateway, service, network) gets exactly the first
+ *   answer. The use case returns that value unchanged (a mismatch is logged as a bug).
+ * - A concurrent duplicate waits on the unique index until the first commits, then rolls its own
+ *   attempt back and replays the first answer; if the first rolled back, the duplicate commits.
+ *   A retry after the commit does the same (no look-up first: first requests, the common case,
+ *   pay one statement, not two).
  * - A refusal that also changed something (order.rejected is an event) throws
  *   `new CommittedRefusal(appError)` inside the effect: the change and the recorded error commit
  *   together, then the error is thrown.
@@ -130,48 +132,33 @@ class AlreadyRecorded extends Error {}
 
 const LIFETIME_SECS = IDEMPOTENCY_KEY_LIFETIME_MS / 1000;
 
-/**
- * Takes the record for (scope, key): inserted, or an expired one taken over. Waits on the unique
- * index while another transaction holds the same key; false when that one committed.
- */
-async function takeRecord(db: Sequelize, tx: Transaction, write: PendingWrite): Promise<boolean> {
-  const rows = await selectRows<{ taken: number }>(
-    db,
-    `INSERT INTO idempotency_records (scope, idempotency_key, fingerprint, operation)
-     VALUES ($scope, $key, $fingerprint, $operation)
-     ON CONFLICT (scope, idempotency_key) DO UPDATE
-        SET fingerprint = EXCLUDED.fingerprint, operation = EXCLUDED.operation, response = NULL,
-            error_code = NULL, error_message = NULL, error_param = NULL, created_at = now()
-      WHERE idempotency_records.created_at <= now() - make_interval(secs => $lifetime)
-     RETURNING 1 AS taken`,
-    { ...write.request, operation: write.operation, lifetime: LIFETIME_SECS },
-    tx,
-  );
-  return rows.length === 1;
-}
+type Outcome = { response: Uint8Array } | { error: AppError };
 
-async function storeError(db: Sequelize, tx: Transaction | undefined, write: PendingWrite, error: AppError, insert: boolean): Promise<boolean> {
-  const bind = { ...write.request, operation: write.operation, code: error.code, message: error.message, param: error.param ?? null, lifetime: LIFETIME_SECS };
-  if (!insert) {
-    await execute(
-      db,
-      `UPDATE idempotency_records SET error_code = $code, error_message = $message, error_param = CAST($param AS text)
-        WHERE scope = $scope AND idempotency_key = $key`,
-      bind,
-      tx,
-    );
-    return true;
-  }
+/**
+ * Writes the record for (scope, key) with the answer: inserted, or an expired one taken over.
+ * While another transaction holds the same key uncommitted this waits on the unique index; false
+ * when that one committed (or a live record exists): the caller rolls back and replays it.
+ */
+async function writeRecord(db: Sequelize, tx: Transaction | undefined, write: PendingWrite, outcome: Outcome): Promise<boolean> {
+  const error = 'error' in outcome ? outcome.error : undefined;
   const rows = await selectRows<{ taken: number }>(
     db,
-    `INSERT INTO idempotency_records (scope, idempotency_key, fingerprint, operation, error_code, error_message, error_param)
-     VALUES ($scope, $key, $fingerprint, $operation, $code, $message, CAST($param AS text))
+    `INSERT INTO idempotency_records (scope, idempotency_key, fingerprint, operation, response, error_code, error_message, error_param)
+     VALUES ($scope, $key, $fingerprint, $operation, $response, CAST($code AS text), CAST($message AS text), CAST($param AS text))
      ON CONFLICT (scope, idempotency_key) DO UPDATE
-        SET fingerprint = EXCLUDED.fingerprint, operation = EXCLUDED.operation, response = NULL,
+        SET fingerprint = EXCLUDED.fingerprint, operation = EXCLUDED.operation, response = EXCLUDED.response,
             error_code = EXCLUDED.error_code, error_message = EXCLUDED.error_message, error_param = EXCLUDED.error_param, created_at = now()
       WHERE idempotency_records.created_at <= now() - make_interval(secs => $lifetime)
      RETURNING 1 AS taken`,
-    bind,
+    {
+      ...write.request,
+      operation: write.operation,
+      response: 'response' in outcome ? Buffer.from(outcome.response) : null,
+      code: error?.code ?? null,
+      message: error?.message ?? null,
+      param: error?.param ?? null,
+      lifetime: LIFETIME_SECS,
+    },
     tx,
   );
   return rows.length === 1;
@@ -179,36 +166,46 @@ async function storeError(db: Sequelize, tx: Transaction | undefined, write: Pen
 
 /**
  * The transaction that makes a write's change. Inside `exactlyOnce` (a call with an
- * Idempotency-Key) it also takes the key's record first and stores the answer it returns; without
- * one it is a plain transaction. Only the first effect transaction of a call records.
+ * Idempotency-Key) its last statement writes the key's record with the answer the effect returns,
+ * in the same commit; without a key it is a plain transaction. Only the first effect transaction
+ * of a call records.
  */
 export async function effectTransaction<T>(db: Sequelize, effect: (tx: Transaction) => Promise<T>): Promise<T> {
   const write = pendingWrites.getStore();
+  const record = write && write.recorded === undefined ? write : undefined;
   let refusal: AppError | undefined;
-  const run = async (tx: Transaction, record: PendingWrite | undefined): Promise<T> => {
-    if (record && !(await takeRecord(db, tx, record))) throw new AlreadyRecorded();
+  const answer = await db.transaction(async (tx) => {
+    let result: T;
+    let outcome: Outcome | undefined;
     try {
-      const answer = await effect(tx);
-      if (record) {
-        const bytes = record.encode(answer);
-        await execute(db, 'UPDATE idempotency_records SET response = $bytes WHERE scope = $scope AND idempotency_key = $key', { ...record.request, bytes: Buffer.from(bytes) }, tx);
-        record.recorded = bytes;
-      }
-      return answer;
+      result = await effect(tx);
+      if (record) outcome = { response: record.encode(result) };
     } catch (err) {
       if (!(err instanceof CommittedRefusal)) throw err;
       refusal = err.error;
-      if (record) {
-        await storeError(db, tx, record, err.error, false);
-        record.recorded = 'refusal';
-      }
-      return undefined as T;
+      result = undefined as T;
+      if (record) outcome = { error: err.error };
     }
-  };
-  const record = write && write.recorded === undefined ? write : undefined;
-  const answer = await db.transaction((tx) => run(tx, record));
+    if (record && outcome) {
+      // A duplicate that committed first wins: this attempt's change rolls back, its answer is replayed.
+      if (!(await writeRecord(db, tx, record, outcome))) throw new AlreadyRecorded();
+      record.recorded = 'response' in outcome ? outcome.response : 'refusal';
+    }
+    return result;
+  });
   if (refusal) throw refusal;
   return answer;
+}
+
+/**
+ * An effect that is atomic without a transaction (one statement, or statements each safe alone):
+ * run as it is when there is no key to record, in an effect transaction when there is. Saves the
+ * BEGIN and COMMIT round trips, and the pooled connection held across them, on unkeyed writes.
+ */
+export function atomicEffect<T>(db: Sequelize, effect: (tx: Transaction | undefined) => Promise<T>): Promise<T> {
+  const write = pendingWrites.getStore();
+  if (!write || write.recorded !== undefined) return effect(undefined);
+  return effectTransaction(db, effect);
 }
 
 /** Errors that are the answer to the request (4xx), as opposed to "try again" (5xx) or our own 409. */
@@ -277,16 +274,7 @@ export async function exactlyOnce<R, P>(
     if (pending.recorded === undefined) {
       // A write with no effect transaction: remember its answer after the fact (nothing to guard).
       logger?.warn({ method: call.method }, 'idempotent write without an effect transaction');
-      const bytes = codec.encode(response).finish();
-      const tx = undefined;
-      const rows = await selectRows<{ taken: number }>(
-        db,
-        `INSERT INTO idempotency_records (scope, idempotency_key, fingerprint, operation, response) VALUES ($scope, $key, $fingerprint, $operation, $bytes)
-         ON CONFLICT (scope, idempotency_key) DO NOTHING RETURNING 1 AS taken`,
-        { ...request, operation: call.method, bytes: Buffer.from(bytes) },
-        tx,
-      );
-      if (rows.length === 0) return replayStored(db, request, codec);
+      if (!(await writeRecord(db, undefined, pending, { response: codec.encode(response).finish() }))) return replayStored(db, request, codec);
     } else if (pending.recorded !== 'refusal' && !Buffer.from(pending.recorded).equals(Buffer.from(codec.encode(response).finish()))) {
       logger?.error({ method: call.method }, 'the answer of an idempotent write differs from the one its effect transaction recorded');
     }
@@ -294,7 +282,8 @@ export async function exactlyOnce<R, P>(
   } catch (err) {
     if (err instanceof AlreadyRecorded) return replayStored(db, request, codec);
     if (err instanceof AppError && pending.recorded === undefined && worthReplaying(err)) {
-      if (!(await storeError(db, undefined, pending, err, true))) return replayStored(db, request, codec);
+      // Nothing committed: remembering the refusal after the rolled-back attempt is safe.
+      if (!(await writeRecord(db, undefined, pending, { error: err }))) return replayStored(db, request, codec);
     }
     throw err;
   }

@@ -1,4 +1,4 @@
-import { AppError, effectTransaction, pageSize } from '@propdesk/kit';
+import { AppError, atomicEffect, pageSize } from '@propdesk/kit';
 import { findOrCreateTrader, findTrader, findTradersByIdOrEmail, listTraders as listTraderRows, type TraderPosition } from '../data/traders';
 import type { Trader } from '../domain/account';
 import { isUuid, organizationId, traderInput } from '../domain/validation';
@@ -11,7 +11,7 @@ export async function createTrader(
 ): Promise<{ trader: Trader; created: boolean }> {
   const org = organizationId(input.organizationId);
   const who = traderInput(input.name, input.email);
-  return effectTransaction(deps.sequelize, (transaction) => findOrCreateTrader(deps.sequelize, org, who, transaction));
+  return atomicEffect(deps.sequelize, (transaction) => findOrCreateTrader(deps.sequelize, org, who, transaction));
 }
 
 export async function getTrader(deps: AccountsDeps, input: { organizationId: string; traderId: string }): Promise<Trader> {
