@@ -222,6 +222,14 @@ async function expectExactlyOnce(api: RetryingClient, tenant: Tenant, seed: Rest
   }
 }
 
+/** The kit's exactly-once helper logs these when a write is wired wrongly: none may appear. */
+function expectNoWiringMistakes(): void {
+  const log = run?.stderr() ?? '';
+  expect(log).toContain('accounts service listening'); // the services' logs are there to read
+  expect(log).not.toContain('differs from the one its effect transaction recorded');
+  expect(log).not.toContain('idempotent write without an effect transaction');
+}
+
 function report(what: string, api: RetryingClient, outcomes: RoundOutcome[]): void {
   const n = (pick: (o: RoundOutcome) => unknown[]) => outcomes.flatMap(pick).length;
   process.stdout.write(
@@ -241,6 +249,7 @@ describe('exactly-once writes while a process is SIGKILLed', () => {
         await publishQuote();
       }
       await expectExactlyOnce(api, tenant, seed, tradingAccounts, outcomes);
+      expectNoWiringMistakes();
       report('accounts service', api, outcomes);
     } finally {
       tenant.auth.close();
@@ -256,6 +265,7 @@ describe('exactly-once writes while a process is SIGKILLed', () => {
       }
       await expectExactlyOnce(api, tenant, seed, tradingAccounts, outcomes);
       expect(api.retried.connectionErrors).toBeGreaterThan(0);
+      expectNoWiringMistakes();
       report('gateway', api, outcomes);
     } finally {
       tenant.auth.close();
@@ -327,6 +337,7 @@ describe('exactly-once writes while a process is SIGKILLed', () => {
       });
       expect(last).toBeDefined();
       expect(verifyWebhook({ rawBody: last!.body, headers: last!.headers, secret: rotated.body.secret }).ok).toBe(true);
+      expectNoWiringMistakes();
       process.stdout.write(`webhooks service killed twice: ${feed.length} events and ${testEventIds.length} test events delivered at least once; ${created.length} endpoints for ${created.length} create requests; duplicates found: 0\n`);
     } finally {
       tenant.auth.close();

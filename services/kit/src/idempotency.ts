@@ -123,6 +123,11 @@ interface PendingWrite {
   encode(answer: unknown): Uint8Array;
   /** Set once an effect transaction took the record. */
   recorded?: Uint8Array | 'refusal';
+  /**
+   * Set when the call has answered: a timer or loop first started inside the call carries this
+   * store along (AsyncLocalStorage), and must not record into a call that is over.
+   */
+  ended?: boolean;
 }
 
 const pendingWrites = new AsyncLocalStorage<PendingWrite | undefined>();
@@ -172,7 +177,7 @@ async function writeRecord(db: Sequelize, tx: Transaction | undefined, write: Pe
  */
 export async function effectTransaction<T>(db: Sequelize, effect: (tx: Transaction) => Promise<T>): Promise<T> {
   const write = pendingWrites.getStore();
-  const record = write && write.recorded === undefined ? write : undefined;
+  const record = write && write.recorded === undefined && !write.ended ? write : undefined;
   let refusal: AppError | undefined;
   const answer = await db.transaction(async (tx) => {
     let result: T;
@@ -204,7 +209,7 @@ export async function effectTransaction<T>(db: Sequelize, effect: (tx: Transacti
  */
 export function atomicEffect<T>(db: Sequelize, effect: (tx: Transaction | undefined) => Promise<T>): Promise<T> {
   const write = pendingWrites.getStore();
-  if (!write || write.recorded !== undefined) return effect(undefined);
+  if (!write || write.recorded !== undefined || write.ended) return effect(undefined);
   return effectTransaction(db, effect);
 }
 
@@ -286,6 +291,8 @@ export async function exactlyOnce<R, P>(
       if (!(await writeRecord(db, undefined, pending, { error: err }))) return replayStored(db, request, codec);
     }
     throw err;
+  } finally {
+    pending.ended = true;
   }
 }
 
