@@ -18,7 +18,7 @@ import { createTenant, creditsLeft, duplicates, RetryingClient, type Answer, typ
 jest.setTimeout(600_000);
 
 const ports = portsFrom(19200);
-const ROUNDS = Number(process.env.FAULTS_ROUNDS ?? 3);
+const ROUNDS = Number(process.env.FAULTS_ROUNDS ?? 4);
 const CREDITS = 1000;
 
 interface RestAccount {
@@ -120,12 +120,13 @@ interface RoundOutcome {
  * and on the trading accounts an order then its close; `fault` runs meanwhile.
  */
 async function writeRound(api: RetryingClient, round: number, tradingAccounts: number[], fault: () => Promise<unknown>): Promise<RoundOutcome> {
-  const jitter = () => sleep(Math.random() * 1500);
-  const provisions = Array.from({ length: 8 }, async (_, i) => {
+  // Dense: many writes between their commit and their answer when the kill lands.
+  const jitter = () => sleep(Math.random() * 400);
+  const provisions = Array.from({ length: 12 }, async (_, i) => {
     await jitter();
     return api.send<{ data: RestAccount[] }>('POST', '/v1/accounts', { key: `r${round}-provision-${i}`, body: { count: 2 } });
   });
-  const claims = Array.from({ length: 16 }, async (_, i) => {
+  const claims = Array.from({ length: 24 }, async (_, i) => {
     await jitter();
     return api.send<{ account: RestAccount; trader: { id: string } }>('POST', '/v1/accounts/claim', {
       key: `r${round}-claim-${i}`,
@@ -244,7 +245,7 @@ describe('exactly-once writes while a process is SIGKILLed', () => {
     try {
       const outcomes: RoundOutcome[] = [];
       for (let round = 1; round <= ROUNDS; round += 1) {
-        outcomes.push(await writeRound(api, round, tradingAccounts, () => killDuring(/services\/accounts\/dist\/main\.js/, 400 + round * 200)));
+        outcomes.push(await writeRound(api, round, tradingAccounts, () => killDuring(/services\/accounts\/dist\/main\.js/, 150 + round * 60)));
         // The quote cache of a restarted service is empty until the next quote.
         await publishQuote();
       }
@@ -261,7 +262,7 @@ describe('exactly-once writes while a process is SIGKILLed', () => {
     try {
       const outcomes: RoundOutcome[] = [];
       for (let round = 1; round <= ROUNDS; round += 1) {
-        outcomes.push(await writeRound(api, round, tradingAccounts, () => killDuring(/gateway\/dist\/main\.js/, 400 + round * 200)));
+        outcomes.push(await writeRound(api, round, tradingAccounts, () => killDuring(/gateway\/dist\/main\.js/, 150 + round * 60)));
       }
       await expectExactlyOnce(api, tenant, seed, tradingAccounts, outcomes);
       expect(api.retried.connectionErrors).toBeGreaterThan(0);
