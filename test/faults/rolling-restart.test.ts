@@ -263,13 +263,13 @@ test('a rolling restart of every replicated process under load: zero failed read
     await sleep(1000);
     await load.stop();
 
+    expect(load.failedReads).toEqual([]);
+    expect(load.reads).toBeGreaterThan(100);
     // Drains end on their own (exit 0), well within the 30 s grace period of deploy/k8s.
     for (const drain of drains) {
       expect(drain.code).toBe(0);
       expect(drain.ms).toBeLessThan(15_000);
     }
-    expect(load.failedReads).toEqual([]);
-    expect(load.reads).toBeGreaterThan(100);
 
     // Writes: every one answered, and exactly one effect each.
     const api = (pathname: string) => fetch(`${lb.pick()}${pathname}`, { headers: { authorization: `Bearer ${tenant.token}` } }).then((r) => r.json());
