@@ -17,6 +17,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
 import path from 'node:path';
 import { createHealthChecker, createTestDatabase, type TestDatabase } from '@propdesk/kit';
 import { ROOT } from './stack-process';
@@ -147,6 +148,11 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  // ROLLING_LOG_DIR=/tmp/x keeps every replica's log there (for a failed run).
+  if (process.env.ROLLING_LOG_DIR) {
+    fs.mkdirSync(process.env.ROLLING_LOG_DIR, { recursive: true });
+    for (const replica of replicas) fs.writeFileSync(path.join(process.env.ROLLING_LOG_DIR, `${replica.name.replace(':', '-')}-${replica.child.pid}.log`), replica.log());
+  }
   for (const replica of replicas) {
     if (replica.child.exitCode === null && replica.child.signalCode === null) replica.child.kill('SIGTERM');
   }

@@ -21,10 +21,14 @@ export const CHANNEL_OPTIONS = {
   'grpc.keepalive_time_ms': 30_000,
   'grpc.keepalive_timeout_ms': 5_000,
   'grpc.max_receive_message_length': 32 * 1024 * 1024,
-  // Per-call bookkeeping we do not use on internal hops: channelz statistics, and the message
-  // buffering that transparent retries need (our callers retry at the edge, idempotently).
+  // Per-call bookkeeping we do not use on internal hops: channelz statistics.
   'grpc.enable_channelz': 0,
-  'grpc.enable_retries': 0,
+  // Transparent retries stay on (no retry policy: nothing the server has seen is sent again). A
+  // replica that drains (SIGTERM: GOAWAY) refuses the streams that crossed its GOAWAY, and HTTP/2
+  // guarantees those were not processed: grpc-js then sends the call to the other address instead
+  // of failing it. Without this, a rolling restart costs an occasional 503
+  // (test/faults/rolling-restart.test.ts).
+  'grpc.enable_retries': 1,
 };
 
 export interface CallOpts {
