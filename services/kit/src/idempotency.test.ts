@@ -9,6 +9,7 @@ import {
   effectTransaction,
   exactlyOnce,
   IDEMPOTENCY_RECORDS_DDL,
+  idempotencyRecordsRetention,
   setIdempotencyMetadata,
   type ResponseCodec,
 } from './idempotency';
@@ -151,5 +152,16 @@ describe('exactlyOnce with the record in the effect transaction', () => {
     // Past its lifetime a key is new again.
     await exactlyOnce(call('k-old'), sequelize, SaidCodec, said, writeEffect('old'));
     expect(await effects('old')).toBe(2);
+  });
+
+  it('is a retention task whose horizon never undercuts the key lifetime', async () => {
+    await exactlyOnce(call('k-retained'), sequelize, SaidCodec, said, writeEffect('retained'));
+    await exactlyOnce(call('k-expired'), sequelize, SaidCodec, said, writeEffect('expired'));
+    await execute(sequelize, "UPDATE idempotency_records SET created_at = now() - interval '30 hours' WHERE idempotency_key = 'k-expired'");
+    const task = idempotencyRecordsRetention(sequelize, 60_000);
+    expect(task.horizonMs).toBe(24 * 60 * 60 * 1000);
+    expect(await task.run(new Date(Date.now() - task.horizonMs))).toBe(1);
+    const left = await selectRows<{ idempotency_key: string }>(sequelize, "SELECT idempotency_key FROM idempotency_records WHERE idempotency_key IN ('k-retained', 'k-expired')");
+    expect(left.map((r) => r.idempotency_key)).toEqual(['k-retained']);
   });
 });

@@ -3,6 +3,7 @@ import type { Metadata } from '@grpc/grpc-js';
 import type { Sequelize, Transaction } from 'sequelize';
 import { AppError, isApiErrorCode, type ApiErrorCode } from './errors';
 import type { Logger } from './logger';
+import { affectedRows, deleteInBatches, type RetentionTask } from './retention';
 import { selectOne, selectRows } from './sql';
 
 /**
@@ -303,30 +304,21 @@ async function replayStored<P>(db: Sequelize, request: IdempotentRequest, codec:
 }
 
 /**
- * Deletes expired records every `everyMs` (first pass after one period) until stopped: the
- * records table stays as large as one key lifetime of writes.
+ * The retention task of a service's idempotency records (kit retention.ts): records older than the
+ * horizon go, in batches. The horizon is never shorter than the key lifetime: a younger record is
+ * the answer a retry must get.
  */
-export function startIdempotencyRecordsPurge(
-  db: Sequelize,
-  logger: Logger,
-  options: { everyMs?: number; horizonMs?: number } = {},
-): { stop(): Promise<void> } {
-  let running: Promise<void> | undefined;
-  const timer = setInterval(() => {
-    running ??= deleteExpiredIdempotencyRecords(db, options.horizonMs)
-      .then((deleted) => {
-        if (deleted > 0) logger.info({ deleted }, 'expired idempotency records deleted');
-      })
-      .catch((err: unknown) => logger.warn({ err: (err as Error).message }, 'could not delete expired idempotency records'))
-      .finally(() => {
-        running = undefined;
-      });
-  }, options.everyMs ?? 10 * 60 * 1000);
-  timer.unref();
+export function idempotencyRecordsRetention(db: Sequelize, horizonMs = IDEMPOTENCY_KEY_LIFETIME_MS): RetentionTask {
   return {
-    async stop() {
-      clearInterval(timer);
-      await running;
-    },
+    name: 'idempotency records',
+    horizonMs: Math.max(horizonMs, IDEMPOTENCY_KEY_LIFETIME_MS),
+    run: (cutoff) =>
+      deleteInBatches((batch) =>
+        affectedRows(
+          db,
+          `DELETE FROM idempotency_records WHERE ctid = ANY (ARRAY(SELECT ctid FROM idempotency_records WHERE created_at <= $cutoff LIMIT $batch))`,
+          { cutoff, batch },
+        ),
+      ),
   };
 }

@@ -8,8 +8,10 @@ import {
   migrate,
   openDatabase,
   ResourceStack,
-  startIdempotencyRecordsPurge,
+  idempotencyRecordsRetention,
   runMain,
+  startMetricsServer,
+  startRetention,
   serviceAddresses,
   type Logger,
   type StartedProcess,
@@ -25,6 +27,7 @@ import { startDispatcher } from './delivery/dispatcher';
 import { startEventConsumer } from './delivery/event-consumer';
 import { createHttpSender } from './delivery/http-sender';
 import type { Deps } from './deps';
+import { registerWebhooksRetention } from './data/retention';
 import { createServer } from './server';
 
 export const SCHEMA = 'webhooks';
@@ -37,6 +40,9 @@ export async function start(env: NodeJS.ProcessEnv, options: { logger?: Logger }
   const logger = options.logger ?? createLogger('webhooks', { level: config.LOG_LEVEL });
   const resources = new ResourceStack(logger);
   return resources.build(async () => {
+    if (config.WEBHOOKS_METRICS_PORT !== undefined) {
+      await resources.start('metrics', () => startMetricsServer({ host: config.GRPC_HOST, port: config.WEBHOOKS_METRICS_PORT!, service: 'webhooks', logger }), (m) => m.close());
+    }
     const poolMax = Math.min(20, 4 + Math.ceil(config.WEBHOOK_CONCURRENCY / 8));
     const db = resources.add('database', openDatabase({ url: config.DATABASE_URL, schema: SCHEMA, logger, poolMax }), (d) => d.close());
     await migrate(db, SCHEMA, migrations, logger);
@@ -80,7 +86,7 @@ export async function start(env: NodeJS.ProcessEnv, options: { logger?: Logger }
 
     const accounts = resources.add(
       'accounts client',
-      createServiceClient(accountsv1.AccountsServiceClient, accountsv1.AccountsServiceService, serviceAddresses(config).accounts, config.GRPC_DEADLINE_MS),
+      createServiceClient(accountsv1.AccountsServiceClient, accountsv1.AccountsServiceService, serviceAddresses(config).accounts, config.GRPC_DEADLINE_MS, serviceAddresses(config).tls),
       (c) => c.close(),
     );
     resources.add(
@@ -89,7 +95,9 @@ export async function start(env: NodeJS.ProcessEnv, options: { logger?: Logger }
       (c) => c.stop(),
     );
 
-    resources.add('idempotency records purge', startIdempotencyRecordsPurge(db, logger), (p) => p.stop());
+    const retention = resources.add('retention', startRetention({ logger, intervalMs: config.RETENTION_INTERVAL_MS }), (r) => r.stop());
+    registerWebhooksRetention(retention, db, { deliveriesMs: config.WEBHOOK_DELIVERIES_RETENTION, eventsMs: config.WEBHOOK_EVENTS_RETENTION });
+    retention.register(idempotencyRecordsRetention(db, config.IDEMPOTENCY_RECORDS_RETENTION));
 
     const deps: Deps = {
       db,
@@ -104,11 +112,11 @@ export async function start(env: NodeJS.ProcessEnv, options: { logger?: Logger }
     };
     const server = await resources.start(
       'gRPC server',
-      () => createServer(deps, { host: config.GRPC_HOST, port: config.WEBHOOKS_GRPC_PORT, logger }),
+      () => createServer(deps, { host: config.GRPC_HOST, port: config.WEBHOOKS_GRPC_PORT, logger, tls: serviceAddresses(config).tls, plaintextHealthPort: config.GRPC_TLS_HEALTH_PORT }),
       (s) => s.shutdown(),
     );
     logger.info({ port: server.port }, 'webhooks service listening');
-    return { port: server.port, address: server.address, logger, stop: () => resources.stop() };
+    return { port: server.port, address: server.address, logger, retention, stop: () => resources.stop() };
   });
 }
 

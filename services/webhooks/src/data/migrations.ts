@@ -97,8 +97,19 @@ export const migrations: Migration[] = [
     },
   },
   {
+    name: '0004_retention_indexes',
+    async up({ sql }) {
+      // Retention finds delivered deliveries by age, events by age, and whether a delivery still refers to an event.
+      await sql(`
+        CREATE INDEX deliveries_done_idx ON deliveries (updated_at) WHERE status IN ('succeeded', 'skipped');
+        CREATE INDEX deliveries_event_idx ON deliveries (event_id);
+        CREATE INDEX events_received_idx ON events (received_at);
+      `);
+    },
+  },
+  {
     // Idempotency-Key records of this service's writes, taken in the effect's transaction (kit idempotency.ts).
-    name: '0004_idempotency_records',
+    name: '0005_idempotency_records',
     async up({ sql }) {
       await sql(IDEMPOTENCY_RECORDS_DDL);
     },
