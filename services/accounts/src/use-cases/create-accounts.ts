@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { AppError } from '@propdesk/kit';
+import { AppError, effectTransaction } from '@propdesk/kit';
 import { insertAccounts } from '../data/accounts';
 import { insertIntent, transitionIntent } from '../data/provisioning-intents';
 import { appendEvents, type NewEvent } from '../data/outbox';
@@ -54,7 +54,7 @@ export async function createAccounts(deps: AccountsDeps, input: CreateAccountsIn
 
   let accounts: Account[];
   try {
-    accounts = await sequelize.transaction(async (tx) => {
+    accounts = await effectTransaction(sequelize, async (tx) => {
       // First statement: the row lock makes a concurrent recovery pass wait for this outcome.
       if (!(await transitionIntent(sequelize, reservationId, ['pending'], 'done', tx))) {
         throw new AppError('unavailable', 'provisioning timed out, try again');
