@@ -3,12 +3,15 @@
  * process (from its compiled dist; no simulated feed runs there):
  *  1. quotes per second the engine absorbs with 10,000 open positions over 10 symbols
  *     (a) fully evaluated one after another (each quote marks its ~1,000 positions and accounts),
- *     (b) pushed as fast as possible through the StreamQuotes gRPC feed (bursts per symbol
- *         collapse to their newest quote, which is how a feed faster than the engine is absorbed);
+ *     (b) pushed as fast as possible through the StreamQuotes gRPC feed (every quote evaluated
+ *         on its own; the stream is paused while the engine's backlog is high);
  *  2. p99 time from a breaching quote (PublishQuote) to the committed breach, on top of that load;
  *  3. time to build the report of an account with 100,000 deals (its summaries rebuilt from the
  *     seeded deals first, since the seed bypasses the closes that keep them).
  * One process hosts both the service and the load, on a 2-core machine shared with PostgreSQL.
+ * Then issue 16's firm-scale scenario (trading/firm-scale.ts: 100,000 positions, capacity without
+ * collapse, breach latency at that load, the marking ceiling, memory) and its two-replica run
+ * (trading/firm-replicas.ts). BENCH_TRADING_SCENARIOS picks them (default "classic,firm,replicas").
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import path from 'node:path';
@@ -16,6 +19,8 @@ import { Client } from 'pg';
 import { createServiceClient, createTestDatabase, openDatabase, type Sequelize } from '@propdesk/kit';
 import { tradingv1 } from '@propdesk/proto';
 import { ROOT } from './support/stack';
+import { runFirmReplicas } from './trading/firm-replicas';
+import { runFirmScale } from './trading/firm-scale';
 import { BREACH_BASE, seedBreachAccounts, seedDealHistory, seedOpenPositions, SYMBOLS } from './trading/seed';
 
 const OPEN_POSITIONS = Number(process.env.BENCH_TRADING_POSITIONS ?? 10_000);
@@ -43,6 +48,13 @@ function percentile(samples: number[], p: number): number {
 const ms = (n: number) => `${n.toFixed(1)} ms`;
 
 export async function run(): Promise<void> {
+  const scenarios = (process.env.BENCH_TRADING_SCENARIOS ?? 'classic,firm,replicas').split(',');
+  if (scenarios.includes('classic')) await runClassic();
+  const oneReplica = scenarios.includes('firm') ? await runFirmScale() : Number(process.env.BENCH_FIRM_ONE_REPLICA ?? 0) || undefined;
+  if (scenarios.includes('replicas')) await runFirmReplicas(oneReplica);
+}
+
+async function runClassic(): Promise<void> {
   const db = await createTestDatabase('pd_bench_trading');
   // The service's compiled entry: bench/ is built separately and never type-links service code.
   const main = require(path.join(ROOT, 'services/accounts/dist/main.js')) as { start(env: NodeJS.ProcessEnv): Promise<StartedService> };

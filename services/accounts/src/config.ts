@@ -19,13 +19,20 @@ export const accountsConfigSchema = serviceAddressSchema.merge(retentionInterval
   EXECUTOR_LOGIN_MAX_FAILURES_PER_ACCOUNT: envInt(10, 1),
   EXECUTOR_LOGIN_MAX_FAILURES_PER_IP: envInt(50, 1),
   EXECUTOR_LOGIN_WINDOW_SECONDS: envInt(900, 1),
+  /**
+   * Trading engine replicas split the accounts over the live leases (engine_leases): a replica
+   * renews its lease every TRADING_LEASE_RENEW_MS; one not renewed for TRADING_LEASE_TTL_MS is gone
+   * and its accounts move to the others.
+   */
+  TRADING_LEASE_TTL_MS: envInt(3000, 500, 60_000),
+  TRADING_LEASE_RENEW_MS: envInt(1000, 100, 20_000),
   /** Retention (kit/retention.ts, every RETENTION_INTERVAL_MS): executor sessions this long after they ended (expired or revoked). */
   SESSIONS_RETENTION: envDuration('1d'),
   /** Retention: per-minute equity older than this is compacted into the hourly rollups (at least 1h). */
   EQUITY_MINUTES_RETENTION: envDuration('90d'),
   /** Idempotency-Key records this long after the write (never less than the 24 h key lifetime). */
   IDEMPOTENCY_RECORDS_RETENTION: envDuration('1d'),
-  /** GET /metrics (process RSS, event-loop delay) on this port; unset: none. */
+  /** GET /metrics (process RSS, event-loop delay, the trading engine's feed, lag and verdicts) on this port; unset: none. */
   ACCOUNTS_METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
 });
 

@@ -24,6 +24,7 @@ import { coreMigrations } from './data/migrations';
 import type { AccountsDeps } from './deps';
 import { createServer } from './server';
 import { tradingMigrations } from './trading/data/migrations';
+import { PgCluster } from './trading/engine/cluster';
 import { TradingEngine } from './trading/engine/trading-engine';
 import { createTradingHandlers } from './trading/grpc/handlers';
 import { startBackgroundJobs } from './use-cases/background-jobs';
@@ -41,9 +42,10 @@ export async function start(env: NodeJS.ProcessEnv, options: { logger?: Logger }
   const logger = options.logger ?? createLogger('accounts', { level: config.LOG_LEVEL });
   const resources = new ResourceStack(logger);
   return resources.build(async () => {
-    if (config.ACCOUNTS_METRICS_PORT !== undefined) {
-      await resources.start('metrics', () => startMetricsServer({ host: config.GRPC_HOST, port: config.ACCOUNTS_METRICS_PORT!, service: 'accounts', logger }), (m) => m.close());
-    }
+    const metrics =
+      config.ACCOUNTS_METRICS_PORT === undefined
+        ? undefined
+        : await resources.start('metrics', () => startMetricsServer({ host: config.GRPC_HOST, port: config.ACCOUNTS_METRICS_PORT!, service: 'accounts', logger }), (m) => m.close());
     const sequelize = resources.add('database', openDatabase({ url: config.DATABASE_URL, schema: SCHEMA, logger, poolMax: 20 }), (db) => db.close());
     await migrate(sequelize, SCHEMA, MIGRATIONS, logger);
 
@@ -66,7 +68,19 @@ export async function start(env: NodeJS.ProcessEnv, options: { logger?: Logger }
     // long as the process and is stopped after the gRPC drain, before the pool closes.
     const engine = resources.add(
       'trading engine',
-      new TradingEngine({ sequelize, logger, rolloverHourUtc: config.TRADING_DAY_ROLLOVER_HOUR_UTC }),
+      new TradingEngine({
+        sequelize,
+        logger,
+        rolloverHourUtc: config.TRADING_DAY_ROLLOVER_HOUR_UTC,
+        metricsRegistry: metrics?.registry,
+        cluster: new PgCluster({
+          sequelize,
+          databaseUrl: config.DATABASE_URL,
+          logger,
+          leaseTtlMs: config.TRADING_LEASE_TTL_MS,
+          renewMs: Math.min(config.TRADING_LEASE_RENEW_MS, Math.floor(config.TRADING_LEASE_TTL_MS / 2)),
+        }),
+      }),
       (e) => e.stop(),
     );
     const trading = createTradingHandlers({ engine, cursors: deps.cursors, sequelize, logger });

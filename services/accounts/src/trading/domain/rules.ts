@@ -71,6 +71,34 @@ export function judge(terms: Terms, limits: Limits, equity: number, tradingDays:
   return NONE;
 }
 
+/**
+ * The equity levels at which judge() changes its answer for an account, so the engine can mark
+ * an account with two comparisons and take a database round trip only when one is crossed:
+ * judge() says breached exactly when equity < breachBelow, passed exactly when it says nothing
+ * worse and equity >= passAtOrAbove, and a warning is due below warnBelow (-Infinity: no warning
+ * rule in these terms). Inputs are the terms and the account's running state; a level that moves
+ * with the state (a trailing total loss follows the peak, the daily one the start of day) is
+ * recomputed by the caller when that state moves (see thresholdsMoveWith).
+ */
+export interface Thresholds {
+  breachBelow: number;
+  passAtOrAbove: number;
+  warnBelow: number;
+}
+
+export function thresholdsOf(terms: Terms, limits: Limits, tradingDays: number): Thresholds {
+  return {
+    breachBelow: Math.max(limits.totalLoss, limits.dailyLoss),
+    passAtOrAbove: tradingDays >= terms.minTradingDays ? limits.profitTarget : Infinity,
+    warnBelow: -Infinity,
+  };
+}
+
+/** Which running figures move an account's thresholds, so the engine recomputes them only then. */
+export function thresholdsMoveWith(terms: Terms): { peakEquity: boolean } {
+  return { peakEquity: terms.totalLossMode === 'trailing' };
+}
+
 /** judge() on a snapshot, its limits computed from it. */
 export function evaluate(terms: Terms, s: AccountSnapshot): Verdict {
   return judge(terms, limitsOf(terms, s), s.equity, s.tradingDays);

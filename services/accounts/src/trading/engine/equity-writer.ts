@@ -3,7 +3,7 @@ import { writeMarkedEquity } from '../core-port';
 import { recordEquityDrawdowns } from '../data/deal-stats';
 import { upsertEquityMinutes, type EquitySample } from '../data/equity-minutes';
 import { roundMoney } from '../domain/instruments';
-import type { AccountState } from './account-state';
+import { BALANCE, CLOSE, DRAWDOWN, DRAWDOWN_PCT, EQUITY, HIGH, LOW, MINUTE, OPEN, PEAK, STRIDE, type AccountTable } from './account-table';
 
 const CHUNK = 500;
 
@@ -28,16 +28,17 @@ function mergeBuckets(buckets: EquitySample[]): EquitySample[] {
   return [...merged.values()];
 }
 
+type Mark = { number: number; equity: number; peakEquity: number };
+
 /**
  * The engine's writes of marked equity: account rows (bounded per account by a threshold and a
  * maximum age), per-minute equity buckets, and equity drawdowns, each flushed as one statement
- * per batch rather than per quote.
+ * per batch rather than per quote. What it keeps per account is in the AccountTable's arrays.
  */
 export class EquityWriter {
-  /** Accounts whose marked equity differs from what was last written to their row. */
-  private readonly markedEquity = new Map<number, AccountState>();
-  private readonly lastWrittenEquity = new Map<number, { equity: number; at: number }>();
   private completedBuckets: EquitySample[] = [];
+  /** Marks of accounts that left the index before their mark was written. */
+  private retiredMarks: Mark[] = [];
   private lastBucketFlush = 0;
   private lastDrawdownFlush = 0;
   lastFlush = 0;
@@ -46,37 +47,50 @@ export class EquityWriter {
     private readonly sequelize: Sequelize,
     private readonly logger: Logger,
     private readonly limits: { threshold: number; maxAgeMs: number },
+    private readonly table: AccountTable,
   ) {}
 
-  /** An account leaving the engine's index keeps its open minute: it is written with the next flush. */
-  retire(s: AccountState): void {
-    if (s.bucket) this.completedBuckets.push(s.bucket);
-    s.bucket = undefined;
+  private bucketOf(slot: number, accountNumber: number): EquitySample {
+    const h = this.table.hot;
+    const o = slot * STRIDE;
+    // The bucket's balance is the account's latest: a balance changes only on a reload, which marks it again.
+    return { accountNumber, minute: new Date(h[o + MINUTE]), open: h[o + OPEN], high: h[o + HIGH], low: h[o + LOW], close: h[o + CLOSE], balance: h[o + BALANCE] };
   }
 
-  mark(s: AccountState, equity: number, minute: number): void {
-    const n = s.account.number;
-    s.equity = equity;
-    const dd = s.peakEquity - equity;
-    if (dd > s.drawdown) {
-      s.drawdown = dd;
-      if (s.peakEquity > 0) s.drawdownPct = Math.max(s.drawdownPct, (dd / s.peakEquity) * 100);
+  /** An account leaving the engine's index keeps its open minute and its unwritten mark: written with the next flush. */
+  retire(slot: number, accountNumber: number): void {
+    const t = this.table;
+    if (!Number.isNaN(t.get(slot, MINUTE))) this.completedBuckets.push(this.bucketOf(slot, accountNumber));
+    t.set(slot, MINUTE, NaN);
+    const equity = t.get(slot, EQUITY);
+    if (!Number.isNaN(equity) && t.written[slot] !== equity) this.retiredMarks.push({ number: accountNumber, equity, peakEquity: t.get(slot, PEAK) });
+  }
+
+  /** A mark of the account in `slot` (its peak already raised by the caller); no allocation unless a minute ended. */
+  mark(slot: number, equity: number, minute: number): void {
+    const h = this.table.hot;
+    const o = slot * STRIDE;
+    h[o + EQUITY] = equity;
+    const peak = h[o + PEAK];
+    const dd = peak - equity;
+    if (dd > h[o + DRAWDOWN]) {
+      h[o + DRAWDOWN] = dd;
+      if (peak > 0) h[o + DRAWDOWN_PCT] = Math.max(h[o + DRAWDOWN_PCT], (dd / peak) * 100);
     }
-    if (this.lastWrittenEquity.get(n)?.equity !== equity) this.markedEquity.set(n, s);
-    else this.markedEquity.delete(n);
-    let bucket = s.bucket;
-    if (bucket && bucket.minute.getTime() !== minute) {
-      this.completedBuckets.push(bucket);
-      bucket = undefined;
-    }
-    if (!bucket) {
-      s.bucket = { accountNumber: n, minute: new Date(minute), open: equity, high: equity, low: equity, close: equity, balance: s.account.balance };
+    const open = h[o + MINUTE];
+    if (open !== minute) {
+      const s = this.table.states[slot];
+      if (!Number.isNaN(open) && s) this.completedBuckets.push(this.bucketOf(slot, s.account.number));
+      h[o + MINUTE] = minute;
+      h[o + OPEN] = equity;
+      h[o + HIGH] = equity;
+      h[o + LOW] = equity;
+      h[o + CLOSE] = equity;
       return;
     }
-    if (equity > bucket.high) bucket.high = equity;
-    if (equity < bucket.low) bucket.low = equity;
-    bucket.close = equity;
-    bucket.balance = s.account.balance;
+    if (equity > h[o + HIGH]) h[o + HIGH] = equity;
+    if (equity < h[o + LOW]) h[o + LOW] = equity;
+    h[o + CLOSE] = equity;
   }
 
   /**
@@ -85,52 +99,64 @@ export class EquityWriter {
    * minute is over, and the open minute's every `maxAgeMs`. A few hundred rows per statement,
    * so row locks are held briefly next to the breach and close transactions.
    */
-  async flush(force: 'none' | 'marks' | 'all', accounts: Iterable<AccountState>): Promise<void> {
+  async flush(force: 'none' | 'marks' | 'all'): Promise<void> {
     const now = Date.now();
-    const all = [...accounts];
+    const t = this.table;
     const { threshold, maxAgeMs: maxAge } = this.limits;
-    const marks: Array<{ number: number; equity: number; peakEquity: number }> = [];
-    for (const [number, s] of this.markedEquity) {
-      const last = this.lastWrittenEquity.get(number);
-      if (force !== 'none' || !last || Math.abs(last.equity - s.equity) >= threshold || now - last.at >= maxAge) {
-        marks.push({ number, equity: s.equity, peakEquity: s.peakEquity });
+    const marks = this.retiredMarks;
+    this.retiredMarks = [];
+    const slots: number[] = [];
+    for (let slot = 0; slot < t.end; slot++) {
+      const s = t.states[slot];
+      const equity = t.get(slot, EQUITY);
+      if (!s || Number.isNaN(equity) || t.written[slot] === equity) continue;
+      const last = t.written[slot];
+      if (force !== 'none' || Number.isNaN(last) || Math.abs(last - equity) >= threshold || now - t.writtenAt[slot] >= maxAge) {
+        marks.push({ number: s.account.number, equity, peakEquity: t.get(slot, PEAK) });
+        slots.push(slot);
       }
     }
-    for (const m of marks) this.markedEquity.delete(m.number);
     const buckets = this.completedBuckets;
     this.completedBuckets = [];
     if (force === 'all' || now - this.lastBucketFlush >= maxAge) {
       // The open minute too: the upsert merges high/low/close into what a later flush adds.
       this.lastBucketFlush = now;
-      for (const s of all) {
-        if (s.bucket) buckets.push(s.bucket);
-        s.bucket = undefined;
+      for (let slot = 0; slot < t.end; slot++) {
+        const s = t.states[slot];
+        if (s && !Number.isNaN(t.get(slot, MINUTE))) buckets.push(this.bucketOf(slot, s.account.number));
+        t.set(slot, MINUTE, NaN);
       }
     }
-    const drawdowns: Array<{ accountNumber: number; drawdown: number; pct: number; initialBalance: number; state: AccountState }> = [];
+    const drawdowns: Array<{ accountNumber: number; drawdown: number; pct: number; initialBalance: number; slot: number }> = [];
     // Drawdowns only grow and only the report reads them: written with the open minute's buckets.
     const flushDrawdowns = force === 'all' || now - this.lastDrawdownFlush >= maxAge;
-    if (flushDrawdowns) this.lastDrawdownFlush = now;
-    for (const s of flushDrawdowns ? all : []) {
-      if (s.drawdown >= s.drawdownWritten + 0.01) {
-        drawdowns.push({ accountNumber: s.account.number, drawdown: roundMoney(s.drawdown), pct: s.drawdownPct, initialBalance: s.account.initialBalance, state: s });
+    if (flushDrawdowns) {
+      this.lastDrawdownFlush = now;
+      for (let slot = 0; slot < t.end; slot++) {
+        const s = t.states[slot];
+        const drawdown = t.get(slot, DRAWDOWN);
+        if (s && drawdown >= t.drawdownWritten[slot] + 0.01) {
+          drawdowns.push({ accountNumber: s.account.number, drawdown: roundMoney(drawdown), pct: t.get(slot, DRAWDOWN_PCT), initialBalance: s.account.initialBalance, slot });
+        }
       }
     }
     this.lastFlush = now;
+    // Marked as written before the statements run: a mark made meanwhile differs and is written next time.
+    for (const slot of slots) {
+      t.written[slot] = t.get(slot, EQUITY);
+      t.writtenAt[slot] = now;
+    }
     try {
-      for (const chunk of chunks(marks)) {
-        await writeMarkedEquity(this.sequelize, chunk);
-        for (const m of chunk) this.lastWrittenEquity.set(m.number, { equity: m.equity, at: now });
-      }
+      for (const chunk of chunks(marks)) await writeMarkedEquity(this.sequelize, chunk);
       for (const chunk of chunks(mergeBuckets(buckets))) await upsertEquityMinutes(this.sequelize, chunk);
       for (const chunk of chunks(drawdowns)) {
         await recordEquityDrawdowns(this.sequelize, chunk);
-        for (const d of chunk) d.state.drawdownWritten = d.drawdown;
+        for (const d of chunk) if (t.states[d.slot]?.account.number === d.accountNumber) t.drawdownWritten[d.slot] = d.drawdown;
       }
     } catch (err) {
+      for (const slot of slots) t.written[slot] = NaN;
       // A deadlock with another replica's flush loses one interval of marks; later marks rewrite them.
       this.logger.warn({ err }, 'equity flush failed');
     }
-    if (this.lastWrittenEquity.size > 100_000) this.lastWrittenEquity.clear();
   }
 }

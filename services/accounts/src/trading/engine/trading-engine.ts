@@ -1,20 +1,25 @@
 import type { Logger, Sequelize } from '@propdesk/kit';
+import type { Registry } from 'prom-client';
 import { readAccounts } from '../core-port';
 import { startOfDayBalances } from '../data/account-days';
 import { allLivePositions, livePositionsOfAccounts, recentlyChangedAccounts, tradingDaysOf, type Position } from '../data/positions';
+import { liveAccountNumbers } from '../data/engine-leases';
 import { loadQuotes, upsertQuotes } from '../data/quotes';
 import { nextWeekendStart, tradingDayOf, tradingDayStart } from '../domain/calendar';
-import { roundMoney, type Quote } from '../domain/instruments';
-import { pendingTriggersInRange, protectiveExitInRange, rangeOf, widenRange, type QuoteRange } from '../domain/orders';
-import { floatingProfit, type PricedPosition } from '../domain/pnl';
-import { judge, totalLossLimit } from '../domain/rules';
+import { mid, roundMoney, type Quote } from '../domain/instruments';
+import { pendingTriggers, protectiveExit } from '../domain/orders';
+import { thresholdsMoveWith, totalLossLimit } from '../domain/rules';
 import { exitPosition } from '../use-cases/close-position';
 import { evaluateAccount } from '../use-cases/evaluate-account';
 import { fillPendingOrder } from '../use-cases/fill-pending-order';
 import { flagWeekendHolding } from '../use-cases/flag-weekend-holding';
 import type { LiveEngine, TradingContext } from '../use-cases/trading-context';
-import { accountState, startDay, type AccountState } from './account-state';
+import { accountState, startDay, storeThresholds, type AccountState } from './account-state';
+import { AccountTable, BALANCE, BREACH_BELOW, EQUITY, FLOATING, PASS_AT_OR_ABOVE, PEAK, STAMP, STRIDE, TRAILING, WARN_BELOW } from './account-table';
+import type { EngineCluster } from './cluster';
 import { EquityWriter } from './equity-writer';
+import { createEngineMetrics, type EngineMetrics } from './metrics';
+import { PositionBook } from './position-book';
 
 export interface TradingEngineOptions {
   sequelize: Sequelize;
@@ -31,17 +36,28 @@ export interface TradingEngineOptions {
    */
   equityWriteThreshold?: number;
   equityMaxAgeMs?: number;
+  /** A feed quote waiting longer than this is reported (log and the lag metric) (default 1000 ms). */
+  lagWarnMs?: number;
+  /**
+   * Replicas splitting the work (engine/cluster.ts): this engine indexes and evaluates only the
+   * accounts it owns, and receives every quote the other replicas receive. Without one, it owns all.
+   */
+  cluster?: EngineCluster;
+  /** Where the engine's metrics go (the service's /metrics registry); default: a registry of its own. */
+  metricsRegistry?: Registry;
 }
 
 interface QueuedQuote {
   quote: Quote;
-  /** Every price of the quotes collapsed into this one, so no stop or limit is jumped over. */
-  range: QuoteRange;
-  waiters: Array<() => void>;
+  receivedAt: number;
+  resolve: () => void;
 }
 
 const CONCURRENCY = 4;
 const CHANGE_LOOKBACK_SECONDS = 10;
+/** Synchronous marking work between two yields to the event loop (so the feed's socket and other RPCs are served). */
+const SLICE_MS = 8;
+const SOD_CHUNK = 5000;
 
 async function runLimited<T>(items: T[], worker: (item: T) => Promise<void>): Promise<void> {
   let next = 0;
@@ -51,30 +67,50 @@ async function runLimited<T>(items: T[], worker: (item: T) => Promise<void>): Pr
   await Promise.all(lanes);
 }
 
+const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
+
 /**
  * The per-replica trading engine: a quote cache and an index symbol -> live positions, so a
  * quote touches only the positions of its symbol and the accounts holding them. The hot path
- * is in memory; the database is touched only when something crosses (a resting order
- * triggers, a stop loss or take profit is hit, a limit is crossed, a weekend flag is due) and
- * by the batched flushes of marked equity and per-minute equity history.
+ * is in memory, in typed arrays (PositionBook per symbol, AccountTable per account): every quote
+ * is evaluated on its own, in arrival order (none is merged into a later one), and marks every
+ * position of its symbol; an account is compared with its thresholds (domain/rules.ts
+ * thresholdsOf), so only an account that crossed one takes a database round trip. The
+ * database is touched only when something crosses (a resting order triggers, a stop loss or take
+ * profit is hit, a limit is crossed, a weekend flag is due) and by the batched flushes of marked
+ * equity and per-minute equity history.
  *
- * Multi-replica partitioning: quotes reach any replica (round robin), and the replica that
- * receives a quote evaluates every live position of that symbol, whichever replica opened it.
- * Every replica's index covers all live positions: loaded on first use, updated at once for its own
- * transactions, and refreshed every tick from positions changed recently on any replica. A
- * replica may therefore act on a stale view, but every decision (fill, exit, breach, pass) runs
- * in a transaction that locks the account row and re-checks against committed rows, so two
- * replicas never double-fill, double-close or double-breach; the loser finds nothing to do.
+ * Replicas split the work by account (with a cluster, engine/cluster.ts): the live leases are the
+ * membership, accounts are hashed over it, and each replica indexes and evaluates only its own
+ * accounts' positions (about 1/n of the index each). A quote reaching any replica is fanned out to
+ * all; a unary quote is also evaluated, before it is answered, for the other replicas' accounts
+ * holding its symbol (loaded for that quote only). When the membership changes, a replica drops
+ * the accounts it no longer owns and loads and evaluates at once the ones it gained. The index is
+ * loaded on first use, updated at once for this replica's transactions, and refreshed every tick
+ * from positions changed recently on any replica. A replica may therefore act on a stale view
+ * (and two may briefly both own an account), but every decision (fill, exit, breach, pass) runs in
+ * a transaction that locks the account row and re-checks against committed rows, so two replicas
+ * never double-fill, double-close or double-breach; the loser finds nothing to do.
  */
 export class TradingEngine implements LiveEngine {
   private readonly ctx: TradingContext;
   private readonly quotes = new Map<string, Quote>();
-  private readonly bySymbol = new Map<string, Map<string, Position>>();
+  private readonly books = new Map<string, PositionBook>();
+  private readonly table = new AccountTable();
   private readonly accounts = new Map<number, AccountState>();
   private readonly knownChanges = new Map<number, number>();
-  private readonly queue = new Map<string, QueuedQuote>();
+  /** Quotes waiting for evaluation, oldest first (from `queueHead`). */
+  private queue: QueuedQuote[] = [];
+  private queueHead = 0;
+  private readonly backlogWaiters: Array<{ below: number; resolve: () => void }> = [];
   private readonly unsavedQuotes = new Map<string, Quote>();
   private readonly writer: EquityWriter;
+  readonly metrics: EngineMetrics;
+  private quoteSeq = 0;
+  private touched = new Int32Array(1024);
+  private slotCounts = new Int32Array(1024);
+  private day?: string;
+  private lastLagWarning = 0;
   private loading?: Promise<void>;
   private timer?: NodeJS.Timeout;
   private draining = false;
@@ -82,10 +118,13 @@ export class TradingEngine implements LiveEngine {
   private stopped = false;
 
   constructor(private readonly options: TradingEngineOptions) {
-    this.writer = new EquityWriter(options.sequelize, options.logger, {
-      threshold: options.equityWriteThreshold ?? 1,
-      maxAgeMs: options.equityMaxAgeMs ?? 15_000,
-    });
+    this.metrics = createEngineMetrics(options.metricsRegistry);
+    this.writer = new EquityWriter(
+      options.sequelize,
+      options.logger,
+      { threshold: options.equityWriteThreshold ?? 1, maxAgeMs: options.equityMaxAgeMs ?? 15_000 },
+      this.table,
+    );
     this.ctx = {
       sequelize: options.sequelize,
       logger: options.logger,
@@ -109,9 +148,18 @@ export class TradingEngine implements LiveEngine {
     return this.loading;
   }
 
+  private owns(accountNumber: number): boolean {
+    return this.options.cluster?.owns(accountNumber) ?? true;
+  }
+
   private async load(): Promise<void> {
+    await this.options.cluster?.start({
+      onMembership: () => void this.rebalance(),
+      // Another replica's quote: stored by that replica, evaluated here for this replica's accounts.
+      onQuote: (quote) => void this.enqueue(quote),
+    });
     for (const q of await loadQuotes(this.options.sequelize)) this.quotes.set(q.symbol, q);
-    const live = await allLivePositions(this.options.sequelize);
+    const live = (await allLivePositions(this.options.sequelize)).filter((p) => this.owns(p.accountNumber));
     const numbers = [...new Set(live.map((p) => p.accountNumber))];
     await this.rebuildAccounts(numbers, live);
     if (!this.stopped) {
@@ -134,40 +182,104 @@ export class TradingEngine implements LiveEngine {
     return this.quotes.get(symbol);
   }
 
-  /** A unary quote (PublishQuote, the CLI): stored at once, evaluated before the promise resolves. */
+  /**
+   * A unary quote (PublishQuote, the CLI): stored at once, evaluated before the promise resolves,
+   * for every account holding the symbol: the other replicas' accounts are loaded for it and let go after.
+   */
   async publishQuote(quote: Quote): Promise<void> {
     await this.ready();
     await upsertQuotes(this.options.sequelize, [quote]);
+    this.options.cluster?.publish(quote);
+    const guests = await this.visit(quote.symbol);
     await this.enqueue(quote);
+    this.leave(guests);
     // A unary quote is rare (CLI, tests) and its caller reads the account next: write the marks now.
-    await this.writer.flush('marks', this.accounts.values());
+    await this.writer.flush('marks');
   }
 
-  /** After an order, close or breach through the API: refresh the index and evaluate that account at once. */
+  /** Loads the accounts of other replicas holding `symbol` (none without a cluster of several). */
+  private async visit(symbol: string): Promise<number[]> {
+    if (!this.options.cluster || this.options.cluster.size() < 2) return [];
+    const guests = (await liveAccountNumbers(this.options.sequelize, symbol)).filter((n) => !this.owns(n) && !this.accounts.has(n));
+    await this.reloadAccounts(guests, true);
+    return guests;
+  }
+
+  private leave(numbers: number[]): void {
+    for (const n of numbers) {
+      const s = this.accounts.get(n);
+      if (s && !this.owns(n)) this.drop(s);
+    }
+  }
+
+  /** After an order, close or breach through the API: refresh the index and evaluate that account at once (another replica's account only for this call). */
   async afterAccountChange(accountNumber: number): Promise<void> {
-    await this.reloadAccounts([accountNumber]);
+    await this.reloadAccounts([accountNumber], true);
     await this.evaluate([accountNumber]);
+    this.leave([accountNumber]);
     // The caller reads the account next (a fill's spread already shows in its equity).
-    await this.writer.flush('marks', this.accounts.values());
+    await this.writer.flush('marks');
   }
 
-  /** A streamed quote: stored by the next tick, evaluated in order; a burst per symbol collapses to its newest quote, with the range of prices it went through (stops and limits inside the range still trigger). */
+  /** A streamed quote: stored by the next tick, evaluated on its own and in order; resolves once evaluated. */
   async streamQuote(quote: Quote): Promise<void> {
     await this.ready();
     this.unsavedQuotes.set(quote.symbol, quote);
+    this.options.cluster?.publish(quote);
     await this.enqueue(quote);
   }
 
+  /**
+   * The membership changed: drop the accounts this replica no longer owns, load the ones it gained
+   * and evaluate them at once at the cached quotes (a breach that happened while nobody owned them
+   * is found now). One rebalance at a time; a change during one runs another after it.
+   */
+  private rebalancing?: Promise<void>;
+  private rebalanceAgain = false;
+
+  private rebalance(): Promise<void> {
+    if (this.rebalancing) {
+      this.rebalanceAgain = true;
+      return this.rebalancing;
+    }
+    this.rebalancing = (async () => {
+      do {
+        this.rebalanceAgain = false;
+        try {
+          await this.ready();
+          for (const s of [...this.accounts.values()]) if (!this.owns(s.account.number)) this.drop(s);
+          const gained = (await liveAccountNumbers(this.options.sequelize)).filter((n) => this.owns(n) && !this.accounts.has(n));
+          for (let i = 0; i < gained.length; i += SOD_CHUNK) {
+            const chunk = gained.slice(i, i + SOD_CHUNK);
+            await this.reloadAccounts(chunk);
+            await this.evaluate(chunk);
+          }
+          this.options.logger.info({ accounts: this.accounts.size, gained: gained.length }, 'trading engine took its share of accounts');
+        } catch (err) {
+          this.options.logger.error({ err }, 'trading engine rebalance failed');
+        }
+      } while (this.rebalanceAgain && !this.stopped);
+      this.rebalancing = undefined;
+    })();
+    return this.rebalancing;
+  }
+
+  /** Quotes received and not yet evaluated. */
+  feedBacklog(): number {
+    return this.queue.length - this.queueHead;
+  }
+
+  /** Resolves once fewer than `below` quotes wait (the feed resumes reading then). */
+  backlogBelow(below: number): Promise<void> {
+    if (this.feedBacklog() < below) return Promise.resolve();
+    return new Promise((resolve) => this.backlogWaiters.push({ below, resolve }));
+  }
+
   private enqueue(quote: Quote): Promise<void> {
+    this.metrics.received.inc();
     return new Promise<void>((resolve) => {
-      const queued = this.queue.get(quote.symbol);
-      if (queued) {
-        queued.quote = quote;
-        queued.range = widenRange(queued.range, quote);
-        queued.waiters.push(resolve);
-      } else {
-        this.queue.set(quote.symbol, { quote, range: rangeOf(quote), waiters: [resolve] });
-      }
+      this.queue.push({ quote, receivedAt: Date.now(), resolve });
+      this.metrics.backlog.set(this.feedBacklog());
       void this.drain();
     });
   }
@@ -176,48 +288,164 @@ export class TradingEngine implements LiveEngine {
     if (this.draining) return;
     this.draining = true;
     try {
-      for (let entry = this.queue.entries().next(); !entry.done; entry = this.queue.entries().next()) {
-        const [symbol, queued] = entry.value;
-        this.queue.delete(symbol);
-        try {
-          await this.processQuote(queued.quote, queued.range);
-        } catch (err) {
-          this.options.logger.error({ err, symbol }, 'quote evaluation failed');
+      let sliceStart = Date.now();
+      while (this.queueHead < this.queue.length) {
+        const queued = this.queue[this.queueHead];
+        this.queue[this.queueHead++] = undefined as unknown as QueuedQuote;
+        if (this.queueHead > 1024 && this.queueHead * 2 > this.queue.length) {
+          this.queue = this.queue.slice(this.queueHead);
+          this.queueHead = 0;
         }
-        for (const resolve of queued.waiters) resolve();
+        this.reportLag(queued.receivedAt);
+        try {
+          this.metrics.evaluated.inc();
+          await this.processQuote(queued.quote, queued.receivedAt);
+        } catch (err) {
+          this.options.logger.error({ err, symbol: queued.quote.symbol }, 'quote evaluation failed');
+        }
+        queued.resolve();
+        this.releaseBacklogWaiters();
+        if (Date.now() - sliceStart >= SLICE_MS) {
+          await yieldToEventLoop();
+          sliceStart = Date.now();
+        }
       }
     } finally {
       this.draining = false;
+      this.metrics.backlog.set(0);
+      this.metrics.lag.set(0);
+      this.releaseBacklogWaiters();
     }
   }
 
-  private async processQuote(quote: Quote, range: QuoteRange): Promise<void> {
-    this.quotes.set(quote.symbol, quote);
-    const positions = this.bySymbol.get(quote.symbol);
-    if (!positions || positions.size === 0) return;
-    const nowMs = this.ctx.now().getTime();
-    const fills: Position[] = [];
-    const exits: Array<{ position: Position; reason: 'stop_loss' | 'take_profit'; price: number }> = [];
-    const weekend: Position[] = [];
-    const touched = new Set<number>();
-    for (const p of positions.values()) {
-      touched.add(p.accountNumber);
-      if (p.status === 'pending') {
-        if (p.price !== null && pendingTriggersInRange({ side: p.side, type: p.type, price: p.price }, range)) fills.push(p);
-        continue;
-      }
-      const exit = protectiveExitInRange(p, range);
-      if (exit) exits.push({ position: p, ...exit });
-      const state = this.accounts.get(p.accountNumber);
-      if (state && p.openedAt && state.account.terms.flagWeekendHolding) {
-        let weekendStart = state.weekendStarts.get(p.id);
-        if (weekendStart === undefined) state.weekendStarts.set(p.id, (weekendStart = nextWeekendStart(p.openedAt)));
-        if (nowMs >= weekendStart && !state.weekendChecked.has(p.id)) {
-          state.weekendChecked.add(p.id);
-          weekend.push(p);
-        }
+  private releaseBacklogWaiters(): void {
+    if (this.backlogWaiters.length === 0) return;
+    const backlog = this.feedBacklog();
+    for (let i = this.backlogWaiters.length - 1; i >= 0; i--) {
+      if (backlog < this.backlogWaiters[i].below) {
+        this.backlogWaiters[i].resolve();
+        this.backlogWaiters.splice(i, 1);
       }
     }
+  }
+
+  /** The lag metric, and a warning (at most every 10 s) when this replica falls behind its feed. */
+  private reportLag(receivedAt: number): void {
+    const now = Date.now();
+    const lagMs = now - receivedAt;
+    this.metrics.lag.set(lagMs / 1000);
+    this.metrics.backlog.set(this.feedBacklog());
+    if (lagMs >= (this.options.lagWarnMs ?? 1000) && now - this.lastLagWarning >= 10_000) {
+      this.lastLagWarning = now;
+      this.options.logger.warn({ lagMs, backlog: this.feedBacklog() }, 'trading engine is behind its quote feed');
+    }
+  }
+
+  /** The trading day of `now`; on a new one, every indexed account's start of day is read (batched) first. */
+  private async ensureDay(now: Date): Promise<string> {
+    const day = tradingDayOf(now, this.options.rolloverHourUtc);
+    if (day !== this.day) {
+      await this.startDays([...this.accounts.values()], now, day);
+      this.day = day;
+    }
+    return day;
+  }
+
+  private async startDays(states: AccountState[], now: Date, day: string): Promise<void> {
+    const stale = states.filter((s) => s.sodDay !== day);
+    for (let i = 0; i < stale.length; i += SOD_CHUNK) {
+      const chunk = stale.slice(i, i + SOD_CHUNK);
+      const sods = await startOfDayBalances(this.options.sequelize, chunk.map((s) => s.account.number), day, tradingDayStart(now, this.options.rolloverHourUtc));
+      for (const s of chunk) {
+        startDay(s, day, sods.get(s.account.number) ?? s.account.balance);
+        if (this.accounts.get(s.account.number) === s) storeThresholds(s, this.table);
+      }
+    }
+  }
+
+  /** The divisor taking the quote currency of `book` to USD at the cached quotes (domain/instruments toUsd). */
+  private rateOf(book: PositionBook): number {
+    if (book.instrument.quoteCurrency === 'USD' || book.ownRate) return 1;
+    const q = this.quotes.get('USDJPY');
+    const rate = q ? mid(q) : NaN;
+    if (!(rate > 0)) throw new Error('no USDJPY quote to convert JPY to USD yet');
+    return rate;
+  }
+
+  private async processQuote(quote: Quote, receivedAt: number): Promise<void> {
+    this.quotes.set(quote.symbol, quote);
+    const book = this.books.get(quote.symbol);
+    if (!book || (book.size === 0 && book.pending.size === 0)) return;
+    const now = this.ctx.now();
+    await this.ensureDay(now);
+    const nowMs = now.getTime();
+    const minute = Math.floor(nowMs / 60_000) * 60_000;
+    const fills: Position[] = [];
+    for (const p of book.pending.values()) {
+      if (p.price !== null && pendingTriggers({ side: p.side, type: p.type, price: p.price }, quote)) fills.push(p);
+    }
+    // The hot loop: typed arrays only. Marks every position, sums the change into its account.
+    const t = this.table;
+    const seq = ++this.quoteSeq;
+    const { bid, ask } = quote;
+    const rate = this.rateOf(book);
+    if (this.touched.length < book.size) this.touched = new Int32Array(book.size * 2);
+    if (this.slotCounts.length < t.end) this.slotCounts = new Int32Array(t.end * 2);
+    book.refreshSole(this.slotCounts);
+    const touched = this.touched;
+    let touchedCount = 0;
+    let exitCandidates: number[] | undefined;
+    let weekendCandidates: number[] | undefined;
+    const suspects: number[] = [];
+    const n = book.size;
+    // Locals, so the loop reads registers and typed arrays only (the profit is domain/pnl.ts rawProfit, as PositionBook.profitAt).
+    const { slot: slots, sign, open, volume, floating, exitBelow, exitAbove, weekendAt, sole } = book;
+    const contractSize = book.instrument.contractSize;
+    const ownRate = book.ownRate;
+    const hot = t.hot;
+    for (let i = 0; i < n; i++) {
+      const side = sign[i];
+      const price = side > 0 ? bid : ask;
+      const inQuote = (price - open[i]) * volume[i] * contractSize * side;
+      const f = ownRate ? inQuote / price : rate === 1 ? inQuote : inQuote / rate;
+      const slot = slots[i];
+      const o = slot * STRIDE;
+      hot[o + FLOATING] += f - floating[i];
+      floating[i] = f;
+      if (sole[i] !== 0) {
+        // The account's only position here: its equity at this quote is known now, while its figures are in cache.
+        if (this.markSlot(slot, minute)) suspects.push(slot);
+      } else if (hot[o + STAMP] !== seq) {
+        hot[o + STAMP] = seq;
+        touched[touchedCount++] = slot;
+      }
+      if (price <= exitBelow[i] || price >= exitAbove[i]) (exitCandidates ??= []).push(i);
+      if (nowMs >= weekendAt[i]) (weekendCandidates ??= []).push(i);
+    }
+    this.metrics.marks.inc(n);
+    for (let k = 0; k < touchedCount; k++) {
+      const slot = touched[k];
+      if (this.markSlot(slot, minute)) suspects.push(slot);
+    }
+    // What crossed: exact checks (domain/orders), then the database, batched per quote.
+    const exits: Array<{ position: Position; reason: 'stop_loss' | 'take_profit'; price: number }> = [];
+    for (const i of exitCandidates ?? []) {
+      const p = t.states[slots[i]]?.positions.get(book.ids[i]);
+      const exit = p && protectiveExit(p, quote);
+      if (p && exit) exits.push({ position: p, ...exit });
+    }
+    const weekend: Position[] = [];
+    for (const i of weekendCandidates ?? []) {
+      weekendAt[i] = Infinity;
+      const s = t.states[slots[i]];
+      const p = s?.positions.get(book.ids[i]);
+      if (s && p && !s.weekendChecked.has(p.id)) {
+        s.weekendChecked.add(p.id);
+        weekend.push(p);
+      }
+    }
+    const suspectNumbers = suspects.map((slot) => (t.states[slot] as AccountState).account.number);
+    if (fills.length === 0 && exits.length === 0 && weekend.length === 0 && suspects.length === 0) return;
     const changed = new Set<number>();
     await runLimited(fills, async (p) => {
       if (await this.guard(() => fillPendingOrder(this.ctx, p.accountNumber, p.id, p.price as number))) changed.add(p.accountNumber);
@@ -230,7 +458,29 @@ export class TradingEngine implements LiveEngine {
       if (p.openedAt) await this.guard(() => flagWeekendHolding(this.ctx, { ...p, openedAt: p.openedAt as Date }));
     });
     if (changed.size > 0) await this.reloadAccounts([...changed]);
-    await this.evaluate([...touched]);
+    await this.evaluate([...new Set([...suspectNumbers, ...changed])], receivedAt);
+  }
+
+  /**
+   * Marks the account in `slot` at its summed floating P/L: equity, peak (a trailing limit moves
+   * with it), the writer's bucket. True when a threshold is crossed (a verdict may be due).
+   */
+  private markSlot(slot: number, minute: number): boolean {
+    const h = this.table.hot;
+    const o = slot * STRIDE;
+    const equity = roundMoney(h[o + BALANCE] + h[o + FLOATING]);
+    if (equity > h[o + PEAK]) {
+      h[o + PEAK] = equity;
+      if (h[o + TRAILING] !== 0) this.movePeak(slot, equity);
+    }
+    this.writer.mark(slot, equity, minute);
+    return equity < h[o + BREACH_BELOW] || equity >= h[o + PASS_AT_OR_ABOVE] || equity < h[o + WARN_BELOW];
+  }
+
+  private movePeak(slot: number, peakEquity: number): void {
+    const s = this.table.states[slot] as AccountState;
+    s.limits.totalLoss = totalLossLimit(s.account.terms, { initialBalance: s.account.initialBalance, peakEquity });
+    storeThresholds(s, this.table);
   }
 
   private async guard<T>(action: () => Promise<T>): Promise<T | null> {
@@ -242,52 +492,77 @@ export class TradingEngine implements LiveEngine {
     }
   }
 
+  /** Recomputes an indexed account's floating P/L from its positions at the cached quotes (exact, no running sum). */
+  private remark(s: AccountState): void {
+    let floating = 0;
+    for (const p of s.positions.values()) {
+      if (p.status !== 'open') continue;
+      const book = this.books.get(p.symbol);
+      const i = book?.index.get(p.id);
+      if (!book || i === undefined) continue;
+      const quote = this.quotes.get(p.symbol);
+      const f = quote ? book.profitAt(i, book.sign[i] > 0 ? quote.bid : quote.ask, this.rateOf(book)) : 0;
+      book.floating[i] = f;
+      floating += f;
+    }
+    this.table.set(s.slot, FLOATING, floating);
+  }
+
   /**
    * Marks the accounts at the cached quotes, records their equity for the batched flush, and
-   * hands the ones the rules judge breached or passed at that mark to a locked re-check.
+   * hands the ones whose marks crossed a threshold to a locked re-check (evaluate-account.ts,
+   * which judges again on committed rows); decided ones are reloaded.
    */
-  async evaluate(numbers: number[]): Promise<void> {
+  async evaluate(numbers: number[], receivedAt = Date.now()): Promise<void> {
     const now = this.ctx.now();
-    const day = tradingDayOf(now, this.options.rolloverHourUtc);
-    const states = numbers.map((n) => this.accounts.get(n)).filter((s): s is AccountState => s !== undefined);
-    const stale = states.filter((s) => s.sodDay !== day);
-    if (stale.length > 0) {
-      const sods = await startOfDayBalances(this.options.sequelize, stale.map((s) => s.account.number), day, tradingDayStart(now, this.options.rolloverHourUtc));
-      for (const s of stale) startDay(s, day, sods.get(s.account.number) ?? s.account.balance);
-    }
+    await this.ensureDay(now);
     const minute = Math.floor(now.getTime() / 60_000) * 60_000;
-    const quote = this.ctx.quote;
+    const states = numbers.map((n) => this.accounts.get(n)).filter((s): s is AccountState => s !== undefined);
     const suspects: AccountState[] = [];
     for (const s of states) {
-      // The hot path: no allocation per account beyond what a changed mark needs.
-      let floating = 0;
-      for (const p of s.positions.values()) if (p.status === 'open') floating += floatingProfit(p as PricedPosition, quote);
-      const equity = roundMoney(s.account.balance + floating);
-      if (equity > s.peakEquity) s.peakEquity = equity;
-      this.writer.mark(s, equity, minute);
-      const terms = s.account.terms;
-      if (terms.totalLossMode === 'trailing') s.limits.totalLoss = totalLossLimit(terms, { initialBalance: s.account.initialBalance, peakEquity: s.peakEquity });
-      if (judge(terms, s.limits, equity, s.tradingDays).kind !== 'none') suspects.push(s);
+      this.remark(s);
+      if (this.markSlot(s.slot, minute)) suspects.push(s);
     }
     const decided: number[] = [];
     await runLimited(suspects, async (state) => {
+      const started = Date.now();
       const outcome = await this.guard(() =>
-        evaluateAccount(this.ctx, state.account.number, { peakEquity: state.peakEquity, startOfDayBalance: state.sod ?? state.account.balance }),
+        evaluateAccount(this.ctx, state.account.number, { peakEquity: this.table.get(state.slot, PEAK), startOfDayBalance: state.sod ?? state.account.balance }),
       );
+      const ended = Date.now();
+      this.metrics.verdictTransaction.observe((ended - started) / 1000);
+      if (outcome?.kind === 'breached' || outcome?.kind === 'passed') this.metrics.verdictLatency.observe((ended - receivedAt) / 1000);
       // Reloaded whatever the outcome: an unchanged verdict means this replica's view was stale.
       if (outcome) decided.push(state.account.number);
     });
     if (decided.length > 0) await this.reloadAccounts(decided);
     for (const s of states) {
-      if (s.positions.size === 0 && this.accounts.get(s.account.number) === s) {
-        this.writer.retire(s);
-        this.accounts.delete(s.account.number);
-      }
+      if (s.positions.size === 0 && this.accounts.get(s.account.number) === s) this.drop(s);
     }
   }
 
-  /** Re-reads accounts and their live positions after a change (ours or another replica's). */
-  async reloadAccounts(numbers: number[]): Promise<void> {
+  /** Takes an account out of the index (its unwritten marks and open minute are kept for the next flush). */
+  private drop(s: AccountState): void {
+    for (const p of s.positions.values()) this.books.get(p.symbol)?.remove(p.id);
+    this.writer.retire(s.slot, s.account.number);
+    this.table.release(s.slot);
+    this.accounts.delete(s.account.number);
+    this.countPositions();
+  }
+
+  private countPositions(): void {
+    let n = 0;
+    for (const b of this.books.values()) n += b.size + b.pending.size;
+    this.metrics.positions.set(n);
+  }
+
+  /**
+   * Re-reads accounts and their live positions after a change (ours or another replica's). An
+   * account another replica owns is loaded only as a guest (for one call: `guests`); otherwise only
+   * if still indexed, so an account handed over meanwhile is not taken back.
+   */
+  async reloadAccounts(numbers: number[], guests = false): Promise<void> {
+    if (!guests) numbers = numbers.filter((n) => this.owns(n) || this.accounts.has(n));
     if (numbers.length === 0) return;
     await this.rebuildAccounts(numbers, await livePositionsOfAccounts(this.options.sequelize, numbers));
   }
@@ -301,25 +576,45 @@ export class TradingEngine implements LiveEngine {
       if (list) list.push(p);
       else byAccount.set(p.accountNumber, [p]);
     }
+    const t = this.table;
+    const rebuilt: AccountState[] = [];
     for (const n of numbers) {
       const previous = this.accounts.get(n);
-      if (previous) for (const p of previous.positions.values()) this.bySymbol.get(p.symbol)?.delete(p.id);
+      if (previous) for (const p of previous.positions.values()) this.books.get(p.symbol)?.remove(p.id);
       const account = accounts.get(n);
       const mine = byAccount.get(n) ?? [];
       // Accounts without live positions stay until evaluated once (a closing loss may breach), then evaluate() prunes them.
       if (!account || account.status !== 'active') {
-        if (previous) this.writer.retire(previous);
-        this.accounts.delete(n);
+        if (previous) this.drop(previous);
         continue;
       }
-      const state = accountState(account, mine, days.get(n) ?? 0, previous);
+      const slot = previous?.slot ?? t.allocate();
+      const peakEquity = Math.max(account.peakEquity, previous ? t.get(slot, PEAK) : 0);
+      const state = accountState(account, mine, days.get(n) ?? 0, previous, slot, peakEquity);
       this.accounts.set(n, state);
+      t.states[slot] = state;
+      t.set(slot, BALANCE, account.balance);
+      t.set(slot, PEAK, peakEquity);
+      t.set(slot, TRAILING, thresholdsMoveWith(account.terms).peakEquity ? 1 : 0);
+      if (Number.isNaN(t.get(slot, EQUITY))) t.set(slot, EQUITY, account.equity);
       for (const p of mine) {
-        let index = this.bySymbol.get(p.symbol);
-        if (!index) this.bySymbol.set(p.symbol, (index = new Map()));
-        index.set(p.id, p);
+        let book = this.books.get(p.symbol);
+        if (!book) this.books.set(p.symbol, (book = new PositionBook(p.symbol)));
+        if (p.status === 'pending') {
+          book.pending.set(p.id, p);
+          continue;
+        }
+        if (p.status !== 'open' || p.openPrice === null) continue;
+        const watched = account.terms.flagWeekendHolding && p.openedAt && !state.weekendChecked.has(p.id);
+        book.add(p, slot, watched ? nextWeekendStart(p.openedAt as Date) : Infinity);
       }
+      this.remark(state);
+      storeThresholds(state, t);
+      rebuilt.push(state);
     }
+    this.countPositions();
+    // The day's start for accounts new to the index (the others have it from ensureDay).
+    if (this.day !== undefined) await this.startDays(rebuilt, this.ctx.now(), this.day);
   }
 
   /** Start-of-day balance as the engine knows it (null before the account was first marked today). */
@@ -337,12 +632,12 @@ export class TradingEngine implements LiveEngine {
         const cached = this.quotes.get(q.symbol);
         if (!cached || q.time.getTime() > cached.time.getTime()) this.quotes.set(q.symbol, q);
       }
-      const changes = await recentlyChangedAccounts(this.options.sequelize, CHANGE_LOOKBACK_SECONDS);
+      const changes = (await recentlyChangedAccounts(this.options.sequelize, CHANGE_LOOKBACK_SECONDS)).filter((c) => this.owns(c.accountNumber));
       const reload = changes.filter((c) => (this.knownChanges.get(c.accountNumber) ?? 0) < c.changedAt.getTime());
       for (const c of reload) this.knownChanges.set(c.accountNumber, c.changedAt.getTime());
       if (this.knownChanges.size > 10_000) this.knownChanges.clear();
       await this.reloadAccounts(reload.map((c) => c.accountNumber));
-      if (Date.now() - this.writer.lastFlush >= (this.options.equityFlushMs ?? 1000)) await this.writer.flush('none', this.accounts.values());
+      if (Date.now() - this.writer.lastFlush >= (this.options.equityFlushMs ?? 1000)) await this.writer.flush('none');
     } catch (err) {
       if (/closed/i.test(String((err as Error)?.message))) {
         // The pool was closed by the service's shutdown: nothing left to keep fresh.
@@ -373,11 +668,14 @@ export class TradingEngine implements LiveEngine {
     this.stopTimer();
     await this.loading?.catch(() => undefined);
     while (this.ticking || this.draining) await new Promise((r) => setTimeout(r, 10));
+    await this.rebalancing;
     try {
       await this.flushQuotes();
-      await this.writer.flush('all', this.accounts.values());
+      await this.writer.flush('all');
     } catch (err) {
       this.options.logger.warn({ err }, 'final trading flush failed');
     }
+    // The lease last: the others take this replica's accounts once its marks are written.
+    await this.options.cluster?.stop().catch((err: unknown) => this.options.logger.warn({ err }, 'leaving the replicas failed'));
   }
 }

@@ -29,8 +29,12 @@ export interface LiveEngine {
   startOfDayBalance(accountNumber: number): number | null;
   /** A unary quote: stored at once, evaluated before the promise resolves. */
   publishQuote(quote: Quote): Promise<void>;
-  /** A streamed quote: stored by the next tick; bursts per symbol collapse to their newest quote. */
+  /** A streamed quote: stored by the next tick, evaluated on its own and in arrival order; resolves once evaluated. */
   streamQuote(quote: Quote): Promise<void>;
+  /** Quotes received and not yet evaluated (the feed stops reading above a high-water mark). */
+  feedBacklog(): number;
+  /** Resolves once fewer than `below` quotes wait. */
+  backlogBelow(below: number): Promise<void>;
 }
 
 export function requireQuote(ctx: TradingContext, symbol: string): Quote {
