@@ -11,6 +11,7 @@ import { createExecutorSession, getExecutorSession } from '../use-cases/executor
 import { getAccount } from '../use-cases/get-account';
 import { listAccountPagesAsJson, listAccounts, listAccountsAsJson, type JsonPage, type ListAccountsInput } from '../use-cases/list-accounts';
 import { listEvents } from '../use-cases/list-events';
+import { archiveProgram, createProgram, getProgram, listPrograms, updateProgram } from '../use-cases/programs';
 import { createTrader, findTraders, getTrader, listTraders } from '../use-cases/traders';
 import { unassignTrader } from '../use-cases/unassign-trader';
 import { statusFromProto, toProtoAccount, toProtoCredentials, toProtoEvent, toProtoTrader } from './mappers';
@@ -53,6 +54,21 @@ export function createAccountsHandlers(
         initialBalance: req.initialBalance,
       });
       return { accounts: accounts.map(toProtoAccount) };
+    },
+    async listPrograms(req) {
+      return listPrograms(deps, req);
+    },
+    async getProgram(req) {
+      return { program: await getProgram(deps, req) };
+    },
+    async createProgram(req) {
+      return { program: await createProgram(deps, { organizationId: req.organizationId, program: req.program ?? {} }) };
+    },
+    async updateProgram(req) {
+      return { program: await updateProgram(deps, { organizationId: req.organizationId, name: req.name, program: req.program ?? {} }) };
+    },
+    async archiveProgram(req) {
+      return { program: await archiveProgram(deps, req) };
     },
     async getAccount(req) {
       return { account: toProtoAccount(await getAccount(deps, req)) };

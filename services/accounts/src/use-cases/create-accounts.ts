@@ -5,10 +5,10 @@ import { insertIntent, transitionIntent } from '../data/provisioning-intents';
 import { appendEvents, type NewEvent } from '../data/outbox';
 import { accountEventData, crossesCreditsLow, type Account } from '../domain/account';
 import { generateExecutorPassword } from '../domain/passwords';
-import { resolveProgram } from '../domain/programs';
 import { initialBalance, organizationId, provisioningCount } from '../domain/validation';
 import type { AccountsDeps } from '../deps';
 import { abortIntent } from './recover-provisioning';
+import { phaseTerms, programForNewAccounts } from './programs';
 
 export interface CreateAccountsInput {
   organizationId: string;
@@ -30,8 +30,9 @@ export interface CreateAccountsInput {
 export async function createAccounts(deps: AccountsDeps, input: CreateAccountsInput): Promise<Account[]> {
   const org = organizationId(input.organizationId);
   const count = provisioningCount(input.count);
-  const program = resolveProgram(input.program);
-  const balance = initialBalance(input.initialBalance, program.terms.defaultInitialBalance);
+  const program = await programForNewAccounts(deps, org, input.program);
+  const terms = phaseTerms(program, 0);
+  const balance = initialBalance(input.initialBalance, program.initialBalance);
   const { sequelize, secretBox, authApi, logger } = deps;
 
   const reservationId = randomUUID();
@@ -63,8 +64,10 @@ export async function createAccounts(deps: AccountsDeps, input: CreateAccountsIn
       const created = await insertAccounts(sequelize, tx, {
         organizationId: org,
         program: program.name,
-        terms: program.terms,
-        currency: program.terms.currency,
+        programVersion: program.version,
+        phase: { index: 0, name: program.phases[0].name, kind: program.phases[0].kind },
+        terms,
+        currency: program.currency,
         initialBalance: balance,
         sealedPasswords,
       });

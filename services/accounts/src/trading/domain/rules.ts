@@ -32,7 +32,9 @@ export function totalLossLimit(terms: Terms, s: Pick<AccountSnapshot, 'initialBa
   return roundMoney(base - allowance);
 }
 
+/** A funded phase has no target: it never passes (Infinity). */
 export function profitTarget(terms: Terms, initialBalance: number): number {
+  if (terms.profitTargetPct === null) return Number.POSITIVE_INFINITY;
   return roundMoney(initialBalance * (1 + terms.profitTargetPct / 100));
 }
 

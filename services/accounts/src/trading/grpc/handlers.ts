@@ -1,3 +1,4 @@
+import { AppError } from '@propdesk/kit';
 import type { AsyncServiceImplementation, CursorCodec } from '@propdesk/kit';
 import type { tradingv1 } from '@propdesk/proto';
 import { toProtoAccount } from '../core-port';
@@ -44,6 +45,15 @@ export function createTradingHandlers({ engine, cursors }: TradingHandlerDeps): 
     },
     async breachAccount(req) {
       return { account: toProtoAccount(await breachAccount(engine, req)) };
+    },
+    async resetAccount() {
+      throw new AppError('unavailable', 'reset is not available yet');
+    },
+    async createPayout() {
+      throw new AppError('unavailable', 'payouts are not available yet');
+    },
+    async listPayouts() {
+      throw new AppError('unavailable', 'payouts are not available yet');
     },
     async listPositions(req) {
       const page = await listPositions(engine, cursors, { ...req, status: positionStatusFromProto(req.status) });

@@ -1,0 +1,99 @@
+/**
+ * Issue 13 over HTTP: programs as data (CRUD, validation by path, versions frozen into accounts,
+ * built-ins read-only), every answer checked against the OpenAPI document.
+ */
+import { startStack, type Stack } from './support/stack';
+import { client, type ErrorBody } from './support/http';
+
+let stack: Stack;
+let api: ReturnType<typeof client>;
+
+const phase = (over: Record<string, unknown> = {}) => ({ name: 'Evaluation', kind: 'evaluation', profit_target_pct: 8, max_daily_loss_pct: 5, max_total_loss_pct: 10, ...over });
+const program = (name: string, over: Record<string, unknown> = {}) => ({
+  name,
+  initial_balance: 25000,
+  phases: [phase({ name: 'Phase 1' }), phase({ name: 'Phase 2', profit_target_pct: 5 }), { name: 'Funded', kind: 'funded', max_daily_loss_pct: 5, max_total_loss_pct: 10 }],
+  ...over,
+});
+
+beforeAll(async () => {
+  stack = await startStack();
+  const org = await stack.createOrg();
+  api = client(stack.url, (await stack.createKey(org.id)).token);
+});
+afterAll(async () => {
+  await stack?.stop();
+});
+
+describe('programs over REST', () => {
+  it('creates (201, version 1), gets, replaces (200, version 2), lists with built-ins and archives', async () => {
+    const created = await api.post<{ version: number; builtin: boolean; phases: Array<{ warning_at_pct: number }> }>('/v1/programs', '/v1/programs', { body: program('two-step') });
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject({ version: 1, builtin: false, status: 'active' });
+    expect(created.body.phases[0].warning_at_pct).toBe(80);
+
+    const put = await api.put<{ version: number; initial_balance: number }>('/v1/programs/{name}', '/v1/programs/two-step', { body: { ...program('two-step'), initial_balance: 10000 } });
+    expect(put.status).toBe(200);
+    expect(put.body).toMatchObject({ version: 2, initial_balance: 10000 });
+
+    const v1 = await api.get<{ version: number; initial_balance: number }>('/v1/programs/{name}', '/v1/programs/two-step?version=1');
+    expect(v1.body).toMatchObject({ version: 1, initial_balance: 25000 });
+
+    const list = await api.get<{ data: Array<{ name: string; builtin: boolean; version: number }>; next_cursor: null }>('/v1/programs', '/v1/programs');
+    expect(list.status).toBe(200);
+    expect(list.body.data.map((p) => [p.name, p.builtin, p.version])).toEqual([
+      ['aggressive', true, 1],
+      ['standard', true, 1],
+      ['swing', true, 1],
+      ['two-step', false, 2],
+    ]);
+
+    const accounts = await api.post<{ data: Array<Record<string, unknown>> }>('/v1/accounts', '/v1/accounts', { body: { count: 1, program: 'two-step' } });
+    expect(accounts.status).toBe(201);
+    expect(accounts.body.data[0]).toMatchObject({
+      program: 'two-step',
+      program_version: 2,
+      initial_balance: 10000,
+      phase: { index: 0, name: 'Phase 1', kind: 'evaluation' },
+      attempt: 1,
+      previous_account: null,
+      next_account: null,
+    });
+    const listed = await api.get<{ data: Array<Record<string, unknown>> }>('/v1/accounts', '/v1/accounts');
+    expect(listed.body.data[0]).toMatchObject({ program_version: 2, phase: { index: 0, name: 'Phase 1', kind: 'evaluation' }, attempt: 1 });
+
+    const archived = await api.post<{ status: string }>('/v1/programs/{name}/archive', '/v1/programs/two-step/archive');
+    expect(archived.status).toBe(200);
+    expect(archived.body.status).toBe('archived');
+    const refused = await api.post<ErrorBody>('/v1/accounts', '/v1/accounts', { body: { count: 1, program: 'two-step' } });
+    expect(refused.status).toBe(409);
+    expect(refused.body.error.code).toBe('conflict');
+  });
+
+  it('answers a bad field with 400 invalid_request naming its path', async () => {
+    const cases: Array<[Record<string, unknown>, string]> = [
+      [program('p-1', { phases: [phase(), phase({ name: 'Second', profit_target_pct: undefined })] }), 'phases[1].profit_target_pct'],
+      [program('p-2', { phases: [phase({ total_loss_mode: 'sideways' })] }), 'phases[0].total_loss_mode'],
+      [program('p-3', { phases: [phase({ consistency_pct: 0 })] }), 'phases[0].consistency_pct'],
+      [program('p-4', { phases: [] }), 'phases'],
+      [program('P 5'), 'name'],
+      [program('p-6', { initial_balance: 'lots' }), 'initial_balance'],
+      [program('p-7', { phases: [phase({ name: '' })] }), 'phases[0].name'],
+    ];
+    for (const [body, param] of cases) {
+      const res = await api.post<ErrorBody>('/v1/programs', '/v1/programs', { body });
+      expect([res.status, res.body.error.code, res.body.error.param]).toEqual([400, 'invalid_request', param]);
+    }
+  });
+
+  it('refuses to change a built-in or reuse a name (409 conflict); unknown programs are 404', async () => {
+    const put = await api.put<ErrorBody>('/v1/programs/{name}', '/v1/programs/standard', { body: program('standard') });
+    expect([put.status, put.body.error.code]).toEqual([409, 'conflict']);
+    const taken = await api.post<ErrorBody>('/v1/programs', '/v1/programs', { body: program('swing') });
+    expect([taken.status, taken.body.error.code]).toEqual([409, 'conflict']);
+    const missing = await api.get<ErrorBody>('/v1/programs/{name}', '/v1/programs/nothing-here');
+    expect([missing.status, missing.body.error.code]).toEqual([404, 'not_found']);
+    const badVersion = await api.get<ErrorBody>('/v1/programs/{name}', '/v1/programs/standard?version=0');
+    expect([badVersion.status, badVersion.body.error.param]).toEqual([400, 'version']);
+  });
+});
