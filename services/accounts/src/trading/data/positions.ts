@@ -181,7 +181,8 @@ export async function cancelPending(sequelize: Sequelize, tx: Transaction, accou
 
 export async function countTradingDays(sequelize: Sequelize, accountNumber: number, tx?: Transaction): Promise<number> {
   const rows = await sequelize.query<{ n: string }>(
-    'SELECT count(DISTINCT trading_day) AS n FROM positions WHERE account_number = :accountNumber AND trading_day IS NOT NULL',
+    `SELECT count(DISTINCT p.trading_day) AS n FROM positions p JOIN accounts a ON a.number = p.account_number AND a.attempt = p.attempt
+      WHERE p.account_number = :accountNumber AND p.trading_day IS NOT NULL`,
     { replacements: { accountNumber }, type: QueryTypes.SELECT, transaction: tx },
   );
   return toNumber(rows[0]?.n);
@@ -213,12 +214,12 @@ export async function listPositions(
   return rows.map(toPosition);
 }
 
-/** Minimum-trading-days counts of many accounts in one query. */
+/** Minimum-trading-days counts of many accounts in one query (the current attempt's). */
 export async function tradingDaysOf(sequelize: Sequelize, numbers: number[]): Promise<Map<number, number>> {
   if (numbers.length === 0) return new Map();
   const rows = await sequelize.query<{ account_number: string; n: string }>(
-    `SELECT account_number, count(DISTINCT trading_day) AS n FROM positions
-      WHERE account_number = ANY($1::bigint[]) AND trading_day IS NOT NULL GROUP BY account_number`,
+    `SELECT p.account_number, count(DISTINCT p.trading_day) AS n FROM positions p JOIN accounts a ON a.number = p.account_number AND a.attempt = p.attempt
+      WHERE p.account_number = ANY($1::bigint[]) AND p.trading_day IS NOT NULL GROUP BY p.account_number`,
     { bind: [numbers], type: QueryTypes.SELECT },
   );
   return new Map(rows.map((r) => [toNumber(r.account_number), toNumber(r.n)]));

@@ -1,7 +1,8 @@
 import type { Account } from '../core-port';
+import type { DayStart } from '../data/account-days';
 import type { EquitySample } from '../data/equity-minutes';
 import type { Position } from '../data/positions';
-import { dailyLossLimit, limitsOf, type Limits } from '../domain/rules';
+import { limitsOf, startDayLimits, type Limits } from '../domain/rules';
 
 /** What a replica's engine keeps per account with live positions. */
 export interface AccountState {
@@ -12,6 +13,10 @@ export interface AccountState {
   equity: number;
   sodDay?: string;
   sod?: number;
+  /** The day's start as the daily and trailing_eod rules read it (equity, highest end-of-day balance). */
+  dayStart?: DayStart;
+  /** Warnings already sent (rule:period:attempt), so a mark past a warning level asks the database once. */
+  warned: Set<string>;
   /**
    * The levels the rules judge the account's marks against (domain/rules.ts judge), kept so a
    * mark costs no recomputation: the daily one is set once the day's start is known (-Infinity
@@ -37,8 +42,18 @@ export interface AccountState {
 export function accountState(account: Account, positions: Position[], tradingDays: number, previous: AccountState | undefined): AccountState {
   const sod = previous?.sod;
   const peakEquity = Math.max(account.peakEquity, previous?.peakEquity ?? 0);
-  const limits = limitsOf(account.terms, { initialBalance: account.initialBalance, startOfDayBalance: sod ?? account.balance, peakEquity });
-  if (sod === undefined) limits.dailyLoss = -Infinity;
+  const dayStart = previous?.dayStart;
+  const limits = limitsOf(account.terms, {
+    initialBalance: account.initialBalance,
+    startOfDayBalance: sod ?? account.balance,
+    startOfDayEquity: dayStart?.equity,
+    highestEodBalance: dayStart?.highestEodBalance,
+    peakEquity,
+  });
+  if (sod === undefined) {
+    limits.dailyLoss = -Infinity;
+    limits.warnDaily = -Infinity;
+  }
   return {
     account,
     positions: new Map(positions.map((p) => [p.id, p])),
@@ -47,6 +62,8 @@ export function accountState(account: Account, positions: Position[], tradingDay
     equity: previous?.equity ?? account.equity,
     sodDay: previous?.sodDay,
     sod,
+    dayStart,
+    warned: previous?.warned ?? new Set(),
     limits,
     weekendStarts: previous?.weekendStarts ?? new Map(),
     weekendChecked: previous?.weekendChecked ?? new Set(),
@@ -58,8 +75,15 @@ export function accountState(account: Account, positions: Position[], tradingDay
 }
 
 /** A new trading day: its start-of-day balance, and the daily limit measured from it. */
-export function startDay(s: AccountState, day: string, sod: number): void {
+export function startDay(s: AccountState, day: string, start: DayStart): void {
   s.sodDay = day;
-  s.sod = sod;
-  s.limits.dailyLoss = dailyLossLimit(s.account.terms, { initialBalance: s.account.initialBalance, startOfDayBalance: sod });
+  s.sod = start.balance;
+  s.dayStart = start;
+  const terms = s.account.terms;
+  startDayLimits(terms, s.limits, { initialBalance: s.account.initialBalance, startOfDayBalance: start.balance, startOfDayEquity: start.equity });
+  if (terms.totalLossMode === 'trailing_eod') {
+    const fresh = limitsOf(terms, { initialBalance: s.account.initialBalance, startOfDayBalance: start.balance, peakEquity: s.peakEquity, highestEodBalance: start.highestEodBalance });
+    s.limits.totalLoss = fresh.totalLoss;
+    s.limits.warnTotal = fresh.warnTotal;
+  }
 }

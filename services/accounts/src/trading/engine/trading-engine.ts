@@ -7,9 +7,10 @@ import { nextWeekendStart, tradingDayOf, tradingDayStart } from '../domain/calen
 import { roundMoney, type Quote } from '../domain/instruments';
 import { pendingTriggersInRange, protectiveExitInRange, rangeOf, widenRange, type QuoteRange } from '../domain/orders';
 import { floatingProfit, type PricedPosition } from '../domain/pnl';
-import { judge, totalLossLimit } from '../domain/rules';
+import { followPeak, judge, warningsAt } from '../domain/rules';
 import { exitPosition } from '../use-cases/close-position';
 import { evaluateAccount } from '../use-cases/evaluate-account';
+import { recordWarnings, warningKey } from '../use-cases/record-warnings';
 import { fillPendingOrder } from '../use-cases/fill-pending-order';
 import { flagWeekendHolding } from '../use-cases/flag-weekend-holding';
 import type { LiveEngine, TradingContext } from '../use-cases/trading-context';
@@ -253,11 +254,15 @@ export class TradingEngine implements LiveEngine {
     const stale = states.filter((s) => s.sodDay !== day);
     if (stale.length > 0) {
       const sods = await startOfDayBalances(this.options.sequelize, stale.map((s) => s.account.number), day, tradingDayStart(now, this.options.rolloverHourUtc));
-      for (const s of stale) startDay(s, day, sods.get(s.account.number) ?? s.account.balance);
+      for (const s of stale) {
+        const balance = s.account.balance;
+        startDay(s, day, sods.get(s.account.number) ?? { balance, equity: balance, highestEodBalance: balance });
+      }
     }
     const minute = Math.floor(now.getTime() / 60_000) * 60_000;
     const quote = this.ctx.quote;
     const suspects: AccountState[] = [];
+    const warnings: AccountState[] = [];
     for (const s of states) {
       // The hot path: no allocation per account beyond what a changed mark needs.
       let floating = 0;
@@ -266,24 +271,47 @@ export class TradingEngine implements LiveEngine {
       if (equity > s.peakEquity) s.peakEquity = equity;
       this.writer.mark(s, equity, minute);
       const terms = s.account.terms;
-      if (terms.totalLossMode === 'trailing') s.limits.totalLoss = totalLossLimit(terms, { initialBalance: s.account.initialBalance, peakEquity: s.peakEquity });
+      followPeak(terms, s.limits, s.account.initialBalance, s.peakEquity);
       if (judge(terms, s.limits, equity, s.tradingDays).kind !== 'none') suspects.push(s);
+      else if (equity < s.limits.warnDaily || equity < s.limits.warnTotal) warnings.push(s);
     }
     const decided: number[] = [];
     await runLimited(suspects, async (state) => {
       const outcome = await this.guard(() =>
-        evaluateAccount(this.ctx, state.account.number, { peakEquity: state.peakEquity, startOfDayBalance: state.sod ?? state.account.balance }),
+        evaluateAccount(this.ctx, state.account.number, {
+          peakEquity: state.peakEquity,
+          startOfDayBalance: state.sod ?? state.account.balance,
+          startOfDayEquity: state.dayStart?.equity,
+          highestEodBalance: state.dayStart?.highestEodBalance,
+        }),
       );
       // Reloaded whatever the outcome: an unchanged verdict means this replica's view was stale.
       if (outcome) decided.push(state.account.number);
     });
     if (decided.length > 0) await this.reloadAccounts(decided);
+    if (warnings.length > 0) await this.sendWarnings(warnings, day);
     for (const s of states) {
       if (s.positions.size === 0 && this.accounts.get(s.account.number) === s) {
         this.writer.retire(s);
         this.accounts.delete(s.account.number);
       }
     }
+  }
+
+  /**
+   * account.warning for the accounts whose marks passed a warning level: once per rule and trading
+   * day (daily) or attempt (total); what was sent is remembered here, the database decides.
+   */
+  private async sendWarnings(states: AccountState[], day: string): Promise<void> {
+    await runLimited(states, async (s) => {
+      const equity = s.equity;
+      const due = warningsAt(s.account.terms, s.limits, equity, s.account.initialBalance).filter(
+        (w) => !s.warned.has(warningKey(w.rule, day, s.account.attempt)),
+      );
+      if (due.length === 0) return;
+      for (const w of due) s.warned.add(warningKey(w.rule, day, s.account.attempt));
+      await this.guard(() => recordWarnings(this.ctx, s.account, due, equity, day));
+    });
   }
 
   /** Re-reads accounts and their live positions after a change (ours or another replica's). */

@@ -3,6 +3,7 @@ import { tradingSchema } from './0001-positions-deals-flags';
 import { tradingStatsSchema } from './0002-stats';
 import { dailyBalancesSchema } from './0003-daily-balances';
 import { equityHoursSchema } from './0004-equity-hours';
+import { attemptsPayoutsWarningsSchema } from './0005-attempts-payouts-warnings';
 
 /**
  * The trading module's schema (positions, deals, flags, quotes, equity history, report
@@ -15,4 +16,5 @@ export const tradingMigrations: Migration[] = [
   { ...tradingStatsSchema, formerNames: ['1002-trading-stats'] },
   { ...dailyBalancesSchema, formerNames: ['1003-daily-balances'] },
   equityHoursSchema,
+  attemptsPayoutsWarningsSchema,
 ];

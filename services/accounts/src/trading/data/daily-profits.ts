@@ -1,0 +1,25 @@
+import { selectRows, toNumber, type Sequelize, type Transaction } from '@propdesk/kit';
+
+/**
+ * The closed profit of each trading day of the account's current attempt (the day a deal closed,
+ * the day rolling over at `rolloverHourUtc`), oldest first: what the consistency rule weighs.
+ */
+export async function dailyProfits(db: Sequelize, accountNumber: number, rolloverHourUtc: number, tx?: Transaction): Promise<Array<{ day: string; profit: number }>> {
+  const rows = await selectRows<{ day: string; profit: string }>(
+    db,
+    `SELECT to_char((d.closed_at AT TIME ZONE 'UTC') - make_interval(hours => $rollover), 'YYYY-MM-DD') AS day, sum(d.profit) AS profit
+       FROM deals d JOIN accounts a ON a.number = d.account_number AND a.attempt = d.attempt
+      WHERE d.account_number = $accountNumber AND d.closed_at >= a.attempt_started_at
+      GROUP BY 1 ORDER BY 1`,
+    { accountNumber, rollover: rolloverHourUtc },
+    tx,
+  );
+  return rows.map((r) => ({ day: r.day, profit: toNumber(r.profit) }));
+}
+
+/** The days' profits with today's floating profit added to today (what passing now would book). */
+export function withToday(days: Array<{ day: string; profit: number }>, today: string, floating: number): number[] {
+  const profits = new Map(days.map((d) => [d.day, d.profit]));
+  profits.set(today, (profits.get(today) ?? 0) + floating);
+  return [...profits.values()];
+}
