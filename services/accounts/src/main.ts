@@ -20,6 +20,7 @@ import { tradingMigrations } from './trading/data/migrations';
 import { TradingEngine } from './trading/engine/trading-engine';
 import { createTradingHandlers } from './trading/grpc/handlers';
 import { startBackgroundJobs } from './use-cases/background-jobs';
+import { createPhaseLifecycle } from './use-cases/phase-lifecycle';
 
 export const SCHEMA = 'accounts';
 
@@ -57,7 +58,7 @@ export async function start(env: NodeJS.ProcessEnv, options: { logger?: Logger }
   };
   // The trading module: its engine (quote cache, live-position index, rule evaluation) lives as
   // long as the process and is stopped after the gRPC drain, before the pool closes.
-  const engine = new TradingEngine({ sequelize, logger, rolloverHourUtc: config.TRADING_DAY_ROLLOVER_HOUR_UTC });
+  const engine = new TradingEngine({ sequelize, logger, rolloverHourUtc: config.TRADING_DAY_ROLLOVER_HOUR_UTC, lifecycle: createPhaseLifecycle(deps) });
   const trading = createTradingHandlers({ engine, cursors: deps.cursors });
 
   let server;

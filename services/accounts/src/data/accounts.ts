@@ -1,4 +1,4 @@
-import { ACCOUNT_JSON_SQL, preparedRows, QueryTypes, toNumber, type Sequelize, type Transaction } from '@propdesk/kit';
+import { ACCOUNT_JSON_SQL, execute, preparedRows, QueryTypes, toNumber, type Sequelize, type Transaction } from '@propdesk/kit';
 import type { Account, AccountStatus, AccountSummary } from '../domain/account';
 import { parseTerms, type ProgramTerms } from '../domain/programs';
 
@@ -382,4 +382,9 @@ export async function setSealedPassword(sequelize: Sequelize, tx: Transaction, n
     replacements: { number, sealed },
     transaction: tx,
   });
+}
+
+/** Links a passed account to the next phase's account. */
+export async function setNextAccount(sequelize: Sequelize, tx: Transaction, number: number, next: number): Promise<void> {
+  await execute(sequelize, 'UPDATE accounts SET next_account = $next, updated_at = now() WHERE number = $number', { number, next }, tx);
 }

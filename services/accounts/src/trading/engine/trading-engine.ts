@@ -1,5 +1,5 @@
 import type { Logger, Sequelize } from '@propdesk/kit';
-import { readAccounts } from '../core-port';
+import { readAccounts, type PhaseLifecycle } from '../core-port';
 import { startOfDayBalances } from '../data/account-days';
 import { allLivePositions, livePositionsOfAccounts, recentlyChangedAccounts, tradingDaysOf, type Position } from '../data/positions';
 import { loadQuotes, upsertQuotes } from '../data/quotes';
@@ -22,6 +22,8 @@ export interface TradingEngineOptions {
   logger: Logger;
   rolloverHourUtc: number;
   now?: () => Date;
+  /** The core's side of the challenge lifecycle (main.ts wires it through the port). */
+  lifecycle?: PhaseLifecycle;
   /** Background tick: persists streamed quotes, picks up other replicas' changes (default 250 ms). */
   tickMs?: number;
   /** How often pending marks are considered for writing (default 1000 ms). */
@@ -93,6 +95,7 @@ export class TradingEngine implements LiveEngine {
       rolloverHourUtc: options.rolloverHourUtc,
       now: options.now ?? (() => new Date()),
       quote: (symbol) => this.quotes.get(symbol),
+      lifecycle: options.lifecycle,
     };
   }
 
