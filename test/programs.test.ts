@@ -97,3 +97,68 @@ describe('programs over REST', () => {
     expect([badVersion.status, badVersion.body.error.param]).toEqual([400, 'version']);
   });
 });
+
+describe('the lifecycle over REST', () => {
+  it('resets a breached attempt for one credit (402 with none left, nothing changed) and revokes executor sessions', async () => {
+    const org = await stack.createOrg({ credits: 2 });
+    const own = client(stack.url, (await stack.createKey(org.id)).token);
+    const [number] = (await stack.createAccounts(org.id, 1)) as [number];
+    const creds = await own.get<{ password: string }>('/v1/accounts/{number}/credentials', `/v1/accounts/${number}/credentials`);
+    const session = await own.post<{ token: string }>('/v1/executor/sessions', '/v1/executor/sessions', { body: { account: number, password: creds.body.password } });
+    expect(session.status).toBe(201);
+    await own.post('/v1/accounts/{number}/breach', `/v1/accounts/${number}/breach`, { body: { reason: 'test' } });
+
+    const reset = await own.post<Record<string, unknown>>('/v1/accounts/{number}/reset', `/v1/accounts/${number}/reset`);
+    expect(reset.status).toBe(200);
+    expect(reset.body).toMatchObject({ status: 'active', attempt: 2, balance: 100000, equity: 100000 });
+    const revoked = await client(stack.url, session.body.token).get<ErrorBody>('/v1/executor/account', '/v1/executor/account');
+    expect([revoked.status, revoked.body.error.code]).toEqual([401, 'invalid_session']);
+
+    const broke = await own.post<ErrorBody>('/v1/accounts/{number}/reset', `/v1/accounts/${number}/reset`);
+    expect([broke.status, broke.body.error.code]).toEqual([402, 'insufficient_credits']);
+    const unchanged = await own.get<{ attempt: number }>('/v1/accounts/{number}', `/v1/accounts/${number}`);
+    expect(unchanged.body.attempt).toBe(2);
+
+    const events = await own.get<{ data: Array<{ type: string; data: Record<string, unknown> }> }>('/v1/events', '/v1/events?type=account.reset');
+    expect(events.body.data).toEqual([expect.objectContaining({ type: 'account.reset', data: expect.objectContaining({ account: number, attempt: 2 }) })]);
+  });
+
+  it('pays out a funded account (201), lists payouts, and refuses with 409 payout_not_allowed saying why', async () => {
+    await api.post('/v1/programs', '/v1/programs', {
+      body: { name: 'instant-funded', initial_balance: 50000, phases: [{ name: 'Funded', kind: 'funded', max_daily_loss_pct: 5, max_total_loss_pct: 10, profit_split_pct: 75 }] },
+    });
+    const created = await api.post<{ data: Array<{ number: number; phase: { kind: string } }> }>('/v1/accounts', '/v1/accounts', { body: { count: 1, program: 'instant-funded' } });
+    const number = created.body.data[0].number;
+    expect(created.body.data[0].phase.kind).toBe('funded');
+    const none = await api.post<ErrorBody>('/v1/accounts/{number}/payouts', `/v1/accounts/${number}/payouts`);
+    expect([none.status, none.body.error.code]).toEqual([409, 'payout_not_allowed']);
+    expect(none.body.error.message).toContain('no closed profit');
+
+    await stack.admin.trading.call.publishQuote({ quote: { symbol: 'XAUUSD', bid: 2300, ask: 2300 } });
+    const open = await api.post<{ id: string }>('/v1/accounts/{number}/positions', `/v1/accounts/${number}/positions`, { body: { symbol: 'XAUUSD', side: 'buy', volume: 1 } });
+    await stack.admin.trading.call.publishQuote({ quote: { symbol: 'XAUUSD', bid: 2310, ask: 2310 } });
+    await api.post('/v1/accounts/{number}/positions/{id}/close', `/v1/accounts/${number}/positions/${open.body.id}/close`);
+
+    const bad = await api.post<ErrorBody>('/v1/accounts/{number}/payouts', `/v1/accounts/${number}/payouts`, { body: { amount: -5 } });
+    expect([bad.status, bad.body.error.param]).toEqual([400, 'amount']);
+    const payout = await api.post<Record<string, unknown>>('/v1/accounts/{number}/payouts', `/v1/accounts/${number}/payouts`, { body: { amount: 600 } });
+    expect(payout.status).toBe(201);
+    expect(payout.body).toMatchObject({ account: number, amount: 600, profit_split_pct: 75, trader_share: 450, firm_share: 150, balance_after: 50400 });
+    const list = await api.get<{ data: unknown[] }>('/v1/accounts/{number}/payouts', `/v1/accounts/${number}/payouts`);
+    expect(list.body.data).toHaveLength(1);
+    const tooMuch = await api.post<ErrorBody>('/v1/accounts/{number}/payouts', `/v1/accounts/${number}/payouts`, { body: { amount: 401 } });
+    expect([tooMuch.status, tooMuch.body.error.code]).toEqual([409, 'payout_not_allowed']);
+    const reset = await api.post<ErrorBody>('/v1/accounts/{number}/reset', `/v1/accounts/${number}/reset`);
+    expect([reset.status, reset.body.error.code]).toEqual([409, 'conflict']);
+  });
+
+  it('accepts the new event types in webhook registration and the feed filter', async () => {
+    const hook = await api.post<{ events: string[] }>('/v1/webhooks', '/v1/webhooks', {
+      body: { url: 'https://example.com/hook', events: ['account.warning', 'account.reset', 'payout.created'] },
+    });
+    expect(hook.status).toBe(201);
+    expect(hook.body.events).toEqual(['account.warning', 'account.reset', 'payout.created']);
+    const feed = await api.get('/v1/events', '/v1/events?type=account.warning');
+    expect(feed.status).toBe(200);
+  });
+});

@@ -20,6 +20,7 @@ interface AccountRow {
   phase_kind: 'evaluation' | 'funded';
   attempt: number;
   attempt_started_at: Date;
+  payout_at: Date | null;
   previous_account: string | null;
   next_account: string | null;
   archived_at: Date | null;
@@ -27,11 +28,11 @@ interface AccountRow {
 }
 
 const ACCOUNT_COLUMNS = `number, organization_id, status, trader_id, program, terms, currency, initial_balance, balance,
-  equity, peak_equity, program_version, phase_index, phase_name, phase_kind, attempt, attempt_started_at, previous_account,
+  equity, peak_equity, program_version, phase_index, phase_name, phase_kind, attempt, attempt_started_at, payout_at, previous_account,
   next_account, archived_at, created_at`;
 
 /** The SPEC 10 fields of a row (list pages and full reads alike). */
-function lifecycleOf(row: Omit<AccountRow, 'terms' | 'archived_at' | 'attempt_started_at'>) {
+function lifecycleOf(row: Omit<AccountRow, 'terms' | 'archived_at' | 'attempt_started_at' | 'payout_at'>) {
   return {
     programVersion: row.program_version,
     phase: { index: row.phase_index, name: row.phase_name, kind: row.phase_kind },
@@ -56,6 +57,7 @@ export function toAccount(row: AccountRow): Account {
     peakEquity: toNumber(row.peak_equity),
     ...lifecycleOf(row),
     attemptStartedAt: row.attempt_started_at,
+    payoutAt: row.payout_at,
     archivedAt: row.archived_at,
     createdAt: row.created_at,
   };
@@ -221,7 +223,7 @@ export function accountKeyset(org: string, filter: AccountFilter, after: number,
   return { where, orderBy: order.join(', '), bind, types, shape: keysetShape(filter) };
 }
 
-type SummaryRow = Omit<AccountRow, 'terms' | 'archived_at' | 'attempt_started_at'>;
+type SummaryRow = Omit<AccountRow, 'terms' | 'archived_at' | 'attempt_started_at' | 'payout_at'>;
 
 export interface Statement {
   name: string;

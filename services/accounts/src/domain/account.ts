@@ -23,6 +23,8 @@ export interface Account {
   attempt: number;
   /** When the current attempt (phase, or last reset) began: trading days and payouts count from it. */
   attemptStartedAt: Date;
+  /** The last payout (funded): trading days for the next one count from it. */
+  payoutAt: Date | null;
   previousAccount: number | null;
   nextAccount: number | null;
   archivedAt: Date | null;
@@ -36,7 +38,7 @@ export interface AccountPhase {
 }
 
 /** What a list shows of an account: no frozen terms, so listing never parses them. */
-export type AccountSummary = Omit<Account, 'terms' | 'archivedAt' | 'attemptStartedAt'>;
+export type AccountSummary = Omit<Account, 'terms' | 'archivedAt' | 'attemptStartedAt' | 'payoutAt'>;
 
 export interface Trader {
   id: string;

@@ -16,6 +16,7 @@ export type { Account, AccountStatus } from '../domain/account';
 export { accountNotFound, refuseStatus } from '../domain/account';
 export { parseTerms, type ProgramTerms as Terms } from '../domain/programs';
 export { writeAccountMoney, writeMarkedEquity } from '../data/account-money';
+export { writeAccountReset, writePayout } from '../data/account-lifecycle';
 export { appendEvent, appendEvents, type NewEvent } from '../data/outbox';
 export type { PhaseLifecycle } from '../use-cases/phase-lifecycle';
 export { revokeSessionsForAccount } from '../data/executor-sessions';

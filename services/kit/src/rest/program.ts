@@ -200,3 +200,41 @@ export function parseProgramBody<S extends z.ZodTypeAny>(schema: S, raw: unknown
   const message = issue?.code === 'invalid_type' && issue.received === 'undefined' ? `${param} is required` : `${param} ${issue?.message ?? 'is invalid'}`;
   throw new AppError('invalid_request', message, param);
 }
+
+/** A payout as REST shows it (SPEC 10). */
+export const restPayoutSchema = z
+  .object({
+    id: z.string().uuid(),
+    account: z.number().int(),
+    amount: z.number(),
+    profit_split_pct: z.number().describe("the trader's share, in percent"),
+    trader_share: z.number(),
+    firm_share: z.number(),
+    balance_after: z.number(),
+    created_at: z.string().datetime(),
+  })
+  .strict();
+
+export type RestPayout = z.output<typeof restPayoutSchema>;
+
+export function toRestPayout(p: {
+  id: string;
+  account: string;
+  amount: number;
+  profitSplitPct: number;
+  traderShare: number;
+  firmShare: number;
+  balanceAfter: number;
+  createdAt?: Date;
+}): RestPayout {
+  return {
+    id: p.id,
+    account: Number(p.account),
+    amount: p.amount,
+    profit_split_pct: p.profitSplitPct,
+    trader_share: p.traderShare,
+    firm_share: p.firmShare,
+    balance_after: p.balanceAfter,
+    created_at: (p.createdAt ?? new Date(0)).toISOString(),
+  };
+}

@@ -41,6 +41,8 @@ export const programsAndPhases: Migration = {
         ADD COLUMN attempt integer NOT NULL DEFAULT 1 CHECK (attempt >= 1),
         -- when the current attempt (or phase) began: trading days and payouts count from it
         ADD COLUMN attempt_started_at timestamptz NOT NULL DEFAULT now(),
+        -- the last payout of a funded account (trading days for the next payout count from it)
+        ADD COLUMN payout_at timestamptz NULL,
         -- one next account per pass, whichever replica provisions it
         ADD COLUMN previous_account bigint NULL UNIQUE REFERENCES accounts (number),
         ADD COLUMN next_account bigint NULL;

@@ -4,14 +4,20 @@ import { selectRows, toNumber, type Sequelize, type Transaction } from '@propdes
  * The closed profit of each trading day of the account's current attempt (the day a deal closed,
  * the day rolling over at `rolloverHourUtc`), oldest first: what the consistency rule weighs.
  */
-export async function dailyProfits(db: Sequelize, accountNumber: number, rolloverHourUtc: number, tx?: Transaction): Promise<Array<{ day: string; profit: number }>> {
+export async function dailyProfits(
+  db: Sequelize,
+  accountNumber: number,
+  rolloverHourUtc: number,
+  tx?: Transaction,
+  since?: Date,
+): Promise<Array<{ day: string; profit: number }>> {
   const rows = await selectRows<{ day: string; profit: string }>(
     db,
     `SELECT to_char((d.closed_at AT TIME ZONE 'UTC') - make_interval(hours => $rollover), 'YYYY-MM-DD') AS day, sum(d.profit) AS profit
        FROM deals d JOIN accounts a ON a.number = d.account_number AND a.attempt = d.attempt
-      WHERE d.account_number = $accountNumber AND d.closed_at >= a.attempt_started_at
+      WHERE d.account_number = $accountNumber AND d.closed_at >= greatest(a.attempt_started_at, CAST($since AS timestamptz))
       GROUP BY 1 ORDER BY 1`,
-    { accountNumber, rollover: rolloverHourUtc },
+    { accountNumber, rollover: rolloverHourUtc, since: since ?? null },
     tx,
   );
   return rows.map((r) => ({ day: r.day, profit: toNumber(r.profit) }));
@@ -22,4 +28,16 @@ export function withToday(days: Array<{ day: string; profit: number }>, today: s
   const profits = new Map(days.map((d) => [d.day, d.profit]));
   profits.set(today, (profits.get(today) ?? 0) + floating);
   return [...profits.values()];
+}
+
+/** Trading days (days a position was opened) of the current attempt since an instant. */
+export async function tradingDaysSince(db: Sequelize, accountNumber: number, since: Date, tx?: Transaction): Promise<number> {
+  const rows = await selectRows<{ n: string }>(
+    db,
+    `SELECT count(DISTINCT p.trading_day) AS n FROM positions p JOIN accounts a ON a.number = p.account_number AND a.attempt = p.attempt
+      WHERE p.account_number = $accountNumber AND p.trading_day IS NOT NULL AND p.opened_at >= $since`,
+    { accountNumber, since },
+    tx,
+  );
+  return toNumber(rows[0]?.n);
 }

@@ -39,7 +39,10 @@ export interface AccountState {
  * running peak and drawdown, the day's start, weekend checks, the open minute's bucket). A
  * balance change since the start-of-day figure was read does not move it: it is fixed per day.
  */
-export function accountState(account: Account, positions: Position[], tradingDays: number, previous: AccountState | undefined): AccountState {
+export function accountState(account: Account, positions: Position[], tradingDays: number, seen: AccountState | undefined): AccountState {
+  // A reset (new attempt) or a payout moves the money the day and the peak are measured from: start afresh.
+  const previous =
+    seen && seen.account.attempt === account.attempt && (seen.account.payoutAt?.getTime() ?? 0) === (account.payoutAt?.getTime() ?? 0) ? seen : undefined;
   const sod = previous?.sod;
   const peakEquity = Math.max(account.peakEquity, previous?.peakEquity ?? 0);
   const dayStart = previous?.dayStart;

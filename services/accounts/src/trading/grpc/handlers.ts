@@ -1,9 +1,10 @@
-import { AppError } from '@propdesk/kit';
 import type { AsyncServiceImplementation, CursorCodec } from '@propdesk/kit';
 import type { tradingv1 } from '@propdesk/proto';
 import { toProtoAccount } from '../core-port';
 import { INSTRUMENTS } from '../domain/instruments';
 import { breachAccount } from '../use-cases/breach-account';
+import { resetAccount } from '../use-cases/reset-account';
+import { createPayout, listPayouts } from '../use-cases/payouts';
 import { closePosition } from '../use-cases/close-position';
 import { getAnalytics } from '../use-cases/get-analytics';
 import { getEquityCurve } from '../use-cases/get-equity-curve';
@@ -24,6 +25,7 @@ import {
   toProtoFlag,
   toProtoInstrument,
   toProtoPosition,
+  toProtoPayout,
   toProtoQuote,
 } from './mappers';
 import { createStreamQuotesHandler } from './stream-quotes-handler';
@@ -46,14 +48,15 @@ export function createTradingHandlers({ engine, cursors }: TradingHandlerDeps): 
     async breachAccount(req) {
       return { account: toProtoAccount(await breachAccount(engine, req)) };
     },
-    async resetAccount() {
-      throw new AppError('unavailable', 'reset is not available yet');
+    async resetAccount(req) {
+      return { account: toProtoAccount(await resetAccount(engine, req)) };
     },
-    async createPayout() {
-      throw new AppError('unavailable', 'payouts are not available yet');
+    async createPayout(req) {
+      return { payout: toProtoPayout(await createPayout(engine, req)) };
     },
-    async listPayouts() {
-      throw new AppError('unavailable', 'payouts are not available yet');
+    async listPayouts(req) {
+      const page = await listPayouts(engine, cursors, req);
+      return { payouts: page.items.map(toProtoPayout), nextPageToken: page.nextPageToken };
     },
     async listPositions(req) {
       const page = await listPositions(engine, cursors, { ...req, status: positionStatusFromProto(req.status) });

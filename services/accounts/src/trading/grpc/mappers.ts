@@ -1,3 +1,4 @@
+import type { Payout } from '../data/payouts';
 import { AppError } from '@propdesk/kit';
 import { tradingv1 } from '@propdesk/proto';
 import type { Deal } from '../data/deals';
@@ -105,4 +106,17 @@ export function toProtoInstrument(i: Instrument): tradingv1.Instrument {
 
 export function toProtoQuote(q: Quote): tradingv1.Quote {
   return { symbol: q.symbol, bid: q.bid, ask: q.ask, time: q.time };
+}
+
+export function toProtoPayout(p: Payout): tradingv1.Payout {
+  return {
+    id: p.id,
+    account: String(p.accountNumber),
+    amount: p.amount,
+    profitSplitPct: p.profitSplitPct,
+    traderShare: p.traderShare,
+    firmShare: p.firmShare,
+    balanceAfter: p.balanceAfter,
+    createdAt: p.createdAt,
+  };
 }
