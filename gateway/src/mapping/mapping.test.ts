@@ -69,8 +69,9 @@ describe('proto -> REST mapping', () => {
       price: 1.2,
       closeReason: '',
       createdAt: created,
+      attempt: 2,
     });
-    expect(rest).toMatchObject({ status: 'pending', side: 'sell', type: 'limit', price: 1.2, open_price: null, opened_at: null, close_reason: null });
+    expect(rest).toMatchObject({ attempt: 2, status: 'pending', side: 'sell', type: 'limit', price: 1.2, open_price: null, opened_at: null, close_reason: null });
     expect(matches('Position', rest)).toBe(true);
   });
 

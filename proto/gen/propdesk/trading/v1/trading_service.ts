@@ -188,7 +188,11 @@ export interface Position {
     | Date
     | undefined;
   /** Floating P/L of an open position in the account currency. */
-  floatingProfit?: number | undefined;
+  floatingProfit?:
+    | number
+    | undefined;
+  /** The account's attempt it belongs to (1, then +1 per reset). */
+  attempt: number;
 }
 
 export interface PlaceOrderRequest {
@@ -255,6 +259,8 @@ export interface Deal {
   closedAt?: Date | undefined;
   closeReason: string;
   balanceAfter: number;
+  /** The account's attempt it belongs to. */
+  attempt: number;
 }
 
 export interface ListTradesRequest {
@@ -279,7 +285,11 @@ export interface Flag {
   reason: string;
   /** Evidence: limit, observed equity, balance, peak, start-of-day balance... */
   evidence?: { [key: string]: any } | undefined;
-  createdAt?: Date | undefined;
+  createdAt?:
+    | Date
+    | undefined;
+  /** The account's attempt it belongs to. */
+  attempt: number;
 }
 
 export interface ListFlagsRequest {
@@ -450,6 +460,7 @@ function createBasePosition(): Position {
     closeReason: "",
     createdAt: undefined,
     floatingProfit: undefined,
+    attempt: 0,
   };
 }
 
@@ -508,6 +519,9 @@ export const Position: MessageFns<Position> = {
     }
     if (message.floatingProfit !== undefined) {
       writer.uint32(145).double(message.floatingProfit);
+    }
+    if (message.attempt !== 0) {
+      writer.uint32(152).int32(message.attempt);
     }
     return writer;
   },
@@ -669,6 +683,14 @@ export const Position: MessageFns<Position> = {
             message.floatingProfit = reader.double();
             continue;
           }
+          case 19: {
+            if (tag !== 152) {
+              break;
+            }
+
+            message.attempt = reader.int32();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -737,6 +759,7 @@ export const Position: MessageFns<Position> = {
         : isSet(object.floating_profit)
         ? globalThis.Number(object.floating_profit)
         : undefined,
+      attempt: isSet(object.attempt) ? globalThis.Number(object.attempt) : 0,
     };
   },
 
@@ -796,6 +819,9 @@ export const Position: MessageFns<Position> = {
     if (message.floatingProfit !== undefined) {
       obj.floatingProfit = floatToJson(message.floatingProfit);
     }
+    if (message.attempt !== 0) {
+      obj.attempt = Math.round(message.attempt);
+    }
     return obj;
   },
 
@@ -822,6 +848,7 @@ export const Position: MessageFns<Position> = {
     message.closeReason = object.closeReason ?? "";
     message.createdAt = object.createdAt ?? undefined;
     message.floatingProfit = object.floatingProfit ?? undefined;
+    message.attempt = object.attempt ?? 0;
     return message;
   },
 };
@@ -1717,6 +1744,7 @@ function createBaseDeal(): Deal {
     closedAt: undefined,
     closeReason: "",
     balanceAfter: 0,
+    attempt: 0,
   };
 }
 
@@ -1760,6 +1788,9 @@ export const Deal: MessageFns<Deal> = {
     }
     if (message.balanceAfter !== 0) {
       writer.uint32(105).double(message.balanceAfter);
+    }
+    if (message.attempt !== 0) {
+      writer.uint32(112).int32(message.attempt);
     }
     return writer;
   },
@@ -1881,6 +1912,14 @@ export const Deal: MessageFns<Deal> = {
             message.balanceAfter = reader.double();
             continue;
           }
+          case 14: {
+            if (tag !== 112) {
+              break;
+            }
+
+            message.attempt = reader.int32();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1936,6 +1975,7 @@ export const Deal: MessageFns<Deal> = {
         : isSet(object.balance_after)
         ? globalThis.Number(object.balance_after)
         : 0,
+      attempt: isSet(object.attempt) ? globalThis.Number(object.attempt) : 0,
     };
   },
 
@@ -1980,6 +2020,9 @@ export const Deal: MessageFns<Deal> = {
     if (message.balanceAfter !== 0) {
       obj.balanceAfter = floatToJson(message.balanceAfter);
     }
+    if (message.attempt !== 0) {
+      obj.attempt = Math.round(message.attempt);
+    }
     return obj;
   },
 
@@ -2001,6 +2044,7 @@ export const Deal: MessageFns<Deal> = {
     message.closedAt = object.closedAt ?? undefined;
     message.closeReason = object.closeReason ?? "";
     message.balanceAfter = object.balanceAfter ?? 0;
+    message.attempt = object.attempt ?? 0;
     return message;
   },
 };
@@ -2224,7 +2268,16 @@ export const ListTradesResponse: MessageFns<ListTradesResponse> = {
 };
 
 function createBaseFlag(): Flag {
-  return { id: "", account: "0", rule: "", action: "", reason: "", evidence: undefined, createdAt: undefined };
+  return {
+    id: "",
+    account: "0",
+    rule: "",
+    action: "",
+    reason: "",
+    evidence: undefined,
+    createdAt: undefined,
+    attempt: 0,
+  };
 }
 
 export const Flag: MessageFns<Flag> = {
@@ -2249,6 +2302,9 @@ export const Flag: MessageFns<Flag> = {
     }
     if (message.createdAt !== undefined) {
       Timestamp.encode(toTimestamp(message.createdAt), writer.uint32(58).fork()).join();
+    }
+    if (message.attempt !== 0) {
+      writer.uint32(64).int32(message.attempt);
     }
     return writer;
   },
@@ -2322,6 +2378,14 @@ export const Flag: MessageFns<Flag> = {
             message.createdAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
             continue;
           }
+          case 8: {
+            if (tag !== 64) {
+              break;
+            }
+
+            message.attempt = reader.int32();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2347,6 +2411,7 @@ export const Flag: MessageFns<Flag> = {
         : isSet(object.created_at)
         ? fromJsonTimestamp(object.created_at)
         : undefined,
+      attempt: isSet(object.attempt) ? globalThis.Number(object.attempt) : 0,
     };
   },
 
@@ -2373,6 +2438,9 @@ export const Flag: MessageFns<Flag> = {
     if (message.createdAt !== undefined) {
       obj.createdAt = message.createdAt.toISOString();
     }
+    if (message.attempt !== 0) {
+      obj.attempt = Math.round(message.attempt);
+    }
     return obj;
   },
 
@@ -2388,6 +2456,7 @@ export const Flag: MessageFns<Flag> = {
     message.reason = object.reason ?? "";
     message.evidence = object.evidence ?? undefined;
     message.createdAt = object.createdAt ?? undefined;
+    message.attempt = object.attempt ?? 0;
     return message;
   },
 };

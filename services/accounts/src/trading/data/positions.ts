@@ -24,6 +24,8 @@ export interface Position {
   closedAt: Date | null;
   closeReason: string;
   createdAt: Date;
+  /** The account's attempt the position belongs to (SPEC 10). */
+  attempt: number;
 }
 
 interface PositionRow {
@@ -46,10 +48,11 @@ interface PositionRow {
   closed_at: Date | null;
   close_reason: string;
   created_at: Date;
+  attempt: number;
 }
 
 const COLUMNS = `id, seq, account_number, organization_id, status, symbol, side, volume, type, price, open_price, stop_loss,
-  take_profit, opened_at, close_price, profit, closed_at, close_reason, created_at`;
+  take_profit, opened_at, close_price, profit, closed_at, close_reason, created_at, attempt`;
 
 const nullableNumber = (v: string | null): number | null => (v === null ? null : toNumber(v));
 
@@ -74,6 +77,7 @@ function toPosition(row: PositionRow): Position {
     closedAt: row.closed_at,
     closeReason: row.close_reason,
     createdAt: row.created_at,
+    attempt: row.attempt ?? 1,
   };
 }
 

@@ -71,6 +71,7 @@ export function toProtoPosition(p: MarkedPosition): tradingv1.Position {
     closeReason: p.closeReason,
     createdAt: p.createdAt,
     floatingProfit: opt(p.floatingProfit),
+    attempt: p.attempt,
   };
 }
 
@@ -89,11 +90,12 @@ export function toProtoDeal(d: Deal): tradingv1.Deal {
     closedAt: d.closedAt,
     closeReason: d.closeReason,
     balanceAfter: d.balanceAfter,
+    attempt: d.attempt,
   };
 }
 
 export function toProtoFlag(f: Flag): tradingv1.Flag {
-  return { id: f.id, account: String(f.accountNumber), rule: f.rule, action: f.action, reason: f.reason, evidence: f.evidence, createdAt: f.createdAt };
+  return { id: f.id, account: String(f.accountNumber), rule: f.rule, action: f.action, reason: f.reason, evidence: f.evidence, createdAt: f.createdAt, attempt: f.attempt };
 }
 
 export function toProtoEquityPoint(p: CurvePoint): tradingv1.EquityPoint {

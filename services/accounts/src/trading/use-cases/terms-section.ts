@@ -47,5 +47,6 @@ export async function getTerms(engine: LiveEngine, req: { organizationId: string
   const accountNumber = parseAccountNumber(req.number);
   const ctx = await engine.context();
   const view = await liveAccountView(ctx, org, accountNumber);
-  return termsSection(view, await listFlags(ctx.sequelize, accountNumber, 0, 200, 'breach'));
+  const breaches = await listFlags(ctx.sequelize, accountNumber, 0, 200, 'breach');
+  return termsSection(view, breaches.filter((f) => f.attempt === view.account.attempt));
 }
