@@ -4,7 +4,7 @@ import type { NewEvent } from '../data/outbox';
 import { accountEventData, type Account } from '../domain/account';
 import { generateExecutorPassword } from '../domain/passwords';
 import type { AccountsDeps } from '../deps';
-import { phaseTerms, programVersion } from './programs';
+import { phaseTerms, programVersion, type ProgramForAccounts } from './programs';
 import { spendCredits, type Reservation } from './spend-credits';
 
 /**
@@ -24,11 +24,26 @@ export interface PhaseLifecycle {
   withOneCredit<T>(organizationId: string, work: (tx: Transaction, reservation: Reservation) => Promise<T>): Promise<T>;
 }
 
+/** Program versions held in memory: a version is never changed once written, so it never goes stale. */
+const CACHED_VERSIONS = 1000;
+
 export function createPhaseLifecycle(deps: AccountsDeps): PhaseLifecycle {
+  const versions = new Map<string, ProgramForAccounts>();
+  const versionOf = async (org: string, name: string, version: number): Promise<ProgramForAccounts | null> => {
+    const key = `${org}\u0000${name}\u0000${version}`;
+    const known = versions.get(key);
+    if (known) return known;
+    const found = await programVersion(deps, org, name, version);
+    if (found) {
+      if (versions.size >= CACHED_VERSIONS) versions.clear();
+      versions.set(key, found);
+    }
+    return found;
+  };
   return {
     async provisionNextPhase(tx, account) {
       if (account.phase.kind !== 'evaluation') return null;
-      const program = await programVersion(deps, account.organizationId, account.program, account.programVersion);
+      const program = await versionOf(account.organizationId, account.program, account.programVersion);
       const index = account.phase.index + 1;
       if (!program || index >= program.phases.length) return null;
       const phase = program.phases[index];

@@ -14,7 +14,8 @@ export const attemptsPayoutsWarningsSchema: Migration = {
       ALTER TABLE deals ADD COLUMN attempt integer NOT NULL DEFAULT 1;
       ALTER TABLE flags ADD COLUMN attempt integer NOT NULL DEFAULT 1;
 
-      CREATE FUNCTION stamp_account_attempt() RETURNS trigger LANGUAGE plpgsql AS $$
+      -- search_path pinned at creation: the trigger finds the accounts table whatever the inserting session's path.
+      CREATE FUNCTION stamp_account_attempt() RETURNS trigger LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
       BEGIN
         SELECT a.attempt INTO NEW.attempt FROM accounts a WHERE a.number = NEW.account_number;
         NEW.attempt := coalesce(NEW.attempt, 1);
