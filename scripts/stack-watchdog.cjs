@@ -25,6 +25,13 @@ let stopping = false;
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
+// What it does goes to the stack's stderr, so a stop that went wrong can be read afterwards;
+// that output may have gone away (a closed pipe), which must never end the watchdog.
+process.stderr.on('error', () => {});
+const say = (msg) => {
+  try { process.stderr.write(`[propdesk] watchdog: ${msg}\n`); } catch { /* nobody is reading */ }
+};
+
 /** Start time of a live process (clock ticks since boot), '' where /proc is missing, undefined when gone. */
 function startTime(pid) {
   let stat;
@@ -56,17 +63,22 @@ const servicesLeft = () => [...services].filter(([pid, started]) => alive(pid, s
 async function stopEverything() {
   if (stopping) return;
   stopping = true;
-  const deadline = Date.now() + SERVICES_MS;
+  const began = Date.now();
+  const deadline = began + SERVICES_MS;
+  if (servicesLeft().length > 0) say(`the supervisor is gone; waiting for ${servicesLeft().length} service(s) to end`);
   while (servicesLeft().length > 0 && Date.now() < deadline) await sleep(200);
   for (const [pid] of servicesLeft()) {
+    say(`service ${pid} still running after ${SERVICES_MS} ms: killed`);
     try { process.kill(pid, 'SIGKILL'); } catch { /* gone meanwhile */ }
   }
   for (const [signal, waitMs] of POSTGRES_STEPS) {
     if (!postmasterRunning()) break;
+    say(`stopping the embedded PostgreSQL ${postgres.pid} with ${signal}`);
     try { process.kill(postgres.pid, signal); } catch { break; }
     const until = Date.now() + waitMs;
     while (Date.now() < until && alive(postgres.pid, postgres.started)) await sleep(100);
   }
+  if (Date.now() - began > 1000) say(`everything ended ${Date.now() - began} ms after the supervisor`);
   process.exit(0);
 }
 

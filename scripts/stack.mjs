@@ -167,10 +167,13 @@ async function startEmbeddedPostgres() {
   if (stopping) throw new Error('stopping');
   const starting = embedded.start();
   // Tell the watchdog the postmaster's pid as soon as it is spawned, not only once it is ready.
-  const announce = setInterval(() => {
+  let announced = false;
+  const tellPostgres = () => {
     const pid = embedded.process?.pid;
-    if (pid && tellWatchdog({ postgres: { pid, dataDir: pgDir } })) clearInterval(announce);
-  }, 20);
+    if (!announced && pid && tellWatchdog({ postgres: { pid, dataDir: pgDir } })) announced = true;
+    if (announced) clearInterval(announce);
+  };
+  const announce = setInterval(tellPostgres, 20);
   try {
     await starting;
   } catch (err) {
@@ -182,6 +185,9 @@ async function startEmbeddedPostgres() {
   } finally {
     clearInterval(announce);
   }
+  // A busy machine may not have run the interval between the spawn and the server being ready.
+  tellPostgres();
+  if (!announced) say('the stack watchdog does not know the embedded PostgreSQL: it will not stop it if this supervisor is killed');
   const client = embedded.getPgClient('postgres', '127.0.0.1');
   await client.connect();
   const exists = await client.query("SELECT 1 FROM pg_database WHERE datname = 'propdesk'");
@@ -194,7 +200,7 @@ async function startEmbeddedPostgres() {
 // Started first, so that nothing this supervisor starts can outlive it (stack-watchdog.cjs).
 let watchdog;
 function startWatchdog() {
-  watchdog = spawn(process.execPath, [stackWatchdog], { stdio: ['ignore', 'ignore', 'ignore', 'ipc'] });
+  watchdog = spawn(process.execPath, [stackWatchdog], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
   watchdog.on('error', (err) => say(`stack watchdog: ${err.message}`));
   watchdog.on('exit', (code, signal) => {
     if (!stopping) say(`the stack watchdog ended unexpectedly (code ${code}, signal ${signal})`);

@@ -1,10 +1,8 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { AppError, isExactDecimalLiteral } from '@propdesk/kit';
+import { AppError, isExactDecimalLiteral, isUuid } from '@propdesk/kit';
 
 export type FlagSpec = NonNullable<ParseArgsConfig['options']>;
 export type FlagValues = Record<string, string | boolean | undefined>;
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** node:util parseArgs in strict mode; its errors become invalid_request naming the flag. */
 export function parseFlags(args: string[], options: FlagSpec): FlagValues {
@@ -41,13 +39,13 @@ export function optionalString(values: FlagValues, flag: string): string | undef
 
 export function organizationId(values: FlagValues): string {
   const id = requiredString(values, 'org');
-  if (!UUID.test(id)) throw new AppError('invalid_request', '--org must be an organization id (UUID)', 'org');
+  if (!isUuid(id)) throw new AppError('invalid_request', '--org must be an organization id (UUID)', 'org');
   return id.toLowerCase();
 }
 
 export function uuidFlag(values: FlagValues, flag: string): string {
   const id = requiredString(values, flag);
-  if (!UUID.test(id)) throw new AppError('invalid_request', `--${flag} must be a UUID`, flag);
+  if (!isUuid(id)) throw new AppError('invalid_request', `--${flag} must be a UUID`, flag);
   return id.toLowerCase();
 }
 

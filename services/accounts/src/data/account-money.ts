@@ -1,4 +1,4 @@
-import type { Sequelize, Transaction } from '@propdesk/kit';
+import { execute, type Sequelize, type Transaction } from '@propdesk/kit';
 import type { AccountStatus } from '../domain/account';
 
 /**
@@ -11,11 +11,13 @@ export async function writeAccountMoney(
   number: number,
   values: { balance: number; equity: number; peakEquity: number; status?: AccountStatus },
 ): Promise<void> {
-  await sequelize.query(
-    `UPDATE accounts SET balance = :balance, equity = :equity, peak_equity = GREATEST(peak_equity, :peakEquity),
-        status = COALESCE(:status, status), updated_at = now()
-      WHERE number = :number`,
-    { replacements: { number, ...values, status: values.status ?? null }, transaction: tx },
+  await execute(
+    sequelize,
+    `UPDATE accounts SET balance = $balance, equity = $equity, peak_equity = GREATEST(peak_equity, $peakEquity),
+        status = COALESCE($status, status), updated_at = now()
+      WHERE number = $number`,
+    { number, balance: values.balance, equity: values.equity, peakEquity: values.peakEquity, status: values.status ?? null },
+    tx,
   );
 }
 
@@ -27,10 +29,11 @@ export async function writeMarkedEquity(sequelize: Sequelize, marks: Array<{ num
   if (marks.length === 0) return;
   // Arrays travel as three bind parameters: one statement, whatever the number of accounts.
   const sorted = [...marks].sort((a, b) => a.number - b.number);
-  await sequelize.query(
+  await execute(
+    sequelize,
     `UPDATE accounts a SET equity = v.e, peak_equity = GREATEST(a.peak_equity, v.p)
-       FROM unnest($1::bigint[], $2::numeric[], $3::numeric[]) AS v(n, e, p)
+       FROM unnest($numbers::bigint[], $equities::numeric[], $peaks::numeric[]) AS v(n, e, p)
       WHERE a.number = v.n AND a.status = 'active' AND (a.equity <> v.e OR a.peak_equity < v.p)`,
-    { bind: [sorted.map((m) => m.number), sorted.map((m) => m.equity), sorted.map((m) => m.peakEquity)] },
+    { numbers: sorted.map((m) => m.number), equities: sorted.map((m) => m.equity), peaks: sorted.map((m) => m.peakEquity) },
   );
 }

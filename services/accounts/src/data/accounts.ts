@@ -1,4 +1,4 @@
-import { ACCOUNT_JSON_SQL, execute, preparedRows, QueryTypes, toNumber, type Sequelize, type Transaction } from '@propdesk/kit';
+import { ACCOUNT_JSON_SQL, execute, preparedRows, selectOne, selectRows, toNumber, type Sequelize, type Transaction } from '@propdesk/kit';
 import type { Account, AccountStatus, AccountSummary } from '../domain/account';
 import { parseTerms, type ProgramTerms } from '../domain/programs';
 
@@ -80,32 +80,30 @@ export interface NewAccounts {
 
 /** Inserts one account per sealed password; numbers come from the global sequence. */
 export async function insertAccounts(sequelize: Sequelize, tx: Transaction, input: NewAccounts): Promise<Account[]> {
-  const rows = await sequelize.query<AccountRow>(
+  const rows = await selectRows<AccountRow>(
+    sequelize,
     `INSERT INTO accounts (organization_id, program, terms, currency, initial_balance, balance, equity, peak_equity, executor_password_sealed,
                            program_version, phase_index, phase_name, phase_kind, trader_id, previous_account)
-     SELECT :org, :program, :terms::jsonb, :currency, :balance, :balance, :balance, :balance, sealed,
-            :version, :phaseIndex, :phaseName, :phaseKind, CAST(:traderId AS uuid), CAST(:previous AS bigint)
-       FROM unnest(ARRAY[:sealed]::text[]) WITH ORDINALITY AS t(sealed, i)
+     SELECT $org::uuid, $program, $terms::jsonb, $currency, $balance::numeric, $balance::numeric, $balance::numeric, $balance::numeric, sealed,
+            $version::integer, $phaseIndex::integer, $phaseName, $phaseKind, CAST($traderId AS uuid), CAST($previous AS bigint)
+       FROM unnest($sealed::text[]) WITH ORDINALITY AS t(sealed, i)
       ORDER BY i
      RETURNING ${ACCOUNT_COLUMNS}`,
     {
-      replacements: {
-        org: input.organizationId,
-        program: input.program,
-        terms: JSON.stringify(input.terms),
-        currency: input.currency,
-        balance: input.initialBalance,
-        sealed: input.sealedPasswords,
-        version: input.programVersion ?? 1,
-        phaseIndex: input.phase?.index ?? 0,
-        phaseName: input.phase?.name ?? 'evaluation',
-        phaseKind: input.phase?.kind ?? 'evaluation',
-        traderId: input.traderId ?? null,
-        previous: input.previousAccount ?? null,
-      },
-      type: QueryTypes.SELECT,
-      transaction: tx,
+      org: input.organizationId,
+      program: input.program,
+      terms: JSON.stringify(input.terms),
+      currency: input.currency,
+      balance: input.initialBalance,
+      sealed: input.sealedPasswords,
+      version: input.programVersion ?? 1,
+      phaseIndex: input.phase?.index ?? 0,
+      phaseName: input.phase?.name ?? 'evaluation',
+      phaseKind: input.phase?.kind ?? 'evaluation',
+      traderId: input.traderId ?? null,
+      previous: input.previousAccount ?? null,
     },
+    tx,
   );
   return rows.map(toAccount).sort((a, b) => a.number - b.number);
 }
@@ -121,20 +119,19 @@ export async function findAccount(
   number: number,
   options: { transaction?: Transaction; forUpdate?: boolean } = {},
 ): Promise<Account | null> {
-  const rows = await sequelize.query<AccountRow>(
-    `SELECT ${ACCOUNT_COLUMNS} FROM accounts WHERE number = :number${org === null ? '' : ' AND organization_id = :org'}${options.forUpdate ? ' FOR UPDATE' : ''}`,
-    { replacements: { org, number }, type: QueryTypes.SELECT, transaction: options.transaction },
+  const row = await selectOne<AccountRow>(
+    sequelize,
+    `SELECT ${ACCOUNT_COLUMNS} FROM accounts WHERE number = $number${org === null ? '' : ' AND organization_id = $org'}${options.forUpdate ? ' FOR UPDATE' : ''}`,
+    org === null ? { number } : { org, number },
+    options.transaction,
   );
-  return rows[0] ? toAccount(rows[0]) : null;
+  return row ? toAccount(row) : null;
 }
 
 /** Many accounts of any organization by number, in one statement (the trading engine's reloads). */
 export async function findAccounts(sequelize: Sequelize, numbers: number[]): Promise<Account[]> {
   if (numbers.length === 0) return [];
-  const rows = await sequelize.query<AccountRow>(`SELECT ${ACCOUNT_COLUMNS} FROM accounts WHERE number = ANY($1::bigint[])`, {
-    bind: [numbers],
-    type: QueryTypes.SELECT,
-  });
+  const rows = await selectRows<AccountRow>(sequelize, `SELECT ${ACCOUNT_COLUMNS} FROM accounts WHERE number = ANY($numbers::bigint[])`, { numbers });
   return rows.map(toAccount);
 }
 
@@ -143,19 +140,21 @@ export async function findAccountWithSecret(
   sequelize: Sequelize,
   number: number,
 ): Promise<{ account: Account; sealedPassword: string } | null> {
-  const rows = await sequelize.query<AccountRow & { executor_password_sealed: string }>(
-    `SELECT ${ACCOUNT_COLUMNS}, executor_password_sealed FROM accounts WHERE number = :number`,
-    { replacements: { number }, type: QueryTypes.SELECT },
+  const row = await selectOne<AccountRow & { executor_password_sealed: string }>(
+    sequelize,
+    `SELECT ${ACCOUNT_COLUMNS}, executor_password_sealed FROM accounts WHERE number = $number`,
+    { number },
   );
-  return rows[0] ? { account: toAccount(rows[0]), sealedPassword: rows[0].executor_password_sealed } : null;
+  return row ? { account: toAccount(row), sealedPassword: row.executor_password_sealed } : null;
 }
 
 export async function findSealedPassword(sequelize: Sequelize, org: string, number: number): Promise<string | null> {
-  const rows = await sequelize.query<{ executor_password_sealed: string }>(
-    'SELECT executor_password_sealed FROM accounts WHERE organization_id = :org AND number = :number',
-    { replacements: { org, number }, type: QueryTypes.SELECT },
+  const row = await selectOne<{ executor_password_sealed: string }>(
+    sequelize,
+    'SELECT executor_password_sealed FROM accounts WHERE organization_id = $org AND number = $number',
+    { org, number },
   );
-  return rows[0]?.executor_password_sealed ?? null;
+  return row?.executor_password_sealed ?? null;
 }
 
 export interface AccountFilter {
@@ -355,35 +354,36 @@ export async function listAccountsJson(sequelize: Sequelize, pages: PageQuery[])
  * can EXPLAIN exactly what runs.
  */
 export const NEXT_CLAIMABLE_SQL = `SELECT ${ACCOUNT_COLUMNS} FROM accounts
-      WHERE organization_id >= $1 AND organization_id <= $1 AND trader_id IS NULL AND status = 'active'
+      WHERE organization_id >= $org AND organization_id <= $org AND trader_id IS NULL AND status = 'active'
       ORDER BY organization_id, number LIMIT 1 FOR UPDATE SKIP LOCKED`;
 
 export async function lockNextClaimable(sequelize: Sequelize, tx: Transaction, org: string): Promise<Account | null> {
-  const rows = await sequelize.query<AccountRow>(NEXT_CLAIMABLE_SQL, { bind: [org], type: QueryTypes.SELECT, transaction: tx });
-  return rows[0] ? toAccount(rows[0]) : null;
+  const row = await selectOne<AccountRow>(sequelize, NEXT_CLAIMABLE_SQL, { org }, tx);
+  return row ? toAccount(row) : null;
 }
 
 export async function setTrader(sequelize: Sequelize, tx: Transaction, number: number, traderId: string | null): Promise<Account> {
-  const rows = await sequelize.query<AccountRow>(
-    `UPDATE accounts SET trader_id = :traderId, updated_at = now() WHERE number = :number RETURNING ${ACCOUNT_COLUMNS}`,
-    { replacements: { number, traderId }, type: QueryTypes.SELECT, transaction: tx },
+  const rows = await selectRows<AccountRow>(
+    sequelize,
+    `UPDATE accounts SET trader_id = $traderId, updated_at = now() WHERE number = $number RETURNING ${ACCOUNT_COLUMNS}`,
+    { number, traderId },
+    tx,
   );
   return toAccount(rows[0]);
 }
 
 export async function markArchived(sequelize: Sequelize, tx: Transaction, number: number): Promise<Account> {
-  const rows = await sequelize.query<AccountRow>(
-    `UPDATE accounts SET status = 'archived', archived_at = now(), updated_at = now() WHERE number = :number RETURNING ${ACCOUNT_COLUMNS}`,
-    { replacements: { number }, type: QueryTypes.SELECT, transaction: tx },
+  const rows = await selectRows<AccountRow>(
+    sequelize,
+    `UPDATE accounts SET status = 'archived', archived_at = now(), updated_at = now() WHERE number = $number RETURNING ${ACCOUNT_COLUMNS}`,
+    { number },
+    tx,
   );
   return toAccount(rows[0]);
 }
 
 export async function setSealedPassword(sequelize: Sequelize, tx: Transaction, number: number, sealed: string): Promise<void> {
-  await sequelize.query('UPDATE accounts SET executor_password_sealed = :sealed, updated_at = now() WHERE number = :number', {
-    replacements: { number, sealed },
-    transaction: tx,
-  });
+  await execute(sequelize, 'UPDATE accounts SET executor_password_sealed = $sealed, updated_at = now() WHERE number = $number', { number, sealed }, tx);
 }
 
 /** Links a passed account to the next phase's account. */

@@ -1,4 +1,4 @@
-import { QueryTypes, toNumber, type Sequelize } from '@propdesk/kit';
+import { selectOne, selectRows, toNumber, type Sequelize } from '@propdesk/kit';
 
 export interface StoredEvent {
   position: number;
@@ -39,19 +39,19 @@ const toEvent = (row: EventRow): StoredEvent => ({
  * then visible to the read, and one that starts later has an xid at or above the horizon.
  */
 async function settledHorizon(sequelize: Sequelize): Promise<string> {
-  const rows = await sequelize.query<{ horizon: string }>(
+  const row = await selectOne<{ horizon: string }>(
+    sequelize,
     `WITH snap AS (SELECT pg_current_snapshot() AS s)
      SELECT COALESCE(
        (SELECT min(x) FROM snap, pg_snapshot_xip(s) AS x
          WHERE (x::text::numeric % 4294967296)::text IN (
            SELECT backend_xid::text FROM pg_stat_activity WHERE datname = current_database() AND backend_xid IS NOT NULL)),
        (SELECT pg_snapshot_xmax(s) FROM snap))::text AS horizon`,
-    { type: QueryTypes.SELECT },
   );
-  return rows[0].horizon;
+  return row!.horizon;
 }
 
-const SETTLED = 'txid < :horizon::xid8';
+const SETTLED = 'txid < $horizon::xid8';
 
 export async function listEvents(
   sequelize: Sequelize,
@@ -61,11 +61,12 @@ export async function listEvents(
   limit: number,
 ): Promise<StoredEvent[]> {
   const horizon = await settledHorizon(sequelize);
-  const rows = await sequelize.query<EventRow>(
+  const rows = await selectRows<EventRow>(
+    sequelize,
     `SELECT position, id, organization_id, type, data, created_at FROM events
-      WHERE organization_id = :org ${type ? 'AND type = :type' : ''} AND position > :after AND ${SETTLED}
-      ORDER BY position LIMIT :limit`,
-    { replacements: { org, type, after, limit, horizon }, type: QueryTypes.SELECT },
+      WHERE organization_id = $org ${type ? 'AND type = $type' : ''} AND position > $after AND ${SETTLED}
+      ORDER BY position LIMIT $limit`,
+    type ? { org, type, after, limit, horizon } : { org, after, limit, horizon },
   );
   return rows.map(toEvent);
 }
@@ -73,10 +74,11 @@ export async function listEvents(
 /** Every organization's settled events after a position, for the StreamEvents consumer. */
 export async function readSettledEvents(sequelize: Sequelize, after: number, limit: number): Promise<StoredEvent[]> {
   const horizon = await settledHorizon(sequelize);
-  const rows = await sequelize.query<EventRow>(
+  const rows = await selectRows<EventRow>(
+    sequelize,
     `SELECT position, id, organization_id, type, data, created_at FROM events
-      WHERE position > :after AND ${SETTLED} ORDER BY position LIMIT :limit`,
-    { replacements: { after, limit, horizon }, type: QueryTypes.SELECT },
+      WHERE position > $after AND ${SETTLED} ORDER BY position LIMIT $limit`,
+    { after, limit, horizon },
   );
   return rows.map(toEvent);
 }

@@ -1,12 +1,15 @@
-import { QueryTypes, toNumber, type Sequelize, type Transaction } from '@propdesk/kit';
+import { selectOne, toNumber, type Sequelize, type Transaction } from '@propdesk/kit';
 
 /** Revokes every live executor session of an account inside the caller's transaction. */
 export async function revokeSessionsForAccount(sequelize: Sequelize, tx: Transaction, accountNumber: number): Promise<number> {
-  const [, affected] = (await sequelize.query(
-    'UPDATE executor_sessions SET revoked_at = now() WHERE account_number = :n AND revoked_at IS NULL',
-    { replacements: { n: accountNumber }, transaction: tx },
-  )) as [unknown, number];
-  return affected ?? 0;
+  const row = await selectOne<{ n: string }>(
+    sequelize,
+    `WITH revoked AS (UPDATE executor_sessions SET revoked_at = now() WHERE account_number = $n AND revoked_at IS NULL RETURNING 1)
+     SELECT count(*) AS n FROM revoked`,
+    { n: accountNumber },
+    tx,
+  );
+  return Number(row?.n ?? 0);
 }
 
 export async function insertSession(
@@ -15,20 +18,22 @@ export async function insertSession(
   tokenSha256: string,
   ttlSeconds: number,
 ): Promise<{ id: string; expiresAt: Date }> {
-  const rows = await sequelize.query<{ id: string; expires_at: Date }>(
+  const row = (await selectOne<{ id: string; expires_at: Date }>(
+    sequelize,
     `INSERT INTO executor_sessions (account_number, token_sha256, expires_at)
-     VALUES (:n, :hash, now() + make_interval(secs => :ttl)) RETURNING id, expires_at`,
-    { replacements: { n: accountNumber, hash: tokenSha256, ttl: ttlSeconds }, type: QueryTypes.SELECT },
-  );
-  return { id: rows[0].id, expiresAt: rows[0].expires_at };
+     VALUES ($n, $hash, now() + make_interval(secs => $ttl)) RETURNING id, expires_at`,
+    { n: accountNumber, hash: tokenSha256, ttl: ttlSeconds },
+  ))!;
+  return { id: row.id, expiresAt: row.expires_at };
 }
 
 /** A session that is neither revoked nor expired, by token hash. */
 export async function findLiveSession(sequelize: Sequelize, tokenSha256: string): Promise<{ id: string; accountNumber: number } | null> {
-  const rows = await sequelize.query<{ id: string; account_number: string }>(
+  const row = await selectOne<{ id: string; account_number: string }>(
+    sequelize,
     `SELECT id, account_number FROM executor_sessions
-      WHERE token_sha256 = :hash AND revoked_at IS NULL AND expires_at > now()`,
-    { replacements: { hash: tokenSha256 }, type: QueryTypes.SELECT },
+      WHERE token_sha256 = $hash AND revoked_at IS NULL AND expires_at > now()`,
+    { hash: tokenSha256 },
   );
-  return rows[0] ? { id: rows[0].id, accountNumber: toNumber(rows[0].account_number) } : null;
+  return row ? { id: row.id, accountNumber: toNumber(row.account_number) } : null;
 }

@@ -1,4 +1,4 @@
-import { newEventId, type Sequelize, type Transaction } from '@propdesk/kit';
+import { execute, newEventId, selectOne, selectRows, type Sequelize, type Transaction } from '@propdesk/kit';
 import type { EventType } from '../domain/events';
 
 export const EVENTS_CHANNEL = 'propdesk_events';
@@ -21,16 +21,14 @@ export interface AppendedEvent {
  */
 export async function appendEvent(sequelize: Sequelize, tx: Transaction, event: NewEvent): Promise<AppendedEvent> {
   const id = newEventId();
-  const [rows] = (await sequelize.query(
-    `INSERT INTO events (id, organization_id, type, data) VALUES (:id, :org, :type, :data::jsonb)
+  const row = (await selectOne<{ position: string; created_at: Date }>(
+    sequelize,
+    `INSERT INTO events (id, organization_id, type, data) VALUES ($id, $org, $type, $data::jsonb)
      RETURNING position, created_at`,
-    {
-      replacements: { id, org: event.organizationId, type: event.type, data: JSON.stringify(event.data) },
-      transaction: tx,
-    },
-  )) as [Array<{ position: string; created_at: Date }>, unknown];
-  await sequelize.query(`SELECT pg_notify('${EVENTS_CHANNEL}', '')`, { transaction: tx });
-  const row = rows[0];
+    { id, org: event.organizationId, type: event.type, data: JSON.stringify(event.data) },
+    tx,
+  ))!;
+  await execute(sequelize, `SELECT pg_notify('${EVENTS_CHANNEL}', '')`, {}, tx);
   return { id, position: Number(row.position), createdAt: row.created_at };
 }
 
@@ -38,24 +36,23 @@ export async function appendEvent(sequelize: Sequelize, tx: Transaction, event: 
 export async function appendEvents(sequelize: Sequelize, tx: Transaction, events: NewEvent[]): Promise<AppendedEvent[]> {
   if (events.length === 0) return [];
   const ids = events.map(() => newEventId());
-  const [rows] = (await sequelize.query(
+  const rows = await selectRows<{ id: string; position: string; created_at: Date }>(
+    sequelize,
     `INSERT INTO events (id, organization_id, type, data)
      SELECT id, org::uuid, type, data::jsonb
-       FROM unnest(ARRAY[:ids]::text[], ARRAY[:orgs]::text[], ARRAY[:types]::text[], ARRAY[:datas]::text[])
+       FROM unnest($ids::text[], $orgs::text[], $types::text[], $datas::text[])
             WITH ORDINALITY AS t(id, org, type, data, i)
       ORDER BY i
      RETURNING id, position, created_at`,
     {
-      replacements: {
-        ids,
-        orgs: events.map((e) => e.organizationId),
-        types: events.map((e) => e.type),
-        datas: events.map((e) => JSON.stringify(e.data)),
-      },
-      transaction: tx,
+      ids,
+      orgs: events.map((e) => e.organizationId),
+      types: events.map((e) => e.type),
+      datas: events.map((e) => JSON.stringify(e.data)),
     },
-  )) as [Array<{ id: string; position: string; created_at: Date }>, unknown];
-  await sequelize.query(`SELECT pg_notify('${EVENTS_CHANNEL}', '')`, { transaction: tx });
+    tx,
+  );
+  await execute(sequelize, `SELECT pg_notify('${EVENTS_CHANNEL}', '')`, {}, tx);
   return rows
     .map((row) => ({ id: row.id, position: Number(row.position), createdAt: row.created_at }))
     .sort((a, b) => a.position - b.position);

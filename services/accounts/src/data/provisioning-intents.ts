@@ -1,4 +1,4 @@
-import { QueryTypes, type Sequelize, type Transaction } from '@propdesk/kit';
+import { execute, selectRows, type Sequelize, type Transaction } from '@propdesk/kit';
 
 export type IntentStatus = 'pending' | 'done' | 'confirmed' | 'aborting' | 'aborted';
 
@@ -25,9 +25,7 @@ const toIntent = (row: IntentRow): ProvisioningIntent => ({
 
 /** Committed on its own before credits are reserved, so a crash after reserving is recoverable. */
 export async function insertIntent(sequelize: Sequelize, id: string, org: string, count: number): Promise<void> {
-  await sequelize.query('INSERT INTO provisioning_intents (id, organization_id, count) VALUES (:id, :org, :count)', {
-    replacements: { id, org, count },
-  });
+  await execute(sequelize, 'INSERT INTO provisioning_intents (id, organization_id, count) VALUES ($id, $org, $count)', { id, org, count });
 }
 
 /**
@@ -42,20 +40,23 @@ export async function transitionIntent(
   to: IntentStatus,
   transaction?: Transaction,
 ): Promise<boolean> {
-  const rows = await sequelize.query<{ id: string }>(
-    `UPDATE provisioning_intents SET status = :to, updated_at = now() WHERE id = :id AND status IN (:from) RETURNING id`,
-    { replacements: { id, from, to }, type: QueryTypes.SELECT, transaction },
+  const rows = await selectRows<{ id: string }>(
+    sequelize,
+    `UPDATE provisioning_intents SET status = $to, updated_at = now() WHERE id = $id AND status = ANY($from) RETURNING id`,
+    { id, from, to },
+    transaction,
   );
   return rows.length === 1;
 }
 
 /** Intents a crash or a failed call left behind: stale pending ones, unconfirmed done ones, half-aborted ones. */
 export async function findUnresolvedIntents(sequelize: Sequelize, staleAfterMs: number, limit = 100): Promise<ProvisioningIntent[]> {
-  const rows = await sequelize.query<IntentRow>(
+  const rows = await selectRows<IntentRow>(
+    sequelize,
     `SELECT id, organization_id, count, status FROM provisioning_intents
-      WHERE status IN ('pending', 'done', 'aborting') AND created_at < now() - make_interval(secs => :stale)
-      ORDER BY created_at LIMIT :limit`,
-    { replacements: { stale: staleAfterMs / 1000, limit }, type: QueryTypes.SELECT },
+      WHERE status IN ('pending', 'done', 'aborting') AND created_at < now() - make_interval(secs => $stale)
+      ORDER BY created_at LIMIT $limit`,
+    { stale: staleAfterMs / 1000, limit },
   );
   return rows.map(toIntent);
 }

@@ -1,4 +1,4 @@
-import { QueryTypes, type Sequelize, type Transaction } from '@propdesk/kit';
+import { selectOne, selectRows, type Sequelize, type Transaction } from '@propdesk/kit';
 import type { Trader } from '../domain/account';
 import type { TraderInput } from '../domain/validation';
 
@@ -29,30 +29,26 @@ export async function findOrCreateTrader(
   input: TraderInput,
   transaction?: Transaction,
 ): Promise<{ trader: Trader; created: boolean }> {
-  const inserted = await sequelize.query<TraderRow>(
-    `INSERT INTO traders (organization_id, name, email, email_normalized) VALUES (:org, :name, :email, :normalized)
+  const inserted = await selectOne<TraderRow>(
+    sequelize,
+    `INSERT INTO traders (organization_id, name, email, email_normalized) VALUES ($org, $name, $email, $normalized)
      ON CONFLICT (organization_id, email_normalized) DO NOTHING RETURNING ${TRADER_COLUMNS}`,
-    {
-      replacements: { org, name: input.name, email: input.email, normalized: input.emailNormalized },
-      type: QueryTypes.SELECT,
-      transaction,
-    },
+    { org, name: input.name, email: input.email, normalized: input.emailNormalized },
+    transaction,
   );
-  if (inserted[0]) return { trader: toTrader(inserted[0]), created: true };
-  const existing = await sequelize.query<TraderRow>(
-    `SELECT ${TRADER_COLUMNS} FROM traders WHERE organization_id = :org AND email_normalized = :normalized`,
-    { replacements: { org, normalized: input.emailNormalized }, type: QueryTypes.SELECT, transaction },
+  if (inserted) return { trader: toTrader(inserted), created: true };
+  const existing = await selectRows<TraderRow>(
+    sequelize,
+    `SELECT ${TRADER_COLUMNS} FROM traders WHERE organization_id = $org AND email_normalized = $normalized`,
+    { org, normalized: input.emailNormalized },
+    transaction,
   );
   return { trader: toTrader(existing[0]), created: false };
 }
 
 export async function findTrader(sequelize: Sequelize, org: string, id: string, transaction?: Transaction): Promise<Trader | null> {
-  const rows = await sequelize.query<TraderRow>(`SELECT ${TRADER_COLUMNS} FROM traders WHERE organization_id = :org AND id = :id`, {
-    replacements: { org, id },
-    type: QueryTypes.SELECT,
-    transaction,
-  });
-  return rows[0] ? toTrader(rows[0]) : null;
+  const row = await selectOne<TraderRow>(sequelize, `SELECT ${TRADER_COLUMNS} FROM traders WHERE organization_id = $org AND id = $id`, { org, id }, transaction);
+  return row ? toTrader(row) : null;
 }
 
 export interface TraderPosition {
@@ -67,11 +63,12 @@ export async function listTraders(
   after: TraderPosition | null,
   limit: number,
 ): Promise<Array<{ trader: Trader; position: TraderPosition }>> {
-  const rows = await sequelize.query<TraderRow>(
+  const rows = await selectRows<TraderRow>(
+    sequelize,
     `SELECT ${TRADER_COLUMNS} FROM traders
-      WHERE organization_id = :org ${after ? 'AND (created_at, id) > (:t::timestamptz, :id::uuid)' : ''}
-      ORDER BY created_at, id LIMIT :limit`,
-    { replacements: { org, limit, t: after?.t ?? null, id: after?.id ?? null }, type: QueryTypes.SELECT },
+      WHERE organization_id = $org ${after ? 'AND (created_at, id) > ($t::timestamptz, $id::uuid)' : ''}
+      ORDER BY created_at, id LIMIT $limit`,
+    after ? { org, limit, t: after.t, id: after.id } : { org, limit },
   );
   return rows.map((row) => ({ trader: toTrader(row), position: { t: row.created_key, id: row.id } }));
 }
@@ -79,11 +76,12 @@ export async function listTraders(
 /** The organization's traders among the given ids or normalized emails, oldest first. */
 export async function findTradersByIdOrEmail(sequelize: Sequelize, org: string, ids: string[], emailsNormalized: string[]): Promise<Trader[]> {
   if (ids.length === 0 && emailsNormalized.length === 0) return [];
-  const rows = await sequelize.query<TraderRow>(
+  const rows = await selectRows<TraderRow>(
+    sequelize,
     `SELECT ${TRADER_COLUMNS} FROM traders
-      WHERE organization_id = :org AND (id = ANY(ARRAY[:ids]::uuid[]) OR email_normalized = ANY(ARRAY[:emails]::text[]))
+      WHERE organization_id = $org AND (id = ANY($ids::uuid[]) OR email_normalized = ANY($emails::text[]))
       ORDER BY created_at, id`,
-    { replacements: { org, ids: ids.length ? ids : [null], emails: emailsNormalized.length ? emailsNormalized : [null] }, type: QueryTypes.SELECT },
+    { org, ids, emails: emailsNormalized },
   );
   return rows.map(toTrader);
 }

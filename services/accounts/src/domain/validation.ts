@@ -1,10 +1,4 @@
-import { AppError, MAX_INITIAL_BALANCE, MONEY_STEP, requireEmail, requireExactNumber, requireText } from '@propdesk/kit';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-export function isUuid(value: string): boolean {
-  return UUID.test(value);
-}
+import { AppError, isUuid, MAX_INITIAL_BALANCE, MONEY_STEP, requireEmail, requireExactNumber, requireText } from '@propdesk/kit';
 
 /** Another organization id shape can never match a row; refuse it before it reaches SQL. */
 export function organizationId(value: string): string {

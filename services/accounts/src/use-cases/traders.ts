@@ -1,7 +1,7 @@
-import { AppError, pageSize } from '@propdesk/kit';
+import { AppError, isUuid, pageSize } from '@propdesk/kit';
 import { findOrCreateTrader, findTrader, findTradersByIdOrEmail, listTraders as listTraderRows, type TraderPosition } from '../data/traders';
 import type { Trader } from '../domain/account';
-import { isUuid, organizationId, traderInput } from '../domain/validation';
+import { organizationId, traderInput } from '../domain/validation';
 import type { AccountsDeps } from '../deps';
 
 /** An existing email answers the existing trader (created=false), name unchanged. */

@@ -1,4 +1,4 @@
-import { selectRows, toNumber, type Sequelize, type Transaction } from '@propdesk/kit';
+import { execute, selectRows, toNumber, type Sequelize, type Transaction } from '@propdesk/kit';
 
 /** What the daily and trailing_eod rules measure from, per account and trading day. */
 export interface DayStart {
@@ -59,5 +59,5 @@ export async function startOfDayBalances(sequelize: Sequelize, numbers: number[]
 
 /** A reset: the day starts afresh from the initial balance (rows of the old attempt removed). */
 export async function forgetAccountDays(sequelize: Sequelize, tx: Transaction, accountNumber: number): Promise<void> {
-  await selectRows(sequelize, 'DELETE FROM account_days WHERE account_number = $accountNumber RETURNING account_number', { accountNumber }, tx);
+  await execute(sequelize, 'DELETE FROM account_days WHERE account_number = $accountNumber', { accountNumber }, tx);
 }

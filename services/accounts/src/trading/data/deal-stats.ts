@@ -1,4 +1,4 @@
-import { QueryTypes, toNumber, type Sequelize, type Transaction } from '@propdesk/kit';
+import { execute, selectOne, selectRows, toNumber, type Sequelize, type Transaction } from '@propdesk/kit';
 import { advanceRunningStats, initialRunningStats, type RunningStats } from '../domain/running-stats';
 import type { Deal } from './deals';
 import { maxDrawdown, streaks, type DealAggregate } from './statistics';
@@ -32,12 +32,8 @@ function toRunningStats(r: StatsRow): RunningStats {
 }
 
 export async function readRunningStats(sequelize: Sequelize, accountNumber: number, initialBalance: number, tx?: Transaction): Promise<RunningStats> {
-  const rows = await sequelize.query<StatsRow>('SELECT * FROM account_trading_stats WHERE account_number = :accountNumber', {
-    replacements: { accountNumber },
-    type: QueryTypes.SELECT,
-    transaction: tx,
-  });
-  return rows[0] ? toRunningStats(rows[0]) : initialRunningStats(initialBalance);
+  const row = await selectOne<StatsRow>(sequelize, 'SELECT * FROM account_trading_stats WHERE account_number = $accountNumber', { accountNumber }, tx);
+  return row ? toRunningStats(row) : initialRunningStats(initialBalance);
 }
 
 /**
@@ -45,16 +41,17 @@ export async function readRunningStats(sequelize: Sequelize, accountNumber: numb
  * deals of a transaction may both write them, and neither may undo the other.
  */
 async function writeRunningStats(sequelize: Sequelize, accountNumber: number, s: RunningStats, tx?: Transaction): Promise<void> {
-  await sequelize.query(
+  await execute(
+    sequelize,
     `INSERT INTO account_trading_stats (account_number, current_sign, current_length, current_total, max_wins, max_losses, best_run, worst_run,
        peak_balance, max_drawdown, max_drawdown_pct)
-     VALUES (:accountNumber, :currentSign, :currentLength, :currentTotal, :maxWins, :maxLosses, :bestRun, :worstRun, :peakBalance, :maxDrawdown, :maxDrawdownPct)
+     VALUES ($accountNumber, $currentSign, $currentLength, $currentTotal, $maxWins, $maxLosses, $bestRun, $worstRun, $peakBalance, $maxDrawdown, $maxDrawdownPct)
      ON CONFLICT (account_number) DO UPDATE SET current_sign = EXCLUDED.current_sign, current_length = EXCLUDED.current_length,
        current_total = EXCLUDED.current_total, max_wins = EXCLUDED.max_wins, max_losses = EXCLUDED.max_losses, best_run = EXCLUDED.best_run,
        worst_run = EXCLUDED.worst_run, peak_balance = EXCLUDED.peak_balance,
        max_drawdown = GREATEST(account_trading_stats.max_drawdown, EXCLUDED.max_drawdown),
        max_drawdown_pct = GREATEST(account_trading_stats.max_drawdown_pct, EXCLUDED.max_drawdown_pct)`,
-    { replacements: { accountNumber, ...s }, transaction: tx },
+    { accountNumber, ...s }, tx,
   );
 }
 
@@ -62,11 +59,12 @@ async function writeRunningStats(sequelize: Sequelize, accountNumber: number, s:
 export async function recordDealStats(sequelize: Sequelize, tx: Transaction, deal: Deal, initialBalance: number): Promise<void> {
   const before = deal.balanceAfter - deal.profit;
   const r = before !== 0 ? deal.profit / before : 0;
-  await sequelize.query(
+  await execute(
+    sequelize,
     `INSERT INTO deal_stats (account_number, month, side, symbol, trades, wins, losses, gross_profit, gross_loss, lots, sum_return, sum_return_sq,
        best, worst, first_seq, last_seq)
-     VALUES (:accountNumber, date_trunc('month', :closedAt::timestamptz AT TIME ZONE 'UTC')::date, :side, :symbol, 1, :win, :loss, :gp, :gl, :lots,
-       :r, :r2, :profit, :profit, :seq, :seq)
+     VALUES ($accountNumber, date_trunc('month', $closedAt::timestamptz AT TIME ZONE 'UTC')::date, $side, $symbol, 1, $win, $loss, $gp, $gl, $lots,
+       $r, $r2, $profit, $profit, $seq, $seq)
      ON CONFLICT (account_number, month, side, symbol) DO UPDATE SET trades = deal_stats.trades + 1, wins = deal_stats.wins + EXCLUDED.wins,
        losses = deal_stats.losses + EXCLUDED.losses, gross_profit = deal_stats.gross_profit + EXCLUDED.gross_profit,
        gross_loss = deal_stats.gross_loss + EXCLUDED.gross_loss, lots = deal_stats.lots + EXCLUDED.lots,
@@ -74,31 +72,31 @@ export async function recordDealStats(sequelize: Sequelize, tx: Transaction, dea
        best = GREATEST(deal_stats.best, EXCLUDED.best), worst = LEAST(deal_stats.worst, EXCLUDED.worst),
        first_seq = LEAST(deal_stats.first_seq, EXCLUDED.first_seq), last_seq = GREATEST(deal_stats.last_seq, EXCLUDED.last_seq)`,
     {
-      replacements: {
-        accountNumber: deal.accountNumber,
-        closedAt: deal.closedAt,
-        side: deal.side,
-        symbol: deal.symbol,
-        win: deal.profit > 0 ? 1 : 0,
-        loss: deal.profit < 0 ? 1 : 0,
-        gp: deal.profit > 0 ? deal.profit : 0,
-        gl: deal.profit < 0 ? deal.profit : 0,
-        lots: deal.volume,
-        r,
-        r2: r * r,
-        profit: deal.profit,
-        seq: deal.seq,
-      },
-      transaction: tx,
+      accountNumber: deal.accountNumber,
+      closedAt: deal.closedAt,
+      side: deal.side,
+      symbol: deal.symbol,
+      win: deal.profit > 0 ? 1 : 0,
+      loss: deal.profit < 0 ? 1 : 0,
+      gp: deal.profit > 0 ? deal.profit : 0,
+      gl: deal.profit < 0 ? deal.profit : 0,
+      lots: deal.volume,
+      r,
+      r2: r * r,
+      profit: deal.profit,
+      seq: deal.seq,
     },
+    tx,
   );
-  await sequelize.query(
+  await execute(
+    sequelize,
     `INSERT INTO daily_balances (account_number, day, deals, close_balance, last_seq)
-     VALUES (:accountNumber, (:closedAt::timestamptz AT TIME ZONE 'UTC')::date, 1, :balance, :seq)
+     VALUES ($accountNumber, ($closedAt::timestamptz AT TIME ZONE 'UTC')::date, 1, $balance, $seq)
      ON CONFLICT (account_number, day) DO UPDATE SET deals = daily_balances.deals + 1,
        close_balance = CASE WHEN EXCLUDED.last_seq > daily_balances.last_seq THEN EXCLUDED.close_balance ELSE daily_balances.close_balance END,
        last_seq = GREATEST(daily_balances.last_seq, EXCLUDED.last_seq)`,
-    { replacements: { accountNumber: deal.accountNumber, closedAt: deal.closedAt, balance: deal.balanceAfter, seq: deal.seq }, transaction: tx },
+    { accountNumber: deal.accountNumber, closedAt: deal.closedAt, balance: deal.balanceAfter, seq: deal.seq },
+    tx,
   );
   const stats = await readRunningStats(sequelize, deal.accountNumber, initialBalance, tx);
   await writeRunningStats(sequelize, deal.accountNumber, advanceRunningStats(stats, deal.profit, deal.balanceAfter), tx);
@@ -111,14 +109,18 @@ export async function recordEquityDrawdowns(
 ): Promise<void> {
   if (items.length === 0) return;
   const sorted = [...items].sort((a, b) => a.accountNumber - b.accountNumber);
-  await sequelize.query(
+  await execute(
+    sequelize,
     `INSERT INTO account_trading_stats (account_number, current_sign, current_length, current_total, max_wins, max_losses, best_run, worst_run,
        peak_balance, max_drawdown, max_drawdown_pct)
-     SELECT n, 0, 0, 0, 0, 0, 0, 0, b, dd, pct FROM unnest($1::bigint[], $2::numeric[], $3::float8[], $4::numeric[]) AS v(n, dd, pct, b)
+     SELECT n, 0, 0, 0, 0, 0, 0, 0, b, dd, pct FROM unnest($numbers::bigint[], $drawdowns::numeric[], $pcts::float8[], $balances::numeric[]) AS v(n, dd, pct, b)
      ON CONFLICT (account_number) DO UPDATE SET max_drawdown = GREATEST(account_trading_stats.max_drawdown, EXCLUDED.max_drawdown),
        max_drawdown_pct = GREATEST(account_trading_stats.max_drawdown_pct, EXCLUDED.max_drawdown_pct)`,
     {
-      bind: [sorted.map((i) => i.accountNumber), sorted.map((i) => i.drawdown), sorted.map((i) => i.pct), sorted.map((i) => i.initialBalance)],
+      numbers: sorted.map((i) => i.accountNumber),
+      drawdowns: sorted.map((i) => i.drawdown),
+      pcts: sorted.map((i) => i.pct),
+      balances: sorted.map((i) => i.initialBalance),
     },
   );
 }
@@ -178,19 +180,20 @@ export interface DealBreakdown {
 
 /** Totals, long/short, per instrument and per month from the summary rows (one per month, side and symbol). */
 export async function dealBreakdown(sequelize: Sequelize, accountNumber: number): Promise<DealBreakdown> {
-  const rows = await sequelize.query<BreakdownRow>(
+  const rows = await selectRows<BreakdownRow>(
+    sequelize,
     `WITH g AS (
        SELECT GROUPING(side, symbol, month) AS level, COALESCE(side, symbol, to_char(month, 'YYYY-MM'), '') AS key,
               sum(trades) AS trades, sum(wins) AS wins, sum(losses) AS losses, sum(gross_profit) AS gross_profit, sum(gross_loss) AS gross_loss,
               sum(lots) AS lots, sum(sum_return) AS sum_return, sum(sum_return_sq) AS sum_return_sq, max(best) AS best, min(worst) AS worst,
               min(first_seq) AS first_seq, max(last_seq) AS last_seq
-         FROM deal_stats WHERE account_number = :accountNumber
+         FROM deal_stats WHERE account_number = $accountNumber
         GROUP BY GROUPING SETS ((), (side), (symbol), (month))
      )
      SELECT g.*, f.balance_after - f.profit AS start_balance, l.balance_after AS end_balance
        FROM g LEFT JOIN deals f ON f.seq = g.first_seq LEFT JOIN deals l ON l.seq = g.last_seq
       ORDER BY 1, 2`,
-    { replacements: { accountNumber }, type: QueryTypes.SELECT },
+    { accountNumber },
   );
   // GROUPING(side, symbol, month) bit mask: 7 = the grand total, 3 = by side, 5 = by symbol, 6 = by month.
   const at = (level: number) => rows.filter((r) => Number(r.level) === level && toNumber(r.trades) > 0).map(toAggregate);
@@ -204,8 +207,9 @@ export async function dealBreakdown(sequelize: Sequelize, accountNumber: number)
  */
 export async function rebuildDealStats(sequelize: Sequelize, accountNumber: number, initialBalance: number): Promise<void> {
   await sequelize.transaction(async (tx) => {
-    await sequelize.query('DELETE FROM deal_stats WHERE account_number = :accountNumber', { replacements: { accountNumber }, transaction: tx });
-    await sequelize.query(
+    await execute(sequelize, 'DELETE FROM deal_stats WHERE account_number = $accountNumber', { accountNumber }, tx);
+    await execute(
+      sequelize,
       `INSERT INTO deal_stats (account_number, month, side, symbol, trades, wins, losses, gross_profit, gross_loss, lots, sum_return, sum_return_sq,
          best, worst, first_seq, last_seq)
        SELECT account_number, date_trunc('month', closed_at AT TIME ZONE 'UTC')::date, side, symbol, count(*),
@@ -214,29 +218,27 @@ export async function rebuildDealStats(sequelize: Sequelize, accountNumber: numb
               COALESCE(sum(profit::float8 / NULLIF(balance_after::float8 - profit::float8, 0)), 0),
               COALESCE(sum((profit::float8 / NULLIF(balance_after::float8 - profit::float8, 0)) ^ 2), 0),
               max(profit), min(profit), min(seq), max(seq)
-         FROM deals WHERE account_number = :accountNumber GROUP BY 1, 2, 3, 4`,
-      { replacements: { accountNumber }, transaction: tx },
+         FROM deals WHERE account_number = $accountNumber GROUP BY 1, 2, 3, 4`,
+      { accountNumber }, tx,
     );
-    await sequelize.query('DELETE FROM daily_balances WHERE account_number = :accountNumber', { replacements: { accountNumber }, transaction: tx });
-    await sequelize.query(
+    await execute(sequelize, 'DELETE FROM daily_balances WHERE account_number = $accountNumber', { accountNumber }, tx);
+    await execute(
+      sequelize,
       `INSERT INTO daily_balances (account_number, day, deals, close_balance, last_seq)
        SELECT l.account_number, l.day, l.deals, d.balance_after, l.last_seq
          FROM (SELECT account_number, (closed_at AT TIME ZONE 'UTC')::date AS day, count(*) AS deals, max(seq) AS last_seq
-                 FROM deals WHERE account_number = :accountNumber GROUP BY 1, 2) l
+                 FROM deals WHERE account_number = $accountNumber GROUP BY 1, 2) l
          JOIN deals d ON d.seq = l.last_seq`,
-      { replacements: { accountNumber }, transaction: tx },
+      { accountNumber }, tx,
     );
   });
   const [runs, drawdown, last] = await Promise.all([
     streaks(sequelize, accountNumber),
     maxDrawdown(sequelize, accountNumber),
-    sequelize.query<{ peak: string | null }>('SELECT max(balance_after) AS peak FROM deals WHERE account_number = :accountNumber', {
-      replacements: { accountNumber },
-      type: QueryTypes.SELECT,
-    }),
+    selectRows<{ peak: string | null }>(sequelize, 'SELECT max(balance_after) AS peak FROM deals WHERE account_number = $accountNumber', { accountNumber }),
   ]);
   const sign = runs.current.kind === 'win' ? 1 : runs.current.kind === 'loss' ? -1 : 0;
-  await sequelize.query('DELETE FROM account_trading_stats WHERE account_number = :accountNumber', { replacements: { accountNumber } });
+  await execute(sequelize, 'DELETE FROM account_trading_stats WHERE account_number = $accountNumber', { accountNumber });
   await writeRunningStats(sequelize, accountNumber, {
     currentSign: sign,
     currentLength: runs.current.length,
@@ -254,6 +256,6 @@ export async function rebuildDealStats(sequelize: Sequelize, accountNumber: numb
 /** A reset: the report's summaries start again from nothing for the new attempt (the deals stay). */
 export async function forgetDealStats(sequelize: Sequelize, tx: Transaction, accountNumber: number): Promise<void> {
   for (const table of ['deal_stats', 'daily_balances', 'account_trading_stats']) {
-    await sequelize.query(`DELETE FROM ${table} WHERE account_number = :accountNumber`, { replacements: { accountNumber }, transaction: tx });
+    await execute(sequelize, `DELETE FROM ${table} WHERE account_number = $accountNumber`, { accountNumber }, tx);
   }
 }

@@ -1,4 +1,4 @@
-import { QueryTypes, toNumber, type Sequelize, type Transaction } from '@propdesk/kit';
+import { selectRows, toNumber, type Sequelize, type Transaction } from '@propdesk/kit';
 import type { Side } from '../domain/pnl';
 
 export interface Deal {
@@ -63,31 +63,49 @@ export function toDeal(row: DealRow): Deal {
 export type NewDeal = Omit<Deal, 'id' | 'seq' | 'attempt'> & { organizationId: string };
 
 export async function insertDeal(sequelize: Sequelize, tx: Transaction, d: NewDeal): Promise<Deal> {
-  const rows = await sequelize.query<DealRow>(
+  const rows = await selectRows<DealRow>(
+    sequelize,
     `INSERT INTO deals (account_number, organization_id, position_id, symbol, side, volume, open_price, close_price, profit,
        opened_at, closed_at, close_reason, balance_after)
-     VALUES (:accountNumber, :organizationId, :positionId, :symbol, :side, :volume, :openPrice, :closePrice, :profit,
-       :openedAt, :closedAt, :closeReason, :balanceAfter)
+     VALUES ($accountNumber, $organizationId, $positionId, $symbol, $side, $volume, $openPrice, $closePrice, $profit,
+       $openedAt, $closedAt, $closeReason, $balanceAfter)
      RETURNING ${COLUMNS}`,
-    { replacements: { ...d }, type: QueryTypes.SELECT, transaction: tx },
+    {
+      accountNumber: d.accountNumber,
+      organizationId: d.organizationId,
+      positionId: d.positionId,
+      symbol: d.symbol,
+      side: d.side,
+      volume: d.volume,
+      openPrice: d.openPrice,
+      closePrice: d.closePrice,
+      profit: d.profit,
+      openedAt: d.openedAt,
+      closedAt: d.closedAt,
+      closeReason: d.closeReason,
+      balanceAfter: d.balanceAfter,
+    },
+    tx,
   );
   return toDeal(rows[0]);
 }
 
 /** One keyset page of an account's deals, oldest first. */
 export async function listDeals(sequelize: Sequelize, accountNumber: number, afterSeq: number, limit: number): Promise<Deal[]> {
-  const rows = await sequelize.query<DealRow>(
-    `SELECT ${COLUMNS} FROM deals WHERE account_number = :accountNumber AND seq > :afterSeq ORDER BY seq LIMIT :limit`,
-    { replacements: { accountNumber, afterSeq, limit }, type: QueryTypes.SELECT },
+  const rows = await selectRows<DealRow>(
+    sequelize,
+    `SELECT ${COLUMNS} FROM deals WHERE account_number = $accountNumber AND seq > $afterSeq ORDER BY seq LIMIT $limit`,
+    { accountNumber, afterSeq, limit },
   );
   return rows.map(toDeal);
 }
 
 /** The most recent deals, newest first (the report's capped list). */
 export async function latestDeals(sequelize: Sequelize, accountNumber: number, limit: number): Promise<Deal[]> {
-  const rows = await sequelize.query<DealRow>(
-    `SELECT ${COLUMNS} FROM deals WHERE account_number = :accountNumber ORDER BY seq DESC LIMIT :limit`,
-    { replacements: { accountNumber, limit }, type: QueryTypes.SELECT },
+  const rows = await selectRows<DealRow>(
+    sequelize,
+    `SELECT ${COLUMNS} FROM deals WHERE account_number = $accountNumber ORDER BY seq DESC LIMIT $limit`,
+    { accountNumber, limit },
   );
   return rows.map(toDeal);
 }

@@ -1,4 +1,4 @@
-import type { Sequelize, Transaction } from '@propdesk/kit';
+import { execute, type Sequelize, type Transaction } from '@propdesk/kit';
 import { REBUILD_EQUITY_HOURS_SQL } from './migrations/0004-equity-hours';
 
 /** One account's equity over one minute: open/high/low/close, and the balance at its close. */
@@ -16,23 +16,22 @@ export interface EquitySample {
 export async function upsertEquityMinutes(sequelize: Sequelize, samples: EquitySample[], tx?: Transaction): Promise<void> {
   if (samples.length === 0) return;
   const sorted = [...samples].sort((a, b) => a.accountNumber - b.accountNumber || a.minute.getTime() - b.minute.getTime());
-  await sequelize.query(
+  await execute(
+    sequelize,
     `INSERT INTO equity_minutes (account_number, minute, open, high, low, close, balance)
-     SELECT * FROM unnest($1::bigint[], $2::timestamptz[], $3::numeric[], $4::numeric[], $5::numeric[], $6::numeric[], $7::numeric[])
+     SELECT * FROM unnest($numbers::bigint[], $minutes::timestamptz[], $opens::numeric[], $highs::numeric[], $lows::numeric[], $closes::numeric[], $balances::numeric[])
      ON CONFLICT (account_number, minute) DO UPDATE SET high = GREATEST(equity_minutes.high, EXCLUDED.high),
        low = LEAST(equity_minutes.low, EXCLUDED.low), close = EXCLUDED.close, balance = EXCLUDED.balance`,
     {
-      bind: [
-        sorted.map((s) => s.accountNumber),
-        sorted.map((s) => s.minute.toISOString()),
-        sorted.map((s) => s.open),
-        sorted.map((s) => s.high),
-        sorted.map((s) => s.low),
-        sorted.map((s) => s.close),
-        sorted.map((s) => s.balance),
-      ],
-      transaction: tx,
+      numbers: sorted.map((s) => s.accountNumber),
+      minutes: sorted.map((s) => s.minute.toISOString()),
+      opens: sorted.map((s) => s.open),
+      highs: sorted.map((s) => s.high),
+      lows: sorted.map((s) => s.low),
+      closes: sorted.map((s) => s.close),
+      balances: sorted.map((s) => s.balance),
     },
+    tx,
   );
 }
 
@@ -43,6 +42,10 @@ export async function upsertEquityMinutes(sequelize: Sequelize, samples: EquityS
  * scratch, for histories written straight into the minutes.
  */
 export async function rebuildEquityHours(sequelize: Sequelize, accountNumber: number): Promise<void> {
-  await sequelize.query(`DELETE FROM equity_hours WHERE account_number = :accountNumber`, { replacements: { accountNumber } });
-  await sequelize.query(REBUILD_EQUITY_HOURS_SQL.replace(':accountFilter', 'account_number = :accountNumber'), { replacements: { accountNumber } });
+  await execute(sequelize, `DELETE FROM equity_hours WHERE account_number = $accountNumber`, { accountNumber });
+  await execute(
+    sequelize,
+    REBUILD_EQUITY_HOURS_SQL.replace(':accountFilter', () => 'account_number = $accountNumber'),
+    { accountNumber },
+  );
 }

@@ -1,4 +1,4 @@
-import { QueryTypes, toNumber, type Sequelize, type Transaction } from '@propdesk/kit';
+import { selectOne, selectRows, toNumber, type Sequelize, type Transaction } from '@propdesk/kit';
 
 export interface Flag {
   id: string;
@@ -55,25 +55,33 @@ export interface NewFlag {
 
 /** Inserts a flag; null when a flag with the same dedupe key already exists. */
 export async function insertFlag(sequelize: Sequelize, tx: Transaction, f: NewFlag): Promise<Flag | null> {
-  const rows = await sequelize.query<FlagRow>(
+  const row = await selectOne<FlagRow>(
+    sequelize,
     `INSERT INTO flags (account_number, organization_id, rule, action, reason, evidence, dedupe_key, created_at)
-     VALUES (:accountNumber, :organizationId, :rule, :action, :reason, :evidence::jsonb, :dedupeKey, :createdAt)
+     VALUES ($accountNumber, $organizationId, $rule, $action, $reason, $evidence::jsonb, $dedupeKey, $createdAt)
      ON CONFLICT (dedupe_key) DO NOTHING
      RETURNING ${COLUMNS}`,
     {
-      replacements: { ...f, evidence: JSON.stringify(f.evidence), dedupeKey: f.dedupeKey ?? null },
-      type: QueryTypes.SELECT,
-      transaction: tx,
+      accountNumber: f.accountNumber,
+      organizationId: f.organizationId,
+      rule: f.rule,
+      action: f.action,
+      reason: f.reason,
+      evidence: JSON.stringify(f.evidence),
+      dedupeKey: f.dedupeKey ?? null,
+      createdAt: f.createdAt,
     },
+    tx,
   );
-  return rows[0] ? toFlag(rows[0]) : null;
+  return row ? toFlag(row) : null;
 }
 
 export async function listFlags(sequelize: Sequelize, accountNumber: number, afterSeq: number, limit: number, action?: 'flag' | 'breach'): Promise<Flag[]> {
-  const rows = await sequelize.query<FlagRow>(
-    `SELECT ${COLUMNS} FROM flags WHERE account_number = :accountNumber AND seq > :afterSeq${action ? ' AND action = :action' : ''}
-      ORDER BY seq LIMIT :limit`,
-    { replacements: { accountNumber, afterSeq, limit, action: action ?? null }, type: QueryTypes.SELECT },
+  const rows = await selectRows<FlagRow>(
+    sequelize,
+    `SELECT ${COLUMNS} FROM flags WHERE account_number = $accountNumber AND seq > $afterSeq${action ? ' AND action = $action' : ''}
+      ORDER BY seq LIMIT $limit`,
+    action ? { accountNumber, afterSeq, limit, action } : { accountNumber, afterSeq, limit },
   );
   return rows.map(toFlag);
 }

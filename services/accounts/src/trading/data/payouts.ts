@@ -1,4 +1,4 @@
-import { selectOne, selectRows, toNumber, type Sequelize, type Transaction } from '@propdesk/kit';
+import { execute, selectOne, selectRows, toNumber, type Sequelize, type Transaction } from '@propdesk/kit';
 
 export interface Payout {
   id: string;
@@ -69,11 +69,11 @@ export async function listPayouts(db: Sequelize, accountNumber: number, afterSeq
 
 /** A payout moves the money the day's reference and trailing_eod are measured from, by the amount. */
 export async function shiftAccountDays(db: Sequelize, tx: Transaction, accountNumber: number, amount: number): Promise<void> {
-  await selectRows(
+  await execute(
     db,
     `UPDATE account_days SET start_of_day_balance = start_of_day_balance - $amount,
             start_of_day_equity = start_of_day_equity - $amount
-      WHERE account_number = $accountNumber RETURNING account_number`,
+      WHERE account_number = $accountNumber`,
     { accountNumber, amount },
     tx,
   );

@@ -1,4 +1,4 @@
-import { QueryTypes, toNumber, type Sequelize, type Transaction } from '@propdesk/kit';
+import { selectOne, selectRows, toNumber, type Sequelize, type Transaction } from '@propdesk/kit';
 import type { OrderType } from '../domain/orders';
 import type { Side } from '../domain/pnl';
 
@@ -98,22 +98,41 @@ export interface NewPosition {
 }
 
 export async function insertPosition(sequelize: Sequelize, tx: Transaction, p: NewPosition): Promise<Position> {
-  const rows = await sequelize.query<PositionRow>(
+  const rows = await selectRows<PositionRow>(
+    sequelize,
     `INSERT INTO positions (account_number, organization_id, status, symbol, side, volume, type, price, open_price, stop_loss,
        take_profit, opened_at, trading_day, created_at, updated_at)
-     VALUES (:accountNumber, :organizationId, :status, :symbol, :side, :volume, :type, :price, :openPrice, :stopLoss,
-       :takeProfit, :openedAt, :tradingDay, :now, now())
+     VALUES ($accountNumber, $organizationId, $status, $symbol, $side, $volume, $type, $price, $openPrice, $stopLoss,
+       $takeProfit, $openedAt, $tradingDay, $now, now())
      RETURNING ${COLUMNS}`,
-    { replacements: { ...p, now: p.openedAt ?? new Date() }, type: QueryTypes.SELECT, transaction: tx },
+    {
+      accountNumber: p.accountNumber,
+      organizationId: p.organizationId,
+      status: p.status,
+      symbol: p.symbol,
+      side: p.side,
+      volume: p.volume,
+      type: p.type,
+      price: p.price,
+      openPrice: p.openPrice,
+      stopLoss: p.stopLoss,
+      takeProfit: p.takeProfit,
+      openedAt: p.openedAt,
+      tradingDay: p.tradingDay,
+      now: p.openedAt ?? new Date(),
+    },
+    tx,
   );
   return toPosition(rows[0]);
 }
 
 /** The open and pending positions of one account (the caller holds the account lock). */
 export async function livePositionsOfAccount(sequelize: Sequelize, accountNumber: number, tx?: Transaction): Promise<Position[]> {
-  const rows = await sequelize.query<PositionRow>(
-    `SELECT ${COLUMNS} FROM positions WHERE account_number = :accountNumber AND status IN ('open', 'pending') ORDER BY seq`,
-    { replacements: { accountNumber }, type: QueryTypes.SELECT, transaction: tx },
+  const rows = await selectRows<PositionRow>(
+    sequelize,
+    `SELECT ${COLUMNS} FROM positions WHERE account_number = $accountNumber AND status IN ('open', 'pending') ORDER BY seq`,
+    { accountNumber },
+    tx,
   );
   return rows.map(toPosition);
 }
@@ -121,27 +140,28 @@ export async function livePositionsOfAccount(sequelize: Sequelize, accountNumber
 /** The open and pending positions of many accounts in one query (the engine's reloads). */
 export async function livePositionsOfAccounts(sequelize: Sequelize, numbers: number[]): Promise<Position[]> {
   if (numbers.length === 0) return [];
-  const rows = await sequelize.query<PositionRow>(
-    `SELECT ${COLUMNS} FROM positions WHERE account_number = ANY($1::bigint[]) AND status IN ('open', 'pending') ORDER BY seq`,
-    { bind: [numbers], type: QueryTypes.SELECT },
+  const rows = await selectRows<PositionRow>(
+    sequelize,
+    `SELECT ${COLUMNS} FROM positions WHERE account_number = ANY($numbers::bigint[]) AND status IN ('open', 'pending') ORDER BY seq`,
+    { numbers },
   );
   return rows.map(toPosition);
 }
 
 /** Every open and pending position: the engine's index at start. */
 export async function allLivePositions(sequelize: Sequelize): Promise<Position[]> {
-  const rows = await sequelize.query<PositionRow>(`SELECT ${COLUMNS} FROM positions WHERE status IN ('open', 'pending')`, {
-    type: QueryTypes.SELECT,
-  });
+  const rows = await selectRows<PositionRow>(sequelize, `SELECT ${COLUMNS} FROM positions WHERE status IN ('open', 'pending')`);
   return rows.map(toPosition);
 }
 
 export async function findPosition(sequelize: Sequelize, accountNumber: number, id: string, tx?: Transaction): Promise<Position | null> {
-  const rows = await sequelize.query<PositionRow>(
-    `SELECT ${COLUMNS} FROM positions WHERE account_number = :accountNumber AND id = :id${tx ? ' FOR UPDATE' : ''}`,
-    { replacements: { accountNumber, id }, type: QueryTypes.SELECT, transaction: tx },
+  const row = await selectOne<PositionRow>(
+    sequelize,
+    `SELECT ${COLUMNS} FROM positions WHERE account_number = $accountNumber AND id = $id${tx ? ' FOR UPDATE' : ''}`,
+    { accountNumber, id },
+    tx,
   );
-  return rows[0] ? toPosition(rows[0]) : null;
+  return row ? toPosition(row) : null;
 }
 
 /** Fills a resting order; false when another replica already filled or cancelled it. */
@@ -151,12 +171,14 @@ export async function fillPending(
   id: string,
   fill: { openPrice: number; openedAt: Date; tradingDay: string },
 ): Promise<Position | null> {
-  const rows = await sequelize.query<PositionRow>(
-    `UPDATE positions SET status = 'open', open_price = :openPrice, opened_at = :openedAt, trading_day = :tradingDay, updated_at = now()
-      WHERE id = :id AND status = 'pending' RETURNING ${COLUMNS}`,
-    { replacements: { id, ...fill }, type: QueryTypes.SELECT, transaction: tx },
+  const row = await selectOne<PositionRow>(
+    sequelize,
+    `UPDATE positions SET status = 'open', open_price = $openPrice, opened_at = $openedAt, trading_day = $tradingDay, updated_at = now()
+      WHERE id = $id AND status = 'pending' RETURNING ${COLUMNS}`,
+    { id, openPrice: fill.openPrice, openedAt: fill.openedAt, tradingDay: fill.tradingDay },
+    tx,
   );
-  return rows[0] ? toPosition(rows[0]) : null;
+  return row ? toPosition(row) : null;
 }
 
 export async function markClosed(
@@ -165,39 +187,46 @@ export async function markClosed(
   id: string,
   close: { closePrice: number; profit: number; closedAt: Date; reason: string },
 ): Promise<Position | null> {
-  const rows = await sequelize.query<PositionRow>(
-    `UPDATE positions SET status = 'closed', close_price = :closePrice, profit = :profit, closed_at = :closedAt,
-        close_reason = :reason, updated_at = now()
-      WHERE id = :id AND status = 'open' RETURNING ${COLUMNS}`,
-    { replacements: { id, ...close }, type: QueryTypes.SELECT, transaction: tx },
+  const row = await selectOne<PositionRow>(
+    sequelize,
+    `UPDATE positions SET status = 'closed', close_price = $closePrice, profit = $profit, closed_at = $closedAt,
+        close_reason = $reason, updated_at = now()
+      WHERE id = $id AND status = 'open' RETURNING ${COLUMNS}`,
+    { id, closePrice: close.closePrice, profit: close.profit, closedAt: close.closedAt, reason: close.reason },
+    tx,
   );
-  return rows[0] ? toPosition(rows[0]) : null;
+  return row ? toPosition(row) : null;
 }
 
 export async function cancelPending(sequelize: Sequelize, tx: Transaction, accountNumber: number, reason: string, id?: string): Promise<Position[]> {
-  const rows = await sequelize.query<PositionRow>(
-    `UPDATE positions SET status = 'cancelled', close_reason = :reason, closed_at = now(), updated_at = now()
-      WHERE account_number = :accountNumber AND status = 'pending'${id ? ' AND id = :id' : ''} RETURNING ${COLUMNS}`,
-    { replacements: { accountNumber, reason, id: id ?? null }, type: QueryTypes.SELECT, transaction: tx },
+  const rows = await selectRows<PositionRow>(
+    sequelize,
+    `UPDATE positions SET status = 'cancelled', close_reason = $reason, closed_at = now(), updated_at = now()
+      WHERE account_number = $accountNumber AND status = 'pending'${id ? ' AND id = $id' : ''} RETURNING ${COLUMNS}`,
+    id ? { accountNumber, reason, id } : { accountNumber, reason },
+    tx,
   );
   return rows.map(toPosition);
 }
 
 export async function countTradingDays(sequelize: Sequelize, accountNumber: number, tx?: Transaction): Promise<number> {
-  const rows = await sequelize.query<{ n: string }>(
+  const row = await selectOne<{ n: string }>(
+    sequelize,
     `SELECT count(DISTINCT p.trading_day) AS n FROM positions p JOIN accounts a ON a.number = p.account_number AND a.attempt = p.attempt
-      WHERE p.account_number = :accountNumber AND p.trading_day IS NOT NULL`,
-    { replacements: { accountNumber }, type: QueryTypes.SELECT, transaction: tx },
+      WHERE p.account_number = $accountNumber AND p.trading_day IS NOT NULL`,
+    { accountNumber },
+    tx,
   );
-  return toNumber(rows[0]?.n);
+  return toNumber(row?.n);
 }
 
 /** Accounts whose positions changed recently (any replica), with the latest change time. */
 export async function recentlyChangedAccounts(sequelize: Sequelize, lookbackSeconds: number): Promise<Array<{ accountNumber: number; changedAt: Date }>> {
-  const rows = await sequelize.query<{ account_number: string; changed_at: Date }>(
+  const rows = await selectRows<{ account_number: string; changed_at: Date }>(
+    sequelize,
     `SELECT account_number, max(updated_at) AS changed_at FROM positions
-      WHERE updated_at > now() - make_interval(secs => :lookback) GROUP BY account_number`,
-    { replacements: { lookback: lookbackSeconds }, type: QueryTypes.SELECT },
+      WHERE updated_at > now() - make_interval(secs => $lookback) GROUP BY account_number`,
+    { lookback: lookbackSeconds },
   );
   return rows.map((r) => ({ accountNumber: toNumber(r.account_number), changedAt: r.changed_at }));
 }
@@ -210,10 +239,11 @@ export async function listPositions(
   afterSeq: number,
   limit: number,
 ): Promise<Position[]> {
-  const rows = await sequelize.query<PositionRow>(
-    `SELECT ${COLUMNS} FROM positions WHERE account_number = :accountNumber${status ? ' AND status = :status' : ''} AND seq > :afterSeq
-      ORDER BY seq LIMIT :limit`,
-    { replacements: { accountNumber, status: status ?? null, afterSeq, limit }, type: QueryTypes.SELECT },
+  const rows = await selectRows<PositionRow>(
+    sequelize,
+    `SELECT ${COLUMNS} FROM positions WHERE account_number = $accountNumber${status ? ' AND status = $status' : ''} AND seq > $afterSeq
+      ORDER BY seq LIMIT $limit`,
+    status ? { accountNumber, status, afterSeq, limit } : { accountNumber, afterSeq, limit },
   );
   return rows.map(toPosition);
 }
@@ -221,10 +251,11 @@ export async function listPositions(
 /** Minimum-trading-days counts of many accounts in one query (the current attempt's). */
 export async function tradingDaysOf(sequelize: Sequelize, numbers: number[]): Promise<Map<number, number>> {
   if (numbers.length === 0) return new Map();
-  const rows = await sequelize.query<{ account_number: string; n: string }>(
+  const rows = await selectRows<{ account_number: string; n: string }>(
+    sequelize,
     `SELECT p.account_number, count(DISTINCT p.trading_day) AS n FROM positions p JOIN accounts a ON a.number = p.account_number AND a.attempt = p.attempt
-      WHERE p.account_number = ANY($1::bigint[]) AND p.trading_day IS NOT NULL GROUP BY p.account_number`,
-    { bind: [numbers], type: QueryTypes.SELECT },
+      WHERE p.account_number = ANY($numbers::bigint[]) AND p.trading_day IS NOT NULL GROUP BY p.account_number`,
+    { numbers },
   );
   return new Map(rows.map((r) => [toNumber(r.account_number), toNumber(r.n)]));
 }

@@ -1,4 +1,4 @@
-import { QueryTypes, toNumber, type Sequelize } from '@propdesk/kit';
+import { selectRows, toNumber, type Sequelize } from '@propdesk/kit';
 import { ROLLED_HOURS_END_SQL } from './migrations/0004-equity-hours';
 import type { DealTotals } from '../domain/indicators';
 
@@ -19,19 +19,20 @@ const nullable = (v: string | null): number | null => (v === null ? null : toNum
  * highs and lows, starting from the initial balance (window function, no rows to the process).
  */
 export async function maxDrawdown(sequelize: Sequelize, accountNumber: number): Promise<{ amount: number; pct: number }> {
-  const rows = await sequelize.query<{ amount: string | null; pct: string | null }>(
+  const rows = await selectRows<{ amount: string | null; pct: string | null }>(
+    sequelize,
     `WITH points AS (
-       SELECT created_at AS t, 0 AS ord, initial_balance AS v FROM accounts WHERE number = :accountNumber
-       UNION ALL SELECT closed_at, 1, balance_after FROM deals WHERE account_number = :accountNumber
+       SELECT created_at AS t, 0 AS ord, initial_balance AS v FROM accounts WHERE number = $accountNumber
+       UNION ALL SELECT closed_at, 1, balance_after FROM deals WHERE account_number = $accountNumber
        -- Within a minute the order of its high and low is unknown: the low is placed first (against
        -- earlier peaks only), so a rebuild never reports a fall that may not have happened.
-       UNION ALL SELECT minute, 2, low FROM equity_minutes WHERE account_number = :accountNumber
-       UNION ALL SELECT minute + interval '59 seconds', 3, high FROM equity_minutes WHERE account_number = :accountNumber
+       UNION ALL SELECT minute, 2, low FROM equity_minutes WHERE account_number = $accountNumber
+       UNION ALL SELECT minute + interval '59 seconds', 3, high FROM equity_minutes WHERE account_number = $accountNumber
      ), running AS (
        SELECT v, max(v) OVER (ORDER BY t, ord ROWS UNBOUNDED PRECEDING) AS peak FROM points
      )
      SELECT max(peak - v) AS amount, max((peak - v) / NULLIF(peak, 0)) * 100 AS pct FROM running`,
-    { replacements: { accountNumber }, type: QueryTypes.SELECT },
+    { accountNumber },
   );
   return { amount: toNumber(rows[0]?.amount), pct: toNumber(rows[0]?.pct) };
 }
@@ -46,10 +47,11 @@ export interface Streaks {
 
 /** Full scan for rebuilds: runs of wins and losses in one ordered pass (a new run starts where the sign changes), aggregated in SQL. */
 export async function streaks(sequelize: Sequelize, accountNumber: number): Promise<Streaks> {
-  const rows = await sequelize.query<{ max_wins: string; max_losses: string; best_run: string; worst_run: string; current_sign: number | null; current_length: string | null }>(
+  const rows = await selectRows<{ max_wins: string; max_losses: string; best_run: string; worst_run: string; current_sign: number | null; current_length: string | null }>(
+    sequelize,
     `WITH d AS (
        SELECT seq, profit::float8 AS profit, sign(profit)::int AS s, lag(sign(profit)::int) OVER (ORDER BY seq) AS prev
-         FROM deals WHERE account_number = :accountNumber
+         FROM deals WHERE account_number = $accountNumber
      ), g AS (
        SELECT profit, s, sum(CASE WHEN s = prev THEN 0 ELSE 1 END) OVER (ORDER BY seq) AS grp FROM d
      ), runs AS (
@@ -62,7 +64,7 @@ export async function streaks(sequelize: Sequelize, accountNumber: number): Prom
             (array_agg(s ORDER BY grp DESC))[1] AS current_sign,
             (array_agg(len ORDER BY grp DESC))[1] AS current_length
        FROM runs`,
-    { replacements: { accountNumber }, type: QueryTypes.SELECT },
+    { accountNumber },
   );
   const r = rows[0];
   const sign = r?.current_sign ?? null;
@@ -85,19 +87,20 @@ export interface DailyPoint {
 
 /** One point per day: closing balance (kept as deals close), equity close/low/high from the minute buckets. */
 export async function dailyHistory(sequelize: Sequelize, accountNumber: number, maxDays: number): Promise<DailyPoint[]> {
-  const rows = await sequelize.query<{ day: string; balance: string | null; close: string | null; low: string | null; high: string | null }>(
+  const rows = await selectRows<{ day: string; balance: string | null; close: string | null; low: string | null; high: string | null }>(
+    sequelize,
     `WITH b AS (
-       SELECT to_char(day, 'YYYY-MM-DD') AS day, close_balance AS balance FROM daily_balances WHERE account_number = :accountNumber
+       SELECT to_char(day, 'YYYY-MM-DD') AS day, close_balance AS balance FROM daily_balances WHERE account_number = $accountNumber
      ), e AS (
        SELECT to_char(minute AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day, (array_agg(close ORDER BY minute DESC))[1] AS close,
               (array_agg(balance ORDER BY minute DESC))[1] AS balance, min(low) AS low, max(high) AS high
-         FROM equity_minutes WHERE account_number = :accountNumber GROUP BY 1
+         FROM equity_minutes WHERE account_number = $accountNumber GROUP BY 1
      )
      SELECT * FROM (
        SELECT COALESCE(b.day, e.day) AS day, COALESCE(b.balance, e.balance) AS balance, e.close, e.low, e.high
-         FROM b FULL JOIN e ON e.day = b.day ORDER BY 1 DESC LIMIT :maxDays
+         FROM b FULL JOIN e ON e.day = b.day ORDER BY 1 DESC LIMIT $maxDays
      ) x ORDER BY day`,
-    { replacements: { accountNumber, maxDays }, type: QueryTypes.SELECT },
+    { accountNumber, maxDays },
   );
   return rows.map((r) => ({ day: r.day, balance: nullable(r.balance), equityClose: nullable(r.close), equityLow: nullable(r.low), equityHigh: nullable(r.high) }));
 }
@@ -110,28 +113,30 @@ export interface CurvePoint {
 
 /** Equity curve from the per-minute buckets (close), newest `limit` within the range, oldest first. */
 export async function equityCurve(sequelize: Sequelize, accountNumber: number, from: Date | null, to: Date | null, limit: number): Promise<CurvePoint[]> {
-  const rows = await sequelize.query<{ minute: Date; close: string; balance: string }>(
+  const rows = await selectRows<{ minute: Date; close: string; balance: string }>(
+    sequelize,
     `SELECT * FROM (
        SELECT minute, close, balance FROM equity_minutes
-        WHERE account_number = :accountNumber AND (:from::timestamptz IS NULL OR minute >= :from::timestamptz)
-          AND (:to::timestamptz IS NULL OR minute <= :to::timestamptz)
-        ORDER BY minute DESC LIMIT :limit
+        WHERE account_number = $accountNumber AND ($from::timestamptz IS NULL OR minute >= $from::timestamptz)
+          AND ($to::timestamptz IS NULL OR minute <= $to::timestamptz)
+        ORDER BY minute DESC LIMIT $limit
      ) x ORDER BY minute`,
-    { replacements: { accountNumber, from, to, limit }, type: QueryTypes.SELECT },
+    { accountNumber, from, to, limit },
   );
   return rows.map((r) => ({ time: r.minute, equity: toNumber(r.close), balance: toNumber(r.balance) }));
 }
 
 /** The first and last minute bucket within the range: two index lookups, whatever the range holds. */
 export async function equityRange(sequelize: Sequelize, accountNumber: number, from: Date | null, to: Date | null): Promise<{ first: Date | null; last: Date | null }> {
-  const [row] = await sequelize.query<{ first: Date | null; last: Date | null }>(
-    `SELECT (SELECT minute FROM equity_minutes WHERE account_number = :accountNumber
-                AND (:from::timestamptz IS NULL OR minute >= :from::timestamptz) AND (:to::timestamptz IS NULL OR minute <= :to::timestamptz)
+  const [row] = await selectRows<{ first: Date | null; last: Date | null }>(
+    sequelize,
+    `SELECT (SELECT minute FROM equity_minutes WHERE account_number = $accountNumber
+                AND ($from::timestamptz IS NULL OR minute >= $from::timestamptz) AND ($to::timestamptz IS NULL OR minute <= $to::timestamptz)
               ORDER BY minute LIMIT 1) AS first,
-            (SELECT minute FROM equity_minutes WHERE account_number = :accountNumber
-                AND (:from::timestamptz IS NULL OR minute >= :from::timestamptz) AND (:to::timestamptz IS NULL OR minute <= :to::timestamptz)
+            (SELECT minute FROM equity_minutes WHERE account_number = $accountNumber
+                AND ($from::timestamptz IS NULL OR minute >= $from::timestamptz) AND ($to::timestamptz IS NULL OR minute <= $to::timestamptz)
               ORDER BY minute DESC LIMIT 1) AS last`,
-    { replacements: { accountNumber, from, to }, type: QueryTypes.SELECT },
+    { accountNumber, from, to },
   );
   return { first: row?.first ?? null, last: row?.last ?? null };
 }
@@ -144,9 +149,10 @@ const HOUR_SECONDS = 3600;
  * Concurrent readers roll the same rows; the second insert is a no-op.
  */
 export async function rollEquityHours(sequelize: Sequelize, accountNumber: number): Promise<Date | null> {
-  const [row] = await sequelize.query<{ rolled_until: Date | null }>(
+  const [row] = await selectRows<{ rolled_until: Date | null }>(
+    sequelize,
     `WITH since AS (
-       SELECT coalesce((SELECT hour + interval '1 hour' FROM equity_hours WHERE account_number = :accountNumber ORDER BY hour DESC LIMIT 1),
+       SELECT coalesce((SELECT hour + interval '1 hour' FROM equity_hours WHERE account_number = $accountNumber ORDER BY hour DESC LIMIT 1),
                        '-infinity'::timestamptz) AS t
      ), rolled AS (
        INSERT INTO equity_hours (account_number, hour, high, high_at, low, low_at, close, balance)
@@ -155,13 +161,13 @@ export async function rollEquityHours(sequelize: Sequelize, accountNumber: numbe
               min(low), (array_agg(minute ORDER BY low, minute))[1],
               (array_agg(close ORDER BY minute DESC))[1], (array_agg(balance ORDER BY minute DESC))[1]
          FROM equity_minutes, since
-        WHERE account_number = :accountNumber AND minute >= since.t AND minute < ${ROLLED_HOURS_END_SQL}
+        WHERE account_number = $accountNumber AND minute >= since.t AND minute < ${ROLLED_HOURS_END_SQL}
         GROUP BY account_number, date_trunc('hour', minute)
        ON CONFLICT (account_number, hour) DO NOTHING
        RETURNING hour
      )
      SELECT greatest((SELECT max(hour) FROM rolled), (SELECT t - interval '1 hour' FROM since WHERE t > '-infinity')) + interval '1 hour' AS rolled_until`,
-    { replacements: { accountNumber }, type: QueryTypes.SELECT },
+    { accountNumber },
   );
   return row?.rolled_until ?? null;
 }
@@ -180,17 +186,18 @@ export async function equityCurveBuckets(sequelize: Sequelize, accountNumber: nu
   // Slices under an hour read no rollups: the hours part selects nothing and the minutes all of the range.
   const rolledUntil = sliceSeconds >= HOUR_SECONDS ? ((await rollEquityHours(sequelize, accountNumber)) ?? hourFrom) : hourFrom;
   const minutesFrom = rolledUntil > first ? rolledUntil : first;
-  const rows = await sequelize.query<{ low: number[]; high: number[] }>(
+  const rows = await selectRows<{ low: number[]; high: number[] }>(
+    sequelize,
     `SELECT min(ARRAY[low::float8, extract(epoch FROM low_at)::float8, balance::float8]) AS low,
             max(ARRAY[high::float8, extract(epoch FROM high_at)::float8, balance::float8]) AS high
        FROM (SELECT hour AS t, low, low_at, high, high_at, balance FROM equity_hours
-              WHERE account_number = :accountNumber AND hour >= :hourFrom::timestamptz AND hour < :rolledUntil::timestamptz
+              WHERE account_number = $accountNumber AND hour >= $hourFrom::timestamptz AND hour < $rolledUntil::timestamptz
              UNION ALL
              SELECT minute, low, minute, high, minute, balance FROM equity_minutes
-              WHERE account_number = :accountNumber AND minute >= :minutesFrom::timestamptz AND minute <= :last::timestamptz) s
-      GROUP BY width_bucket(extract(epoch FROM t)::float8, extract(epoch FROM :hourFrom::timestamptz)::float8,
-                            extract(epoch FROM :last::timestamptz)::float8 + 1, :buckets)`,
-    { replacements: { accountNumber, hourFrom, rolledUntil, minutesFrom, last, buckets }, type: QueryTypes.SELECT },
+              WHERE account_number = $accountNumber AND minute >= $minutesFrom::timestamptz AND minute <= $last::timestamptz) s
+      GROUP BY width_bucket(extract(epoch FROM t)::float8, extract(epoch FROM $hourFrom::timestamptz)::float8,
+                            extract(epoch FROM $last::timestamptz)::float8 + 1, $buckets)`,
+    { accountNumber, hourFrom, rolledUntil, minutesFrom, last, buckets },
   );
   const points: CurvePoint[] = [];
   for (const { low, high } of rows) {
