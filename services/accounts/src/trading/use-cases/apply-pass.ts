@@ -1,5 +1,5 @@
 import type { Transaction } from '@propdesk/kit';
-import { appendEvent, appendEvents, writeAccountMoney, type Account } from '../core-port';
+import { appendEvents, writeAccountMoney, type Account } from '../core-port';
 import type { Position } from '../data/positions';
 import { liquidateInTx } from './liquidate-account';
 import { recordEquityPoint, type TradingContext } from './trading-context';
@@ -23,24 +23,27 @@ export async function applyPass(
   const peakEquity = Math.max(observed.peakEquity, balance);
   await writeAccountMoney(ctx.sequelize, tx, account.number, { balance, equity: balance, peakEquity, status: 'passed' });
   const progression = ctx.lifecycle ? await ctx.lifecycle.provisionNextPhase(tx, account) : null;
-  await appendEvent(ctx.sequelize, tx, {
-    organizationId: account.organizationId,
-    type: 'account.passed',
-    data: {
-      account: account.number,
-      trader_id: account.traderId,
-      status: 'passed',
-      equity: observed.equity,
-      balance,
-      peak_equity: peakEquity,
-      trading_days: observed.tradingDays,
-      program: account.program,
-      program_version: account.programVersion,
-      phase: { index: account.phase.index, name: account.phase.name, kind: account.phase.kind },
-      next_account: progression?.next.number ?? null,
+  // One statement for the pass's events, in their order: account.passed, then the next account's.
+  await appendEvents(ctx.sequelize, tx, [
+    {
+      organizationId: account.organizationId,
+      type: 'account.passed',
+      data: {
+        account: account.number,
+        trader_id: account.traderId,
+        status: 'passed',
+        equity: observed.equity,
+        balance,
+        peak_equity: peakEquity,
+        trading_days: observed.tradingDays,
+        program: account.program,
+        program_version: account.programVersion,
+        phase: { index: account.phase.index, name: account.phase.name, kind: account.phase.kind },
+        next_account: progression?.next.number ?? null,
+      },
     },
-  });
-  if (progression) await appendEvents(ctx.sequelize, tx, progression.events);
+    ...(progression?.events ?? []),
+  ]);
   await recordEquityPoint(ctx, tx, account.number, ctx.now(), balance, balance);
   return { ...account, status: 'passed', balance, equity: balance, peakEquity, nextAccount: progression?.next.number ?? null };
 }
