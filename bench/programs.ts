@@ -227,6 +227,52 @@ async function progressionRun(): Promise<{ ms: number; passed: number; nextAccou
   });
 }
 
+interface Limits {
+  dailyLoss: number;
+  totalLoss: number;
+  profitTarget: number;
+  warnDaily: number;
+  warnTotal: number;
+}
+
+const rules = require(path.join(ROOT, 'services/accounts/dist/trading/domain/rules.js')) as {
+  limitsOf(terms: object, s: object): Limits;
+  followPeak(terms: object, limits: Limits, initialBalance: number, peakEquity: number): void;
+  judge(terms: object, limits: Limits, equity: number, tradingDays: number): { kind: string };
+};
+
+/**
+ * The engine's per-mark rule work alone, in process (no database): for every account of 10,000,
+ * each mark does what trading-engine.ts evaluate() does with the rules: follow a new peak, judge,
+ * compare with the warning levels. Nanoseconds per account mark, best of 5 runs.
+ */
+function ruleCostPerMark(kinds: Array<{ terms: string }>): number {
+  const states = Array.from({ length: OPEN_POSITIONS }, (_, i) => {
+    const terms = JSON.parse(kinds[i % kinds.length].terms) as object;
+    const s = { initialBalance: 100000, startOfDayBalance: 100000, startOfDayEquity: 100000, peakEquity: 100000, highestEodBalance: 100000 };
+    return { terms, limits: rules.limitsOf(terms, s), peak: 100000, days: 1 };
+  });
+  let best = Infinity;
+  let sink = 0;
+  for (let run = 0; run < 5; run++) {
+    const t0 = process.hrtime.bigint();
+    for (let mark = 0; mark < 50; mark++) {
+      for (let i = 0; i < states.length; i++) {
+        const s = states[i];
+        const equity = 100000 + ((i * 7 + mark * 13) % 2000) - 1000;
+        if (equity > s.peak) {
+          s.peak = equity;
+          rules.followPeak(s.terms, s.limits, 100000, equity);
+        }
+        if (rules.judge(s.terms, s.limits, equity, s.days).kind !== 'none') sink++;
+        else if (equity < s.limits.warnDaily || equity < s.limits.warnTotal) sink--;
+      }
+    }
+    best = Math.min(best, Number(process.hrtime.bigint() - t0) / (50 * states.length));
+  }
+  return best + sink * 0;
+}
+
 export async function run(): Promise<void> {
   const standard = [{ program: 'standard', terms: JSON.stringify(programs.PROGRAMS.standard), phase: 'evaluation' }];
   const custom = Array.from({ length: CUSTOM_PROGRAMS }, (_, k) => {
@@ -235,6 +281,12 @@ export async function run(): Promise<void> {
   });
   const show = (label: string, f: EngineFigures) =>
     `${label}: ${f.quotesPerSecond.toFixed(0)} fully evaluated quotes/s; breach p50 ${ms(f.breachP50)}, p99 ${ms(f.breachP99)} (${f.breached} of ${BREACHES} breached)`;
+  const stdNs = ruleCostPerMark(standard);
+  const cusNs = ruleCostPerMark(custom);
+  console.log(
+    `0. the rules' work per account mark, in process, ${OPEN_POSITIONS} accounts x 50 marks (best of 5): standard ${stdNs.toFixed(1)} ns, ` +
+      `${CUSTOM_PROGRAMS} custom programs ${cusNs.toFixed(1)} ns (x${(cusNs / stdNs).toFixed(2)})`,
+  );
   const ratios: Array<{ qps: number; p99: number }> = [];
   for (let round = 1; round <= ROUNDS; round++) {
     // Alternating order, so neither side always runs on a warmer machine.

@@ -271,10 +271,13 @@ export class TradingEngine implements LiveEngine {
       let floating = 0;
       for (const p of s.positions.values()) if (p.status === 'open') floating += floatingProfit(p as PricedPosition, quote);
       const equity = roundMoney(s.account.balance + floating);
-      if (equity > s.peakEquity) s.peakEquity = equity;
-      this.writer.mark(s, equity, minute);
       const terms = s.account.terms;
-      followPeak(terms, s.limits, s.account.initialBalance, s.peakEquity);
+      if (equity > s.peakEquity) {
+        s.peakEquity = equity;
+        // A trailing floor (and its warning level) moves only when the peak does.
+        followPeak(terms, s.limits, s.account.initialBalance, equity);
+      }
+      this.writer.mark(s, equity, minute);
       if (judge(terms, s.limits, equity, s.tradingDays).kind !== 'none') suspects.push(s);
       else if (equity < s.limits.warnDaily || equity < s.limits.warnTotal) warnings.push(s);
     }
