@@ -15,11 +15,16 @@ export async function writeAccountReset(db: Sequelize, tx: Transaction, number: 
   );
 }
 
-/** A payout (SPEC 10): the balance and equity drop by the amount; trading days count afresh from now. */
+/**
+ * A payout (SPEC 10): balance, equity and the peak a trailing floor follows drop by the amount;
+ * trading days for the next payout count from now.
+ */
 export async function writePayout(db: Sequelize, tx: Transaction, number: number, amount: number, now: Date): Promise<void> {
   await execute(
     db,
-    `UPDATE accounts SET balance = balance - $amount, equity = equity - $amount, payout_at = $now, updated_at = now() WHERE number = $number`,
+    `UPDATE accounts SET balance = balance - $amount, equity = equity - $amount, peak_equity = peak_equity - $amount, payout_at = $now,
+            updated_at = now()
+      WHERE number = $number`,
     { number, amount, now },
     tx,
   );

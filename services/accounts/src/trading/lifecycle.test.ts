@@ -287,11 +287,11 @@ describe('payouts', () => {
     phases: [{ name: 'Funded', kind: 'funded', max_daily_loss_pct: 5, max_total_loss_pct: 10, profit_split_pct: 80, warning_at_pct: null, ...over }],
   });
 
-  async function profitable(org: string, program: string, symbol: string): Promise<string> {
+  async function profitable(org: string, program: string, symbol: string, volume = 1): Promise<string> {
     const a = tradingHelpers(h, h.sql);
     const n = await assignedAccount(org, program);
     await a.quote(symbol, 1, 1);
-    const p = await a.order(org, n, { symbol, volume: 1 });
+    const p = await a.order(org, n, { symbol, volume });
     await a.quote(symbol, 1.02, 1.02);
     await h.trading.closePosition({ organizationId: org, number: n, positionId: p.id });
     return n;
@@ -357,6 +357,18 @@ describe('payouts', () => {
         expect(after.balance).toBe(before.balance);
       }
     }
+  });
+
+  it('a payout lowers the peak a trailing floor follows, so paying out does not breach', async () => {
+    const org = h.newOrg(10);
+    await h.api.createProgram({ organizationId: org, program: funded('funded-trailing', { total_loss_mode: 'trailing', max_daily_loss_pct: 30 }) });
+    // +20,000 on 10 lots: peak 120,000, trailing floor 110,000.
+    const n = await profitable(org, 'funded-trailing', 'AUDUSD', 10);
+    await h.trading.createPayout({ organizationId: org, number: n });
+    const a = tradingHelpers(h, h.sql);
+    await a.order(org, n, { symbol: 'AUDUSD', volume: 1 });
+    await a.quote('AUDUSD', 1.0199, 1.0199);
+    expect(await a.account(org, n)).toMatchObject({ status: accountsv1.AccountStatus.ACCOUNT_STATUS_ACTIVE, peakEquity: 100000 });
   });
 
   it('refuses while the consistency rule does not hold', async () => {

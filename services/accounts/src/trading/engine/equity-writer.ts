@@ -54,6 +54,12 @@ export class EquityWriter {
     s.bucket = undefined;
   }
 
+  /** Drops an account's unwritten mark (its money was reset or paid out since). */
+  forget(accountNumber: number): void {
+    this.markedEquity.delete(accountNumber);
+    this.lastWrittenEquity.delete(accountNumber);
+  }
+
   mark(s: AccountState, equity: number, minute: number): void {
     const n = s.account.number;
     s.equity = equity;

@@ -347,6 +347,9 @@ export class TradingEngine implements LiveEngine {
         continue;
       }
       const state = accountState(account, mine, days.get(n) ?? 0, previous);
+      // A reset or payout moved the money: a mark of before it must not be written over it.
+      if (previous && previous.account.attempt !== account.attempt) this.writer.forget(n);
+      else if (previous && (previous.account.payoutAt?.getTime() ?? 0) !== (account.payoutAt?.getTime() ?? 0)) this.writer.forget(n);
       this.accounts.set(n, state);
       for (const p of mine) {
         let index = this.bySymbol.get(p.symbol);
