@@ -116,6 +116,19 @@ describe('progression', () => {
     expect((await a.account(org, funded.number)).status).toBe(accountsv1.AccountStatus.ACCOUNT_STATUS_ACTIVE);
   });
 
+  it('an evaluation phase with a consistency rule does not pass on a single day that is all its profit', async () => {
+    const org = h.newOrg(10);
+    await h.api.createProgram({ organizationId: org, program: { name: 'consistent', initial_balance: 100000, phases: [phase('Only', { consistency_pct: 50 })] } });
+    const a = tradingHelpers(h, h.sql);
+    const n = await assignedAccount(org, 'consistent');
+    await a.quote('XAUUSD', 2000, 2000);
+    await a.order(org, n, { symbol: 'XAUUSD', volume: 1 });
+    // +2,000 (2%), over the 1% target, all of it today: the best day is 100% of the profit.
+    for (const price of [2020, 2021]) await a.quote('XAUUSD', price, price);
+    expect((await a.account(org, n)).status).toBe(accountsv1.AccountStatus.ACCOUNT_STATUS_ACTIVE);
+    expect(await a.events(n, 'account.passed')).toHaveLength(0);
+  });
+
   it('a one-phase program just ends in passed', async () => {
     const org = h.newOrg(10);
     await h.api.createProgram({ organizationId: org, program: { name: 'single', initial_balance: 100000, phases: [phase('Only')] } });

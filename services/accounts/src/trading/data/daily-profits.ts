@@ -41,3 +41,24 @@ export async function tradingDaysSince(db: Sequelize, accountNumber: number, sin
   );
   return toNumber(rows[0]?.n);
 }
+
+/** dailyProfits of many accounts in one statement (the engine's reloads of accounts with a consistency rule). */
+export async function dailyProfitsOf(db: Sequelize, numbers: number[], rolloverHourUtc: number): Promise<Map<number, Array<{ day: string; profit: number }>>> {
+  const result = new Map<number, Array<{ day: string; profit: number }>>();
+  if (numbers.length === 0) return result;
+  const rows = await selectRows<{ account_number: string; day: string; profit: string }>(
+    db,
+    `SELECT d.account_number, to_char((d.closed_at AT TIME ZONE 'UTC') - make_interval(hours => $rollover), 'YYYY-MM-DD') AS day, sum(d.profit) AS profit
+       FROM deals d JOIN accounts a ON a.number = d.account_number AND a.attempt = d.attempt
+      WHERE d.account_number = ANY($numbers::bigint[]) AND d.closed_at >= a.attempt_started_at
+      GROUP BY 1, 2 ORDER BY 1, 2`,
+    { numbers, rollover: rolloverHourUtc },
+  );
+  for (const r of rows) {
+    const n = toNumber(r.account_number);
+    const list = result.get(n) ?? [];
+    list.push({ day: r.day, profit: toNumber(r.profit) });
+    result.set(n, list);
+  }
+  return result;
+}

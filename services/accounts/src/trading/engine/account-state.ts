@@ -17,6 +17,8 @@ export interface AccountState {
   dayStart?: DayStart;
   /** Warnings already sent (rule:period:attempt), so a mark past a warning level asks the database once. */
   warned: Set<string>;
+  /** With a consistency rule: the closed profit of each trading day of the attempt (reloaded with every deal). */
+  dayProfits?: Array<{ day: string; profit: number }>;
   /**
    * The levels the rules judge the account's marks against (domain/rules.ts judge), kept so a
    * mark costs no recomputation: the daily one is set once the day's start is known (-Infinity

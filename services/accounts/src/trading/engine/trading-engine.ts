@@ -7,7 +7,8 @@ import { nextWeekendStart, tradingDayOf, tradingDayStart } from '../domain/calen
 import { roundMoney, type Quote } from '../domain/instruments';
 import { pendingTriggersInRange, protectiveExitInRange, rangeOf, widenRange, type QuoteRange } from '../domain/orders';
 import { floatingProfit, type PricedPosition } from '../domain/pnl';
-import { followPeak, judge, warningsAt } from '../domain/rules';
+import { consistencyHolds, followPeak, judge, warningsAt } from '../domain/rules';
+import { dailyProfitsOf, withToday } from '../data/daily-profits';
 import { exitPosition } from '../use-cases/close-position';
 import { evaluateAccount } from '../use-cases/evaluate-account';
 import { recordWarnings, warningKey } from '../use-cases/record-warnings';
@@ -278,7 +279,9 @@ export class TradingEngine implements LiveEngine {
         followPeak(terms, s.limits, s.account.initialBalance, equity);
       }
       this.writer.mark(s, equity, minute);
-      if (judge(terms, s.limits, equity, s.tradingDays).kind !== 'none') suspects.push(s);
+      // Consistency is weighed only at the target (today's floating profit counts as today's).
+      const consistent = equity < s.limits.profitTarget || !s.dayProfits || consistencyHolds(terms, withToday(s.dayProfits, day, equity - s.account.balance));
+      if (judge(terms, s.limits, equity, s.tradingDays, consistent).kind !== 'none') suspects.push(s);
       else if (equity < s.limits.warnDaily || equity < s.limits.warnTotal) warnings.push(s);
     }
     const decided: number[] = [];
@@ -329,6 +332,8 @@ export class TradingEngine implements LiveEngine {
   private async rebuildAccounts(numbers: number[], live: Position[]): Promise<void> {
     const accounts = new Map((await readAccounts(this.options.sequelize, numbers)).map((a) => [a.number, a]));
     const days = await tradingDaysOf(this.options.sequelize, numbers);
+    const consistent = [...accounts.values()].filter((a) => a.terms.consistencyPct !== null).map((a) => a.number);
+    const dayProfits = await dailyProfitsOf(this.options.sequelize, consistent, this.options.rolloverHourUtc);
     const byAccount = new Map<number, Position[]>();
     for (const p of live) {
       const list = byAccount.get(p.accountNumber);
@@ -347,6 +352,7 @@ export class TradingEngine implements LiveEngine {
         continue;
       }
       const state = accountState(account, mine, days.get(n) ?? 0, previous);
+      if (account.terms.consistencyPct !== null) state.dayProfits = dayProfits.get(n) ?? [];
       // A reset or payout moved the money: a mark of before it must not be written over it.
       if (previous && previous.account.attempt !== account.attempt) this.writer.forget(n);
       else if (previous && (previous.account.payoutAt?.getTime() ?? 0) !== (account.payoutAt?.getTime() ?? 0)) this.writer.forget(n);
