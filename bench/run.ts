@@ -1,6 +1,7 @@
 /**
  * `npm run bench`: every benchmark in turn, each printing its figures and ratios against its
- * baseline. `npm run bench -- gateway accounts` runs a subset.
+ * baseline. `npm run bench -- gateway accounts` runs a subset. The soak is not in the default set
+ * (10 minutes): `npm run bench -- soak` (SOAK_MINUTES shortens it).
  */
 import fs from 'node:fs';
 import path from 'node:path';

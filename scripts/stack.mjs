@@ -367,9 +367,11 @@ async function main() {
   for (const [what, p] of [['gateway', port], ['auth', env.AUTH_GRPC_PORT], ['accounts', env.ACCOUNTS_GRPC_PORT], ['webhooks', env.WEBHOOKS_GRPC_PORT], ['panel', env.PANEL_PORT]]) {
     if (!(await portIsFree(Number(p)))) throw new Error(`port ${p} for ${what} is in use (is another PropDesk running?)`);
   }
-  const { createHealthChecker } = require(path.join(root, 'services/kit/dist/index.js'));
+  const { createHealthChecker, loadGrpcTls } = require(path.join(root, 'services/kit/dist/index.js'));
+  // GRPC_TLS_*: the services ask for a client certificate, so the readiness checks present one too.
+  const grpcTls = loadGrpcTls(env);
   const grpcReady = (address) => async () => {
-    const checker = createHealthChecker(address);
+    const checker = createHealthChecker(address, grpcTls);
     try { return await checker.check(1000); } finally { checker.close(); }
   };
 

@@ -75,10 +75,10 @@ function batchListAccounts(
 
 /** One client per service per process, created at boot; every call carries the configured deadline. */
 export function createClients(addresses: ServiceAddresses, deadlineMs: number, registry?: Registry): Clients {
-  const auth = createServiceClient(authv1.AuthServiceClient, authv1.AuthServiceService, addresses.auth, deadlineMs);
-  const accounts = createServiceClient(accountsv1.AccountsServiceClient, accountsv1.AccountsServiceService, addresses.accounts, deadlineMs);
-  const trading = createServiceClient(tradingv1.TradingServiceClient, tradingv1.TradingServiceService, addresses.accounts, deadlineMs);
-  const webhooks = createServiceClient(webhooksv1.WebhooksServiceClient, webhooksv1.WebhooksServiceService, addresses.webhooks, deadlineMs);
+  const auth = createServiceClient(authv1.AuthServiceClient, authv1.AuthServiceService, addresses.auth, deadlineMs, addresses.tls);
+  const accounts = createServiceClient(accountsv1.AccountsServiceClient, accountsv1.AccountsServiceService, addresses.accounts, deadlineMs, addresses.tls);
+  const trading = createServiceClient(tradingv1.TradingServiceClient, tradingv1.TradingServiceService, addresses.accounts, deadlineMs, addresses.tls);
+  const webhooks = createServiceClient(webhooksv1.WebhooksServiceClient, webhooksv1.WebhooksServiceService, addresses.webhooks, deadlineMs, addresses.tls);
   const listAccounts = coalesce({
     single: (request: accountsv1.ListAccountsRequest, opts: CallOpts) => accounts.call.listAccounts(request, opts),
     batch: batchListAccounts(accounts, deadlineMs),
@@ -109,9 +109,9 @@ export interface HealthCheckers {
 
 export function createHealthCheckers(addresses: ServiceAddresses): HealthCheckers {
   const checkers = {
-    auth: createHealthChecker(addresses.auth),
-    accounts: createHealthChecker(addresses.accounts),
-    webhooks: createHealthChecker(addresses.webhooks),
+    auth: createHealthChecker(addresses.auth, addresses.tls),
+    accounts: createHealthChecker(addresses.accounts, addresses.tls),
+    webhooks: createHealthChecker(addresses.webhooks, addresses.tls),
   };
   return {
     async checkAll(deadlineMs) {

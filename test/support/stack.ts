@@ -16,7 +16,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Writable } from 'node:stream';
 import { authv1 } from '@propdesk/proto';
-import { createLogger, createTestDatabase, type Logger, type TestDatabase } from '@propdesk/kit';
+import { createLogger, createTestDatabase, databaseUrlVia, loadGrpcTls, startTcpProxy, type Logger, type RetentionScheduler, type TcpProxy, type TestDatabase } from '@propdesk/kit';
 import { start as startAuth } from '../../services/auth/src/main';
 import { start as startAccounts } from '../../services/accounts/src/main';
 import { start as startWebhooks } from '../../services/webhooks/src/main';
@@ -27,6 +27,8 @@ import { createClients, type Clients } from '../../gateway/src/clients';
 export interface StartedPart {
   port: number;
   address: string;
+  /** The service's retention scheduler (auth, accounts, webhooks): `runOnce()` runs a pass now. */
+  retention?: RetentionScheduler;
   stop(): Promise<void>;
 }
 
@@ -38,6 +40,13 @@ export interface StackOptions {
   logLevel?: string;
   /** Gateway instances sharing the services (default 1); `url` is the first. */
   gatewayReplicas?: number;
+  /**
+   * Every service reaches PostgreSQL through a TCP proxy the test controls (`stack.databaseProxy
+   * .down()` / `.up()`); `database.url` stays direct, for looking behind the API.
+   */
+  databaseProxy?: boolean;
+  /** Run on this database (e.g. a restored dump) instead of a fresh one; stop() drops it. */
+  database?: TestDatabase;
 }
 
 export interface Organization {
@@ -62,6 +71,8 @@ export interface Stack {
   /** The environment every process was started with (addresses included). */
   env: NodeJS.ProcessEnv;
   database: TestDatabase;
+  /** With the `databaseProxy` option: the proxy every service's DATABASE_URL points at. */
+  databaseProxy?: TcpProxy;
   services: { auth: StartedPart; accounts: StartedPart; webhooks: StartedPart; panel: StartedPart; gateway: StartedPart };
   gatewayParts: StartedPart[];
   /** Promise gRPC clients to every service, for set-up and for looking behind the API. */
@@ -88,11 +99,16 @@ function loggerFor(name: string, options: StackOptions): Logger {
 }
 
 export async function startStack(options: StackOptions = {}): Promise<Stack> {
-  const database = await createTestDatabase('pd_e2e');
+  const database = options.database ?? (await createTestDatabase('pd_e2e'));
+  let databaseProxy: TcpProxy | undefined;
+  if (options.databaseProxy) {
+    const direct = new URL(database.url);
+    databaseProxy = await startTcpProxy(direct.hostname, Number(direct.port || 5432));
+  }
   const started: Array<{ name: string; part: StartedPart }> = [];
   const stopped = new Set<string>();
   const env: NodeJS.ProcessEnv = {
-    DATABASE_URL: database.url,
+    DATABASE_URL: databaseProxy ? databaseUrlVia(database.url, databaseProxy.port) : database.url,
     GRPC_HOST: '127.0.0.1',
     AUTH_GRPC_PORT: '0',
     ACCOUNTS_GRPC_PORT: '0',
@@ -138,7 +154,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       started.push({ name: i === 0 ? 'gateway' : `gateway-${i}`, part: gateway });
       gatewayParts.push(gateway);
     }
-    admin = createClients({ auth: auth.address, accounts: accounts.address, webhooks: webhooks.address }, 10_000);
+    admin = createClients({ auth: auth.address, accounts: accounts.address, webhooks: webhooks.address, tls: loadGrpcTls(env) }, 10_000);
     const clients = admin;
     const gateways = gatewayParts.map((g) => `http://127.0.0.1:${g.port}`);
 
@@ -148,6 +164,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       gateways,
       env,
       database,
+      databaseProxy,
       services: { auth, accounts, webhooks, panel, gateway: gatewayParts[0] as StartedPart },
       gatewayParts,
       admin: clients,
@@ -203,6 +220,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
         stopping ??= (async () => {
           await stopAll();
           clients.close();
+          await databaseProxy?.close();
           await database.drop();
         })();
         return stopping;
@@ -212,6 +230,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
   } catch (err) {
     admin?.close();
     await stopAll();
+    await databaseProxy?.close();
     await database.drop().catch(() => undefined);
     throw err;
   }

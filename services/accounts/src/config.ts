@@ -1,6 +1,6 @@
-import { envInt, hexKey, logLevel, serviceAddressSchema, z } from '@propdesk/kit';
+import { envDuration, envInt, hexKey, logLevel, retentionIntervalSchema, serviceAddressSchema, z } from '@propdesk/kit';
 
-export const accountsConfigSchema = serviceAddressSchema.extend({
+export const accountsConfigSchema = serviceAddressSchema.merge(retentionIntervalSchema).extend({
   DATABASE_URL: z.string().url(),
   LOG_LEVEL: logLevel,
   /** HMAC key of page tokens. */
@@ -19,6 +19,12 @@ export const accountsConfigSchema = serviceAddressSchema.extend({
   EXECUTOR_LOGIN_MAX_FAILURES_PER_ACCOUNT: envInt(10, 1),
   EXECUTOR_LOGIN_MAX_FAILURES_PER_IP: envInt(50, 1),
   EXECUTOR_LOGIN_WINDOW_SECONDS: envInt(900, 1),
+  /** Retention (kit/retention.ts, every RETENTION_INTERVAL_MS): executor sessions this long after they ended (expired or revoked). */
+  SESSIONS_RETENTION: envDuration('1d'),
+  /** Retention: per-minute equity older than this is compacted into the hourly rollups (at least 1h). */
+  EQUITY_MINUTES_RETENTION: envDuration('90d'),
+  /** GET /metrics (process RSS, event-loop delay) on this port; unset: none. */
+  ACCOUNTS_METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
 });
 
 export type AccountsConfig = z.infer<typeof accountsConfigSchema>;

@@ -9,12 +9,16 @@ import {
   ResourceStack,
   runMain,
   serviceAddresses,
+  startMetricsServer,
+  startRetention,
   type Logger,
   type StartedProcess,
 } from '@propdesk/kit';
 import { authv1 } from '@propdesk/proto';
 import { accountsConfigSchema } from './config';
 import { createEventsNotifier } from './data/events-notifier';
+import { purgeSessionsEndedBefore } from './data/executor-sessions';
+import { compactEquityMinutes } from './trading/data/equity-retention';
 import { coreMigrations } from './data/migrations';
 import type { AccountsDeps } from './deps';
 import { createServer } from './server';
@@ -37,12 +41,15 @@ export async function start(env: NodeJS.ProcessEnv, options: { logger?: Logger }
   const logger = options.logger ?? createLogger('accounts', { level: config.LOG_LEVEL });
   const resources = new ResourceStack(logger);
   return resources.build(async () => {
+    if (config.ACCOUNTS_METRICS_PORT !== undefined) {
+      await resources.start('metrics', () => startMetricsServer({ host: config.GRPC_HOST, port: config.ACCOUNTS_METRICS_PORT!, service: 'accounts', logger }), (m) => m.close());
+    }
     const sequelize = resources.add('database', openDatabase({ url: config.DATABASE_URL, schema: SCHEMA, logger, poolMax: 20 }), (db) => db.close());
     await migrate(sequelize, SCHEMA, MIGRATIONS, logger);
 
     const auth = resources.add(
       'auth client',
-      createServiceClient(authv1.AuthServiceClient, authv1.AuthServiceService, serviceAddresses(config).auth, config.GRPC_DEADLINE_MS),
+      createServiceClient(authv1.AuthServiceClient, authv1.AuthServiceService, serviceAddresses(config).auth, config.GRPC_DEADLINE_MS, serviceAddresses(config).tls),
       (c) => c.close(),
     );
     const eventsNotifier = resources.add('events notifier', createEventsNotifier(config.DATABASE_URL, SCHEMA, logger), (n) => n.close());
@@ -64,6 +71,11 @@ export async function start(env: NodeJS.ProcessEnv, options: { logger?: Logger }
     );
     const trading = createTradingHandlers({ engine, cursors: deps.cursors });
     resources.add('background jobs', startBackgroundJobs(deps), (j) => j.stop());
+    const retention = resources.add('retention', startRetention({ logger, intervalMs: config.RETENTION_INTERVAL_MS }), (r) => r.stop());
+    retention.register({ name: 'executor sessions', horizonMs: config.SESSIONS_RETENTION, run: (cutoff) => purgeSessionsEndedBefore(sequelize, cutoff) });
+    // Never younger than an hour: only completed, rolled hours are compacted.
+    const equityHorizonMs = config.EQUITY_MINUTES_RETENTION > 0 ? Math.max(config.EQUITY_MINUTES_RETENTION, 3_600_000) : 0;
+    retention.register({ name: 'equity minutes', horizonMs: equityHorizonMs, run: (cutoff) => compactEquityMinutes(sequelize, cutoff) });
 
     const server = await resources.start(
       'gRPC server',
@@ -75,7 +87,7 @@ export async function start(env: NodeJS.ProcessEnv, options: { logger?: Logger }
       },
     );
     logger.info({ port: server.port }, 'accounts service listening');
-    return { port: server.port, address: server.address, logger, stop: () => resources.stop() };
+    return { port: server.port, address: server.address, logger, retention, stop: () => resources.stop() };
   });
 }
 

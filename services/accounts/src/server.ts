@@ -1,4 +1,4 @@
-import { implementService, startGrpcServer, type AsyncServiceImplementation, type StartedGrpcServer } from '@propdesk/kit';
+import { implementService, loadGrpcTls, startGrpcServer, type AsyncServiceImplementation, type StartedGrpcServer } from '@propdesk/kit';
 import { accountsv1, tradingv1 } from '@propdesk/proto';
 import type { AccountsDeps } from './deps';
 import { createAccountsHandlers } from './grpc/handlers';
@@ -25,6 +25,8 @@ export async function createServer(
     host: options.host,
     port: options.port,
     logger: deps.logger,
+    tls: loadGrpcTls(deps.config),
+    plaintextHealthPort: deps.config.GRPC_TLS_HEALTH_PORT,
     services: [
       { name: 'propdesk.accounts.v1.AccountsService', definition: accountsv1.AccountsServiceService, implementation: accounts },
       { name: 'propdesk.trading.v1.TradingService', definition: tradingv1.TradingServiceService, implementation: trading },

@@ -24,7 +24,7 @@ export function createClients(cfg: CliConfig): Clients {
   let trading: ServiceClient<tradingv1.TradingServiceClient> | undefined;
   return {
     auth() {
-      auth ??= createServiceClient(authv1.AuthServiceClient, authv1.AuthServiceService, addresses.auth, cfg.GRPC_DEADLINE_MS);
+      auth ??= createServiceClient(authv1.AuthServiceClient, authv1.AuthServiceService, addresses.auth, cfg.GRPC_DEADLINE_MS, addresses.tls);
       return promised(auth);
     },
     accounts() {
@@ -33,11 +33,12 @@ export function createClients(cfg: CliConfig): Clients {
         accountsv1.AccountsServiceService,
         addresses.accounts,
         cfg.GRPC_DEADLINE_MS,
+        addresses.tls,
       );
       return promised(accounts);
     },
     trading() {
-      trading ??= createServiceClient(tradingv1.TradingServiceClient, tradingv1.TradingServiceService, addresses.accounts, cfg.GRPC_DEADLINE_MS);
+      trading ??= createServiceClient(tradingv1.TradingServiceClient, tradingv1.TradingServiceService, addresses.accounts, cfg.GRPC_DEADLINE_MS, addresses.tls);
       return promised(trading);
     },
     close() {

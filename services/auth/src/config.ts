@@ -1,6 +1,6 @@
-import { envInt, logLevel, serviceAddressSchema, z } from '@propdesk/kit';
+import { envDuration, envInt, logLevel, retentionIntervalSchema, serviceAddressSchema, z } from '@propdesk/kit';
 
-export const authConfigSchema = serviceAddressSchema.extend({
+export const authConfigSchema = serviceAddressSchema.merge(retentionIntervalSchema).extend({
   DATABASE_URL: z.string().url(),
   LOG_LEVEL: logLevel,
   /** HMAC key of page tokens. */
@@ -14,8 +14,12 @@ export const authConfigSchema = serviceAddressSchema.extend({
   /** How long a revoke waits for each cache watcher's acknowledgement before dropping it. */
   INVALIDATION_ACK_TIMEOUT_MS: envInt(2000, 50, 60_000),
   INVALIDATION_HEARTBEAT_MS: envInt(1000, 50, 60_000),
-  /** Period of the job purging expired sessions, login failures and idempotency records. */
+  /** Period of the job purging expired login failures and idempotency records. */
   MAINTENANCE_INTERVAL_SECONDS: envInt(60, 1),
+  /** Retention (kit/retention.ts, every RETENTION_INTERVAL_MS): panel sessions this long after they expired. */
+  SESSIONS_RETENTION: envDuration('1d'),
+  /** GET /metrics (process RSS, event-loop delay) on this port; unset: none. */
+  AUTH_METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
 });
 
 export type AuthConfig = z.infer<typeof authConfigSchema>;

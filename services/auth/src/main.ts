@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { createCursorCodec, createLogger, loadConfig, migrate, openDatabase, ResourceStack, runMain, type Logger, type StartedProcess } from '@propdesk/kit';
+import { createCursorCodec, createLogger, loadConfig, migrate, openDatabase, ResourceStack, runMain, startMetricsServer, startRetention, type Logger, type StartedProcess } from '@propdesk/kit';
 import { authConfigSchema } from './config';
 import { createApiKeysRepository } from './data/api-keys';
 import { createCreditReservationsRepository } from './data/credit-reservations';
@@ -24,6 +24,9 @@ export async function start(env: NodeJS.ProcessEnv, options: { logger?: Logger }
   const logger = options.logger ?? createLogger('auth', { level: config.LOG_LEVEL });
   const resources = new ResourceStack(logger);
   return resources.build(async () => {
+    if (config.AUTH_METRICS_PORT !== undefined) {
+      await resources.start('metrics', () => startMetricsServer({ host: config.GRPC_HOST, port: config.AUTH_METRICS_PORT!, service: 'auth', logger }), (m) => m.close());
+    }
     const sequelize = resources.add('database', openDatabase({ url: config.DATABASE_URL, schema: 'auth', logger }), (db) => db.close());
     await migrate(sequelize, 'auth', migrations, logger);
 
@@ -64,13 +67,15 @@ export async function start(env: NodeJS.ProcessEnv, options: { logger?: Logger }
 
     const maintenance = setInterval(() => {
       Promise.all([
-        deps.sessions.purgeExpired(),
         deps.loginAttempts.purgeOlderThan(config.LOGIN_FAILURE_WINDOW_SECONDS),
         deps.idempotency.purgeExpired(),
       ]).catch((err: unknown) => logger.warn({ err }, 'auth maintenance failed'));
     }, config.MAINTENANCE_INTERVAL_SECONDS * 1000);
     maintenance.unref();
     resources.onStop('maintenance timer', () => clearInterval(maintenance));
+    // Scheduled retention; other modules register their tasks on the same scheduler.
+    const retention = resources.add('retention', startRetention({ logger, intervalMs: config.RETENTION_INTERVAL_MS }), (r) => r.stop());
+    retention.register({ name: 'panel sessions', horizonMs: config.SESSIONS_RETENTION, run: (cutoff) => deps.sessions.purgeEndedBefore(cutoff) });
 
     const server = await resources.start(
       'gRPC server',
@@ -82,7 +87,7 @@ export async function start(env: NodeJS.ProcessEnv, options: { logger?: Logger }
       },
     );
     logger.info({ address: server.address }, 'auth service listening');
-    return { port: server.port, address: server.address, logger, stop: () => resources.stop() };
+    return { port: server.port, address: server.address, logger, retention, stop: () => resources.stop() };
   });
 }
 

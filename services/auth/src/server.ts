@@ -1,4 +1,4 @@
-import { implementService, startGrpcServer, type StartedGrpcServer } from '@propdesk/kit';
+import { implementService, loadGrpcTls, startGrpcServer, type StartedGrpcServer } from '@propdesk/kit';
 import { authv1 } from '@propdesk/proto';
 import type { AuthDeps } from './deps';
 import { authHandlers } from './grpc/handlers';
@@ -9,6 +9,8 @@ export function createServer(deps: AuthDeps, listen: { host: string; port: numbe
     host: listen.host,
     port: listen.port,
     logger: deps.logger,
+    tls: loadGrpcTls(deps.config),
+    plaintextHealthPort: deps.config.GRPC_TLS_HEALTH_PORT,
     services: [{ name: 'propdesk.auth.v1.AuthService', definition: authv1.AuthServiceService, implementation }],
   });
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { loadGrpcTls, type GrpcTls } from './grpc-tls';
 
 export { z };
 
@@ -53,12 +54,21 @@ export const serviceAddressSchema = z.object({
   ACCOUNTS_GRPC_ADDRESS: z.string().optional(),
   WEBHOOKS_GRPC_ADDRESS: z.string().optional(),
   GRPC_DEADLINE_MS: envInt(5000, 50, 120000),
+  // Optional mTLS between the gateway, the panel and the services (grpc-tls.ts): PEM file paths.
+  GRPC_TLS_CA: z.string().optional(),
+  GRPC_TLS_CERT: z.string().optional(),
+  GRPC_TLS_KEY: z.string().optional(),
+  // With mTLS: a second, plaintext port serving only grpc.health.v1 (kubelet's gRPC probes cannot
+  // present a client certificate). Unset: none.
+  GRPC_TLS_HEALTH_PORT: z.coerce.number().int().min(1).max(65535).optional(),
 });
 
 export interface ServiceAddresses {
   auth: string;
   accounts: string;
   webhooks: string;
+  /** Set when GRPC_TLS_* configure mTLS: every client of these addresses presents it. */
+  tls?: GrpcTls;
 }
 
 export function serviceAddresses(cfg: z.infer<typeof serviceAddressSchema>): ServiceAddresses {
@@ -66,6 +76,7 @@ export function serviceAddresses(cfg: z.infer<typeof serviceAddressSchema>): Ser
     auth: cfg.AUTH_GRPC_ADDRESS ?? `127.0.0.1:${cfg.AUTH_GRPC_PORT}`,
     accounts: cfg.ACCOUNTS_GRPC_ADDRESS ?? `127.0.0.1:${cfg.ACCOUNTS_GRPC_PORT}`,
     webhooks: cfg.WEBHOOKS_GRPC_ADDRESS ?? `127.0.0.1:${cfg.WEBHOOKS_GRPC_PORT}`,
+    tls: loadGrpcTls(cfg),
   };
 }
 

@@ -1,5 +1,5 @@
 import { Metadata, status, type ServiceError } from '@grpc/grpc-js';
-import { API_ERRORS, AppError, fromServiceError, toServiceError, type ApiErrorCode } from './errors';
+import { API_ERRORS, AppError, fromServiceError, isUnavailableError, toItemError, toServiceError, type ApiErrorCode } from './errors';
 
 /** A gRPC failure as grpc-js hands it to a client callback, with no API code in its trailers. */
 function bareStatus(code: status, details: string): ServiceError {
@@ -119,5 +119,32 @@ describe('an API code in the trailers', () => {
   it('internal_error never passes the service message on', () => {
     const sent = toServiceError(new AppError('internal_error', 'SELECT * FROM secrets'));
     expect(fromServiceError(Object.assign(new Error(sent.details), sent)).message).toBe('internal error');
+  });
+});
+
+describe('a dependency that cannot be reached is unavailable (503), never internal_error', () => {
+  const served = (err: unknown) => fromServiceError(Object.assign(new Error('x'), toServiceError(err)));
+
+  it('sequelize connection errors, node-postgres "Connection terminated", socket codes and SQLSTATE class 08/57P0x', () => {
+    const cases: unknown[] = [
+      Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { name: 'SequelizeConnectionRefusedError' }),
+      Object.assign(new Error('operation timeout'), { name: 'SequelizeConnectionAcquireTimeoutError' }),
+      Object.assign(new Error('wrapped'), { name: 'SequelizeDatabaseError', parent: new Error('Connection terminated unexpectedly') }),
+      Object.assign(new Error('connect ECONNRESET'), { code: 'ECONNRESET' }),
+      Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01' }),
+      Object.assign(new Error('wrapped'), { original: Object.assign(new Error('x'), { code: '08006' }) }),
+    ];
+    for (const err of cases) {
+      expect(isUnavailableError(err)).toBe(true);
+      expect({ code: served(err).code, http: served(err).httpStatus }).toEqual({ code: 'unavailable', http: 503 });
+      expect(toItemError(err).code).toBe('unavailable');
+    }
+  });
+
+  it('a bug or a bad query stays internal_error', () => {
+    for (const err of [new TypeError('x is undefined'), Object.assign(new Error('syntax error'), { name: 'SequelizeDatabaseError', parent: Object.assign(new Error('syntax'), { code: '42601' }) })]) {
+      expect(isUnavailableError(err)).toBe(false);
+      expect(served(err).code).toBe('internal_error');
+    }
   });
 });

@@ -97,9 +97,48 @@ export class AppError extends Error {
 
 export const notFound = (what: string): AppError => new AppError('not_found', `${what} not found`);
 
+/** Node's socket failures: the peer is gone or cannot be reached. */
+const UNREACHABLE_SYSCALL_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN', 'ECONNABORTED']);
+
+/**
+ * PostgreSQL SQLSTATEs that say "the database is not there right now" rather than "this query is
+ * wrong": class 08 (connection exception), 57P01-57P03 (shutting down, crashed, starting up),
+ * 53300 (too many connections).
+ */
+const UNAVAILABLE_SQLSTATE = /^(08...|57P0[123]|53300)$/;
+
+/** node-postgres' own words for a connection that went away mid-query or could not be made. */
+const UNREACHABLE_MESSAGES = [
+  'Connection terminated',
+  'connection error and is not queryable',
+  'timeout exceeded when trying to connect',
+  'Client was closed and is not queryable',
+  'Connection refused',
+];
+
+/**
+ * True when `err` (or what it wraps: sequelize's `parent`/`original`, an Error's `cause`) says the
+ * database or another dependency cannot be reached, as opposed to a bug: sequelize's connection
+ * errors (refused, timed out, pool acquire timeout...), node-postgres' "Connection terminated",
+ * socket errors, and PostgreSQL's connection-class SQLSTATEs. Such a failure is 503 `unavailable`
+ * (retry), never 500.
+ */
+export function isUnavailableError(err: unknown, depth = 0): boolean {
+  if (typeof err !== 'object' || err === null || depth > 4) return false;
+  const e = err as { name?: unknown; code?: unknown; message?: unknown; parent?: unknown; original?: unknown; cause?: unknown };
+  if (typeof e.name === 'string' && /^Sequelize(Connection\w*|HostNotFound|HostNotReachable|InvalidConnection)Error$/.test(e.name)) return true;
+  if (typeof e.code === 'string' && (UNREACHABLE_SYSCALL_CODES.has(e.code) || UNAVAILABLE_SQLSTATE.test(e.code))) return true;
+  if (typeof e.message === 'string' && UNREACHABLE_MESSAGES.some((m) => (e.message as string).includes(m))) return true;
+  return [e.parent, e.original, e.cause].some((inner) => inner !== err && isUnavailableError(inner, depth + 1));
+}
+
 /** Server side: turn anything thrown by a handler into a gRPC status with the API code in trailers. */
 export function toServiceError(err: unknown): Partial<ServiceError> & { code: status; details: string; metadata: Metadata } {
   const metadata = new Metadata();
+  if (!(err instanceof AppError) && isUnavailableError(err)) {
+    metadata.set(API_CODE_METADATA, 'unavailable');
+    return { code: status.UNAVAILABLE, details: 'a service is unavailable, try again', metadata };
+  }
   if (err instanceof AppError) {
     metadata.set(API_CODE_METADATA, err.code);
     if (err.param) metadata.set(API_PARAM_METADATA, err.param);
@@ -180,6 +219,7 @@ export interface ItemErrorFields {
 
 export function toItemError(err: unknown): ItemErrorFields {
   if (err instanceof AppError) return { code: err.code, message: err.message, param: err.param ?? '' };
+  if (isUnavailableError(err)) return { code: 'unavailable', message: 'a service is unavailable, try again', param: '' };
   return { code: 'internal_error', message: 'internal error', param: '' };
 }
 

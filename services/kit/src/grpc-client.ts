@@ -11,6 +11,7 @@ import {
 import { service as healthServiceDefinition } from 'grpc-health-check';
 import { currentContext, newRequestId, REQUEST_ID_METADATA } from './context';
 import { fromServiceError } from './errors';
+import { channelCredentialsOf, type GrpcTls } from './grpc-tls';
 
 /** Channel options: per-request balancing over every address (headless Services), quick reconnects. */
 export const CHANNEL_OPTIONS = {
@@ -74,8 +75,10 @@ export function createServiceClient<C extends Client>(
   definition: ServiceDefinition,
   address: string,
   defaultDeadlineMs = 5000,
+  /** mTLS (GRPC_TLS_*; ServiceAddresses.tls); plaintext when absent. */
+  tls?: GrpcTls,
 ): ServiceClient<C> {
-  const raw = new ClientCtor(address, credentials.createInsecure(), CHANNEL_OPTIONS);
+  const raw = new ClientCtor(address, channelCredentialsOf(tls), CHANNEL_OPTIONS);
   const call: Record<string, (request: unknown, opts?: CallOpts) => Promise<unknown>> = {};
   for (const [name, method] of Object.entries(definition)) {
     if (method.requestStream || method.responseStream) continue;
@@ -97,8 +100,8 @@ export function createServiceClient<C extends Client>(
 const HealthClient = makeGenericClientConstructor(healthServiceDefinition as unknown as ServiceDefinition, 'Health');
 
 /** grpc.health.v1 Check against one address; resolves true only for SERVING. */
-export function createHealthChecker(address: string): { check(deadlineMs?: number): Promise<boolean>; close(): void } {
-  const client = new HealthClient(address, credentials.createInsecure(), CHANNEL_OPTIONS);
+export function createHealthChecker(address: string, tls?: GrpcTls): { check(deadlineMs?: number): Promise<boolean>; close(): void } {
+  const client = new HealthClient(address, channelCredentialsOf(tls), CHANNEL_OPTIONS);
   return {
     check(deadlineMs = 1000) {
       return new Promise((resolve) => {

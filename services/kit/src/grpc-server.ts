@@ -1,6 +1,5 @@
 import {
   Server,
-  ServerCredentials,
   ServerInterceptingCall,
   type Metadata,
   type ServerInterceptor,
@@ -11,7 +10,8 @@ import {
 } from '@grpc/grpc-js';
 import { HealthImplementation } from 'grpc-health-check';
 import { newRequestId, REQUEST_ID_METADATA, runWithContext } from './context';
-import { AppError, toServiceError } from './errors';
+import { AppError, isUnavailableError, toServiceError } from './errors';
+import { serverCredentialsOf, type GrpcTls } from './grpc-tls';
 import type { Logger } from './logger';
 import { createReflectionService } from './reflection/reflection-service';
 
@@ -41,7 +41,8 @@ export function implementUnary<Req, Res>(
       handler(call.request, { requestId, metadata: call.metadata, peer: call.getPeer() }).then(
         (response) => callback(null, response),
         (err: unknown) => {
-          if (!(err instanceof AppError)) logger.error({ err, method }, 'unhandled error in gRPC handler');
+          if (!(err instanceof AppError) && isUnavailableError(err)) logger.warn({ method, msg: (err as Error).message }, 'gRPC handler failed: a dependency is unreachable');
+          else if (!(err instanceof AppError)) logger.error({ err, method }, 'unhandled error in gRPC handler');
           else if (err.code === 'internal_error' || err.code === 'unavailable') logger.warn({ code: err.code, method, msg: err.message }, 'gRPC handler failed');
           callback(toServiceError(err), null);
         },
@@ -158,6 +159,10 @@ export async function startGrpcServer(options: {
   port: number;
   services: GrpcServiceRegistration[];
   logger: Logger;
+  /** mTLS (GRPC_TLS_*): client certificates required and checked; plaintext when absent. */
+  tls?: GrpcTls;
+  /** With tls: also serve grpc.health.v1 alone, in plaintext, on this port (probes). */
+  plaintextHealthPort?: number;
 }): Promise<StartedGrpcServer> {
   const server = new Server({
     'grpc.keepalive_time_ms': 30_000,
@@ -181,8 +186,21 @@ export async function startGrpcServer(options: {
   createReflectionService(options.services.map((svc) => svc.name)).addToServer(server);
   const bindAddress = `${options.host.includes(':') ? `[${options.host}]` : options.host}:${options.port}`;
   const port = await new Promise<number>((resolve, reject) =>
-    server.bindAsync(bindAddress, ServerCredentials.createInsecure(), (err, boundPort) => (err ? reject(err) : resolve(boundPort))),
+    server.bindAsync(bindAddress, serverCredentialsOf(options.tls), (err, boundPort) => (err ? reject(err) : resolve(boundPort))),
   );
+  // Health status is not secret, and kubelet's gRPC probes speak plaintext only.
+  let healthServer: Server | undefined;
+  if (options.tls && options.plaintextHealthPort) {
+    healthServer = new Server({ 'grpc.enable_channelz': 0 });
+    health.addToServer(healthServer);
+    const healthAddress = `${options.host.includes(':') ? `[${options.host}]` : options.host}:${options.plaintextHealthPort}`;
+    await new Promise<number>((resolve, reject) =>
+      healthServer!.bindAsync(healthAddress, serverCredentialsOf(undefined), (err, boundPort) => (err ? reject(err) : resolve(boundPort))),
+    ).catch((err: unknown) => {
+      server.forceShutdown();
+      throw err;
+    });
+  }
   let stopping: Promise<void> | undefined;
   return {
     server,
@@ -195,11 +213,13 @@ export async function startGrpcServer(options: {
         const timer = setTimeout(() => {
           options.logger.warn('gRPC drain timed out; forcing shutdown');
           server.forceShutdown();
+          healthServer?.forceShutdown();
           resolve();
         }, graceMs);
         timer.unref();
         server.tryShutdown(() => {
           clearTimeout(timer);
+          healthServer?.forceShutdown();
           resolve();
         });
       });

@@ -26,3 +26,7 @@ export * from './rest/program';
 export * from './rest/webhooks';
 export * from './rest/trading';
 export * from './credential-rules';
+export * from './tcp-proxy';
+export * from './retention';
+export * from './grpc-tls';
+export * from './metrics';

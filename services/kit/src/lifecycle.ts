@@ -1,5 +1,6 @@
 import { ConfigError } from './config';
 import type { Logger } from './logger';
+import type { RetentionScheduler } from './retention';
 
 /**
  * Runs the shutdown steps once, in order, on SIGTERM or SIGINT; a second signal or a step
@@ -41,6 +42,8 @@ export interface StartedProcess {
   /** host:port (the gateway: its base URL). */
   address: string;
   logger: Logger;
+  /** A service with retention tasks: its scheduler (tests run a pass with runOnce()). */
+  retention?: RetentionScheduler;
   stop(): Promise<void>;
 }
 

@@ -23,8 +23,8 @@ const RETRY_MS = 1000;
 export function startSimulatedFeed(env: NodeJS.ProcessEnv, options: { logger?: Logger } = {}): RunningFeed {
   const config = loadConfig(feedConfigSchema, env, false);
   const logger = options.logger ?? createLogger('market-feed', { level: config.LOG_LEVEL });
-  const address = serviceAddresses(config).accounts;
-  const client = createServiceClient(tradingv1.TradingServiceClient, tradingv1.TradingServiceService, address);
+  const addresses = serviceAddresses(config);
+  const client = createServiceClient(tradingv1.TradingServiceClient, tradingv1.TradingServiceService, addresses.accounts, undefined, addresses.tls);
   let market: RandomWalkMarket | undefined;
   let stream: ClientWritableStream<tradingv1.StreamQuotesRequest> | undefined;
   let stopped = false;
@@ -67,7 +67,7 @@ export function startSimulatedFeed(env: NodeJS.ProcessEnv, options: { logger?: L
     for (const quote of market.step()) stream.write({ quote });
   }, config.SIMULATED_QUOTE_INTERVAL_MS);
   open();
-  logger.info({ address, intervalMs: config.SIMULATED_QUOTE_INTERVAL_MS }, 'simulated market feed started');
+  logger.info({ address: addresses.accounts, intervalMs: config.SIMULATED_QUOTE_INTERVAL_MS }, 'simulated market feed started');
 
   return {
     async stop() {

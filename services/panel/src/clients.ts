@@ -19,24 +19,28 @@ export function createPanelClients(addresses: ServiceAddresses, deadlineMs: numb
     authv1.AuthServiceService,
     addresses.auth,
     deadlineMs,
+    addresses.tls,
   );
   const accounts: ServiceClient<accountsv1.AccountsServiceClient> = createServiceClient(
     accountsv1.AccountsServiceClient,
     accountsv1.AccountsServiceService,
     addresses.accounts,
     deadlineMs,
+    addresses.tls,
   );
   const trading: ServiceClient<tradingv1.TradingServiceClient> = createServiceClient(
     tradingv1.TradingServiceClient,
     tradingv1.TradingServiceService,
     addresses.accounts,
     deadlineMs,
+    addresses.tls,
   );
   const webhooks: ServiceClient<webhooksv1.WebhooksServiceClient> = createServiceClient(
     webhooksv1.WebhooksServiceClient,
     webhooksv1.WebhooksServiceService,
     addresses.webhooks,
     deadlineMs,
+    addresses.tls,
   );
   return {
     auth: auth.call,

@@ -22,6 +22,8 @@ export const panelConfigSchema = serviceAddressSchema.extend({
   PANEL_HOST: z.string().min(1).optional(),
   PANEL_TRUST_PROXY: trustProxy,
   LOG_LEVEL: logLevel,
+  /** GET /metrics (process RSS, event-loop delay) on this port; unset: none. */
+  PANEL_METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
 });
 
 export type PanelConfig = z.infer<typeof panelConfigSchema>;

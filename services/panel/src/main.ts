@@ -1,4 +1,4 @@
-import { createLogger, loadConfig, ResourceStack, runMain, serviceAddresses, startHttpServer, type Logger, type StartedProcess } from '@propdesk/kit';
+import { createLogger, loadConfig, ResourceStack, runMain, serviceAddresses, startHttpServer, startMetricsServer, type Logger, type StartedProcess } from '@propdesk/kit';
 import { createApp } from './app';
 import { createPanelClients } from './clients';
 import { panelConfigSchema } from './config';
@@ -14,6 +14,9 @@ export async function start(env: NodeJS.ProcessEnv, options: { logger?: Logger }
   const logger = options.logger ?? createLogger('panel', { level: cfg.LOG_LEVEL });
   const resources = new ResourceStack(logger);
   return resources.build(async () => {
+    if (cfg.PANEL_METRICS_PORT !== undefined) {
+      await resources.start('metrics', () => startMetricsServer({ host: cfg.PANEL_HOST ?? cfg.GRPC_HOST, port: cfg.PANEL_METRICS_PORT!, service: 'panel', logger }), (m) => m.close());
+    }
     const clients = resources.add('service clients', createPanelClients(serviceAddresses(cfg), cfg.GRPC_DEADLINE_MS), (c) => c.close());
     const app = createApp({ clients, logger, trustProxy: cfg.PANEL_TRUST_PROXY });
     const http = await resources.start(

@@ -1,4 +1,4 @@
-import { envBool, envInt, hexKey, logLevel, serviceAddressSchema, z } from '@propdesk/kit';
+import { envBool, envDuration, envInt, hexKey, logLevel, retentionIntervalSchema, serviceAddressSchema, z } from '@propdesk/kit';
 import { PRODUCTION_SCHEDULE_SECONDS } from './domain/retry-policy';
 
 const retrySchedule = z
@@ -33,7 +33,7 @@ const egressPorts = z
     return new Set(ports);
   });
 
-export const configSchema = serviceAddressSchema.extend({
+export const configSchema = serviceAddressSchema.merge(retentionIntervalSchema).extend({
   DATABASE_URL: z.string().min(1, 'is required'),
   LOG_LEVEL: logLevel,
   CURSOR_SECRET: z.string().min(16, 'must be at least 16 characters'),
@@ -48,6 +48,11 @@ export const configSchema = serviceAddressSchema.extend({
   WEBHOOK_PER_ENDPOINT_CONCURRENCY: envInt(4, 1, 1000),
   WEBHOOK_CA_FILE: z.string().optional(),
   WEBHOOK_POLL_INTERVAL_MS: envInt(1000, 50, 60_000),
+  // Retention (kit/retention.ts): delivered deliveries, then events no delivery refers to.
+  WEBHOOK_DELIVERIES_RETENTION: envDuration('30d'),
+  WEBHOOK_EVENTS_RETENTION: envDuration('30d'),
+  /** GET /metrics (process RSS, event-loop delay) on this port; unset: none. */
+  WEBHOOKS_METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
 });
 
 export type Config = z.infer<typeof configSchema>;

@@ -9,6 +9,8 @@ import {
   openDatabase,
   ResourceStack,
   runMain,
+  startMetricsServer,
+  startRetention,
   serviceAddresses,
   type Logger,
   type StartedProcess,
@@ -24,6 +26,7 @@ import { startDispatcher } from './delivery/dispatcher';
 import { startEventConsumer } from './delivery/event-consumer';
 import { createHttpSender } from './delivery/http-sender';
 import type { Deps } from './deps';
+import { registerWebhooksRetention } from './data/retention';
 import { createServer } from './server';
 
 export const SCHEMA = 'webhooks';
@@ -36,6 +39,9 @@ export async function start(env: NodeJS.ProcessEnv, options: { logger?: Logger }
   const logger = options.logger ?? createLogger('webhooks', { level: config.LOG_LEVEL });
   const resources = new ResourceStack(logger);
   return resources.build(async () => {
+    if (config.WEBHOOKS_METRICS_PORT !== undefined) {
+      await resources.start('metrics', () => startMetricsServer({ host: config.GRPC_HOST, port: config.WEBHOOKS_METRICS_PORT!, service: 'webhooks', logger }), (m) => m.close());
+    }
     const poolMax = Math.min(20, 4 + Math.ceil(config.WEBHOOK_CONCURRENCY / 8));
     const db = resources.add('database', openDatabase({ url: config.DATABASE_URL, schema: SCHEMA, logger, poolMax }), (d) => d.close());
     await migrate(db, SCHEMA, migrations, logger);
@@ -79,7 +85,7 @@ export async function start(env: NodeJS.ProcessEnv, options: { logger?: Logger }
 
     const accounts = resources.add(
       'accounts client',
-      createServiceClient(accountsv1.AccountsServiceClient, accountsv1.AccountsServiceService, serviceAddresses(config).accounts, config.GRPC_DEADLINE_MS),
+      createServiceClient(accountsv1.AccountsServiceClient, accountsv1.AccountsServiceService, serviceAddresses(config).accounts, config.GRPC_DEADLINE_MS, serviceAddresses(config).tls),
       (c) => c.close(),
     );
     resources.add(
@@ -87,6 +93,9 @@ export async function start(env: NodeJS.ProcessEnv, options: { logger?: Logger }
       startEventConsumer({ databaseUrl: config.DATABASE_URL, accounts, events: createEventsRepository(db), logger }),
       (c) => c.stop(),
     );
+
+    const retention = resources.add('retention', startRetention({ logger, intervalMs: config.RETENTION_INTERVAL_MS }), (r) => r.stop());
+    registerWebhooksRetention(retention, db, { deliveriesMs: config.WEBHOOK_DELIVERIES_RETENTION, eventsMs: config.WEBHOOK_EVENTS_RETENTION });
 
     const deps: Deps = {
       db,
@@ -101,11 +110,11 @@ export async function start(env: NodeJS.ProcessEnv, options: { logger?: Logger }
     };
     const server = await resources.start(
       'gRPC server',
-      () => createServer(deps, { host: config.GRPC_HOST, port: config.WEBHOOKS_GRPC_PORT, logger }),
+      () => createServer(deps, { host: config.GRPC_HOST, port: config.WEBHOOKS_GRPC_PORT, logger, tls: serviceAddresses(config).tls, plaintextHealthPort: config.GRPC_TLS_HEALTH_PORT }),
       (s) => s.shutdown(),
     );
     logger.info({ port: server.port }, 'webhooks service listening');
-    return { port: server.port, address: server.address, logger, stop: () => resources.stop() };
+    return { port: server.port, address: server.address, logger, retention, stop: () => resources.stop() };
   });
 }
 

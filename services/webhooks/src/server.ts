@@ -1,13 +1,15 @@
-import { startGrpcServer, type Logger, type StartedGrpcServer } from '@propdesk/kit';
+import { startGrpcServer, type GrpcTls, type Logger, type StartedGrpcServer } from '@propdesk/kit';
 import { webhooksv1 } from '@propdesk/proto';
 import type { Deps } from './deps';
 import { webhooksHandlers } from './grpc/webhooks-handlers';
 
-export function createServer(deps: Deps, options: { host: string; port: number; logger: Logger }): Promise<StartedGrpcServer> {
+export function createServer(deps: Deps, options: { host: string; port: number; logger: Logger; tls?: GrpcTls; plaintextHealthPort?: number }): Promise<StartedGrpcServer> {
   return startGrpcServer({
     host: options.host,
     port: options.port,
     logger: options.logger,
+    tls: options.tls,
+    plaintextHealthPort: options.plaintextHealthPort,
     services: [
       {
         name: 'propdesk.webhooks.v1.WebhooksService',

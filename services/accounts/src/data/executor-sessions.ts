@@ -1,4 +1,4 @@
-import { selectOne, toNumber, type Sequelize, type Transaction } from '@propdesk/kit';
+import { affectedRows, deleteInBatches, selectOne, toNumber, type Sequelize, type Transaction } from '@propdesk/kit';
 
 /** Revokes every live executor session of an account inside the caller's transaction. */
 export async function revokeSessionsForAccount(sequelize: Sequelize, tx: Transaction, accountNumber: number): Promise<number> {
@@ -36,4 +36,16 @@ export async function findLiveSession(sequelize: Sequelize, tokenSha256: string)
     { hash: tokenSha256 },
   );
   return row ? { id: row.id, accountNumber: toNumber(row.account_number) } : null;
+}
+
+/** Retention: sessions that ended (revoked, or expired) before `cutoff`. */
+export function purgeSessionsEndedBefore(sequelize: Sequelize, cutoff: Date): Promise<number> {
+  return deleteInBatches((batch) =>
+    affectedRows(
+      sequelize,
+      `DELETE FROM executor_sessions WHERE id IN (
+         SELECT id FROM executor_sessions WHERE least(coalesce(revoked_at, expires_at), expires_at) < $cutoff LIMIT $batch)`,
+      { cutoff, batch },
+    ),
+  );
 }

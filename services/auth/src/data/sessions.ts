@@ -1,4 +1,4 @@
-import { execute, selectRows, type Sequelize } from '@propdesk/kit';
+import { affectedRows, deleteInBatches, execute, selectRows, type Sequelize } from '@propdesk/kit';
 import { toUserRecord, type UserRecord, type UserRole } from './users';
 
 export function createSessionsRepository(sequelize: Sequelize) {
@@ -29,8 +29,11 @@ export function createSessionsRepository(sequelize: Sequelize) {
       await execute(sequelize, 'DELETE FROM sessions WHERE token_sha256 = $tokenSha256', { tokenSha256 });
     },
 
-    async purgeExpired(): Promise<void> {
-      await execute(sequelize, 'DELETE FROM sessions WHERE expires_at <= now()');
+    /** Retention: sessions that expired before `cutoff` (a logout deletes its row at once). */
+    purgeEndedBefore(cutoff: Date): Promise<number> {
+      return deleteInBatches((batch) =>
+        affectedRows(sequelize, 'DELETE FROM sessions WHERE id IN (SELECT id FROM sessions WHERE expires_at < $cutoff LIMIT $batch)', { cutoff, batch }),
+      );
     },
   };
 }

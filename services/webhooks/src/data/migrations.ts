@@ -96,4 +96,15 @@ export const migrations: Migration[] = [
       `);
     },
   },
+  {
+    name: '0004_retention_indexes',
+    async up({ sql }) {
+      // Retention finds delivered deliveries by age, events by age, and whether a delivery still refers to an event.
+      await sql(`
+        CREATE INDEX deliveries_done_idx ON deliveries (updated_at) WHERE status IN ('succeeded', 'skipped');
+        CREATE INDEX deliveries_event_idx ON deliveries (event_id);
+        CREATE INDEX events_received_idx ON events (received_at);
+      `);
+    },
+  },
 ];

@@ -42,7 +42,13 @@ export async function upsertEquityMinutes(sequelize: Sequelize, samples: EquityS
  * scratch, for histories written straight into the minutes.
  */
 export async function rebuildEquityHours(sequelize: Sequelize, accountNumber: number): Promise<void> {
-  await execute(sequelize, `DELETE FROM equity_hours WHERE account_number = $accountNumber`, { accountNumber });
+  // Hours whose minutes retention has compacted away stay as they are.
+  await execute(
+    sequelize,
+    `DELETE FROM equity_hours WHERE account_number = $accountNumber
+        AND hour >= coalesce((SELECT date_trunc('hour', min(minute)) FROM equity_minutes WHERE account_number = $accountNumber), 'infinity'::timestamptz)`,
+    { accountNumber },
+  );
   await execute(
     sequelize,
     REBUILD_EQUITY_HOURS_SQL.replace(':accountFilter', () => 'account_number = $accountNumber'),

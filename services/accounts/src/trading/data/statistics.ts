@@ -14,6 +14,14 @@ export interface DealAggregate extends DealTotals {
 const nullable = (v: string | null): number | null => (v === null ? null : toNumber(v));
 
 /**
+ * Where an account's per-minute history starts: retention (equity-retention.ts) deletes the
+ * minutes of whole hours once they are rolled into equity_hours, so hours before this are read
+ * from the rollups. With no compaction it is at or before the first hour, and nothing changes.
+ * Every history reader below takes the rollups before it and the minutes from it.
+ */
+const MINUTES_FROM_SQL = `coalesce((SELECT date_trunc('hour', min(minute)) FROM equity_minutes WHERE account_number = $accountNumber), 'infinity'::timestamptz)`;
+
+/**
  * Full scan, used to rebuild the running summaries (see deal-stats.ts), never by a report.
  * Deepest fall from a running peak over the balance after each deal and the per-minute equity
  * highs and lows, starting from the initial balance (window function, no rows to the process).
@@ -28,6 +36,10 @@ export async function maxDrawdown(sequelize: Sequelize, accountNumber: number): 
        -- earlier peaks only), so a rebuild never reports a fall that may not have happened.
        UNION ALL SELECT minute, 2, low FROM equity_minutes WHERE account_number = $accountNumber
        UNION ALL SELECT minute + interval '59 seconds', 3, high FROM equity_minutes WHERE account_number = $accountNumber
+       -- Compacted hours: their low and high at the minutes they happened. The other minutes of such
+       -- an hour are gone, so a rebuild over a compacted history sees only each hour's extremes.
+       UNION ALL SELECT low_at, 2, low FROM equity_hours WHERE account_number = $accountNumber AND hour < ${MINUTES_FROM_SQL}
+       UNION ALL SELECT high_at + interval '59 seconds', 3, high FROM equity_hours WHERE account_number = $accountNumber AND hour < ${MINUTES_FROM_SQL}
      ), running AS (
        SELECT v, max(v) OVER (ORDER BY t, ord ROWS UNBOUNDED PRECEDING) AS peak FROM points
      )
@@ -92,9 +104,12 @@ export async function dailyHistory(sequelize: Sequelize, accountNumber: number, 
     `WITH b AS (
        SELECT to_char(day, 'YYYY-MM-DD') AS day, close_balance AS balance FROM daily_balances WHERE account_number = $accountNumber
      ), e AS (
-       SELECT to_char(minute AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day, (array_agg(close ORDER BY minute DESC))[1] AS close,
-              (array_agg(balance ORDER BY minute DESC))[1] AS balance, min(low) AS low, max(high) AS high
-         FROM equity_minutes WHERE account_number = $accountNumber GROUP BY 1
+       SELECT to_char(t AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day, (array_agg(close ORDER BY t DESC))[1] AS close,
+              (array_agg(balance ORDER BY t DESC))[1] AS balance, min(low) AS low, max(high) AS high
+         FROM (SELECT hour AS t, close, balance, low, high FROM equity_hours WHERE account_number = $accountNumber AND hour < ${MINUTES_FROM_SQL}
+               UNION ALL
+               SELECT minute, close, balance, low, high FROM equity_minutes WHERE account_number = $accountNumber) h
+        GROUP BY 1
      )
      SELECT * FROM (
        SELECT COALESCE(b.day, e.day) AS day, COALESCE(b.balance, e.balance) AS balance, e.close, e.low, e.high
@@ -116,9 +131,11 @@ export async function equityCurve(sequelize: Sequelize, accountNumber: number, f
   const rows = await selectRows<{ minute: Date; close: string; balance: string }>(
     sequelize,
     `SELECT * FROM (
-       SELECT minute, close, balance FROM equity_minutes
-        WHERE account_number = $accountNumber AND ($from::timestamptz IS NULL OR minute >= $from::timestamptz)
-          AND ($to::timestamptz IS NULL OR minute <= $to::timestamptz)
+       SELECT minute, close, balance FROM (
+         SELECT hour AS minute, close, balance FROM equity_hours WHERE account_number = $accountNumber AND hour < ${MINUTES_FROM_SQL}
+         UNION ALL
+         SELECT minute, close, balance FROM equity_minutes WHERE account_number = $accountNumber) h
+        WHERE ($from::timestamptz IS NULL OR minute >= $from::timestamptz) AND ($to::timestamptz IS NULL OR minute <= $to::timestamptz)
         ORDER BY minute DESC LIMIT $limit
      ) x ORDER BY minute`,
     { accountNumber, from, to, limit },
@@ -126,22 +143,38 @@ export async function equityCurve(sequelize: Sequelize, accountNumber: number, f
   return rows.map((r) => ({ time: r.minute, equity: toNumber(r.close), balance: toNumber(r.balance) }));
 }
 
-/** The first and last minute bucket within the range: two index lookups, whatever the range holds. */
+/** The first and last point within the range (compacted hours, then minutes): index lookups, whatever the range holds. */
 export async function equityRange(sequelize: Sequelize, accountNumber: number, from: Date | null, to: Date | null): Promise<{ first: Date | null; last: Date | null }> {
   const [row] = await selectRows<{ first: Date | null; last: Date | null }>(
     sequelize,
-    `SELECT (SELECT minute FROM equity_minutes WHERE account_number = $accountNumber
-                AND ($from::timestamptz IS NULL OR minute >= $from::timestamptz) AND ($to::timestamptz IS NULL OR minute <= $to::timestamptz)
-              ORDER BY minute LIMIT 1) AS first,
-            (SELECT minute FROM equity_minutes WHERE account_number = $accountNumber
-                AND ($from::timestamptz IS NULL OR minute >= $from::timestamptz) AND ($to::timestamptz IS NULL OR minute <= $to::timestamptz)
-              ORDER BY minute DESC LIMIT 1) AS last`,
+    `SELECT least((SELECT hour FROM equity_hours WHERE account_number = $accountNumber AND hour < ${MINUTES_FROM_SQL}
+                     AND ($from::timestamptz IS NULL OR hour >= $from::timestamptz) AND ($to::timestamptz IS NULL OR hour <= $to::timestamptz)
+                   ORDER BY hour LIMIT 1),
+                  (SELECT minute FROM equity_minutes WHERE account_number = $accountNumber
+                     AND ($from::timestamptz IS NULL OR minute >= $from::timestamptz) AND ($to::timestamptz IS NULL OR minute <= $to::timestamptz)
+                   ORDER BY minute LIMIT 1)) AS first,
+            greatest((SELECT hour FROM equity_hours WHERE account_number = $accountNumber AND hour < ${MINUTES_FROM_SQL}
+                        AND ($from::timestamptz IS NULL OR hour >= $from::timestamptz) AND ($to::timestamptz IS NULL OR hour <= $to::timestamptz)
+                      ORDER BY hour DESC LIMIT 1),
+                     (SELECT minute FROM equity_minutes WHERE account_number = $accountNumber
+                        AND ($from::timestamptz IS NULL OR minute >= $from::timestamptz) AND ($to::timestamptz IS NULL OR minute <= $to::timestamptz)
+                      ORDER BY minute DESC LIMIT 1)) AS last`,
     { accountNumber, from, to },
   );
   return { first: row?.first ?? null, last: row?.last ?? null };
 }
 
 const HOUR_SECONDS = 3600;
+
+/** Where the account's minutes start (MINUTES_FROM_SQL), kept within [floor, ceiling + 1 ms]. */
+async function minutesStart(sequelize: Sequelize, accountNumber: number, floor: Date, ceiling: Date): Promise<Date> {
+  const [row] = await selectRows<{ t: Date | null }>(
+    sequelize,
+    `SELECT greatest($floor::timestamptz, least(${MINUTES_FROM_SQL}, $ceiling::timestamptz + interval '1 millisecond')) AS t`,
+    { accountNumber, floor, ceiling },
+  );
+  return row?.t ?? floor;
+}
 
 /**
  * Rolls the account's completed hours that are not rolled yet (usually none, or the few since the
@@ -183,8 +216,9 @@ export async function rollEquityHours(sequelize: Sequelize, accountNumber: numbe
 export async function equityCurveBuckets(sequelize: Sequelize, accountNumber: number, first: Date, last: Date, buckets: number): Promise<CurvePoint[]> {
   const sliceSeconds = (last.getTime() - first.getTime()) / 1000 / buckets;
   const hourFrom = new Date(Math.floor(first.getTime() / 3_600_000) * 3_600_000);
-  // Slices under an hour read no rollups: the hours part selects nothing and the minutes all of the range.
-  const rolledUntil = sliceSeconds >= HOUR_SECONDS ? ((await rollEquityHours(sequelize, accountNumber)) ?? hourFrom) : hourFrom;
+  // Slices under an hour read no rollups where minutes exist: the hours part selects only compacted
+  // hours (none without retention) and the minutes the rest of the range.
+  const rolledUntil = sliceSeconds >= HOUR_SECONDS ? ((await rollEquityHours(sequelize, accountNumber)) ?? hourFrom) : await minutesStart(sequelize, accountNumber, hourFrom, last);
   const minutesFrom = rolledUntil > first ? rolledUntil : first;
   const rows = await selectRows<{ low: number[]; high: number[] }>(
     sequelize,

@@ -1,0 +1,30 @@
+/**
+ * A throwaway certificate authority for mTLS tests, made with the openssl CLI: a CA and one leaf
+ * certificate (serverAuth and clientAuth, for 127.0.0.1 and localhost) that every process uses.
+ */
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+export interface TestPki {
+  dir: string;
+  caFile: string;
+  certFile: string;
+  keyFile: string;
+  remove(): void;
+}
+
+export function makeTestPki(name = 'propdesk-test'): TestPki {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pd-mtls-'));
+  const file = (f: string) => path.join(dir, f);
+  const openssl = (...args: string[]) => execFileSync('openssl', args, { stdio: 'ignore' });
+  openssl('req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', file('ca.key'), '-out', file('ca.pem'), '-days', '1', '-subj', `/CN=${name} CA`);
+  openssl('req', '-newkey', 'rsa:2048', '-nodes', '-keyout', file('tls.key'), '-out', file('tls.csr'), '-subj', `/CN=${name} service`);
+  fs.writeFileSync(
+    file('ext.cnf'),
+    'subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth,clientAuth\nkeyUsage=digitalSignature,keyEncipherment\n',
+  );
+  openssl('x509', '-req', '-in', file('tls.csr'), '-CA', file('ca.pem'), '-CAkey', file('ca.key'), '-CAcreateserial', '-out', file('tls.crt'), '-days', '1', '-extfile', file('ext.cnf'));
+  return { dir, caFile: file('ca.pem'), certFile: file('tls.crt'), keyFile: file('tls.key'), remove: () => fs.rmSync(dir, { recursive: true, force: true }) };
+}
