@@ -279,8 +279,13 @@ export class TradingEngine implements LiveEngine {
         followPeak(terms, s.limits, s.account.initialBalance, equity);
       }
       this.writer.mark(s, equity, minute);
-      // Consistency is weighed only at the target (today's floating profit counts as today's).
-      const consistent = equity < s.limits.profitTarget || !s.dayProfits || consistencyHolds(terms, withToday(s.dayProfits, day, equity - s.account.balance));
+      // Consistency is weighed only when it is all that stands between the account and a pass
+      // (today's floating profit counts as today's).
+      const consistent =
+        !s.dayProfits ||
+        equity < s.limits.profitTarget ||
+        s.tradingDays < terms.minTradingDays ||
+        consistencyHolds(terms, withToday(s.dayProfits, day, equity - s.account.balance));
       if (judge(terms, s.limits, equity, s.tradingDays, consistent).kind !== 'none') suspects.push(s);
       else if (equity < s.limits.warnDaily || equity < s.limits.warnTotal) warnings.push(s);
     }
@@ -332,7 +337,7 @@ export class TradingEngine implements LiveEngine {
   private async rebuildAccounts(numbers: number[], live: Position[]): Promise<void> {
     const accounts = new Map((await readAccounts(this.options.sequelize, numbers)).map((a) => [a.number, a]));
     const days = await tradingDaysOf(this.options.sequelize, numbers);
-    const consistent = [...accounts.values()].filter((a) => a.terms.consistencyPct !== null).map((a) => a.number);
+    const consistent = [...accounts.values()].filter((a) => a.status === 'active' && a.terms.consistencyPct !== null).map((a) => a.number);
     const dayProfits = await dailyProfitsOf(this.options.sequelize, consistent, this.options.rolloverHourUtc);
     const byAccount = new Map<number, Position[]>();
     for (const p of live) {
