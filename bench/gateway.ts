@@ -5,6 +5,10 @@
  *                 (the product's list statement, PostgreSQL rendering the page), one process
  *  3. ceiling   — bare node:http answering a fixed body of the same size
  * Targets: product >= 0.9x baseline throughput, p99 <= 1.3x baseline p99.
+ *
+ * Then the cost of exactly-once on a write: POST /v1/traders (a new trader each time) without an
+ * Idempotency-Key and with a fresh one per request (the gateway's fast path in the auth service
+ * plus the record written in the accounts service's transaction), in alternating rounds.
  */
 import { spawn } from 'node:child_process';
 import http from 'node:http';
@@ -75,13 +79,66 @@ async function startCeiling(body: string): Promise<{ url: string; stop(): Promis
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, stop: () => new Promise((r) => server.close(() => r())) };
 }
 
+/**
+ * Concurrent POSTs for `durationSec`, each with its own body and (when keyed) its own
+ * Idempotency-Key: autocannon cannot vary a header per request, so this loop runs in the bench
+ * process (both sides alike, so the comparison holds; absolute figures are lower than autocannon's).
+ */
+async function writeLoad(url: string, token: string, keyed: boolean, durationSec: number): Promise<LoadResult> {
+  const latencies: number[] = [];
+  let non2xx = 0;
+  let errors = 0;
+  let n = 0;
+  const end = Date.now() + durationSec * 1000;
+  const worker = async () => {
+    while (Date.now() < end) {
+      const id = `${process.pid}-${(n += 1)}-${Math.random().toString(36).slice(2)}`;
+      const headers: Record<string, string> = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+      if (keyed) headers['idempotency-key'] = `bench-${id}`;
+      const t = process.hrtime.bigint();
+      try {
+        const res = await fetch(url, { method: 'POST', headers, body: JSON.stringify({ name: 'Bench Trader', email: `bench-${id}@example.com` }) });
+        await res.arrayBuffer();
+        if (res.status < 200 || res.status > 299) non2xx += 1;
+      } catch {
+        errors += 1;
+      }
+      latencies.push(Number(process.hrtime.bigint() - t) / 1e6);
+    }
+  };
+  await Promise.all(Array.from({ length: CONNECTIONS }, worker));
+  latencies.sort((a, b) => a - b);
+  const at = (q: number) => Math.round(latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0);
+  return { requestsPerSec: latencies.length / durationSec, p50: at(0.5), p99: at(0.99), non2xx, errors };
+}
+
+/** POST /v1/traders without and with a fresh Idempotency-Key per request, in alternating rounds. */
+async function measureWrites(baseUrl: string, token: string): Promise<void> {
+  const url = `${baseUrl}/v1/traders`;
+  await writeLoad(url, token, false, 2);
+  await writeLoad(url, token, true, 2);
+  const rounds: { plain: LoadResult[]; keyed: LoadResult[] } = { plain: [], keyed: [] };
+  const slice = Math.max(2, Math.round(DURATION / 2));
+  for (let round = 0; round < 2; round += 1) {
+    const order = round % 2 === 0 ? (['plain', 'keyed'] as const) : (['keyed', 'plain'] as const);
+    for (const side of order) rounds[side].push(await writeLoad(url, token, side === 'keyed', slice));
+  }
+  const p = combine(rounds.plain);
+  const k = combine(rounds.keyed);
+  console.log(`POST /v1/traders (a new trader each), ${CONNECTIONS} concurrent requests from the bench process, 2 alternating rounds of ${slice} s each`);
+  console.log(`  without Idempotency-Key ${fmt(p)}`);
+  console.log(`  with a fresh key each   ${fmt(k)}`);
+  console.log(`  with/without: throughput ${(k.requestsPerSec / p.requestsPerSec).toFixed(2)}x, p99 ${(k.p99 / Math.max(p.p99, 1)).toFixed(2)}x`);
+}
+
 export async function run(): Promise<void> {
   // Limits far above the load so that the comparison measures the request path, not 429s.
-  const stack = await startProcessStack({ RATE_LIMIT_READ_PER_MIN: '100000000', RATE_LIMIT_IP_PER_MIN: '100000000', ...(process.env.BENCH_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_NODE_OPTIONS } : {}) });
+  const stack = await startProcessStack({ RATE_LIMIT_READ_PER_MIN: '100000000', RATE_LIMIT_WRITE_PER_MIN: '100000000', RATE_LIMIT_IP_PER_MIN: '100000000', ...(process.env.BENCH_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_NODE_OPTIONS } : {}) });
   try {
     const org = await admin(stack.env, ['org:create', '--name', 'Bench', '--credits', '1000']);
     const key = await admin(stack.env, ['key:create', '--org', String(org.id), '--name', 'bench', '--scopes', 'accounts:read']);
     for (let i = 0; i < 3; i += 1) await admin(stack.env, ['accounts:create', '--org', String(org.id), '--count', '100']);
+    const writeKey = await admin(stack.env, ['key:create', '--org', String(org.id), '--name', 'bench-writes', '--scopes', 'accounts:write']);
     const token = String(key.token);
     const path = '/v1/accounts?limit=50';
     const sample = await fetch(stack.url + path, { headers: { authorization: `Bearer ${token}` } });
@@ -130,6 +187,7 @@ export async function run(): Promise<void> {
       const perCall = (calls.after.sum - calls.before.sum) / Math.max(count, 1);
       console.log(`  product: ${count} calls to the accounts service, ${perCall.toFixed(1)} list requests per call on average (coalesced)`);
       console.log(`  product/ceiling throughput ${(results.product.requestsPerSec / results.ceiling.requestsPerSec).toFixed(2)}x`);
+      await measureWrites(stack.url, String(writeKey.token));
     } finally {
       await baseline.stop();
       await ceiling.stop();

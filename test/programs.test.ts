@@ -162,3 +162,24 @@ describe('the lifecycle over REST', () => {
     expect(feed.status).toBe(200);
   });
 });
+
+describe('Idempotency-Key on the lifecycle writes', () => {
+  it('a retried program creation and a retried reset answer the first answer, with one effect', async () => {
+    const headers = { 'idempotency-key': `prog-${Date.now()}` };
+    const first = await api.post<{ version: number }>('/v1/programs', '/v1/programs', { body: program('idem-prog'), headers });
+    const again = await api.post<{ version: number }>('/v1/programs', '/v1/programs', { body: program('idem-prog'), headers });
+    expect([first.status, again.status]).toEqual([201, 201]);
+    expect(again.text).toBe(first.text);
+
+    const org = await stack.createOrg({ credits: 5 });
+    const own = client(stack.url, (await stack.createKey(org.id)).token);
+    const [number] = (await stack.createAccounts(org.id, 1)) as [number];
+    const resetHeaders = { 'idempotency-key': `reset-${number}` };
+    const r1 = await own.post<{ attempt: number }>('/v1/accounts/{number}/reset', `/v1/accounts/${number}/reset`, { headers: resetHeaders });
+    const r2 = await own.post<{ attempt: number }>('/v1/accounts/{number}/reset', `/v1/accounts/${number}/reset`, { headers: resetHeaders });
+    expect([r1.status, r1.body.attempt, r2.status, r2.body.attempt]).toEqual([200, 2, 200, 2]);
+    const { credits } = (await stack.admin.auth.call.getOrganization({ organizationId: org.id })).organization ?? { credits: '?' };
+    // 5 - 1 account - 1 reset.
+    expect(Number(credits)).toBe(3);
+  });
+});

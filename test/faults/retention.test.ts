@@ -82,7 +82,7 @@ test('webhooks: delivered deliveries and unreferenced events past their horizon 
   await waitUntil(async () => (await count('webhooks.deliveries', "status = 'succeeded'")) === 4);
 
   const removed = await stack.services.webhooks.retention!.runOnce();
-  expect(removed).toEqual({ 'webhook deliveries': 3, 'webhook events': 3 });
+  expect(removed).toEqual({ 'webhook deliveries': 3, 'webhook events': 3, 'idempotency records': 0 });
   expect(await count('webhooks.deliveries')).toBe(2);
   expect(await count('webhooks.deliveries', "status = 'pending'")).toBe(1);
   expect(await count('webhooks.delivery_attempts')).toBe(2);
@@ -95,7 +95,7 @@ test('webhooks: delivered deliveries and unreferenced events past their horizon 
   await stack.createAccounts(orgId, 1);
   await waitUntil(async () => (await count('webhooks.deliveries', "status = 'succeeded'")) === 2);
   // A second pass finds nothing more to do.
-  expect(await stack.services.webhooks.retention!.runOnce()).toEqual({ 'webhook deliveries': 0, 'webhook events': 0 });
+  expect(await stack.services.webhooks.retention!.runOnce()).toEqual({ 'webhook deliveries': 0, 'webhook events': 0, 'idempotency records': 0 });
 });
 
 test('ended panel and executor sessions past the horizon go; live and recently ended ones stay', async () => {
@@ -167,4 +167,21 @@ test('equity minutes past the horizon are compacted into hours; the report is un
   expect(curve.status).toBe(200);
   expect(Math.min(...curve.body.data.map((p) => p.equity))).toBeLessThan(99_500);
   expect(new Date(curve.body.data[0].time).getTime()).toBeLessThan(Date.now() - 5 * 86_400_000);
+});
+
+test('Idempotency-Key records past the key lifetime go, in accounts and webhooks; younger ones stay and replay', async () => {
+  const write = (path: string, key: string, body: unknown) => request<{ data?: Array<{ number: number }>; id?: string }>(stack.url, 'POST', path, { token, headers: { 'idempotency-key': key }, body });
+  await write('/v1/accounts', 'retention-old', { count: 1 });
+  const young = await write('/v1/accounts', 'retention-young', { count: 1 });
+  await write('/v1/webhooks', 'retention-old-hook', { url: receiver.url('/retained'), events: ['account.created'] });
+  await db.query(`UPDATE accounts.idempotency_records SET created_at = now() - interval '25 hours' WHERE idempotency_key = 'retention-old'`);
+  await db.query(`UPDATE webhooks.idempotency_records SET created_at = now() - interval '25 hours' WHERE idempotency_key = 'retention-old-hook'`);
+
+  expect((await stack.services.accounts.retention!.runOnce())['idempotency records']).toBe(1);
+  expect((await stack.services.webhooks.retention!.runOnce())['idempotency records']).toBe(1);
+  expect((await db.query(`SELECT idempotency_key FROM accounts.idempotency_records WHERE idempotency_key LIKE 'retention-%'`)).rows).toEqual([{ idempotency_key: 'retention-young' }]);
+  // The young key still answers its first answer, from the owner's record (the gateway's fast path forgotten).
+  await db.query('DELETE FROM auth.idempotency_records');
+  const again = await write('/v1/accounts', 'retention-young', { count: 1 });
+  expect(again.text).toBe(young.text);
 });

@@ -128,13 +128,13 @@ export function v1Pipeline(routes: readonly Route[], deps: PipelineDeps): Reques
       }
     }
     const opts = deps.callOpts(req);
-    const execute = () => route.run(req, params, deps.clients, opts).catch((err: unknown) => renderError(toAppError(err, deps.logger)));
+    const execute = (callOpts: CallOpts) => route.run(req, params, deps.clients, callOpts).catch((err: unknown) => renderError(toAppError(err, deps.logger)));
     const principal = principalOf(req);
     if (principal?.kind === 'api_key' && 'apiKey' in route.access && isWrite(req.method)) {
       const key = idempotencyKeyOf(req);
-      if (key !== undefined) return runIdempotent(deps.clients.auth, deps.logger, req, principal.keyId, key, opts, execute);
+      if (key !== undefined) return runIdempotent(deps.clients.auth, deps.logger, req, principal, key, opts, execute);
     }
-    return execute();
+    return execute(opts);
   };
 
   return async (req, res, next) => {

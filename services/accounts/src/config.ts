@@ -23,6 +23,8 @@ export const accountsConfigSchema = serviceAddressSchema.merge(retentionInterval
   SESSIONS_RETENTION: envDuration('1d'),
   /** Retention: per-minute equity older than this is compacted into the hourly rollups (at least 1h). */
   EQUITY_MINUTES_RETENTION: envDuration('90d'),
+  /** Idempotency-Key records this long after the write (never less than the 24 h key lifetime). */
+  IDEMPOTENCY_RECORDS_RETENTION: envDuration('1d'),
   /** GET /metrics (process RSS, event-loop delay) on this port; unset: none. */
   ACCOUNTS_METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
 });

@@ -9,6 +9,7 @@ import {
   ResourceStack,
   runMain,
   serviceAddresses,
+  idempotencyRecordsRetention,
   startMetricsServer,
   startRetention,
   type Logger,
@@ -69,13 +70,14 @@ export async function start(env: NodeJS.ProcessEnv, options: { logger?: Logger }
       new TradingEngine({ sequelize, logger, rolloverHourUtc: config.TRADING_DAY_ROLLOVER_HOUR_UTC, lifecycle: createPhaseLifecycle(deps) }),
       (e) => e.stop(),
     );
-    const trading = createTradingHandlers({ engine, cursors: deps.cursors });
+    const trading = createTradingHandlers({ engine, cursors: deps.cursors, sequelize, logger });
     resources.add('background jobs', startBackgroundJobs(deps), (j) => j.stop());
     const retention = resources.add('retention', startRetention({ logger, intervalMs: config.RETENTION_INTERVAL_MS }), (r) => r.stop());
     retention.register({ name: 'executor sessions', horizonMs: config.SESSIONS_RETENTION, run: (cutoff) => purgeSessionsEndedBefore(sequelize, cutoff) });
     // Never younger than an hour: only completed, rolled hours are compacted.
     const equityHorizonMs = config.EQUITY_MINUTES_RETENTION > 0 ? Math.max(config.EQUITY_MINUTES_RETENTION, 3_600_000) : 0;
     retention.register({ name: 'equity minutes', horizonMs: equityHorizonMs, run: (cutoff) => compactEquityMinutes(sequelize, cutoff) });
+    retention.register(idempotencyRecordsRetention(sequelize, config.IDEMPOTENCY_RECORDS_RETENTION));
 
     const server = await resources.start(
       'gRPC server',

@@ -11,6 +11,7 @@ import {
 import { service as healthServiceDefinition } from 'grpc-health-check';
 import { currentContext, newRequestId, REQUEST_ID_METADATA } from './context';
 import { fromServiceError } from './errors';
+import { setIdempotencyMetadata, type IdempotentRequest } from './idempotency';
 import { channelCredentialsOf, type GrpcTls } from './grpc-tls';
 
 /** Channel options: per-request balancing over every address (headless Services), quick reconnects. */
@@ -21,16 +22,22 @@ export const CHANNEL_OPTIONS = {
   'grpc.keepalive_time_ms': 30_000,
   'grpc.keepalive_timeout_ms': 5_000,
   'grpc.max_receive_message_length': 32 * 1024 * 1024,
-  // Per-call bookkeeping we do not use on internal hops: channelz statistics, and the message
-  // buffering that transparent retries need (our callers retry at the edge, idempotently).
+  // Per-call bookkeeping we do not use on internal hops: channelz statistics.
   'grpc.enable_channelz': 0,
-  'grpc.enable_retries': 0,
+  // Transparent retries stay on (no retry policy: nothing the server has seen is sent again). A
+  // replica that drains (SIGTERM: GOAWAY) refuses the streams that crossed its GOAWAY, and HTTP/2
+  // guarantees those were not processed: grpc-js then sends the call to the other address instead
+  // of failing it. Without this, a rolling restart costs an occasional 503
+  // (test/faults/rolling-restart.test.ts).
+  'grpc.enable_retries': 1,
 };
 
 export interface CallOpts {
   /** Milliseconds; every call has one. */
   deadlineMs?: number;
   requestId?: string;
+  /** A write's Idempotency-Key, forwarded to the service that owns the effect (idempotency.ts). */
+  idempotency?: IdempotentRequest;
 }
 
 type UnaryFn<Req, Res> = (
@@ -60,9 +67,10 @@ export interface ServiceClient<C> {
   close(): void;
 }
 
-export function callMetadata(requestId?: string): Metadata {
+export function callMetadata(requestId?: string, idempotency?: IdempotentRequest): Metadata {
   const metadata = new Metadata();
   metadata.set(REQUEST_ID_METADATA, requestId ?? currentContext()?.requestId ?? newRequestId());
+  if (idempotency) setIdempotencyMetadata(metadata, idempotency);
   return metadata;
 }
 
@@ -88,7 +96,7 @@ export function createServiceClient<C extends Client>(
         fn.call(
           raw,
           request,
-          callMetadata(opts?.requestId),
+          callMetadata(opts?.requestId, opts?.idempotency),
           { deadline: Date.now() + (opts?.deadlineMs ?? defaultDeadlineMs) },
           (err, response) => (err ? reject(fromServiceError(err)) : resolve(response)),
         );

@@ -20,6 +20,8 @@ export interface CallContext {
   metadata: Metadata;
   /** The peer address as grpc-js reports it (ipv4:1.2.3.4:5678). */
   peer: string;
+  /** The gRPC method path (/propdesk.accounts.v1.AccountsService/ClaimAccount). */
+  method: string;
 }
 
 /** A unary handler written as an async function; `implementUnary` adapts it to grpc-js. */
@@ -38,7 +40,7 @@ export function implementUnary<Req, Res>(
   return (call, callback) => {
     const requestId = requestIdOf(call.metadata);
     runWithContext({ requestId }, () => {
-      handler(call.request, { requestId, metadata: call.metadata, peer: call.getPeer() }).then(
+      handler(call.request, { requestId, metadata: call.metadata, peer: call.getPeer(), method }).then(
         (response) => callback(null, response),
         (err: unknown) => {
           if (!(err instanceof AppError) && isUnavailableError(err)) logger.warn({ method, msg: (err as Error).message }, 'gRPC handler failed: a dependency is unreachable');

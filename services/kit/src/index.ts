@@ -6,6 +6,7 @@ export * from './config';
 export * from './grpc-server';
 export * from './grpc-client';
 export * from './db';
+export * from './idempotency';
 export * from './sql';
 export * from './ids';
 export * from './crypto';

@@ -51,6 +51,8 @@ export const configSchema = serviceAddressSchema.merge(retentionIntervalSchema).
   // Retention (kit/retention.ts): delivered deliveries, then events no delivery refers to.
   WEBHOOK_DELIVERIES_RETENTION: envDuration('30d'),
   WEBHOOK_EVENTS_RETENTION: envDuration('30d'),
+  /** Idempotency-Key records this long after the write (never less than the 24 h key lifetime). */
+  IDEMPOTENCY_RECORDS_RETENTION: envDuration('1d'),
   /** GET /metrics (process RSS, event-loop delay) on this port; unset: none. */
   WEBHOOKS_METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
 });

@@ -110,11 +110,12 @@ export async function listPrograms(db: Sequelize, org: string, status: ProgramSt
 }
 
 /** Archives a program; null when unknown. */
-export async function archiveProgram(db: Sequelize, org: string, name: string): Promise<StoredProgram | null> {
+export async function archiveProgram(db: Sequelize, org: string, name: string, tx?: Transaction): Promise<StoredProgram | null> {
   const row = await selectOne<{ name: string }>(
     db,
     `UPDATE programs SET status = 'archived', updated_at = now() WHERE organization_id = $org AND name = $name RETURNING name`,
     { org, name },
+    tx,
   );
-  return row ? findProgram(db, org, name, null) : null;
+  return row ? findProgram(db, org, name, null, tx) : null;
 }

@@ -1,7 +1,7 @@
-import { AppError, toItemError, type AsyncServiceImplementation } from '@propdesk/kit';
-import type { accountsv1 } from '@propdesk/proto';
+import { AppError, exactlyOnce, toItemError, type AsyncServiceImplementation, type CallContext, type ResponseCodec } from '@propdesk/kit';
+import { accountsv1 } from '@propdesk/proto';
 import type { AccountsDeps } from '../deps';
-import type { AccountSummary } from '../domain/account';
+import type { Account, AccountSummary, Trader } from '../domain/account';
 import { archiveAccount } from '../use-cases/archive-account';
 import { assignTrader } from '../use-cases/assign-trader';
 import { claimAccount } from '../use-cases/claim-account';
@@ -16,6 +16,12 @@ import { createTrader, findTraders, getTrader, listTraders } from '../use-cases/
 import { unassignTrader } from '../use-cases/unassign-trader';
 import { statusFromProto, toProtoAccount, toProtoCredentials, toProtoEvent, toProtoTrader } from './mappers';
 import { ActiveStreams, createStreamEventsHandler } from './stream-events-handler';
+
+/** A write RPC run through the kit's exactly-once helper against this service's database. */
+type WriteOnce = <R, P>(ctx: CallContext, codec: ResponseCodec<P>, toResponse: (answer: R) => P, write: () => Promise<R>) => Promise<P>;
+
+const accountResponse = (account: Account) => ({ account: toProtoAccount(account) });
+const holderResponse = ({ account, trader }: { account: Account; trader: Trader }) => ({ account: toProtoAccount(account), trader: toProtoTrader(trader) });
 
 /** Requests per BatchListAccounts call. */
 const MAX_BATCH = 100;
@@ -45,15 +51,12 @@ export function createAccountsHandlers(
   deps: AccountsDeps,
   streams: ActiveStreams = new ActiveStreams(),
 ): AsyncServiceImplementation<accountsv1.AccountsServiceServer> {
+  // Every write goes through `once`: with an Idempotency-Key it runs exactly once (kit idempotency.ts).
+  const once: WriteOnce = (ctx, codec, toResponse, write) => exactlyOnce(ctx, deps.sequelize, codec, toResponse, write, deps.logger);
   return {
-    async createAccounts(req) {
-      const accounts = await createAccounts(deps, {
-        organizationId: req.organizationId,
-        count: req.count,
-        program: req.program,
-        initialBalance: req.initialBalance,
-      });
-      return { accounts: accounts.map(toProtoAccount) };
+    createAccounts(req, ctx) {
+      const input = { organizationId: req.organizationId, count: req.count, program: req.program, initialBalance: req.initialBalance };
+      return once(ctx, accountsv1.CreateAccountsResponse, (accounts) => ({ accounts: accounts.map(toProtoAccount) }), () => createAccounts(deps, input));
     },
     async listPrograms(req) {
       return listPrograms(deps, req);
@@ -61,14 +64,16 @@ export function createAccountsHandlers(
     async getProgram(req) {
       return { program: await getProgram(deps, req) };
     },
-    async createProgram(req) {
-      return { program: await createProgram(deps, { organizationId: req.organizationId, program: req.program ?? {} }) };
+    createProgram(req, ctx) {
+      const input = { organizationId: req.organizationId, program: req.program ?? {} };
+      return once(ctx, accountsv1.CreateProgramResponse, (program) => ({ program }), () => createProgram(deps, input));
     },
-    async updateProgram(req) {
-      return { program: await updateProgram(deps, { organizationId: req.organizationId, name: req.name, program: req.program ?? {} }) };
+    updateProgram(req, ctx) {
+      const input = { organizationId: req.organizationId, name: req.name, program: req.program ?? {} };
+      return once(ctx, accountsv1.UpdateProgramResponse, (program) => ({ program }), () => updateProgram(deps, input));
     },
-    async archiveProgram(req) {
-      return { program: await archiveProgram(deps, req) };
+    archiveProgram(req, ctx) {
+      return once(ctx, accountsv1.ArchiveProgramResponse, (program) => ({ program }), () => archiveProgram(deps, req));
     },
     async getAccount(req) {
       return { account: toProtoAccount(await getAccount(deps, req)) };
@@ -115,23 +120,20 @@ export function createAccountsHandlers(
       await Promise.all([pages, ...others]);
       return { results };
     },
-    async assignTrader(req) {
-      const { account, trader } = await assignTrader(deps, req);
-      return { account: toProtoAccount(account), trader: toProtoTrader(trader) };
+    assignTrader(req, ctx) {
+      return once(ctx, accountsv1.AssignTraderResponse, holderResponse, () => assignTrader(deps, req));
     },
-    async unassignTrader(req) {
-      return { account: toProtoAccount(await unassignTrader(deps, req)) };
+    unassignTrader(req, ctx) {
+      return once(ctx, accountsv1.UnassignTraderResponse, accountResponse, () => unassignTrader(deps, req));
     },
-    async claimAccount(req) {
-      const { account, trader } = await claimAccount(deps, req);
-      return { account: toProtoAccount(account), trader: toProtoTrader(trader) };
+    claimAccount(req, ctx) {
+      return once(ctx, accountsv1.ClaimAccountResponse, holderResponse, () => claimAccount(deps, req));
     },
-    async archiveAccount(req) {
-      return { account: toProtoAccount(await archiveAccount(deps, req)) };
+    archiveAccount(req, ctx) {
+      return once(ctx, accountsv1.ArchiveAccountResponse, accountResponse, () => archiveAccount(deps, req));
     },
-    async createTrader(req) {
-      const { trader, created } = await createTrader(deps, req);
-      return { trader: toProtoTrader(trader), created };
+    createTrader(req, ctx) {
+      return once(ctx, accountsv1.CreateTraderResponse, ({ trader, created }) => ({ trader: toProtoTrader(trader), created }), () => createTrader(deps, req));
     },
     async getTrader(req) {
       return { trader: toProtoTrader(await getTrader(deps, req)) };
@@ -146,8 +148,8 @@ export function createAccountsHandlers(
     async getCredentials(req) {
       return { credentials: toProtoCredentials(await getCredentials(deps, req)) };
     },
-    async rotateCredentials(req) {
-      return { credentials: toProtoCredentials(await rotateCredentials(deps, req)) };
+    rotateCredentials(req, ctx) {
+      return once(ctx, accountsv1.RotateCredentialsResponse, (credentials) => ({ credentials: toProtoCredentials(credentials) }), () => rotateCredentials(deps, req));
     },
     async createExecutorSession(req) {
       return createExecutorSession(deps, req);

@@ -25,8 +25,8 @@ export { accountNumber as parseAccountNumber, organizationId as parseOrganizatio
 export { toProtoAccount } from '../grpc/mappers';
 
 /** An account as committed; with `org`, another organization's account reads as missing. */
-export function readAccount(sequelize: Sequelize, number: number, org?: string): Promise<Account | null> {
-  return findAccount(sequelize, org ?? null, number);
+export function readAccount(sequelize: Sequelize, number: number, org?: string, transaction?: Transaction): Promise<Account | null> {
+  return findAccount(sequelize, org ?? null, number, transaction ? { transaction } : undefined);
 }
 
 /** Many accounts by number, any organization (the engine's reloads). */

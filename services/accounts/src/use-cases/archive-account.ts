@@ -1,3 +1,4 @@
+import { effectTransaction } from '@propdesk/kit';
 import { findAccount, markArchived } from '../data/accounts';
 import { revokeSessionsForAccount } from '../data/executor-sessions';
 import { appendEvent } from '../data/outbox';
@@ -10,7 +11,7 @@ export async function archiveAccount(deps: AccountsDeps, input: { organizationId
   const org = organizationId(input.organizationId);
   const number = accountNumber(input.number);
   const { sequelize } = deps;
-  return sequelize.transaction(async (transaction) => {
+  return effectTransaction(sequelize, async (transaction) => {
     const account = await findAccount(sequelize, org, number, { transaction, forUpdate: true });
     if (!account) throw accountNotFound();
     if (account.status === 'archived') return account;

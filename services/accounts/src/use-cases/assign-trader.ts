@@ -1,3 +1,4 @@
+import { effectTransaction } from '@propdesk/kit';
 import { findAccount, setTrader } from '../data/accounts';
 import { revokeSessionsForAccount } from '../data/executor-sessions';
 import { appendEvent } from '../data/outbox';
@@ -23,7 +24,7 @@ export async function assignTrader(deps: AccountsDeps, input: AssignTraderInput)
   const number = accountNumber(input.number);
   const who = traderInput(input.name, input.email);
   const { sequelize } = deps;
-  return sequelize.transaction(async (transaction) => {
+  return effectTransaction(sequelize, async (transaction) => {
     const account = await findAccount(sequelize, org, number, { transaction, forUpdate: true });
     if (!account) throw accountNotFound();
     refuseStatus(account, CLOSED_TO_TRADERS, 'cannot be assigned');

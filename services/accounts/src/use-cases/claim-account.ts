@@ -1,4 +1,4 @@
-import { AppError } from '@propdesk/kit';
+import { AppError, effectTransaction } from '@propdesk/kit';
 import { lockNextClaimable, setTrader } from '../data/accounts';
 import { revokeSessionsForAccount } from '../data/executor-sessions';
 import { appendEvent } from '../data/outbox';
@@ -18,7 +18,7 @@ export async function claimAccount(
   const org = organizationId(input.organizationId);
   const who = traderInput(input.name, input.email);
   const { sequelize } = deps;
-  return sequelize.transaction(async (transaction) => {
+  return effectTransaction(sequelize, async (transaction) => {
     const account = await lockNextClaimable(sequelize, transaction, org);
     if (!account) throw new AppError('no_unassigned_accounts', 'no unassigned active account is left');
     const { trader } = await findOrCreateTrader(sequelize, org, who, transaction);

@@ -1,3 +1,4 @@
+import { effectTransaction } from '@propdesk/kit';
 import { findAccount, findSealedPassword, setSealedPassword } from '../data/accounts';
 import { revokeSessionsForAccount } from '../data/executor-sessions';
 import { accountNotFound } from '../domain/account';
@@ -26,11 +27,13 @@ export async function rotateCredentials(deps: AccountsDeps, input: { organizatio
   const number = accountNumber(input.number);
   const { sequelize } = deps;
   const password = generateExecutorPassword();
-  await sequelize.transaction(async (transaction) => {
+  // The answer (the new password) is what the transaction returns: a retry with the same
+  // Idempotency-Key replays it instead of rotating again.
+  return effectTransaction(sequelize, async (transaction) => {
     const account = await findAccount(sequelize, org, number, { transaction, forUpdate: true });
     if (!account) throw accountNotFound();
     await setSealedPassword(sequelize, transaction, number, deps.secretBox.seal(password));
     await revokeSessionsForAccount(sequelize, transaction, number);
+    return { login: number, password, server: deps.config.EXECUTOR_SERVER };
   });
-  return { login: number, password, server: deps.config.EXECUTOR_SERVER };
 }

@@ -1,5 +1,6 @@
 import {
   AppError,
+  effectTransaction,
   pageSize,
   parseProgramBody,
   programCreateSchema,
@@ -65,11 +66,13 @@ export async function createProgram(deps: AccountsDeps, input: { organizationId:
   const org = organizationId(input.organizationId);
   const body = parseProgramBody(programCreateSchema, input.program);
   if (builtin(body.name)) throw new AppError('conflict', `program ${body.name} is a built-in program; choose another name`, 'name');
-  const created = await deps.sequelize.transaction((tx) =>
-    insertProgram(deps.sequelize, tx, org, body.name, { description: body.description, currency: body.currency, initialBalance: body.initial_balance, phases: body.phases }),
-  );
-  if (!created) throw new AppError('conflict', `a program named ${body.name} already exists`, 'name');
-  return toRest(created);
+  // The answer is made inside the effect transaction: it is what a retry with the same Idempotency-Key replays.
+  return effectTransaction(deps.sequelize, async (tx) => {
+    const version = { description: body.description, currency: body.currency, initialBalance: body.initial_balance, phases: body.phases };
+    const created = await insertProgram(deps.sequelize, tx, org, body.name, version);
+    if (!created) throw new AppError('conflict', `a program named ${body.name} already exists`, 'name');
+    return toRest(created);
+  });
 }
 
 /** A full replacement: the next version. A built-in is 409 conflict. */
@@ -82,11 +85,12 @@ export async function updateProgram(deps: AccountsDeps, input: { organizationId:
     throw new AppError('invalid_request', 'name must be the program of the path (a program cannot be renamed)', 'name');
   }
   const body = parseProgramBody(programUpdateSchema, raw);
-  const updated = await deps.sequelize.transaction((tx) =>
-    insertNextVersion(deps.sequelize, tx, org, name, { description: body.description, currency: body.currency, initialBalance: body.initial_balance, phases: body.phases }),
-  );
-  if (!updated) throw notFound();
-  return toRest(updated);
+  return effectTransaction(deps.sequelize, async (tx) => {
+    const version = { description: body.description, currency: body.currency, initialBalance: body.initial_balance, phases: body.phases };
+    const updated = await insertNextVersion(deps.sequelize, tx, org, name, version);
+    if (!updated) throw notFound();
+    return toRest(updated);
+  });
 }
 
 export async function getProgram(deps: AccountsDeps, input: { organizationId: string; name: string; version: number }): Promise<RestProgram> {
@@ -105,9 +109,12 @@ export async function getProgram(deps: AccountsDeps, input: { organizationId: st
 export async function archiveProgram(deps: AccountsDeps, input: { organizationId: string; name: string }): Promise<RestProgram> {
   const org = organizationId(input.organizationId);
   if (builtin(input.name)) throw new AppError('conflict', `program ${input.name} is built in and cannot be archived`);
-  const archived = await archiveProgramRow(deps.sequelize, org, programName(input.name));
-  if (!archived) throw notFound();
-  return toRest(archived);
+  const name = programName(input.name);
+  return effectTransaction(deps.sequelize, async (tx) => {
+    const archived = await archiveProgramRow(deps.sequelize, org, name, tx);
+    if (!archived) throw notFound();
+    return toRest(archived);
+  });
 }
 
 /** Name order, built-ins included; the cursor is the last name shown. */

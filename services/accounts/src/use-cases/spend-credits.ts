@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { AppError, type Transaction } from '@propdesk/kit';
+import { AppError, effectTransaction, type Transaction } from '@propdesk/kit';
 import { insertIntent, transitionIntent } from '../data/provisioning-intents';
 import type { AccountsDeps } from '../deps';
 import { abortIntent } from './recover-provisioning';
@@ -47,7 +47,7 @@ export async function spendCredits<T>(
 
   let result: T;
   try {
-    result = await sequelize.transaction(async (tx) => {
+    result = await effectTransaction(sequelize, async (tx) => {
       // First statement: the row lock makes a concurrent recovery pass wait for this outcome.
       if (!(await transitionIntent(sequelize, reservationId, ['pending'], 'done', tx))) {
         throw new AppError('unavailable', 'provisioning timed out, try again');

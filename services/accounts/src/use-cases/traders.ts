@@ -1,4 +1,4 @@
-import { AppError, isUuid, pageSize } from '@propdesk/kit';
+import { AppError, atomicEffect, isUuid, pageSize } from '@propdesk/kit';
 import { findOrCreateTrader, findTrader, findTradersByIdOrEmail, listTraders as listTraderRows, type TraderPosition } from '../data/traders';
 import type { Trader } from '../domain/account';
 import { organizationId, traderInput } from '../domain/validation';
@@ -10,7 +10,8 @@ export async function createTrader(
   input: { organizationId: string; name: string; email: string },
 ): Promise<{ trader: Trader; created: boolean }> {
   const org = organizationId(input.organizationId);
-  return findOrCreateTrader(deps.sequelize, org, traderInput(input.name, input.email));
+  const who = traderInput(input.name, input.email);
+  return atomicEffect(deps.sequelize, (transaction) => findOrCreateTrader(deps.sequelize, org, who, transaction));
 }
 
 export async function getTrader(deps: AccountsDeps, input: { organizationId: string; traderId: string }): Promise<Trader> {

@@ -63,6 +63,8 @@ export interface DeliveryFilter {
 }
 
 export function createDeliveriesRepository(db: Sequelize) {
+  /** The caller's transaction (a write's effect transaction), or one of its own. */
+  const inTransaction = <T>(outer: Transaction | undefined, fn: (transaction: Transaction) => Promise<T>): Promise<T> => (outer ? fn(outer) : db.transaction(fn));
   const notify = (transaction: Transaction) => execute(db, `SELECT pg_notify('${DELIVERIES_CHANNEL}', '')`, {}, transaction);
 
   return {
@@ -83,18 +85,20 @@ export function createDeliveriesRepository(db: Sequelize) {
       return rows.map(toRecord);
     },
 
-    async find(endpointId: string, id: string): Promise<DeliveryRecord | undefined> {
+    async find(endpointId: string, id: string, transaction?: Transaction): Promise<DeliveryRecord | undefined> {
       if (!isUuid(id)) return undefined;
-      const rows = await selectRows<DeliveryRow>(db, `SELECT ${COLUMNS} FROM deliveries WHERE id = $id AND endpoint_id = $endpoint`, {
-        id,
-        endpoint: endpointId,
-      });
+      const rows = await selectRows<DeliveryRow>(
+        db,
+        `SELECT ${COLUMNS} FROM deliveries WHERE id = $id AND endpoint_id = $endpoint`,
+        { id, endpoint: endpointId },
+        transaction,
+      );
       return rows[0] ? toRecord(rows[0]) : undefined;
     },
 
     /** One more attempt now, whatever the delivery's state; it keeps its event id and body. */
-    async scheduleNow(id: string, retriesInSchedule: number): Promise<void> {
-      await db.transaction(async (transaction) => {
+    async scheduleNow(id: string, retriesInSchedule: number, outer?: Transaction): Promise<void> {
+      await inTransaction(outer, async (transaction) => {
         // A finished delivery gets exactly one more attempt; a pending one just moves its next attempt forward.
         await execute(
           db,
@@ -123,9 +127,12 @@ export function createDeliveriesRepository(db: Sequelize) {
     },
 
     /** A synthetic event for one endpoint, recorded like any other delivery. */
-    async insertTest(input: { endpointId: string; eventId: string; eventType: string; organizationId: string; body: string; createdAt: Date }): Promise<string> {
+    async insertTest(
+      input: { endpointId: string; eventId: string; eventType: string; organizationId: string; body: string; createdAt: Date },
+      outer?: Transaction,
+    ): Promise<string> {
       const id = randomUUID();
-      await db.transaction(async (transaction) => {
+      await inTransaction(outer, async (transaction) => {
         await execute(
           db,
           `INSERT INTO events (id, organization_id, type, body, created_at) VALUES ($eventId, $org, $type, $body, $createdAt)`,

@@ -38,13 +38,16 @@ function toRecord(row: EndpointRow): EndpointRecord {
 }
 
 export function createEndpointsRepository(db: Sequelize) {
+  /** The caller's transaction (a write's effect transaction), or one of its own. */
+  const inTransaction = <T>(outer: Transaction | undefined, fn: (transaction: Transaction) => Promise<T>): Promise<T> => (outer ? fn(outer) : db.transaction(fn));
   return {
-    async insert(input: { organizationId: string; url: string; events: string[]; secretSealed: string }): Promise<EndpointRecord> {
+    async insert(input: { organizationId: string; url: string; events: string[]; secretSealed: string }, transaction?: Transaction): Promise<EndpointRecord> {
       const rows = await selectRows<EndpointRow>(
         db,
         `INSERT INTO endpoints (id, organization_id, url, events, secret_sealed)
          VALUES ($id, $org, $url, $events, $secret) RETURNING ${COLUMNS}`,
         { id: randomUUID(), org: input.organizationId, url: input.url, events: input.events, secret: input.secretSealed },
+        transaction,
       );
       return toRecord(rows[0]);
     },
@@ -73,9 +76,9 @@ export function createEndpointsRepository(db: Sequelize) {
     },
 
     /** Soft delete: the record stays for audit, its pending deliveries stop. */
-    async softDelete(organizationId: string, id: string): Promise<boolean> {
+    async softDelete(organizationId: string, id: string, outer?: Transaction): Promise<boolean> {
       if (!isUuid(id)) return false;
-      return db.transaction(async (transaction) => {
+      return inTransaction(outer, async (transaction) => {
         const rows = await selectRows<{ id: string }>(
           db,
           `UPDATE endpoints SET deleted_at = now() WHERE id = $id AND organization_id = $org AND deleted_at IS NULL RETURNING id`,
@@ -103,7 +106,7 @@ export function createEndpointsRepository(db: Sequelize) {
       id: string;
       secretSealed: string;
       previousExpiresInSeconds: number;
-    }): Promise<{ endpoint: EndpointRecord; previousExpiresAt: Date | null } | undefined> {
+    }, transaction?: Transaction): Promise<{ endpoint: EndpointRecord; previousExpiresAt: Date | null } | undefined> {
       if (!isUuid(input.id)) return undefined;
       const rows = await selectRows<EndpointRow & { previous_secret_expires_at: Date | null }>(
         db,
@@ -114,6 +117,7 @@ export function createEndpointsRepository(db: Sequelize) {
          WHERE id = $id AND organization_id = $org AND deleted_at IS NULL
          RETURNING ${COLUMNS}, previous_secret_expires_at`,
         { id: input.id, org: input.organizationId, secret: input.secretSealed, seconds: input.previousExpiresInSeconds },
+        transaction,
       );
       const row = rows[0];
       if (!row) return undefined;

@@ -1,4 +1,4 @@
-import type { Migration } from '@propdesk/kit';
+import { IDEMPOTENCY_RECORDS_DDL, type Migration } from '@propdesk/kit';
 
 export const migrations: Migration[] = [
   {
@@ -105,6 +105,13 @@ export const migrations: Migration[] = [
         CREATE INDEX deliveries_event_idx ON deliveries (event_id);
         CREATE INDEX events_received_idx ON events (received_at);
       `);
+    },
+  },
+  {
+    // Idempotency-Key records of this service's writes, taken in the effect's transaction (kit idempotency.ts).
+    name: '0005_idempotency_records',
+    async up({ sql }) {
+      await sql(IDEMPOTENCY_RECORDS_DDL);
     },
   },
 ];

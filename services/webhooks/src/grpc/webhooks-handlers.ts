@@ -1,4 +1,4 @@
-import { implementService, type AsyncServiceImplementation, type Logger } from '@propdesk/kit';
+import { exactlyOnce, implementService, type AsyncServiceImplementation, type CallContext, type Logger, type ResponseCodec } from '@propdesk/kit';
 import { webhooksv1 } from '@propdesk/proto';
 import type { Deps } from '../deps';
 import { createEndpoint } from '../use-cases/create-endpoint';
@@ -15,10 +15,17 @@ import { deliveryToProto, endpointToProto, statusFilterFromProto } from './mappe
 type Server = webhooksv1.WebhooksServiceServer;
 
 export function webhooksHandlers(deps: Deps, logger: Logger): Server {
+  // Every write goes through `once`: with an Idempotency-Key it runs exactly once (kit idempotency.ts).
+  const once = <R, P>(ctx: CallContext, codec: ResponseCodec<P>, toResponse: (answer: R) => P, write: () => Promise<R>) =>
+    exactlyOnce(ctx, deps.db, codec, toResponse, write, logger);
   const handlers: AsyncServiceImplementation<Server> = {
-    async createEndpoint(req) {
-      const { endpoint, secret, warnings } = await createEndpoint(deps, { organizationId: req.organizationId, url: req.url, events: req.events });
-      return { endpoint: endpointToProto(endpoint), secret, warnings };
+    createEndpoint(req, ctx) {
+      return once(
+        ctx,
+        webhooksv1.CreateEndpointResponse,
+        ({ endpoint, secret, warnings }) => ({ endpoint: endpointToProto(endpoint), secret, warnings }),
+        () => createEndpoint(deps, { organizationId: req.organizationId, url: req.url, events: req.events }),
+      );
     },
     async listEndpoints(req) {
       const page = await listEndpoints(deps, { organizationId: req.organizationId, pageSize: req.pageSize, pageToken: req.pageToken });
@@ -27,17 +34,16 @@ export function webhooksHandlers(deps: Deps, logger: Logger): Server {
     async getEndpoint(req) {
       return { endpoint: endpointToProto(await getEndpoint(deps, { organizationId: req.organizationId, endpointId: req.endpointId })) };
     },
-    async deleteEndpoint(req) {
-      await deleteEndpoint(deps, { organizationId: req.organizationId, endpointId: req.endpointId });
-      return {};
+    deleteEndpoint(req, ctx) {
+      return once(ctx, webhooksv1.DeleteEndpointResponse, () => ({}), () => deleteEndpoint(deps, { organizationId: req.organizationId, endpointId: req.endpointId }));
     },
-    async enableEndpoint(req) {
-      const { endpoint } = await enableEndpoint(deps, {
-        organizationId: req.organizationId,
-        endpointId: req.endpointId,
-        redeliverSince: req.redeliverSince,
-      });
-      return { endpoint: endpointToProto(endpoint) };
+    enableEndpoint(req, ctx) {
+      return once(
+        ctx,
+        webhooksv1.EnableEndpointResponse,
+        ({ endpoint }) => ({ endpoint: endpointToProto(endpoint) }),
+        () => enableEndpoint(deps, { organizationId: req.organizationId, endpointId: req.endpointId, redeliverSince: req.redeliverSince }),
+      );
     },
     async listDeliveries(req) {
       const page = await listDeliveries(deps, {
@@ -50,19 +56,24 @@ export function webhooksHandlers(deps: Deps, logger: Logger): Server {
       });
       return { deliveries: page.deliveries.map(deliveryToProto), nextPageToken: page.nextPageToken };
     },
-    async sendTestEvent(req) {
-      return sendTestEvent(deps, { organizationId: req.organizationId, endpointId: req.endpointId });
+    sendTestEvent(req, ctx) {
+      return once(ctx, webhooksv1.SendTestEventResponse, (sent) => sent, () => sendTestEvent(deps, { organizationId: req.organizationId, endpointId: req.endpointId }));
     },
-    async retryDelivery(req) {
-      return retryDelivery(deps, { organizationId: req.organizationId, endpointId: req.endpointId, deliveryId: req.deliveryId });
+    retryDelivery(req, ctx) {
+      return once(
+        ctx,
+        webhooksv1.RetryDeliveryResponse,
+        (retried) => retried,
+        () => retryDelivery(deps, { organizationId: req.organizationId, endpointId: req.endpointId, deliveryId: req.deliveryId }),
+      );
     },
-    async rotateEndpointSecret(req) {
-      const rotated = await rotateEndpointSecret(deps, {
-        organizationId: req.organizationId,
-        endpointId: req.endpointId,
-        previousExpiresInSeconds: req.previousExpiresInSeconds,
-      });
-      return { endpoint: endpointToProto(rotated.endpoint), secret: rotated.secret, previousExpiresAt: rotated.previousExpiresAt ?? undefined };
+    rotateEndpointSecret(req, ctx) {
+      return once(
+        ctx,
+        webhooksv1.RotateEndpointSecretResponse,
+        (rotated) => ({ endpoint: endpointToProto(rotated.endpoint), secret: rotated.secret, previousExpiresAt: rotated.previousExpiresAt ?? undefined }),
+        () => rotateEndpointSecret(deps, { organizationId: req.organizationId, endpointId: req.endpointId, previousExpiresInSeconds: req.previousExpiresInSeconds }),
+      );
     },
   };
   return implementService<Server>(webhooksv1.WebhooksServiceService, logger, handlers);

@@ -1,3 +1,4 @@
+import { effectTransaction } from '@propdesk/kit';
 import type { Deps } from '../deps';
 import type { EndpointRecord } from '../data/endpoints-repository';
 import { egressWarnings, validateEndpointUrl, validateEventTypes } from '../domain/endpoint-rules';
@@ -17,7 +18,12 @@ export async function createEndpoint(
   const warnings = egressWarnings(url, deps.egressPorts);
   const events = validateEventTypes(input.events ?? []);
   const secret = newEndpointSecret();
-  const endpoint = await deps.endpoints.insert({ organizationId, url, events, secretSealed: deps.secrets.seal(secret) });
-  deps.logger.info({ endpointId: endpoint.id, organizationId }, 'webhook endpoint created');
-  return { endpoint, secret, warnings };
+  // The answer, secret included, is recorded with the endpoint: a retry with the same
+  // Idempotency-Key gets this endpoint and secret back instead of a second endpoint.
+  const created = await effectTransaction(deps.db, async (transaction) => {
+    const endpoint = await deps.endpoints.insert({ organizationId, url, events, secretSealed: deps.secrets.seal(secret) }, transaction);
+    return { endpoint, secret, warnings };
+  });
+  deps.logger.info({ endpointId: created.endpoint.id, organizationId }, 'webhook endpoint created');
+  return created;
 }

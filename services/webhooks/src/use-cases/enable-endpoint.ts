@@ -1,4 +1,4 @@
-import { notFound } from '@propdesk/kit';
+import { effectTransaction, notFound } from '@propdesk/kit';
 import type { Deps } from '../deps';
 import type { EndpointRecord } from '../data/endpoints-repository';
 import { requireOrganization } from './require-organization';
@@ -12,7 +12,7 @@ export async function enableEndpoint(
   input: { organizationId: string; endpointId: string; redeliverSince?: Date },
 ): Promise<{ endpoint: EndpointRecord; rescheduled: number }> {
   const organizationId = requireOrganization(input.organizationId);
-  return deps.db.transaction(async (transaction) => {
+  return effectTransaction(deps.db, async (transaction) => {
     const existing = await deps.endpoints.find(organizationId, input.endpointId, transaction);
     if (!existing) throw notFound('webhook endpoint');
     const endpoint = await deps.endpoints.setEnabled(existing.id, transaction);

@@ -1,4 +1,4 @@
-import { AppError, notFound } from '@propdesk/kit';
+import { AppError, effectTransaction, notFound } from '@propdesk/kit';
 import type { Deps } from '../deps';
 import { requireOrganization } from './require-organization';
 
@@ -8,11 +8,13 @@ export async function retryDelivery(
   input: { organizationId: string; endpointId: string; deliveryId: string },
 ): Promise<{ deliveryId: string; eventId: string }> {
   const organizationId = requireOrganization(input.organizationId);
-  const endpoint = await deps.endpoints.find(organizationId, input.endpointId);
-  if (!endpoint) throw notFound('webhook endpoint');
-  const delivery = await deps.deliveries.find(endpoint.id, input.deliveryId);
-  if (!delivery) throw notFound('delivery');
-  if (endpoint.status !== 'enabled') throw new AppError('conflict', 'the endpoint is disabled; enable it first');
-  await deps.deliveries.scheduleNow(delivery.id, deps.retryScheduleSeconds.length);
-  return { deliveryId: delivery.id, eventId: delivery.eventId };
+  return effectTransaction(deps.db, async (transaction) => {
+    const endpoint = await deps.endpoints.find(organizationId, input.endpointId, transaction);
+    if (!endpoint) throw notFound('webhook endpoint');
+    const delivery = await deps.deliveries.find(endpoint.id, input.deliveryId, transaction);
+    if (!delivery) throw notFound('delivery');
+    if (endpoint.status !== 'enabled') throw new AppError('conflict', 'the endpoint is disabled; enable it first');
+    await deps.deliveries.scheduleNow(delivery.id, deps.retryScheduleSeconds.length, transaction);
+    return { deliveryId: delivery.id, eventId: delivery.eventId };
+  });
 }

@@ -1,4 +1,4 @@
-import { integerIn, notFound, OVERLAP_SECONDS } from '@propdesk/kit';
+import { effectTransaction, integerIn, notFound, OVERLAP_SECONDS } from '@propdesk/kit';
 import type { Deps } from '../deps';
 import type { EndpointRecord } from '../data/endpoints-repository';
 import { newEndpointSecret } from '../domain/signature';
@@ -16,13 +16,12 @@ export async function rotateEndpointSecret(
   const organizationId = requireOrganization(input.organizationId);
   const previousExpiresInSeconds = integerIn(input.previousExpiresInSeconds ?? OVERLAP_SECONDS.default, OVERLAP_SECONDS, 'previous_expires_in');
   const secret = newEndpointSecret();
-  const rotated = await deps.endpoints.rotateSecret({
-    organizationId,
-    id: input.endpointId,
-    secretSealed: deps.secrets.seal(secret),
-    previousExpiresInSeconds,
+  // A retry with the same Idempotency-Key gets this secret back, not a third one.
+  const rotated = await effectTransaction(deps.db, async (transaction) => {
+    const done = await deps.endpoints.rotateSecret({ organizationId, id: input.endpointId, secretSealed: deps.secrets.seal(secret), previousExpiresInSeconds }, transaction);
+    if (!done) throw notFound('webhook endpoint');
+    return { endpoint: done.endpoint, secret, previousExpiresAt: done.previousExpiresAt };
   });
-  if (!rotated) throw notFound('webhook endpoint');
   deps.logger.info({ endpointId: rotated.endpoint.id, organizationId, previousExpiresAt: rotated.previousExpiresAt }, 'webhook secret rotated');
-  return { endpoint: rotated.endpoint, secret, previousExpiresAt: rotated.previousExpiresAt };
+  return rotated;
 }

@@ -1,4 +1,4 @@
-import { AppError, newEventId, notFound } from '@propdesk/kit';
+import { AppError, effectTransaction, newEventId, notFound } from '@propdesk/kit';
 import type { Deps } from '../deps';
 import { sampleData, serializeEnvelope } from '../domain/envelope';
 import { requireOrganization } from './require-organization';
@@ -10,13 +10,15 @@ import { requireOrganization } from './require-organization';
  */
 export async function sendTestEvent(deps: Deps, input: { organizationId: string; endpointId: string }): Promise<{ deliveryId: string; eventId: string }> {
   const organizationId = requireOrganization(input.organizationId);
-  const endpoint = await deps.endpoints.find(organizationId, input.endpointId);
-  if (!endpoint) throw notFound('webhook endpoint');
-  if (endpoint.status !== 'enabled') throw new AppError('conflict', 'the endpoint is disabled; enable it first');
-  const type = endpoint.events[0] ?? 'account.created';
-  const eventId = newEventId();
-  const createdAt = new Date();
-  const body = serializeEnvelope({ id: eventId, type, created_at: createdAt.toISOString(), organization_id: organizationId, data: sampleData(type) });
-  const deliveryId = await deps.deliveries.insertTest({ endpointId: endpoint.id, eventId, eventType: type, organizationId, body, createdAt });
-  return { deliveryId, eventId };
+  return effectTransaction(deps.db, async (transaction) => {
+    const endpoint = await deps.endpoints.find(organizationId, input.endpointId, transaction);
+    if (!endpoint) throw notFound('webhook endpoint');
+    if (endpoint.status !== 'enabled') throw new AppError('conflict', 'the endpoint is disabled; enable it first');
+    const type = endpoint.events[0] ?? 'account.created';
+    const eventId = newEventId();
+    const createdAt = new Date();
+    const body = serializeEnvelope({ id: eventId, type, created_at: createdAt.toISOString(), organization_id: organizationId, data: sampleData(type) });
+    const deliveryId = await deps.deliveries.insertTest({ endpointId: endpoint.id, eventId, eventType: type, organizationId, body, createdAt }, transaction);
+    return { deliveryId, eventId };
+  });
 }

@@ -1,5 +1,5 @@
-import type { AsyncServiceImplementation, CursorCodec } from '@propdesk/kit';
-import type { tradingv1 } from '@propdesk/proto';
+import { exactlyOnce, type AsyncServiceImplementation, type CursorCodec, type Logger, type Sequelize } from '@propdesk/kit';
+import { tradingv1 } from '@propdesk/proto';
 import { toProtoAccount } from '../core-port';
 import { INSTRUMENTS } from '../domain/instruments';
 import { breachAccount } from '../use-cases/breach-account';
@@ -33,26 +33,30 @@ import { createStreamQuotesHandler } from './stream-quotes-handler';
 export interface TradingHandlerDeps {
   engine: LiveEngine;
   cursors: CursorCodec;
+  /** The service's database, where the writes' Idempotency-Key records live (kit idempotency.ts). */
+  sequelize: Sequelize;
+  logger: Logger;
 }
 
 /** TradingService: proto in, use case, proto out. Typed against the service: a forgotten RPC is a compile error. */
-export function createTradingHandlers({ engine, cursors }: TradingHandlerDeps): AsyncServiceImplementation<tradingv1.TradingServiceServer> {
+export function createTradingHandlers({ engine, cursors, sequelize, logger }: TradingHandlerDeps): AsyncServiceImplementation<tradingv1.TradingServiceServer> {
   return {
-    async placeOrder(req) {
+    // Writes run through the kit's exactly-once helper: with an Idempotency-Key, once.
+    placeOrder(req, ctx) {
       const order = { ...req, side: sideFromProto(req.side), type: orderTypeFromProto(req.type) };
-      return { position: toProtoPosition(await placeOrder(engine, order)) };
+      return exactlyOnce(ctx, sequelize, tradingv1.PlaceOrderResponse, (position) => ({ position: toProtoPosition(position) }), () => placeOrder(engine, order), logger);
     },
-    async closePosition(req) {
-      return { position: toProtoPosition(await closePosition(engine, req)) };
+    closePosition(req, ctx) {
+      return exactlyOnce(ctx, sequelize, tradingv1.ClosePositionResponse, (position) => ({ position: toProtoPosition(position) }), () => closePosition(engine, req), logger);
     },
-    async breachAccount(req) {
-      return { account: toProtoAccount(await breachAccount(engine, req)) };
+    breachAccount(req, ctx) {
+      return exactlyOnce(ctx, sequelize, tradingv1.BreachAccountResponse, (account) => ({ account: toProtoAccount(account) }), () => breachAccount(engine, req), logger);
     },
-    async resetAccount(req) {
-      return { account: toProtoAccount(await resetAccount(engine, req)) };
+    resetAccount(req, ctx) {
+      return exactlyOnce(ctx, sequelize, tradingv1.ResetAccountResponse, (account) => ({ account: toProtoAccount(account) }), () => resetAccount(engine, req), logger);
     },
-    async createPayout(req) {
-      return { payout: toProtoPayout(await createPayout(engine, req)) };
+    createPayout(req, ctx) {
+      return exactlyOnce(ctx, sequelize, tradingv1.CreatePayoutResponse, (payout) => ({ payout: toProtoPayout(payout) }), () => createPayout(engine, req), logger);
     },
     async listPayouts(req) {
       const page = await listPayouts(engine, cursors, req);

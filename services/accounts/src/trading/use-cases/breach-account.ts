@@ -1,4 +1,4 @@
-import { requireText } from '@propdesk/kit';
+import { effectTransaction, requireText } from '@propdesk/kit';
 import { accountNotFound, lockAccount, parseAccountNumber, parseOrganizationId, readAccount, type Account } from '../core-port';
 import { startOfDayBalances } from '../data/account-days';
 import { livePositionsOfAccount } from '../data/positions';
@@ -22,7 +22,8 @@ export async function breachAccount(engine: LiveEngine, req: { organizationId: s
     engine.startOfDayBalance(number) ??
     (await startOfDayBalances(ctx.sequelize, [number], tradingDayOf(now, ctx.rolloverHourUtc), tradingDayStart(now, ctx.rolloverHourUtc))).get(number)?.balance ??
     null;
-  await ctx.sequelize.transaction(async (tx) => {
+  // Answers the account as this transaction committed it (the effect transaction's answer).
+  const breached = await effectTransaction(ctx.sequelize, async (tx) => {
     const account = await lockAccount(ctx.sequelize, tx, number, org);
     if (!account) throw accountNotFound();
     requireActive(account);
@@ -30,9 +31,10 @@ export async function breachAccount(engine: LiveEngine, req: { organizationId: s
     const equity = equityFromPositions(ctx, account.balance, live);
     const observed = { equity, peakEquity: Math.max(account.peakEquity, equity), startOfDayBalance };
     await applyBreach(ctx, tx, account, live, observed, { rule: 'manual', limit: null, reason });
+    const after = await readAccount(ctx.sequelize, number, org, tx);
+    if (!after) throw accountNotFound();
+    return after;
   });
   await engine.afterAccountChange(number);
-  const account = await readAccount(ctx.sequelize, number, org);
-  if (!account) throw accountNotFound();
-  return account;
+  return breached;
 }

@@ -1,4 +1,4 @@
-import { AppError, isUuid, type Transaction } from '@propdesk/kit';
+import { AppError, effectTransaction, isUuid, type Transaction } from '@propdesk/kit';
 import { accountNotFound, appendEvent, lockAccount, parseAccountNumber, parseOrganizationId, writeAccountMoney, type Account } from '../core-port';
 import { recordDealStats } from '../data/deal-stats';
 import { insertDeal, type Deal } from '../data/deals';
@@ -18,10 +18,15 @@ export async function closePosition(engine: LiveEngine, req: { organizationId: s
   // A malformed id can name no position: not_found, as for a missing one (the REST path says the same).
   if (!isUuid(req.positionId)) throw new AppError('not_found', 'position not found');
   const positionId = req.positionId.toLowerCase();
-  const position = await closeUnderLock(ctx, { organizationId: org, accountNumber: number, positionId, reason: 'manual' });
-  if (!position) throw new AppError('not_found', 'position not found');
+  // The answer is made inside the effect transaction: a retry with the same Idempotency-Key gets
+  // this close again, not a conflict "already closed".
+  const marked = await effectTransaction(ctx.sequelize, async (tx) => {
+    const position = await closeInTx(ctx, tx, { organizationId: org, accountNumber: number, positionId, reason: 'manual' });
+    if (!position) throw new AppError('not_found', 'position not found');
+    return markPosition(ctx, position);
+  });
   await engine.afterAccountChange(number);
-  return markPosition(ctx, position);
+  return marked;
 }
 
 /**
@@ -47,9 +52,13 @@ interface CloseRequest {
  * moves the balance. For triggered exits a position that is no longer open is left alone and
  * null returned; an API close of a finished position is a conflict.
  */
-async function closeUnderLock(ctx: TradingContext, req: CloseRequest): Promise<Position | null> {
+function closeUnderLock(ctx: TradingContext, req: CloseRequest): Promise<Position | null> {
+  return ctx.sequelize.transaction((tx) => closeInTx(ctx, tx, req));
+}
+
+async function closeInTx(ctx: TradingContext, tx: Transaction, req: CloseRequest): Promise<Position | null> {
   const now = ctx.now();
-  return ctx.sequelize.transaction(async (tx) => {
+  {
     const account = await lockAccount(ctx.sequelize, tx, req.accountNumber, req.organizationId);
     if (!account) {
       if (req.organizationId) throw accountNotFound();
@@ -80,7 +89,7 @@ async function closeUnderLock(ctx: TradingContext, req: CloseRequest): Promise<P
     await writeAccountMoney(ctx.sequelize, tx, req.accountNumber, { balance: result.balance, equity, peakEquity: equity });
     await recordEquityPoint(ctx, tx, req.accountNumber, now, equity, result.balance);
     return result.position;
-  });
+  }
 }
 
 /**

@@ -1,4 +1,4 @@
-import { AppError, MONEY_STEP, requireExactNumber, type CursorCodec } from '@propdesk/kit';
+import { AppError, effectTransaction, MONEY_STEP, requireExactNumber, type CursorCodec } from '@propdesk/kit';
 import { accountNotFound, appendEvent, lockAccount, parseAccountNumber, parseOrganizationId, writePayout, type Account } from '../core-port';
 import { dailyProfits, tradingDaysSince } from '../data/daily-profits';
 import { insertPayout, listPayouts as listPayoutRows, shiftAccountDays, type Payout } from '../data/payouts';
@@ -22,7 +22,7 @@ export async function createPayout(engine: LiveEngine, req: { organizationId: st
   const number = parseAccountNumber(req.number);
   const requested = req.amount === undefined ? undefined : requireExactNumber(req.amount, 'amount', { unit: 'USD', step: MONEY_STEP });
   const ctx = await engine.context();
-  const payout = await ctx.sequelize.transaction(async (tx) => {
+  const payout = await effectTransaction(ctx.sequelize, async (tx) => {
     const account = await lockAccount(ctx.sequelize, tx, number, org);
     if (!account) throw accountNotFound();
     refuse(account);

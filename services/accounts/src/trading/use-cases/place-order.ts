@@ -1,10 +1,10 @@
-import { AppError } from '@propdesk/kit';
+import { AppError, CommittedRefusal, effectTransaction } from '@propdesk/kit';
 import { accountNotFound, appendEvent, lockAccount, parseAccountNumber, parseOrganizationId } from '../core-port';
 import { insertFlag } from '../data/flags';
 import { insertPosition, livePositionsOfAccount, type Position } from '../data/positions';
 import { tradingDayOf } from '../domain/calendar';
 import { requireInstrument } from '../domain/instruments';
-import { checkPreOrderRules, validateOrderAgainstMarket, validateOrderPrices, validateVolume, type OrderInput, type OrderType, type PreOrderViolation } from '../domain/orders';
+import { checkPreOrderRules, validateOrderAgainstMarket, validateOrderPrices, validateVolume, type OrderInput, type OrderType } from '../domain/orders';
 import { marginFor, type Side } from '../domain/pnl';
 import { requireActive } from './account-access';
 import { positionOpenedData } from './position-events';
@@ -32,7 +32,7 @@ export async function placeOrder(engine: LiveEngine, req: PlaceOrderRequest): Pr
   if (!type) throw new AppError('invalid_request', 'type must be market, limit or stop', 'type');
   const ctx = await engine.context();
   if (typeof req.symbol === 'string' && req.symbol.length > 0) await engine.refreshQuote(req.symbol.toUpperCase());
-  const position = await placeValidatedOrder(ctx, org, number, {
+  const marked = await placeValidatedOrder(ctx, org, number, {
     symbol: req.symbol,
     side,
     type,
@@ -42,7 +42,7 @@ export async function placeOrder(engine: LiveEngine, req: PlaceOrderRequest): Pr
     takeProfit: req.takeProfit,
   });
   await engine.afterAccountChange(number);
-  return markPosition(ctx, position);
+  return marked;
 }
 
 /**
@@ -50,7 +50,7 @@ export async function placeOrder(engine: LiveEngine, req: PlaceOrderRequest): Pr
  * limit and stop orders rest as pending. Pre-order rules refuse with order_rejected, and the
  * order.rejected event still commits: the rejection transaction commits before the error is thrown.
  */
-async function placeValidatedOrder(ctx: TradingContext, organizationId: string, accountNumber: number, input: OrderInput): Promise<Position> {
+async function placeValidatedOrder(ctx: TradingContext, organizationId: string, accountNumber: number, input: OrderInput): Promise<MarkedPosition> {
   const instrument = requireInstrument(input.symbol);
   const order: OrderInput = { ...input, symbol: instrument.symbol };
   validateVolume(order.volume);
@@ -59,7 +59,10 @@ async function placeValidatedOrder(ctx: TradingContext, organizationId: string, 
   const entry = validateOrderAgainstMarket(order, quote);
   const now = ctx.now();
 
-  const outcome = await ctx.sequelize.transaction(async (tx): Promise<{ position: Position } | { rejected: PreOrderViolation }> => {
+  // The effect transaction's answer is the placed position (with its mark); a rejection commits
+  // its order.rejected event with the recorded refusal (CommittedRefusal), so a retry with the same
+  // Idempotency-Key neither trades nor emits a second event.
+  return effectTransaction(ctx.sequelize, async (tx): Promise<MarkedPosition> => {
     const account = await lockAccount(ctx.sequelize, tx, accountNumber, organizationId);
     if (!account) throw accountNotFound();
     requireActive(account);
@@ -77,7 +80,7 @@ async function placeValidatedOrder(ctx: TradingContext, organizationId: string, 
         type: 'order.rejected',
         data: { account: accountNumber, rule: violation.rule, reason: violation.reason, symbol: order.symbol, side: order.side, volume: order.volume },
       });
-      return { rejected: violation };
+      throw new CommittedRefusal(new AppError('order_rejected', violation.reason));
     }
 
     const filled = order.type === 'market';
@@ -121,9 +124,6 @@ async function placeValidatedOrder(ctx: TradingContext, organizationId: string, 
       const after = equityFromPositions(ctx, account.balance, [...live, position]);
       await recordEquityPoint(ctx, tx, accountNumber, now, after, account.balance);
     }
-    return { position };
+    return markPosition(ctx, position);
   });
-
-  if ('rejected' in outcome) throw new AppError('order_rejected', outcome.rejected.reason);
-  return outcome.position;
 }

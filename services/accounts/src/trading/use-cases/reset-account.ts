@@ -42,7 +42,8 @@ export async function resetAccount(engine: LiveEngine, req: { organizationId: st
   if (!seen) throw accountNotFound();
   requireResettable(seen);
 
-  await lifecycle.withOneCredit(org, async (tx) => {
+  // The answer (the account as reset) is read inside the effect transaction: a retry with the same Idempotency-Key replays it.
+  const reset = await lifecycle.withOneCredit(org, async (tx) => {
     const account = await lockAccount(ctx.sequelize, tx, number, org);
     if (!account) throw accountNotFound();
     requireResettable(account);
@@ -59,9 +60,10 @@ export async function resetAccount(engine: LiveEngine, req: { organizationId: st
       data: { account: number, trader_id: account.traderId, attempt: account.attempt + 1 },
     });
     await recordEquityPoint(ctx, tx, number, now, account.initialBalance, account.initialBalance);
+    const after = await readAccount(ctx.sequelize, number, org, tx);
+    if (!after) throw accountNotFound();
+    return after;
   });
   await engine.afterAccountChange(number);
-  const account = await readAccount(ctx.sequelize, number, org);
-  if (!account) throw accountNotFound();
-  return account;
+  return reset;
 }

@@ -5,7 +5,7 @@ import type { Migration } from '@propdesk/kit';
  * account gains its program version, phase, attempt and the links between phase accounts.
  */
 export const programsAndPhases: Migration = {
-  name: '0003-programs-and-phases',
+  name: '0004-programs-and-phases',
   async up({ sql }) {
     await sql(`
       CREATE TABLE programs (

@@ -1,0 +1,324 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type { Metadata } from '@grpc/grpc-js';
+import type { Sequelize, Transaction } from 'sequelize';
+import { AppError, isApiErrorCode, type ApiErrorCode } from './errors';
+import type { Logger } from './logger';
+import { affectedRows, deleteInBatches, type RetentionTask } from './retention';
+import { selectOne, selectRows } from './sql';
+
+/**
+ * Exactly-once writes (SPEC 7, Idempotency-Key), decided in the service that owns the effect.
+ *
+ * The gateway forwards the client's Idempotency-Key, its scope (organization + API key) and a
+ * fingerprint of the request (method, path, canonical body) in gRPC metadata. The owning service
+ * records the key in ITS database, in the SAME transaction as the effect, together with the answer:
+ *
+ *   handler:   return exactlyOnce(ctx, db, XResponse, (r) => toProto(r), () => useCase(deps, req));
+ *   use case:  return effectTransaction(db, async (tx) => { ...the change...; return answer; });
+ *
+ * - The effect transaction ends by inserting the record with the answer (INSERT ... ON CONFLICT on
+ *   (scope, key)): what it returns is the answer, its protobuf bytes stored in the same commit as
+ *   the change, so a retry after any crash (gateway, service, network) gets exactly the first
+ *   answer. The use case returns that value unchanged (a mismatch is logged as a bug).
+ * - A concurrent duplicate waits on the unique index until the first commits, then rolls its own
+ *   attempt back and replays the first answer; if the first rolled back, the duplicate commits.
+ *   A retry after the commit does the same (no look-up first: first requests, the common case,
+ *   pay one statement, not two).
+ * - A refusal that also changed something (order.rejected is an event) throws
+ *   `new CommittedRefusal(appError)` inside the effect: the change and the recorded error commit
+ *   together, then the error is thrown.
+ * - A plain refusal (an AppError worth replaying: 4xx) is recorded after the rolled-back attempt:
+ *   nothing happened, so recording it late is safe; the retry answers the same error.
+ * - 5xx and unexpected errors record nothing: nothing committed, the retry runs again.
+ * - Same key, other request (fingerprint) -> 409 idempotency_key_reused.
+ *
+ * Each service has an `idempotency_records` table (IDEMPOTENCY_RECORDS_DDL in a migration) and
+ * deletes records past the key lifetime with deleteExpiredIdempotencyRecords.
+ */
+
+/** gRPC metadata names the gateway sets on a write that carries an Idempotency-Key. */
+export const IDEMPOTENCY_KEY_METADATA = 'idempotency-key-bin';
+export const IDEMPOTENCY_SCOPE_METADATA = 'idempotency-scope';
+export const IDEMPOTENCY_FINGERPRINT_METADATA = 'idempotency-fingerprint';
+
+/** How long a key is remembered: a retry within this window replays, after it the key is new. */
+export const IDEMPOTENCY_KEY_LIFETIME_MS = 24 * 60 * 60 * 1000;
+
+export interface IdempotentRequest {
+  /** Who the key belongs to: `<organization id>/<API key id>`. */
+  scope: string;
+  /** The client's Idempotency-Key, 1 to 255 characters. */
+  key: string;
+  /** sha256 hex of method, path and canonical body. */
+  fingerprint: string;
+}
+
+/** Sets the idempotency metadata of an outgoing call (the gateway's side). */
+export function setIdempotencyMetadata(metadata: Metadata, request: IdempotentRequest): void {
+  metadata.set(IDEMPOTENCY_KEY_METADATA, Buffer.from(request.key, 'utf8'));
+  metadata.set(IDEMPOTENCY_SCOPE_METADATA, request.scope);
+  metadata.set(IDEMPOTENCY_FINGERPRINT_METADATA, request.fingerprint);
+}
+
+/** The idempotency of an incoming call, or undefined when it carries no key. Malformed -> invalid_request. */
+export function idempotentRequestOf(metadata: Metadata): IdempotentRequest | undefined {
+  const [rawKey] = metadata.get(IDEMPOTENCY_KEY_METADATA);
+  if (rawKey === undefined) return undefined;
+  const key = Buffer.isBuffer(rawKey) ? rawKey.toString('utf8') : String(rawKey);
+  const scope = String(metadata.get(IDEMPOTENCY_SCOPE_METADATA)[0] ?? '');
+  const fingerprint = String(metadata.get(IDEMPOTENCY_FINGERPRINT_METADATA)[0] ?? '');
+  if (key.length < 1 || key.length > 255 || key.includes('\0')) {
+    throw new AppError('invalid_request', 'Idempotency-Key must be 1 to 255 characters', 'Idempotency-Key');
+  }
+  if (scope.length < 1 || scope.length > 200 || fingerprint.length < 1 || fingerprint.length > 128) {
+    throw new AppError('invalid_request', 'an Idempotency-Key needs its scope and request fingerprint', 'Idempotency-Key');
+  }
+  return { scope, key, fingerprint };
+}
+
+/** The records table, in the service's schema. Add it to the service's migrations once. */
+export const IDEMPOTENCY_RECORDS_DDL = `
+  CREATE TABLE idempotency_records (
+    scope text NOT NULL,
+    idempotency_key text NOT NULL,
+    fingerprint text NOT NULL,
+    operation text NOT NULL,
+    response bytea,
+    error_code text,
+    error_message text,
+    error_param text,
+    created_at timestamptz NOT NULL DEFAULT now(),
+    PRIMARY KEY (scope, idempotency_key)
+  );
+  CREATE INDEX idempotency_records_created_at ON idempotency_records (created_at);
+`;
+
+/** Deletes records older than the horizon (default: the key lifetime); returns how many. */
+export async function deleteExpiredIdempotencyRecords(db: Sequelize, horizonMs = IDEMPOTENCY_KEY_LIFETIME_MS): Promise<number> {
+  const rows = await selectRows<{ n: string }>(
+    db,
+    `WITH gone AS (DELETE FROM idempotency_records WHERE created_at <= now() - make_interval(secs => $secs) RETURNING 1)
+     SELECT count(*)::text AS n FROM gone`,
+    { secs: Math.max(horizonMs, 0) / 1000 },
+  );
+  return Number(rows[0]?.n ?? 0);
+}
+
+/** A refusal whose side effects (an event, a flag) commit with the recorded error. */
+export class CommittedRefusal extends Error {
+  constructor(readonly error: AppError) {
+    super(error.message);
+    this.name = 'CommittedRefusal';
+  }
+}
+
+/** The codec of a response message, as ts-proto generates it. */
+export interface ResponseCodec<P> {
+  encode(message: P): { finish(): Uint8Array };
+  decode(input: Uint8Array): P;
+}
+
+interface PendingWrite {
+  request: IdempotentRequest;
+  operation: string;
+  encode(answer: unknown): Uint8Array;
+  /** Set once an effect transaction took the record. */
+  recorded?: Uint8Array | 'refusal';
+  /**
+   * Set when the call has answered: a timer or loop first started inside the call carries this
+   * store along (AsyncLocalStorage), and must not record into a call that is over.
+   */
+  ended?: boolean;
+}
+
+const pendingWrites = new AsyncLocalStorage<PendingWrite | undefined>();
+
+/** Thrown inside an effect transaction when a duplicate committed first: the handler replays it. */
+class AlreadyRecorded extends Error {}
+
+const LIFETIME_SECS = IDEMPOTENCY_KEY_LIFETIME_MS / 1000;
+
+type Outcome = { response: Uint8Array } | { error: AppError };
+
+/**
+ * Writes the record for (scope, key) with the answer: inserted, or an expired one taken over.
+ * While another transaction holds the same key uncommitted this waits on the unique index; false
+ * when that one committed (or a live record exists): the caller rolls back and replays it.
+ */
+async function writeRecord(db: Sequelize, tx: Transaction | undefined, write: PendingWrite, outcome: Outcome): Promise<boolean> {
+  const error = 'error' in outcome ? outcome.error : undefined;
+  const rows = await selectRows<{ taken: number }>(
+    db,
+    `INSERT INTO idempotency_records (scope, idempotency_key, fingerprint, operation, response, error_code, error_message, error_param)
+     VALUES ($scope, $key, $fingerprint, $operation, $response, CAST($code AS text), CAST($message AS text), CAST($param AS text))
+     ON CONFLICT (scope, idempotency_key) DO UPDATE
+        SET fingerprint = EXCLUDED.fingerprint, operation = EXCLUDED.operation, response = EXCLUDED.response,
+            error_code = EXCLUDED.error_code, error_message = EXCLUDED.error_message, error_param = EXCLUDED.error_param, created_at = now()
+      WHERE idempotency_records.created_at <= now() - make_interval(secs => $lifetime)
+     RETURNING 1 AS taken`,
+    {
+      ...write.request,
+      operation: write.operation,
+      response: 'response' in outcome ? Buffer.from(outcome.response) : null,
+      code: error?.code ?? null,
+      message: error?.message ?? null,
+      param: error?.param ?? null,
+      lifetime: LIFETIME_SECS,
+    },
+    tx,
+  );
+  return rows.length === 1;
+}
+
+/**
+ * The transaction that makes a write's change. Inside `exactlyOnce` (a call with an
+ * Idempotency-Key) its last statement writes the key's record with the answer the effect returns,
+ * in the same commit; without a key it is a plain transaction. Only the first effect transaction
+ * of a call records.
+ */
+export async function effectTransaction<T>(db: Sequelize, effect: (tx: Transaction) => Promise<T>): Promise<T> {
+  const write = pendingWrites.getStore();
+  const record = write && write.recorded === undefined && !write.ended ? write : undefined;
+  let refusal: AppError | undefined;
+  const answer = await db.transaction(async (tx) => {
+    let result: T;
+    let outcome: Outcome | undefined;
+    try {
+      result = await effect(tx);
+      if (record) outcome = { response: record.encode(result) };
+    } catch (err) {
+      if (!(err instanceof CommittedRefusal)) throw err;
+      refusal = err.error;
+      result = undefined as T;
+      if (record) outcome = { error: err.error };
+    }
+    if (record && outcome) {
+      // A duplicate that committed first wins: this attempt's change rolls back, its answer is replayed.
+      if (!(await writeRecord(db, tx, record, outcome))) throw new AlreadyRecorded();
+      record.recorded = 'response' in outcome ? outcome.response : 'refusal';
+    }
+    return result;
+  });
+  if (refusal) throw refusal;
+  return answer;
+}
+
+/**
+ * An effect that is atomic without a transaction (one statement, or statements each safe alone):
+ * run as it is when there is no key to record, in an effect transaction when there is. Saves the
+ * BEGIN and COMMIT round trips, and the pooled connection held across them, on unkeyed writes.
+ */
+export function atomicEffect<T>(db: Sequelize, effect: (tx: Transaction | undefined) => Promise<T>): Promise<T> {
+  const write = pendingWrites.getStore();
+  if (!write || write.recorded !== undefined || write.ended) return effect(undefined);
+  return effectTransaction(db, effect);
+}
+
+/** Errors that are the answer to the request (4xx), as opposed to "try again" (5xx) or our own 409. */
+function worthReplaying(err: AppError): boolean {
+  return err.httpStatus < 500 && err.code !== 'idempotency_key_reused' && err.code !== 'request_timeout' && err.code !== 'rate_limited';
+}
+
+interface StoredRecord {
+  fingerprint: string;
+  response: Buffer | null;
+  error_code: string | null;
+  error_message: string | null;
+  error_param: string | null;
+}
+
+async function findRecord(db: Sequelize, request: IdempotentRequest): Promise<StoredRecord | undefined> {
+  return selectOne<StoredRecord>(
+    db,
+    `SELECT fingerprint, response, error_code, error_message, error_param FROM idempotency_records
+      WHERE scope = $scope AND idempotency_key = $key AND created_at > now() - make_interval(secs => $lifetime)`,
+    { scope: request.scope, key: request.key, lifetime: LIFETIME_SECS },
+  );
+}
+
+function replay<P>(record: StoredRecord, request: IdempotentRequest, codec: ResponseCodec<P>): P {
+  if (record.fingerprint !== request.fingerprint) {
+    throw new AppError('idempotency_key_reused', 'this Idempotency-Key was used with a different request', 'Idempotency-Key');
+  }
+  if (record.error_code !== null) {
+    const code: ApiErrorCode = isApiErrorCode(record.error_code) ? record.error_code : 'internal_error';
+    throw new AppError(code, record.error_message ?? '', record.error_param ?? undefined);
+  }
+  if (record.response === null) throw new AppError('unavailable', 'the first request with this Idempotency-Key left no answer; try again');
+  return codec.decode(record.response);
+}
+
+export interface ExactlyOnceCall {
+  metadata: Metadata;
+  /** The gRPC method path, recorded with the key (for operators reading the table). */
+  method: string;
+}
+
+/**
+ * Runs a write RPC once per (scope, Idempotency-Key): the first call executes `write` (whose
+ * effectTransaction records the answer), any later call with the same key and request gets the
+ * stored answer or error, a different request with the key gets idempotency_key_reused.
+ */
+export async function exactlyOnce<R, P>(
+  call: ExactlyOnceCall,
+  db: Sequelize,
+  codec: ResponseCodec<P>,
+  toResponse: (answer: R) => P,
+  write: () => Promise<R>,
+  logger?: Logger,
+): Promise<P> {
+  const request = idempotentRequestOf(call.metadata);
+  if (!request) return pendingWrites.run(undefined, async () => toResponse(await write()));
+  // No look-up first: the effect transaction's first statement finds an earlier record (and waits
+  // for one in flight), so a first request, by far the common case, costs one statement more, not
+  // two. A retry runs the use case up to its effect transaction (provisioning reserves credits
+  // and gives them back), then replays.
+  const pending: PendingWrite = { request, operation: call.method, encode: (answer) => codec.encode(toResponse(answer as R)).finish() };
+  try {
+    const answer = await pendingWrites.run(pending, write);
+    const response = toResponse(answer);
+    if (pending.recorded === undefined) {
+      // A write with no effect transaction: remember its answer after the fact (nothing to guard).
+      logger?.warn({ method: call.method }, 'idempotent write without an effect transaction');
+      if (!(await writeRecord(db, undefined, pending, { response: codec.encode(response).finish() }))) return replayStored(db, request, codec);
+    } else if (pending.recorded !== 'refusal' && !Buffer.from(pending.recorded).equals(Buffer.from(codec.encode(response).finish()))) {
+      logger?.error({ method: call.method }, 'the answer of an idempotent write differs from the one its effect transaction recorded');
+    }
+    return response;
+  } catch (err) {
+    if (err instanceof AlreadyRecorded) return replayStored(db, request, codec);
+    if (err instanceof AppError && pending.recorded === undefined && worthReplaying(err)) {
+      // Nothing committed: remembering the refusal after the rolled-back attempt is safe.
+      if (!(await writeRecord(db, undefined, pending, { error: err }))) return replayStored(db, request, codec);
+    }
+    throw err;
+  } finally {
+    pending.ended = true;
+  }
+}
+
+async function replayStored<P>(db: Sequelize, request: IdempotentRequest, codec: ResponseCodec<P>): Promise<P> {
+  const record = await findRecord(db, request);
+  if (!record) throw new AppError('unavailable', 'a concurrent request with this Idempotency-Key did not finish; try again');
+  return replay(record, request, codec);
+}
+
+/**
+ * The retention task of a service's idempotency records (kit retention.ts): records older than the
+ * horizon go, in batches. The horizon is never shorter than the key lifetime: a younger record is
+ * the answer a retry must get.
+ */
+export function idempotencyRecordsRetention(db: Sequelize, horizonMs = IDEMPOTENCY_KEY_LIFETIME_MS): RetentionTask {
+  return {
+    name: 'idempotency records',
+    horizonMs: Math.max(horizonMs, IDEMPOTENCY_KEY_LIFETIME_MS),
+    run: (cutoff) =>
+      deleteInBatches((batch) =>
+        affectedRows(
+          db,
+          `DELETE FROM idempotency_records WHERE ctid = ANY (ARRAY(SELECT ctid FROM idempotency_records WHERE created_at <= $cutoff LIMIT $batch))`,
+          { cutoff, batch },
+        ),
+      ),
+  };
+}
