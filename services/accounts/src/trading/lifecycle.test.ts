@@ -419,3 +419,48 @@ describe('warnings', () => {
     expect(all.map((e) => e.rule)).toEqual(['max_daily_loss', 'max_total_loss']);
   });
 });
+
+describe('trailing floors in the engine', () => {
+  const trailing = (name: string, over: Record<string, unknown>) => ({
+    name,
+    initial_balance: 100000,
+    phases: [phase('Only', { profit_target_pct: 50, max_daily_loss_pct: 50, max_total_loss_pct: 5, total_loss_mode: 'trailing', ...over })],
+  });
+
+  /** One BTC bought at 60,000: equity is 40,000 + the price. */
+  async function holdingBtc(org: string, program: string): Promise<string> {
+    const a = tradingHelpers(h, h.sql);
+    const n = await assignedAccount(org, program);
+    await a.quote('BTCUSD', 60000, 60000);
+    await a.order(org, n, { symbol: 'BTCUSD', volume: 1 });
+    return n;
+  }
+
+  it('the floor follows the peak equity between quotes, and the breach names the floor it crossed', async () => {
+    const org = h.newOrg(10);
+    await h.api.createProgram({ organizationId: org, program: trailing('trails', {}) });
+    const a = tradingHelpers(h, h.sql);
+    const n = await holdingBtc(org, 'trails');
+    // Peak 103,000: the floor is 98,000 now (it was 95,000).
+    await a.quote('BTCUSD', 63000, 63000);
+    await a.quote('BTCUSD', 58100, 58100);
+    expect((await a.account(org, n)).status).toBe(accountsv1.AccountStatus.ACCOUNT_STATUS_ACTIVE);
+    await a.quote('BTCUSD', 57900, 57900);
+    expect((await a.account(org, n)).status).toBe(accountsv1.AccountStatus.ACCOUNT_STATUS_BREACHED);
+    expect(await a.events(n, 'account.breached')).toEqual([expect.objectContaining({ rule: 'max_total_loss', limit: 98000 })]);
+  });
+
+  it('with trailing_stops_at_initial the floor stops at the initial balance', async () => {
+    const org = h.newOrg(10);
+    await h.api.createProgram({ organizationId: org, program: trailing('trails-to-initial', { trailing_stops_at_initial: true }) });
+    const a = tradingHelpers(h, h.sql);
+    const n = await holdingBtc(org, 'trails-to-initial');
+    // Peak 108,000: without the stop the floor would be 103,000.
+    await a.quote('BTCUSD', 68000, 68000);
+    await a.quote('BTCUSD', 60500, 60500);
+    expect((await a.account(org, n)).status).toBe(accountsv1.AccountStatus.ACCOUNT_STATUS_ACTIVE);
+    await a.quote('BTCUSD', 59999, 59999);
+    expect((await a.account(org, n)).status).toBe(accountsv1.AccountStatus.ACCOUNT_STATUS_BREACHED);
+    expect(await a.events(n, 'account.breached')).toEqual([expect.objectContaining({ rule: 'max_total_loss', limit: 100000 })]);
+  });
+});
