@@ -2,6 +2,7 @@ import type { Account } from '../core-port';
 import type { DayStart } from '../data/account-days';
 import type { Position } from '../data/positions';
 import { limitsOf, startDayLimits, thresholdsOf, type Limits } from '../domain/rules';
+import { warningKey } from '../use-cases/record-warnings';
 import { BREACH_BELOW, PASS_AT_OR_ABOVE, WARN_BELOW, type AccountTable } from './account-table';
 
 /** What a replica's engine keeps per account with live positions (the hot figures are in its AccountTable slot). */
@@ -89,9 +90,23 @@ export function startDay(s: AccountState, day: string, start: DayStart, peakEqui
   }
 }
 
-/** Writes the account's thresholds (domain/rules.ts thresholdsOf) into its table slot. */
+/**
+ * Writes the account's thresholds (domain/rules.ts thresholdsOf) into its table slot. A warning
+ * already sent for the current period (the day for the daily rule, the attempt for the total one)
+ * is not armed again, so an account lingering below a warning level costs its marks nothing more.
+ */
 export function storeThresholds(s: AccountState, table: AccountTable): void {
-  const t = thresholdsOf(s.account.terms, s.limits, s.tradingDays);
+  const { attempt } = s.account;
+  const day = s.sodDay ?? '';
+  const limits =
+    s.warned.size === 0
+      ? s.limits
+      : {
+          ...s.limits,
+          warnDaily: s.warned.has(warningKey('max_daily_loss', day, attempt)) ? -Infinity : s.limits.warnDaily,
+          warnTotal: s.warned.has(warningKey('max_total_loss', day, attempt)) ? -Infinity : s.limits.warnTotal,
+        };
+  const t = thresholdsOf(s.account.terms, limits, s.tradingDays);
   table.set(s.slot, BREACH_BELOW, t.breachBelow);
   table.set(s.slot, PASS_AT_OR_ABOVE, t.passAtOrAbove);
   table.set(s.slot, WARN_BELOW, t.warnBelow);

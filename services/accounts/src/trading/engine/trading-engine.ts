@@ -575,9 +575,12 @@ export class TradingEngine implements LiveEngine {
       const due = warningsAt(s.account.terms, s.limits, equity, s.account.initialBalance).filter(
         (w) => !s.warned.has(warningKey(w.rule, day, s.account.attempt)),
       );
-      if (due.length === 0) return;
-      for (const w of due) s.warned.add(warningKey(w.rule, day, s.account.attempt));
-      await this.guard(() => recordWarnings(this.ctx, s.account, due, equity, day));
+      if (due.length > 0) {
+        for (const w of due) s.warned.add(warningKey(w.rule, day, s.account.attempt));
+        await this.guard(() => recordWarnings(this.ctx, s.account, due, equity, day));
+      }
+      // What was sent is no longer a threshold for this period.
+      if (this.accounts.get(s.account.number) === s && s.sodDay === day) storeThresholds(s, this.table);
     });
   }
 
