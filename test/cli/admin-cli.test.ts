@@ -195,6 +195,29 @@ describe('the admin CLI against the running services', () => {
       expect(run.json.error?.code).toBe('insufficient_credits');
     });
 
+    it('creates a program (programs:create) that accounts:create then takes, and names a bad field by its path', async () => {
+      const org = await createOrg('--credits', '3');
+      const program = {
+        name: 'cli-two-step',
+        initial_balance: 20000,
+        phases: [
+          { name: 'Phase 1', kind: 'evaluation', profit_target_pct: 8, max_daily_loss_pct: 5, max_total_loss_pct: 10, total_loss_mode: 'trailing' },
+          { name: 'Funded', kind: 'funded', max_daily_loss_pct: 5, max_total_loss_pct: 10 },
+        ],
+      };
+      const created = await admin('programs:create', '--org', org.id, '--json', JSON.stringify(program));
+      expect(created.code).toBe(0);
+      expectOneJsonLine(created);
+      expect(created.json).toMatchObject({ name: 'cli-two-step', version: 1, builtin: false, phases: [{ total_loss_mode: 'trailing' }, { kind: 'funded', profit_split_pct: 80 }] });
+      const accounts = await admin('accounts:create', '--org', org.id, '--count', '1', '--program', 'cli-two-step');
+      expect(accounts.code).toBe(0);
+      const bad = await admin('programs:create', '--org', org.id, '--json', JSON.stringify({ ...program, name: 'cli-bad', phases: [program.phases[0], { ...program.phases[0], name: 'B', profit_target_pct: -1 }] }));
+      expect(bad.code).toBe(1);
+      expect(bad.json.error).toMatchObject({ code: 'invalid_request', param: 'phases[1].profit_target_pct' });
+      const notJson = await admin('programs:create', '--org', org.id, '--json', '{nope');
+      expect(notJson.json.error).toMatchObject({ code: 'invalid_request', param: 'json' });
+    });
+
     it('publishes a quote', async () => {
       const run = await admin('quotes:publish', '--symbol', 'EURUSD', '--bid', '1.1', '--ask', '1.1002');
       expect(run.code).toBe(0);

@@ -224,6 +224,11 @@ describe('the panel JSON API against the real auth and accounts services', () =>
         equity: 50000,
         peak_equity: 50000,
         created_at: expect.any(String),
+        program_version: 1,
+        phase: { index: 0, name: 'evaluation', kind: 'evaluation' },
+        attempt: 1,
+        previous_account: null,
+        next_account: null,
       });
 
       const first = await call('GET', '/panel/api/accounts?limit=1', { cookie: orgA.memberCookie });

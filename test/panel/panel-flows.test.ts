@@ -135,7 +135,9 @@ describe('the panel in Chromium: what staff do', () => {
     await table('Flags and breaches').getByText('start of day balance').waitFor();
 
     await page.getByRole('button', { name: 'Reset', exact: true }).click();
-    await page.getByRole('alert').getByText(/account resets are not available yet/i).waitFor();
+    await page.getByRole('status').getByText('Account 1000001 was reset.').waitFor();
+    const { account: reset } = await stack.admin.accounts.call.getAccount({ organizationId: orgId, number: '1000001' });
+    expect(reset).toMatchObject({ status: 1, attempt: 2 });
 
     await page.getByRole('button', { name: 'Show credentials' }).click();
     await page.getByText('Password', { exact: true }).waitFor();

@@ -145,7 +145,23 @@ describe('the panel API behind the gateway, against every real service', () => {
       });
       expect(assigned.status).toBe(200);
       expect(assigned.body.trader).toMatchObject({ name: HOSTILE_NAME, email: 'Eve@Traders.example' });
-      expect(Object.keys(assigned.body.account)).toEqual(['number', 'status', 'trader_id', 'program', 'currency', 'initial_balance', 'balance', 'equity', 'peak_equity', 'created_at']);
+      expect(Object.keys(assigned.body.account)).toEqual([
+        'number',
+        'status',
+        'trader_id',
+        'program',
+        'currency',
+        'initial_balance',
+        'balance',
+        'equity',
+        'peak_equity',
+        'created_at',
+        'program_version',
+        'phase',
+        'attempt',
+        'previous_account',
+        'next_account',
+      ]);
       const detail = await call<{ account: Json; trader: Json }>('GET', `/panel/api/accounts/${n}`, { cookie: cookies.member });
       expect(detail.body.trader).toMatchObject({ name: HOSTILE_NAME });
     });
@@ -267,16 +283,38 @@ describe('the panel API behind the gateway, against every real service', () => {
     });
   });
 
-  describe('what waits for programs as data', () => {
-    it('answers 503 unavailable, saying what is missing, for programs, resets and payouts', async () => {
-      for (const [method, path] of [
-        ['GET', '/panel/api/programs'],
-        ['POST', `/panel/api/accounts/${accounts[1]}/reset`],
-        ['GET', `/panel/api/accounts/${accounts[1]}/payouts`],
-      ] as Array<[Method, string]>) {
-        const res = await call(method, path, { cookie: cookies.owner, body: method === 'POST' ? {} : undefined });
-        expect({ path, status: res.status, code: res.body.error?.code }).toEqual({ path, status: 503, code: 'unavailable' });
-      }
+  describe('programs, resets and payouts (SPEC 10)', () => {
+    it('lists the built-ins, creates a program (managers) and names a bad field by its path', async () => {
+      const list = await call<{ data: Array<{ name: string; builtin: boolean }> }>('GET', '/panel/api/programs', { cookie: cookies.member });
+      expect(list.status).toBe(200);
+      expect(list.body.data.filter((p) => p.builtin).map((p) => p.name)).toEqual(['aggressive', 'standard', 'swing']);
+      const body = {
+        name: 'panel-two-step',
+        initial_balance: 50000,
+        phases: [
+          { name: 'Phase 1', kind: 'evaluation', profit_target_pct: 8, max_daily_loss_pct: 5, max_total_loss_pct: 10 },
+          { name: 'Funded', kind: 'funded', max_daily_loss_pct: 5, max_total_loss_pct: 10 },
+        ],
+      };
+      const bad = await call('POST', '/panel/api/programs', { cookie: cookies.owner, body: { ...body, phases: [{ ...body.phases[0], profit_target_pct: 0 }] } });
+      expect({ status: bad.status, ...bad.body.error }).toMatchObject({ status: 400, code: 'invalid_request', param: 'phases[0].profit_target_pct' });
+      const created = await call<{ version: number }>('POST', '/panel/api/programs', { cookie: cookies.owner, body });
+      expect([created.status, created.body.version]).toEqual([201, 1]);
+      const updated = await call<{ version: number }>('PUT', '/panel/api/programs/panel-two-step', { cookie: cookies.owner, body });
+      expect([updated.status, updated.body.version]).toEqual([200, 2]);
+      const archived = await call<{ status: string }>('POST', '/panel/api/programs/panel-two-step/archive', { cookie: cookies.owner });
+      expect(archived.body.status).toBe('archived');
+    });
+
+    it('resets an account for a credit and refuses a payout of an evaluation account saying why', async () => {
+      const number = accounts[1];
+      const reset = await call<{ attempt: number; status: string }>('POST', `/panel/api/accounts/${number}/reset`, { cookie: cookies.owner, body: {} });
+      expect([reset.status, reset.body.attempt, reset.body.status]).toEqual([200, 2, 'active']);
+      const payout = await call('POST', `/panel/api/accounts/${number}/payouts`, { cookie: cookies.owner, body: {} });
+      expect({ status: payout.status, code: payout.body.error?.code }).toEqual({ status: 409, code: 'payout_not_allowed' });
+      expect(payout.body.error?.message).toContain('evaluation phase');
+      const list = await call<{ data: unknown[] }>('GET', `/panel/api/accounts/${number}/payouts`, { cookie: cookies.member });
+      expect([list.status, list.body.data]).toEqual([200, []]);
     });
   });
 });

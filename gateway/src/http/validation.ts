@@ -1,5 +1,5 @@
 import type { Request } from 'express';
-import { AppError, emailSchema, exactNumberSchema, textPattern, textSchema, type ApiErrorCode, type ExactNumberRule, type TextRule } from '@propdesk/kit';
+import { AppError, emailSchema, issueParam, exactNumberSchema, textPattern, textSchema, type ApiErrorCode, type ExactNumberRule, type TextRule } from '@propdesk/kit';
 import { z } from './zod';
 
 /**
@@ -101,6 +101,11 @@ export function idPath(what: string, description: string) {
   );
 }
 
+/** A path field whose bad value names nothing: not_found, like an unknown one. */
+export function failsAsNotFound<F extends Field>(field: F): F {
+  return failsAs(field, 'not_found', false);
+}
+
 export const DEFAULT_PAGE_SIZE = 50;
 export const MAX_PAGE_SIZE = 200;
 const LIMIT_MESSAGE = 'limit must be an integer >= 1';
@@ -192,9 +197,13 @@ export function queryOf(req: Request): Record<string, unknown> {
   return query;
 }
 
-/** The top-level field names the problem (`events`, not `events.0`): that is what a client sent. */
+/**
+ * The field that names the problem: a top-level field as a whole (`events`, not `events.0`: that
+ * is what a client sent), a field inside an object of a list by its path (`phases[1].profit_target_pct`).
+ */
 function paramOf(path: ReadonlyArray<string | number>): string {
-  return path.length === 0 ? 'body' : String(path[0]);
+  if (path.length === 0) return 'body';
+  return path.length <= 2 && typeof path[path.length - 1] === 'number' ? String(path[0]) : issueParam(path);
 }
 
 /** Validates a JSON body; the first problem becomes a 400 naming the field. */

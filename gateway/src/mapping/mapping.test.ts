@@ -34,6 +34,8 @@ describe('proto -> REST mapping', () => {
       equity: 94000,
       peakEquity: 101000,
       createdAt: created,
+      programVersion: 1,
+      attempt: 1,
     });
     expect(rest).toEqual({
       number: 1000042,
@@ -46,6 +48,11 @@ describe('proto -> REST mapping', () => {
       equity: 94000,
       peak_equity: 101000,
       created_at: '2026-01-02T03:04:05.000Z',
+      program_version: 1,
+      phase: { index: 0, name: 'evaluation', kind: 'evaluation' },
+      attempt: 1,
+      previous_account: null,
+      next_account: null,
     });
     expect(matches('Account', rest)).toBe(true);
   });
@@ -62,8 +69,9 @@ describe('proto -> REST mapping', () => {
       price: 1.2,
       closeReason: '',
       createdAt: created,
+      attempt: 2,
     });
-    expect(rest).toMatchObject({ status: 'pending', side: 'sell', type: 'limit', price: 1.2, open_price: null, opened_at: null, close_reason: null });
+    expect(rest).toMatchObject({ attempt: 2, status: 'pending', side: 'sell', type: 'limit', price: 1.2, open_price: null, opened_at: null, close_reason: null });
     expect(matches('Position', rest)).toBe(true);
   });
 

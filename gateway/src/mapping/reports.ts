@@ -1,4 +1,4 @@
-import { ACCOUNT_STATUSES } from '@propdesk/kit';
+import { ACCOUNT_STATUSES, DAILY_LOSS_BASES, PHASE_KINDS, TOTAL_LOSS_MODES } from '@propdesk/kit';
 import { z } from '../http/zod';
 import { dealSchema, ORDER_TYPE_NAMES, POSITION_STATUS_NAMES, SIDE_NAMES } from './trading';
 
@@ -34,8 +34,12 @@ const indicatorsSchema = z.object(indicatorFields).strict().openapi('Indicators'
 const headroomSchema = z
   .object({
     daily_loss_remaining: money,
+    daily_loss_limit: money.describe("equity below this breaches the daily-loss rule (the day's reference minus the allowance)"),
+    daily_loss_basis: z.enum(DAILY_LOSS_BASES),
     total_loss_remaining: money,
-    profit_target_remaining: money,
+    total_loss_limit: money.describe('equity below this breaches the total-loss rule'),
+    total_loss_mode: z.enum(TOTAL_LOSS_MODES),
+    profit_target_remaining: money.nullable().describe('null in a funded phase (no target)'),
     trading_days: count,
     min_trading_days: count,
   })
@@ -83,11 +87,20 @@ const reportPositionSchema = z
 const termsSchema = z
   .object({
     program: z.string(),
+    program_version: z.number().int().min(1),
+    phase: z.object({ index: count, name: z.string(), kind: z.enum(PHASE_KINDS) }).strict(),
+    attempt: z.number().int().min(1),
+    kind: z.enum(PHASE_KINDS),
     max_daily_loss_pct: pct,
+    daily_loss_basis: z.enum(DAILY_LOSS_BASES),
     max_total_loss_pct: pct,
-    total_loss_mode: z.enum(['static', 'trailing']),
-    profit_target_pct: pct,
+    total_loss_mode: z.enum(TOTAL_LOSS_MODES),
+    trailing_stops_at_initial: z.boolean(),
+    profit_target_pct: pct.nullable().describe('null in a funded phase'),
     min_trading_days: count,
+    consistency_pct: pct.nullable(),
+    warning_at_pct: pct.nullable(),
+    profit_split_pct: pct.nullable(),
     leverage: z.number(),
     max_lots_per_order: z.number(),
     allowed_symbols: z.array(z.string()).nullable().describe('null: every instrument'),

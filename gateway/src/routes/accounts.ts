@@ -76,7 +76,7 @@ export const accountRoutes = [
     access: { apiKey: 'accounts:write' },
     body: createAccountsBody,
     responses: { 201: accountListSchema },
-    errors: ['invalid_request', 'insufficient_credits'],
+    errors: ['invalid_request', 'insufficient_credits', 'conflict'],
     async handler({ req, body, clients, opts }) {
       const response = await clients.accounts.call.createAccounts(
         { organizationId: apiKeyOf(req).organizationId, count: body.count, program: body.program ?? '', initialBalance: body.initial_balance ?? 0 },

@@ -5,6 +5,8 @@ import { buildOpenApiDocument } from '../openapi/document';
 import { accountRoutes } from './accounts';
 import { eventRoutes } from './events';
 import { executorRoutes } from './executor';
+import { lifecycleRoutes } from './lifecycle';
+import { programRoutes } from './programs';
 import { traderRoutes } from './traders';
 import { tradingRoutes } from './trading';
 import { webhookRoutes } from './webhooks';
@@ -27,7 +29,7 @@ const openApiRoute = route({
 });
 
 /** Every /v1 operation, in the order the router tries them (a literal segment before a {param}). */
-export const ROUTES: readonly Route[] = [openApiRoute, ...executorRoutes, ...accountRoutes, ...tradingRoutes, ...traderRoutes, ...eventRoutes, ...webhookRoutes];
+export const ROUTES: readonly Route[] = [openApiRoute, ...executorRoutes, ...accountRoutes, ...programRoutes, ...tradingRoutes, ...lifecycleRoutes, ...traderRoutes, ...eventRoutes, ...webhookRoutes];
 
 let document: ReturnType<typeof buildOpenApiDocument> | undefined;
 let served: Rendered | undefined;

@@ -28,6 +28,7 @@ import { PgCluster } from './trading/engine/cluster';
 import { TradingEngine } from './trading/engine/trading-engine';
 import { createTradingHandlers } from './trading/grpc/handlers';
 import { startBackgroundJobs } from './use-cases/background-jobs';
+import { createPhaseLifecycle } from './use-cases/phase-lifecycle';
 
 export const SCHEMA = 'accounts';
 
@@ -72,6 +73,7 @@ export async function start(env: NodeJS.ProcessEnv, options: { logger?: Logger }
         sequelize,
         logger,
         rolloverHourUtc: config.TRADING_DAY_ROLLOVER_HOUR_UTC,
+        lifecycle: createPhaseLifecycle(deps),
         metricsRegistry: metrics?.registry,
         cluster: new PgCluster({
           sequelize,

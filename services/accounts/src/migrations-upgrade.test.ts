@@ -18,7 +18,9 @@ function migrationsBeforeTheMove(): Migration[] {
 }
 
 /** Migrations written after the move, which an upgraded database applies like any new one. */
-const ADDED_SINCE = MIGRATIONS.filter((m) => !m.formerNames && !NAMES_BEFORE_THE_MOVE.includes(m.name)).map((m) => m.name);
+const ADDED_SINCE = MIGRATIONS.filter((m) => !NAMES_BEFORE_THE_MOVE.includes(m.name) && !m.formerNames?.some((f) => NAMES_BEFORE_THE_MOVE.includes(f))).map(
+  (m) => m.name,
+);
 const NAMES_AFTER_UPGRADE = [...NAMES_BEFORE_THE_MOVE, ...ADDED_SINCE].sort();
 
 async function recordedNames(sequelize: Sequelize): Promise<string[]> {
@@ -106,5 +108,37 @@ describe('a database created before the trading migrations moved', () => {
       trading.close();
       await service.stop();
     }
+  });
+});
+
+/**
+ * The programs' trading migration was numbered trading-0005 on the branch that introduced it, next
+ * to the engine leases' trading-0005; it is trading-0006 now. A database that recorded the old name
+ * (without the leases) gets only the leases, and keeps its record.
+ */
+describe('a database that recorded the programs migration under its first number', () => {
+  const OLD_NAME = 'trading-0005-attempts-payouts-warnings';
+  let db: TestDatabase;
+  let sql: Sequelize;
+
+  beforeAll(async () => {
+    db = await createTestDatabase('pd_upgrade_programs');
+    sql = openDatabase({ url: db.url, schema: SCHEMA, poolMax: 3 });
+  });
+
+  afterAll(async () => {
+    await sql.close();
+    await db.drop();
+  });
+
+  it('applies the engine leases only', async () => {
+    const before = MIGRATIONS.filter((m) => m.name !== 'trading-0005-engine-leases').map((m) =>
+      m.formerNames?.includes(OLD_NAME) ? { name: OLD_NAME, up: m.up } : m,
+    );
+    expect(before.map((m) => m.name)).toContain(OLD_NAME);
+    await migrate(sql, SCHEMA, before);
+    expect(await migrate(sql, SCHEMA, MIGRATIONS)).toEqual(['trading-0005-engine-leases']);
+    expect(await recordedNames(sql)).toContain(OLD_NAME);
+    expect(await recordedNames(sql)).not.toContain('trading-0006-attempts-payouts-warnings');
   });
 });

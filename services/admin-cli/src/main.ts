@@ -3,6 +3,7 @@ import { AppError, ConfigError, createLogger, fromServiceError, loadConfig } fro
 import { createClients, type Clients } from './clients';
 import { accountsCreate, quotesPublish } from './commands/accounts';
 import type { Command } from './commands/command';
+import { programsCreate } from './commands/programs';
 import { orgAddCredits, orgCreate, orgGet, orgSetCreditsThreshold, orgSetPlan } from './commands/organizations';
 import { keyCreate, keyRevoke, keySetLimits, userCreate } from './commands/users-and-keys';
 import { cliConfigSchema } from './config';
@@ -20,6 +21,7 @@ export const COMMANDS: Record<string, Command> = {
   'key:revoke': keyRevoke,
   'key:set-limits': keySetLimits,
   'accounts:create': accountsCreate,
+  'programs:create': programsCreate,
   'quotes:publish': quotesPublish,
 };
 
@@ -34,6 +36,7 @@ const USAGE: Record<string, string> = {
   'key:revoke': '--org ID --id KEY_ID',
   'key:set-limits': '--key ID --read N --write N',
   'accounts:create': '--org ID --count 1..100 [--balance AMOUNT] [--program NAME]',
+  'programs:create': "--org ID (--json '{\"name\": ..., \"initial_balance\": ..., \"phases\": [...]}' | --file PATH) [--name NAME]",
   'quotes:publish': '--symbol SYM --bid B --ask A',
 };
 

@@ -98,10 +98,10 @@ describe('an API code in the trailers', () => {
     }
   });
 
-  it('the seven codes that travel as FAILED_PRECONDITION keep their own HTTP status', () => {
+  it('the eight codes that travel as FAILED_PRECONDITION keep their own HTTP status', () => {
     const travelling = (Object.keys(API_ERRORS) as ApiErrorCode[]).filter((code) => new AppError(code, '').grpcStatus === status.FAILED_PRECONDITION);
     expect(travelling.sort()).toEqual(
-      ['account_archived', 'account_breached', 'account_passed', 'insufficient_credits', 'no_unassigned_accounts', 'order_rejected', 'payment_required'].sort(),
+      ['account_archived', 'account_breached', 'account_passed', 'insufficient_credits', 'no_unassigned_accounts', 'order_rejected', 'payment_required', 'payout_not_allowed'].sort(),
     );
     for (const code of travelling) {
       const sent = toServiceError(new AppError(code, 'refused'));

@@ -13,6 +13,10 @@ export const EVENT_TYPES = [
   'position.closed',
   'order.rejected',
   'credits.low',
+  // SPEC section 10.
+  'account.warning',
+  'account.reset',
+  'payout.created',
 ] as const;
 
 export type EventType = (typeof EVENT_TYPES)[number];

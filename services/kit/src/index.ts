@@ -23,6 +23,7 @@ export * from './http-server';
 export * from './rest/account';
 export * from './rest/common';
 export * from './rest/people';
+export * from './rest/program';
 export * from './rest/webhooks';
 export * from './rest/trading';
 export * from './credential-rules';

@@ -9,7 +9,7 @@ import { accountRoutes } from './routes/account-routes';
 import { eventRoutes } from './routes/event-routes';
 import { keyRoutes } from './routes/key-routes';
 import { metaRoutes } from './routes/meta-routes';
-import { pendingRoutes } from './routes/pending-routes';
+import { lifecycleRoutes } from './routes/lifecycle-routes';
 import { sessionRoutes } from './routes/session-routes';
 import { teamRoutes } from './routes/team-routes';
 import { tradingRoutes } from './routes/trading-routes';
@@ -44,7 +44,7 @@ export function createApp({ clients, logger, trustProxy, webDir = WEB_DIR }: Pan
   app.use(eventRoutes(clients));
   app.use(webhookRoutes(clients));
   app.use(teamRoutes(clients));
-  app.use(pendingRoutes(clients));
+  app.use(lifecycleRoutes(clients));
 
   app.use(notFoundHandler);
   app.use(errorHandler(logger));

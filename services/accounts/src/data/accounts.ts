@@ -14,12 +14,33 @@ interface AccountRow {
   balance: string;
   equity: string;
   peak_equity: string;
+  program_version: number;
+  phase_index: number;
+  phase_name: string;
+  phase_kind: 'evaluation' | 'funded';
+  attempt: number;
+  attempt_started_at: Date;
+  payout_at: Date | null;
+  previous_account: string | null;
+  next_account: string | null;
   archived_at: Date | null;
   created_at: Date;
 }
 
 const ACCOUNT_COLUMNS = `number, organization_id, status, trader_id, program, terms, currency, initial_balance, balance,
-  equity, peak_equity, archived_at, created_at`;
+  equity, peak_equity, program_version, phase_index, phase_name, phase_kind, attempt, attempt_started_at, payout_at, previous_account,
+  next_account, archived_at, created_at`;
+
+/** The SPEC 10 fields of a row (list pages and full reads alike). */
+function lifecycleOf(row: Omit<AccountRow, 'terms' | 'archived_at' | 'attempt_started_at' | 'payout_at'>) {
+  return {
+    programVersion: row.program_version,
+    phase: { index: row.phase_index, name: row.phase_name, kind: row.phase_kind },
+    attempt: row.attempt,
+    previousAccount: row.previous_account === null ? null : toNumber(row.previous_account),
+    nextAccount: row.next_account === null ? null : toNumber(row.next_account),
+  };
+}
 
 export function toAccount(row: AccountRow): Account {
   return {
@@ -34,6 +55,9 @@ export function toAccount(row: AccountRow): Account {
     balance: toNumber(row.balance),
     equity: toNumber(row.equity),
     peakEquity: toNumber(row.peak_equity),
+    ...lifecycleOf(row),
+    attemptStartedAt: row.attempt_started_at,
+    payoutAt: row.payout_at,
     archivedAt: row.archived_at,
     createdAt: row.created_at,
   };
@@ -46,14 +70,22 @@ export interface NewAccounts {
   currency: string;
   initialBalance: number;
   sealedPasswords: string[];
+  /** SPEC 10; built-ins: version 1, the one phase 'evaluation'. */
+  programVersion?: number;
+  phase?: { index: number; name: string; kind: 'evaluation' | 'funded' };
+  /** A next phase's account: the trader assigned and the account it follows. */
+  traderId?: string | null;
+  previousAccount?: number | null;
 }
 
 /** Inserts one account per sealed password; numbers come from the global sequence. */
 export async function insertAccounts(sequelize: Sequelize, tx: Transaction, input: NewAccounts): Promise<Account[]> {
   const rows = await selectRows<AccountRow>(
     sequelize,
-    `INSERT INTO accounts (organization_id, program, terms, currency, initial_balance, balance, equity, peak_equity, executor_password_sealed)
-     SELECT $org::uuid, $program, $terms::jsonb, $currency, $balance::numeric, $balance::numeric, $balance::numeric, $balance::numeric, sealed
+    `INSERT INTO accounts (organization_id, program, terms, currency, initial_balance, balance, equity, peak_equity, executor_password_sealed,
+                           program_version, phase_index, phase_name, phase_kind, trader_id, previous_account)
+     SELECT $org::uuid, $program, $terms::jsonb, $currency, $balance::numeric, $balance::numeric, $balance::numeric, $balance::numeric, sealed,
+            $version::integer, $phaseIndex::integer, $phaseName, $phaseKind, CAST($traderId AS uuid), CAST($previous AS bigint)
        FROM unnest($sealed::text[]) WITH ORDINALITY AS t(sealed, i)
       ORDER BY i
      RETURNING ${ACCOUNT_COLUMNS}`,
@@ -64,6 +96,12 @@ export async function insertAccounts(sequelize: Sequelize, tx: Transaction, inpu
       currency: input.currency,
       balance: input.initialBalance,
       sealed: input.sealedPasswords,
+      version: input.programVersion ?? 1,
+      phaseIndex: input.phase?.index ?? 0,
+      phaseName: input.phase?.name ?? 'evaluation',
+      phaseKind: input.phase?.kind ?? 'evaluation',
+      traderId: input.traderId ?? null,
+      previous: input.previousAccount ?? null,
     },
     tx,
   );
@@ -184,7 +222,7 @@ export function accountKeyset(org: string, filter: AccountFilter, after: number,
   return { where, orderBy: order.join(', '), bind, types, shape: keysetShape(filter) };
 }
 
-type SummaryRow = Omit<AccountRow, 'terms' | 'archived_at'>;
+type SummaryRow = Omit<AccountRow, 'terms' | 'archived_at' | 'attempt_started_at' | 'payout_at'>;
 
 export interface Statement {
   name: string;
@@ -202,7 +240,8 @@ export function listAccountsStatement(org: string, filter: AccountFilter, after:
   };
 }
 
-const SUMMARY_COLUMNS = 'number, organization_id, status, trader_id, program, currency, initial_balance, balance, equity, peak_equity, created_at';
+const SUMMARY_COLUMNS = `number, organization_id, status, trader_id, program, currency, initial_balance, balance, equity, peak_equity,
+  program_version, phase_index, phase_name, phase_kind, attempt, previous_account, next_account, created_at`;
 
 /**
  * The list is the hot path of the API: only the listed columns (the frozen terms' JSON is not
@@ -228,6 +267,7 @@ export async function listAccounts(
     balance: toNumber(row.balance),
     equity: toNumber(row.equity),
     peakEquity: toNumber(row.peak_equity),
+    ...lifecycleOf(row),
     createdAt: row.created_at,
   }));
 }
@@ -344,4 +384,9 @@ export async function markArchived(sequelize: Sequelize, tx: Transaction, number
 
 export async function setSealedPassword(sequelize: Sequelize, tx: Transaction, number: number, sealed: string): Promise<void> {
   await execute(sequelize, 'UPDATE accounts SET executor_password_sealed = $sealed, updated_at = now() WHERE number = $number', { number, sealed }, tx);
+}
+
+/** Links a passed account to the next phase's account. */
+export async function setNextAccount(sequelize: Sequelize, tx: Transaction, number: number, next: number): Promise<void> {
+  await execute(sequelize, 'UPDATE accounts SET next_account = $next, updated_at = now() WHERE number = $number', { number, next }, tx);
 }

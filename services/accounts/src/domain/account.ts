@@ -17,12 +17,28 @@ export interface Account {
   balance: number;
   equity: number;
   peakEquity: number;
+  /** SPEC 10: the program version frozen in, the phase, the attempt, the neighbouring phase accounts. */
+  programVersion: number;
+  phase: AccountPhase;
+  attempt: number;
+  /** When the current attempt (phase, or last reset) began: trading days and payouts count from it. */
+  attemptStartedAt: Date;
+  /** The last payout (funded): trading days for the next one count from it. */
+  payoutAt: Date | null;
+  previousAccount: number | null;
+  nextAccount: number | null;
   archivedAt: Date | null;
   createdAt: Date;
 }
 
+export interface AccountPhase {
+  index: number;
+  name: string;
+  kind: 'evaluation' | 'funded';
+}
+
 /** What a list shows of an account: no frozen terms, so listing never parses them. */
-export type AccountSummary = Omit<Account, 'terms' | 'archivedAt'>;
+export type AccountSummary = Omit<Account, 'terms' | 'archivedAt' | 'attemptStartedAt' | 'payoutAt'>;
 
 export interface Trader {
   id: string;
@@ -74,5 +90,10 @@ export function accountEventData(account: Account): Record<string, unknown> {
     balance: account.balance,
     equity: account.equity,
     peak_equity: account.peakEquity,
+    program_version: account.programVersion,
+    phase: { index: account.phase.index, name: account.phase.name, kind: account.phase.kind },
+    attempt: account.attempt,
+    previous_account: account.previousAccount,
+    next_account: account.nextAccount,
   };
 }

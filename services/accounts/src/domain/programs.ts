@@ -1,4 +1,4 @@
-import { AppError, z } from '@propdesk/kit';
+import { AppError, z, type DailyLossBasis, type PhaseKind, type ProgramPhase, type TotalLossMode } from '@propdesk/kit';
 
 /**
  * A program's evaluation terms: the one terms type of the service. They are frozen into
@@ -6,15 +6,27 @@ import { AppError, z } from '@propdesk/kit';
  * of accounts already issued; the trading rules read them back from the account (parseTerms).
  */
 export interface ProgramTerms {
-  /** Breach when equity falls below start-of-day balance minus this % of the initial balance. */
+  /** evaluation: has a profit target, passing it ends the phase; funded: no target, pays out. */
+  kind: PhaseKind;
+  /** Breach when equity falls below the day's reference minus this % of the initial balance. */
   maxDailyLossPct: number;
+  /** The daily reference taken at the start of each trading day: balance, equity or the higher. */
+  dailyLossBasis: DailyLossBasis;
   /** Breach when equity falls below the total-loss floor (this % of the initial balance). */
   maxTotalLossPct: number;
-  /** static: floor measured from the initial balance; trailing: from peak equity. */
-  totalLossMode: 'static' | 'trailing';
-  /** Passed once balance reaches this % over the initial balance and every other objective is met. */
-  profitTargetPct: number;
+  /** static: floor from the initial balance; trailing: from peak equity; trailing_eod: from the highest end-of-day balance. */
+  totalLossMode: TotalLossMode;
+  /** A trailing floor never rises above the initial balance. */
+  trailingStopsAtInitial: boolean;
+  /** Passed once equity reaches this % over the initial balance and every other objective is met; null (funded) = never. */
+  profitTargetPct: number | null;
   minTradingDays: number;
+  /** The best trading day's profit may be at most this % of the phase's total profit; null = no such rule. */
+  consistencyPct: number | null;
+  /** account.warning once this % of a loss allowance is used; null = no warnings. */
+  warningAtPct: number | null;
+  /** Funded: the trader's share of a payout. */
+  profitSplitPct: number | null;
   /** 1:leverage; margin = notional / leverage. */
   leverage: number;
   maxLotsPerOrder: number;
@@ -32,8 +44,19 @@ export type ProgramName = 'standard' | 'aggressive' | 'swing';
 
 export const DEFAULT_PROGRAM: ProgramName = 'standard';
 
+/** What the built-ins (section 9, one evaluation phase each) share of the section 10 terms. */
+const SINGLE_PHASE = {
+  kind: 'evaluation',
+  dailyLossBasis: 'balance',
+  trailingStopsAtInitial: false,
+  consistencyPct: null,
+  warningAtPct: null,
+  profitSplitPct: null,
+} as const;
+
 export const PROGRAMS: Readonly<Record<ProgramName, Readonly<ProgramTerms>>> = {
   standard: {
+    ...SINGLE_PHASE,
     maxDailyLossPct: 5,
     maxTotalLossPct: 10,
     totalLossMode: 'static',
@@ -49,6 +72,7 @@ export const PROGRAMS: Readonly<Record<ProgramName, Readonly<ProgramTerms>>> = {
   },
   // Faster evaluation with a tighter, trailing drawdown: the floor follows peak equity.
   aggressive: {
+    ...SINGLE_PHASE,
     maxDailyLossPct: 4,
     maxTotalLossPct: 8,
     totalLossMode: 'trailing',
@@ -64,6 +88,7 @@ export const PROGRAMS: Readonly<Record<ProgramName, Readonly<ProgramTerms>>> = {
   },
   // Positions may be held over weekends (no flag); lower leverage, longer minimum.
   swing: {
+    ...SINGLE_PHASE,
     maxDailyLossPct: 5,
     maxTotalLossPct: 10,
     totalLossMode: 'static',
@@ -99,11 +124,17 @@ const standard = PROGRAMS.standard;
  * program's value, so older or partial term sets still evaluate.
  */
 const storedTermsSchema = z.object({
+  kind: z.enum(['evaluation', 'funded']).catch('evaluation'),
   maxDailyLossPct: z.number().nonnegative().catch(standard.maxDailyLossPct),
+  dailyLossBasis: z.enum(['balance', 'equity', 'higher']).catch('balance'),
   maxTotalLossPct: z.number().nonnegative().catch(standard.maxTotalLossPct),
-  totalLossMode: z.enum(['static', 'trailing']).catch(standard.totalLossMode),
-  profitTargetPct: z.number().nonnegative().catch(standard.profitTargetPct),
+  totalLossMode: z.enum(['static', 'trailing', 'trailing_eod']).catch(standard.totalLossMode),
+  trailingStopsAtInitial: z.boolean().catch(false),
+  profitTargetPct: z.number().nonnegative().nullable().catch(standard.profitTargetPct),
   minTradingDays: z.number().int().nonnegative().catch(standard.minTradingDays),
+  consistencyPct: z.number().positive().nullable().catch(null),
+  warningAtPct: z.number().positive().nullable().catch(null),
+  profitSplitPct: z.number().positive().nullable().catch(null),
   leverage: z.number().positive().catch(standard.leverage),
   maxLotsPerOrder: z.number().positive().catch(standard.maxLotsPerOrder),
   allowedSymbols: z.array(z.string()).nullable().catch(() => standard.allowedSymbols?.slice() ?? null),
@@ -115,4 +146,51 @@ const storedTermsSchema = z.object({
 
 export function parseTerms(raw: unknown): ProgramTerms {
   return storedTermsSchema.parse(raw !== null && typeof raw === 'object' ? raw : {});
+}
+
+/** The frozen terms of one phase of a program version. */
+export function termsOfPhase(phase: ProgramPhase, defaultInitialBalance: number, currency: string): ProgramTerms {
+  return {
+    kind: phase.kind,
+    maxDailyLossPct: phase.max_daily_loss_pct,
+    dailyLossBasis: phase.daily_loss_basis,
+    maxTotalLossPct: phase.max_total_loss_pct,
+    totalLossMode: phase.total_loss_mode,
+    trailingStopsAtInitial: phase.trailing_stops_at_initial,
+    profitTargetPct: phase.profit_target_pct,
+    minTradingDays: phase.min_trading_days,
+    consistencyPct: phase.consistency_pct,
+    warningAtPct: phase.warning_at_pct,
+    profitSplitPct: phase.profit_split_pct,
+    leverage: phase.leverage,
+    maxLotsPerOrder: phase.max_lots_per_order,
+    allowedSymbols: phase.allowed_symbols?.slice() ?? null,
+    flagLotsAbove: phase.flag_lots_above,
+    flagWeekendHolding: phase.flag_weekend_holding,
+    defaultInitialBalance,
+    currency,
+  };
+}
+
+/** A built-in's one phase in the REST shape (its terms as section 10 spells them). */
+export function builtinPhase(terms: ProgramTerms): ProgramPhase {
+  return {
+    name: 'evaluation',
+    kind: 'evaluation',
+    profit_target_pct: terms.profitTargetPct,
+    min_trading_days: terms.minTradingDays,
+    consistency_pct: terms.consistencyPct,
+    max_daily_loss_pct: terms.maxDailyLossPct,
+    daily_loss_basis: terms.dailyLossBasis,
+    max_total_loss_pct: terms.maxTotalLossPct,
+    total_loss_mode: terms.totalLossMode,
+    trailing_stops_at_initial: terms.trailingStopsAtInitial,
+    leverage: terms.leverage,
+    max_lots_per_order: terms.maxLotsPerOrder,
+    allowed_symbols: terms.allowedSymbols?.slice() ?? null,
+    flag_lots_above: terms.flagLotsAbove,
+    flag_weekend_holding: terms.flagWeekendHolding,
+    warning_at_pct: terms.warningAtPct,
+    profit_split_pct: terms.profitSplitPct,
+  };
 }

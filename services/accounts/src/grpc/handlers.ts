@@ -11,6 +11,7 @@ import { createExecutorSession, getExecutorSession } from '../use-cases/executor
 import { getAccount } from '../use-cases/get-account';
 import { listAccountPagesAsJson, listAccounts, listAccountsAsJson, type JsonPage, type ListAccountsInput } from '../use-cases/list-accounts';
 import { listEvents } from '../use-cases/list-events';
+import { archiveProgram, createProgram, getProgram, listPrograms, updateProgram } from '../use-cases/programs';
 import { createTrader, findTraders, getTrader, listTraders } from '../use-cases/traders';
 import { unassignTrader } from '../use-cases/unassign-trader';
 import { statusFromProto, toProtoAccount, toProtoCredentials, toProtoEvent, toProtoTrader } from './mappers';
@@ -56,6 +57,23 @@ export function createAccountsHandlers(
     createAccounts(req, ctx) {
       const input = { organizationId: req.organizationId, count: req.count, program: req.program, initialBalance: req.initialBalance };
       return once(ctx, accountsv1.CreateAccountsResponse, (accounts) => ({ accounts: accounts.map(toProtoAccount) }), () => createAccounts(deps, input));
+    },
+    async listPrograms(req) {
+      return listPrograms(deps, req);
+    },
+    async getProgram(req) {
+      return { program: await getProgram(deps, req) };
+    },
+    createProgram(req, ctx) {
+      const input = { organizationId: req.organizationId, program: req.program ?? {} };
+      return once(ctx, accountsv1.CreateProgramResponse, (program) => ({ program }), () => createProgram(deps, input));
+    },
+    updateProgram(req, ctx) {
+      const input = { organizationId: req.organizationId, name: req.name, program: req.program ?? {} };
+      return once(ctx, accountsv1.UpdateProgramResponse, (program) => ({ program }), () => updateProgram(deps, input));
+    },
+    archiveProgram(req, ctx) {
+      return once(ctx, accountsv1.ArchiveProgramResponse, (program) => ({ program }), () => archiveProgram(deps, req));
     },
     async getAccount(req) {
       return { account: toProtoAccount(await getAccount(deps, req)) };

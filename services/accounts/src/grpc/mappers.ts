@@ -32,6 +32,11 @@ export function toProtoAccount(account: AccountSummary): accountsv1.Account {
     equity: account.equity,
     peakEquity: account.peakEquity,
     createdAt: account.createdAt,
+    programVersion: account.programVersion,
+    phase: { index: account.phase.index, name: account.phase.name, kind: account.phase.kind },
+    attempt: account.attempt,
+    previousAccount: account.previousAccount === null ? undefined : String(account.previousAccount),
+    nextAccount: account.nextAccount === null ? undefined : String(account.nextAccount),
   };
 }
 

@@ -5,6 +5,7 @@
  *     money and status a trading verdict changes, and how a refused status is answered;
  *   - the outbox (events commit with the change that caused them);
  *   - executor sessions (a breach ends them);
+ *   - the phase lifecycle (the next phase's account on a pass, a credit for a reset), wired by main.ts;
  *   - request validation shared with the core's RPCs, and the proto form of an account.
  */
 import type { Sequelize, Transaction } from '@propdesk/kit';
@@ -15,7 +16,9 @@ export type { Account, AccountStatus } from '../domain/account';
 export { accountNotFound, refuseStatus } from '../domain/account';
 export { parseTerms, type ProgramTerms as Terms } from '../domain/programs';
 export { writeAccountMoney, writeMarkedEquity } from '../data/account-money';
-export { appendEvent } from '../data/outbox';
+export { writeAccountReset, writePayout } from '../data/account-lifecycle';
+export { appendEvent, appendEvents, type NewEvent } from '../data/outbox';
+export type { PhaseLifecycle } from '../use-cases/phase-lifecycle';
 export { revokeSessionsForAccount } from '../data/executor-sessions';
 // Named for what they do here, where accountNumber and organizationId are the values themselves.
 export { accountNumber as parseAccountNumber, organizationId as parseOrganizationId, uuidParam as parseUuid } from '../domain/validation';

@@ -2,7 +2,6 @@ import { AppError } from '@propdesk/kit';
 import { integerInRange, optionalString, organizationId, positiveNumber, requiredString } from '../flags';
 import type { Command } from './command';
 
-const DEFAULT_BALANCE = 100_000;
 const DEFAULT_PROGRAM = 'standard';
 
 /** Same provisioning path as POST /v1/accounts: the accounts service spends the credits. */
@@ -11,7 +10,7 @@ export const accountsCreate: Command = {
   async run(values, clients) {
     const org = organizationId(values);
     const count = integerInRange(requiredString(values, 'count'), 'count', 1, 100);
-    const balance = typeof values.balance === 'string' ? positiveNumber(values.balance, 'balance') : DEFAULT_BALANCE;
+    const balance = typeof values.balance === 'string' ? positiveNumber(values.balance, 'balance') : 0; // 0 = the program's own
     const program = optionalString(values, 'program') ?? DEFAULT_PROGRAM;
     const res = await clients.accounts().createAccounts({ organizationId: org, count, program, initialBalance: balance });
     return { accounts: res.accounts.map((a) => Number(a.number)) };

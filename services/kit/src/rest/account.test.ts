@@ -13,6 +13,10 @@ const message: accountsv1.Account = {
   equity: 94000,
   peakEquity: 101000,
   createdAt: new Date('2026-01-02T03:04:05.000Z'),
+  programVersion: 2,
+  phase: { index: 1, name: 'verification', kind: 'evaluation' },
+  attempt: 3,
+  previousAccount: '1000041',
 };
 
 describe("the account's REST shape", () => {
@@ -28,6 +32,11 @@ describe("the account's REST shape", () => {
       equity: 94000,
       peak_equity: 101000,
       created_at: '2026-01-02T03:04:05.000Z',
+      program_version: 2,
+      phase: { index: 1, name: 'verification', kind: 'evaluation' },
+      attempt: 3,
+      previous_account: 1000041,
+      next_account: null,
     });
   });
 
@@ -50,6 +59,6 @@ describe("the account's REST shape", () => {
     expect(positions.every((p) => p >= 0)).toBe(true);
     expect([...positions].sort((a, b) => a - b)).toEqual(positions);
     expect(ACCOUNT_JSON_SQL.startsWith(`'{"number":' || number || ',"status":"' || status || '"`)).toBe(true);
-    expect(ACCOUNT_JSON_SQL.endsWith(`|| '"}'`)).toBe(true);
+    expect(ACCOUNT_JSON_SQL.endsWith(`|| '}'`)).toBe(true);
   });
 });

@@ -66,6 +66,10 @@ export const sqlJson = {
   }),
   /** any text: escaped by to_json. */
   text: (column?: string) => (name: string): SqlJsonValue => ({ before: '', expression: `to_json(${column ?? name})`, after: '' }),
+  /** integer columns that may be NULL. */
+  numberOrNull: (column?: string) => (name: string): SqlJsonValue => ({ before: '', expression: `coalesce(${column ?? name}::text, 'null')`, after: '' }),
+  /** any SQL expression yielding JSON text (nested objects). */
+  json: (expression: string) => (): SqlJsonValue => ({ before: '', expression, after: '' }),
   /** timestamptz as ISO 8601 UTC with milliseconds, as Date#toISOString writes it. */
   timestamp: (column?: string) => (name: string): SqlJsonValue => ({
     before: '"',
@@ -104,6 +108,23 @@ export const ACCOUNT_FIELDS = {
   equity: field(z.number(), (a) => a.equity, sqlJson.number()),
   peak_equity: field(z.number(), (a) => a.peakEquity, sqlJson.number()),
   created_at: field(z.string().datetime(), (a) => iso(a.createdAt), sqlJson.timestamp()),
+  program_version: field(z.number().int().min(1), (a) => a.programVersion || 1, sqlJson.number()),
+  phase: field(
+    z.object({ index: z.number().int().min(0).describe('0-based'), name: z.string(), kind: z.enum(['evaluation', 'funded']) }).strict(),
+    (a) => ({ index: a.phase?.index ?? 0, name: a.phase?.name || 'evaluation', kind: a.phase?.kind === 'funded' ? ('funded' as const) : ('evaluation' as const) }),
+    sqlJson.json(`json_build_object('index', phase_index, 'name', phase_name, 'kind', phase_kind)::text`),
+  ),
+  attempt: field(z.number().int().min(1).describe('1, then +1 per reset'), (a) => a.attempt || 1, sqlJson.number()),
+  previous_account: field(
+    z.number().int().nullable().describe("the previous phase's account"),
+    (a) => (a.previousAccount === undefined ? null : Number(a.previousAccount)),
+    sqlJson.numberOrNull(),
+  ),
+  next_account: field(
+    z.number().int().nullable().describe("the next phase's account, once this one passed into it"),
+    (a) => (a.nextAccount === undefined ? null : Number(a.nextAccount)),
+    sqlJson.numberOrNull(),
+  ),
 };
 
 type Fields = typeof ACCOUNT_FIELDS;

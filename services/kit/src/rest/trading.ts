@@ -61,6 +61,7 @@ export const restPositionSchema = z
     profit: money.nullable(),
     closed_at: nullableTime,
     close_reason: z.string().nullable(),
+    attempt: z.number().int().min(1).describe("the account's attempt it belongs to (1, then +1 per reset)"),
   })
   .strict();
 export type RestPosition = z.output<typeof restPositionSchema>;
@@ -83,6 +84,7 @@ export function toRestPosition(position: tradingv1.Position | undefined): RestPo
     profit: numberOrNull(position.profit),
     closed_at: isoOrNull(position.closedAt),
     close_reason: stringOrNull(position.closeReason),
+    attempt: position.attempt || 1,
   };
 }
 
@@ -100,6 +102,7 @@ export const restDealSchema = z
     closed_at: nullableTime,
     close_reason: z.string().nullable(),
     balance_after: money,
+    attempt: z.number().int().min(1).describe("the account's attempt it belongs to (1, then +1 per reset)"),
   })
   .strict();
 export type RestDeal = z.output<typeof restDealSchema>;
@@ -118,6 +121,7 @@ export function toRestDeal(deal: tradingv1.Deal): RestDeal {
     closed_at: isoOrNull(deal.closedAt),
     close_reason: stringOrNull(deal.closeReason),
     balance_after: deal.balanceAfter,
+    attempt: deal.attempt || 1,
   };
 }
 
@@ -130,6 +134,7 @@ export const restFlagSchema = z
     reason: z.string(),
     evidence: z.record(z.string(), z.unknown()).describe('the figures behind the decision'),
     created_at: z.string().datetime(),
+    attempt: z.number().int().min(1).describe("the account's attempt it belongs to (1, then +1 per reset)"),
   })
   .strict();
 export type RestFlag = z.output<typeof restFlagSchema>;
@@ -143,6 +148,7 @@ export function toRestFlag(flag: tradingv1.Flag): RestFlag {
     reason: flag.reason,
     evidence: (flag.evidence as Record<string, unknown> | undefined) ?? {},
     created_at: iso(flag.createdAt),
+    attempt: flag.attempt || 1,
   };
 }
 

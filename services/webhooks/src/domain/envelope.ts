@@ -51,6 +51,12 @@ export function sampleData(type: string): Record<string, unknown> {
         return { account, rule: 'max_lots_per_order', reason: 'sample: 60 lots is above the limit', symbol: 'EURUSD', side: 'buy', volume: 60 };
       case 'credits.low':
         return { remaining: 5, threshold: 10 };
+      case 'account.warning':
+        return { account, trader_id: null, rule: 'max_daily_loss', used_pct: 80, limit: 95000, equity: 96000 };
+      case 'account.reset':
+        return { account, trader_id: null, attempt: 2 };
+      case 'payout.created':
+        return { account, payout_id: null, amount: 1000, profit_split_pct: 80, trader_share: 800, firm_share: 200, balance_after: 100000 };
       default:
         return { account, status: 'active', program: 'standard', initial_balance: 100000 };
     }

@@ -74,7 +74,28 @@ export interface Account {
   balance: number;
   equity: number;
   peakEquity: number;
-  createdAt?: Date | undefined;
+  createdAt?:
+    | Date
+    | undefined;
+  /** The program version frozen into the account (built-ins: 1). */
+  programVersion: number;
+  /** The phase of the program this account is in. */
+  phase?:
+    | AccountPhase
+    | undefined;
+  /** 1, then +1 per reset. */
+  attempt: number;
+  /** The account of the phase before this one, and of the phase after (once passed into it). */
+  previousAccount?: string | undefined;
+  nextAccount?: string | undefined;
+}
+
+export interface AccountPhase {
+  /** 0-based. */
+  index: number;
+  name: string;
+  /** "evaluation" or "funded". */
+  kind: string;
 }
 
 function createBaseAccount(): Account {
@@ -90,6 +111,11 @@ function createBaseAccount(): Account {
     equity: 0,
     peakEquity: 0,
     createdAt: undefined,
+    programVersion: 0,
+    phase: undefined,
+    attempt: 0,
+    previousAccount: undefined,
+    nextAccount: undefined,
   };
 }
 
@@ -127,6 +153,21 @@ export const Account: MessageFns<Account> = {
     }
     if (message.createdAt !== undefined) {
       Timestamp.encode(toTimestamp(message.createdAt), writer.uint32(90).fork()).join();
+    }
+    if (message.programVersion !== 0) {
+      writer.uint32(96).int32(message.programVersion);
+    }
+    if (message.phase !== undefined) {
+      AccountPhase.encode(message.phase, writer.uint32(106).fork()).join();
+    }
+    if (message.attempt !== 0) {
+      writer.uint32(112).int32(message.attempt);
+    }
+    if (message.previousAccount !== undefined) {
+      writer.uint32(120).int64(message.previousAccount);
+    }
+    if (message.nextAccount !== undefined) {
+      writer.uint32(128).int64(message.nextAccount);
     }
     return writer;
   },
@@ -232,6 +273,46 @@ export const Account: MessageFns<Account> = {
             message.createdAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
             continue;
           }
+          case 12: {
+            if (tag !== 96) {
+              break;
+            }
+
+            message.programVersion = reader.int32();
+            continue;
+          }
+          case 13: {
+            if (tag !== 106) {
+              break;
+            }
+
+            message.phase = AccountPhase.decode(reader, reader.uint32());
+            continue;
+          }
+          case 14: {
+            if (tag !== 112) {
+              break;
+            }
+
+            message.attempt = reader.int32();
+            continue;
+          }
+          case 15: {
+            if (tag !== 120) {
+              break;
+            }
+
+            message.previousAccount = reader.int64().toString();
+            continue;
+          }
+          case 16: {
+            if (tag !== 128) {
+              break;
+            }
+
+            message.nextAccount = reader.int64().toString();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -277,6 +358,23 @@ export const Account: MessageFns<Account> = {
         : isSet(object.created_at)
         ? fromJsonTimestamp(object.created_at)
         : undefined,
+      programVersion: isSet(object.programVersion)
+        ? globalThis.Number(object.programVersion)
+        : isSet(object.program_version)
+        ? globalThis.Number(object.program_version)
+        : 0,
+      phase: isSet(object.phase) ? AccountPhase.fromJSON(object.phase) : undefined,
+      attempt: isSet(object.attempt) ? globalThis.Number(object.attempt) : 0,
+      previousAccount: isSet(object.previousAccount)
+        ? globalThis.String(object.previousAccount)
+        : isSet(object.previous_account)
+        ? globalThis.String(object.previous_account)
+        : undefined,
+      nextAccount: isSet(object.nextAccount)
+        ? globalThis.String(object.nextAccount)
+        : isSet(object.next_account)
+        ? globalThis.String(object.next_account)
+        : undefined,
     };
   },
 
@@ -315,6 +413,21 @@ export const Account: MessageFns<Account> = {
     if (message.createdAt !== undefined) {
       obj.createdAt = message.createdAt.toISOString();
     }
+    if (message.programVersion !== 0) {
+      obj.programVersion = Math.round(message.programVersion);
+    }
+    if (message.phase !== undefined) {
+      obj.phase = AccountPhase.toJSON(message.phase);
+    }
+    if (message.attempt !== 0) {
+      obj.attempt = Math.round(message.attempt);
+    }
+    if (message.previousAccount !== undefined) {
+      obj.previousAccount = message.previousAccount;
+    }
+    if (message.nextAccount !== undefined) {
+      obj.nextAccount = message.nextAccount;
+    }
     return obj;
   },
 
@@ -334,6 +447,114 @@ export const Account: MessageFns<Account> = {
     message.equity = object.equity ?? 0;
     message.peakEquity = object.peakEquity ?? 0;
     message.createdAt = object.createdAt ?? undefined;
+    message.programVersion = object.programVersion ?? 0;
+    message.phase = (object.phase !== undefined && object.phase !== null)
+      ? AccountPhase.fromPartial(object.phase)
+      : undefined;
+    message.attempt = object.attempt ?? 0;
+    message.previousAccount = object.previousAccount ?? undefined;
+    message.nextAccount = object.nextAccount ?? undefined;
+    return message;
+  },
+};
+
+function createBaseAccountPhase(): AccountPhase {
+  return { index: 0, name: "", kind: "" };
+}
+
+export const AccountPhase: MessageFns<AccountPhase> = {
+  encode(message: AccountPhase, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.index !== 0) {
+      writer.uint32(8).int32(message.index);
+    }
+    if (message.name !== "") {
+      writer.uint32(18).string(message.name);
+    }
+    if (message.kind !== "") {
+      writer.uint32(26).string(message.kind);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): AccountPhase {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseAccountPhase();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.index = reader.int32();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.kind = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): AccountPhase {
+    return {
+      index: isSet(object.index) ? globalThis.Number(object.index) : 0,
+      name: isSet(object.name) ? globalThis.String(object.name) : "",
+      kind: isSet(object.kind) ? globalThis.String(object.kind) : "",
+    };
+  },
+
+  toJSON(message: AccountPhase): unknown {
+    const obj: any = {};
+    if (message.index !== 0) {
+      obj.index = Math.round(message.index);
+    }
+    if (message.name !== "") {
+      obj.name = message.name;
+    }
+    if (message.kind !== "") {
+      obj.kind = message.kind;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<AccountPhase>, I>>(base?: I): AccountPhase {
+    return AccountPhase.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<AccountPhase>, I>>(object: I): AccountPhase {
+    const message = createBaseAccountPhase();
+    message.index = object.index ?? 0;
+    message.name = object.name ?? "";
+    message.kind = object.kind ?? "";
     return message;
   },
 };

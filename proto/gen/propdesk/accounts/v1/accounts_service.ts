@@ -281,6 +281,61 @@ export interface StreamEventsResponse {
   position: string;
 }
 
+export interface ListProgramsRequest {
+  organizationId: string;
+  pageSize: number;
+  pageToken: string;
+  /** "active" or "archived"; empty = every program. */
+  status: string;
+}
+
+export interface ListProgramsResponse {
+  /** The latest version of each, built-ins included, in name order. */
+  programs: { [key: string]: any }[];
+  nextPageToken: string;
+}
+
+export interface GetProgramRequest {
+  organizationId: string;
+  name: string;
+  /** 0 = the latest version. */
+  version: number;
+}
+
+export interface GetProgramResponse {
+  program?: { [key: string]: any } | undefined;
+}
+
+export interface CreateProgramRequest {
+  organizationId: string;
+  /** {name, description?, currency?, initial_balance, phases: [...]}. */
+  program?: { [key: string]: any } | undefined;
+}
+
+export interface CreateProgramResponse {
+  program?: { [key: string]: any } | undefined;
+}
+
+export interface UpdateProgramRequest {
+  organizationId: string;
+  name: string;
+  /** A full replacement: {description?, currency?, initial_balance, phases: [...]}. */
+  program?: { [key: string]: any } | undefined;
+}
+
+export interface UpdateProgramResponse {
+  program?: { [key: string]: any } | undefined;
+}
+
+export interface ArchiveProgramRequest {
+  organizationId: string;
+  name: string;
+}
+
+export interface ArchiveProgramResponse {
+  program?: { [key: string]: any } | undefined;
+}
+
 function createBaseTrader(): Trader {
   return { id: "", organizationId: "", name: "", email: "", createdAt: undefined };
 }
@@ -4166,6 +4221,880 @@ export const StreamEventsResponse: MessageFns<StreamEventsResponse> = {
   },
 };
 
+function createBaseListProgramsRequest(): ListProgramsRequest {
+  return { organizationId: "", pageSize: 0, pageToken: "", status: "" };
+}
+
+export const ListProgramsRequest: MessageFns<ListProgramsRequest> = {
+  encode(message: ListProgramsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.organizationId !== "") {
+      writer.uint32(10).string(message.organizationId);
+    }
+    if (message.pageSize !== 0) {
+      writer.uint32(16).int32(message.pageSize);
+    }
+    if (message.pageToken !== "") {
+      writer.uint32(26).string(message.pageToken);
+    }
+    if (message.status !== "") {
+      writer.uint32(34).string(message.status);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListProgramsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListProgramsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.organizationId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.pageSize = reader.int32();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.pageToken = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.status = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListProgramsRequest {
+    return {
+      organizationId: isSet(object.organizationId)
+        ? globalThis.String(object.organizationId)
+        : isSet(object.organization_id)
+        ? globalThis.String(object.organization_id)
+        : "",
+      pageSize: isSet(object.pageSize)
+        ? globalThis.Number(object.pageSize)
+        : isSet(object.page_size)
+        ? globalThis.Number(object.page_size)
+        : 0,
+      pageToken: isSet(object.pageToken)
+        ? globalThis.String(object.pageToken)
+        : isSet(object.page_token)
+        ? globalThis.String(object.page_token)
+        : "",
+      status: isSet(object.status) ? globalThis.String(object.status) : "",
+    };
+  },
+
+  toJSON(message: ListProgramsRequest): unknown {
+    const obj: any = {};
+    if (message.organizationId !== "") {
+      obj.organizationId = message.organizationId;
+    }
+    if (message.pageSize !== 0) {
+      obj.pageSize = Math.round(message.pageSize);
+    }
+    if (message.pageToken !== "") {
+      obj.pageToken = message.pageToken;
+    }
+    if (message.status !== "") {
+      obj.status = message.status;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListProgramsRequest>, I>>(base?: I): ListProgramsRequest {
+    return ListProgramsRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListProgramsRequest>, I>>(object: I): ListProgramsRequest {
+    const message = createBaseListProgramsRequest();
+    message.organizationId = object.organizationId ?? "";
+    message.pageSize = object.pageSize ?? 0;
+    message.pageToken = object.pageToken ?? "";
+    message.status = object.status ?? "";
+    return message;
+  },
+};
+
+function createBaseListProgramsResponse(): ListProgramsResponse {
+  return { programs: [], nextPageToken: "" };
+}
+
+export const ListProgramsResponse: MessageFns<ListProgramsResponse> = {
+  encode(message: ListProgramsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.programs) {
+      Struct.encode(Struct.wrap(v!), writer.uint32(10).fork()).join();
+    }
+    if (message.nextPageToken !== "") {
+      writer.uint32(18).string(message.nextPageToken);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListProgramsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListProgramsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.programs.push(Struct.unwrap(Struct.decode(reader, reader.uint32())));
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.nextPageToken = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListProgramsResponse {
+    return {
+      programs: globalThis.Array.isArray(object?.programs) ? [...object.programs] : [],
+      nextPageToken: isSet(object.nextPageToken)
+        ? globalThis.String(object.nextPageToken)
+        : isSet(object.next_page_token)
+        ? globalThis.String(object.next_page_token)
+        : "",
+    };
+  },
+
+  toJSON(message: ListProgramsResponse): unknown {
+    const obj: any = {};
+    if (message.programs?.length) {
+      obj.programs = message.programs;
+    }
+    if (message.nextPageToken !== "") {
+      obj.nextPageToken = message.nextPageToken;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListProgramsResponse>, I>>(base?: I): ListProgramsResponse {
+    return ListProgramsResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListProgramsResponse>, I>>(object: I): ListProgramsResponse {
+    const message = createBaseListProgramsResponse();
+    message.programs = object.programs?.map((e) => e) || [];
+    message.nextPageToken = object.nextPageToken ?? "";
+    return message;
+  },
+};
+
+function createBaseGetProgramRequest(): GetProgramRequest {
+  return { organizationId: "", name: "", version: 0 };
+}
+
+export const GetProgramRequest: MessageFns<GetProgramRequest> = {
+  encode(message: GetProgramRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.organizationId !== "") {
+      writer.uint32(10).string(message.organizationId);
+    }
+    if (message.name !== "") {
+      writer.uint32(18).string(message.name);
+    }
+    if (message.version !== 0) {
+      writer.uint32(24).int32(message.version);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetProgramRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetProgramRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.organizationId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.version = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetProgramRequest {
+    return {
+      organizationId: isSet(object.organizationId)
+        ? globalThis.String(object.organizationId)
+        : isSet(object.organization_id)
+        ? globalThis.String(object.organization_id)
+        : "",
+      name: isSet(object.name) ? globalThis.String(object.name) : "",
+      version: isSet(object.version) ? globalThis.Number(object.version) : 0,
+    };
+  },
+
+  toJSON(message: GetProgramRequest): unknown {
+    const obj: any = {};
+    if (message.organizationId !== "") {
+      obj.organizationId = message.organizationId;
+    }
+    if (message.name !== "") {
+      obj.name = message.name;
+    }
+    if (message.version !== 0) {
+      obj.version = Math.round(message.version);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetProgramRequest>, I>>(base?: I): GetProgramRequest {
+    return GetProgramRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetProgramRequest>, I>>(object: I): GetProgramRequest {
+    const message = createBaseGetProgramRequest();
+    message.organizationId = object.organizationId ?? "";
+    message.name = object.name ?? "";
+    message.version = object.version ?? 0;
+    return message;
+  },
+};
+
+function createBaseGetProgramResponse(): GetProgramResponse {
+  return { program: undefined };
+}
+
+export const GetProgramResponse: MessageFns<GetProgramResponse> = {
+  encode(message: GetProgramResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.program !== undefined) {
+      Struct.encode(Struct.wrap(message.program), writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetProgramResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetProgramResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.program = Struct.unwrap(Struct.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetProgramResponse {
+    return { program: isObject(object.program) ? object.program : undefined };
+  },
+
+  toJSON(message: GetProgramResponse): unknown {
+    const obj: any = {};
+    if (message.program !== undefined) {
+      obj.program = message.program;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetProgramResponse>, I>>(base?: I): GetProgramResponse {
+    return GetProgramResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetProgramResponse>, I>>(object: I): GetProgramResponse {
+    const message = createBaseGetProgramResponse();
+    message.program = object.program ?? undefined;
+    return message;
+  },
+};
+
+function createBaseCreateProgramRequest(): CreateProgramRequest {
+  return { organizationId: "", program: undefined };
+}
+
+export const CreateProgramRequest: MessageFns<CreateProgramRequest> = {
+  encode(message: CreateProgramRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.organizationId !== "") {
+      writer.uint32(10).string(message.organizationId);
+    }
+    if (message.program !== undefined) {
+      Struct.encode(Struct.wrap(message.program), writer.uint32(18).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CreateProgramRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCreateProgramRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.organizationId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.program = Struct.unwrap(Struct.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CreateProgramRequest {
+    return {
+      organizationId: isSet(object.organizationId)
+        ? globalThis.String(object.organizationId)
+        : isSet(object.organization_id)
+        ? globalThis.String(object.organization_id)
+        : "",
+      program: isObject(object.program) ? object.program : undefined,
+    };
+  },
+
+  toJSON(message: CreateProgramRequest): unknown {
+    const obj: any = {};
+    if (message.organizationId !== "") {
+      obj.organizationId = message.organizationId;
+    }
+    if (message.program !== undefined) {
+      obj.program = message.program;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<CreateProgramRequest>, I>>(base?: I): CreateProgramRequest {
+    return CreateProgramRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<CreateProgramRequest>, I>>(object: I): CreateProgramRequest {
+    const message = createBaseCreateProgramRequest();
+    message.organizationId = object.organizationId ?? "";
+    message.program = object.program ?? undefined;
+    return message;
+  },
+};
+
+function createBaseCreateProgramResponse(): CreateProgramResponse {
+  return { program: undefined };
+}
+
+export const CreateProgramResponse: MessageFns<CreateProgramResponse> = {
+  encode(message: CreateProgramResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.program !== undefined) {
+      Struct.encode(Struct.wrap(message.program), writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CreateProgramResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCreateProgramResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.program = Struct.unwrap(Struct.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CreateProgramResponse {
+    return { program: isObject(object.program) ? object.program : undefined };
+  },
+
+  toJSON(message: CreateProgramResponse): unknown {
+    const obj: any = {};
+    if (message.program !== undefined) {
+      obj.program = message.program;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<CreateProgramResponse>, I>>(base?: I): CreateProgramResponse {
+    return CreateProgramResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<CreateProgramResponse>, I>>(object: I): CreateProgramResponse {
+    const message = createBaseCreateProgramResponse();
+    message.program = object.program ?? undefined;
+    return message;
+  },
+};
+
+function createBaseUpdateProgramRequest(): UpdateProgramRequest {
+  return { organizationId: "", name: "", program: undefined };
+}
+
+export const UpdateProgramRequest: MessageFns<UpdateProgramRequest> = {
+  encode(message: UpdateProgramRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.organizationId !== "") {
+      writer.uint32(10).string(message.organizationId);
+    }
+    if (message.name !== "") {
+      writer.uint32(18).string(message.name);
+    }
+    if (message.program !== undefined) {
+      Struct.encode(Struct.wrap(message.program), writer.uint32(26).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): UpdateProgramRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseUpdateProgramRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.organizationId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.program = Struct.unwrap(Struct.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): UpdateProgramRequest {
+    return {
+      organizationId: isSet(object.organizationId)
+        ? globalThis.String(object.organizationId)
+        : isSet(object.organization_id)
+        ? globalThis.String(object.organization_id)
+        : "",
+      name: isSet(object.name) ? globalThis.String(object.name) : "",
+      program: isObject(object.program) ? object.program : undefined,
+    };
+  },
+
+  toJSON(message: UpdateProgramRequest): unknown {
+    const obj: any = {};
+    if (message.organizationId !== "") {
+      obj.organizationId = message.organizationId;
+    }
+    if (message.name !== "") {
+      obj.name = message.name;
+    }
+    if (message.program !== undefined) {
+      obj.program = message.program;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<UpdateProgramRequest>, I>>(base?: I): UpdateProgramRequest {
+    return UpdateProgramRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<UpdateProgramRequest>, I>>(object: I): UpdateProgramRequest {
+    const message = createBaseUpdateProgramRequest();
+    message.organizationId = object.organizationId ?? "";
+    message.name = object.name ?? "";
+    message.program = object.program ?? undefined;
+    return message;
+  },
+};
+
+function createBaseUpdateProgramResponse(): UpdateProgramResponse {
+  return { program: undefined };
+}
+
+export const UpdateProgramResponse: MessageFns<UpdateProgramResponse> = {
+  encode(message: UpdateProgramResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.program !== undefined) {
+      Struct.encode(Struct.wrap(message.program), writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): UpdateProgramResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseUpdateProgramResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.program = Struct.unwrap(Struct.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): UpdateProgramResponse {
+    return { program: isObject(object.program) ? object.program : undefined };
+  },
+
+  toJSON(message: UpdateProgramResponse): unknown {
+    const obj: any = {};
+    if (message.program !== undefined) {
+      obj.program = message.program;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<UpdateProgramResponse>, I>>(base?: I): UpdateProgramResponse {
+    return UpdateProgramResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<UpdateProgramResponse>, I>>(object: I): UpdateProgramResponse {
+    const message = createBaseUpdateProgramResponse();
+    message.program = object.program ?? undefined;
+    return message;
+  },
+};
+
+function createBaseArchiveProgramRequest(): ArchiveProgramRequest {
+  return { organizationId: "", name: "" };
+}
+
+export const ArchiveProgramRequest: MessageFns<ArchiveProgramRequest> = {
+  encode(message: ArchiveProgramRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.organizationId !== "") {
+      writer.uint32(10).string(message.organizationId);
+    }
+    if (message.name !== "") {
+      writer.uint32(18).string(message.name);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ArchiveProgramRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseArchiveProgramRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.organizationId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ArchiveProgramRequest {
+    return {
+      organizationId: isSet(object.organizationId)
+        ? globalThis.String(object.organizationId)
+        : isSet(object.organization_id)
+        ? globalThis.String(object.organization_id)
+        : "",
+      name: isSet(object.name) ? globalThis.String(object.name) : "",
+    };
+  },
+
+  toJSON(message: ArchiveProgramRequest): unknown {
+    const obj: any = {};
+    if (message.organizationId !== "") {
+      obj.organizationId = message.organizationId;
+    }
+    if (message.name !== "") {
+      obj.name = message.name;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ArchiveProgramRequest>, I>>(base?: I): ArchiveProgramRequest {
+    return ArchiveProgramRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ArchiveProgramRequest>, I>>(object: I): ArchiveProgramRequest {
+    const message = createBaseArchiveProgramRequest();
+    message.organizationId = object.organizationId ?? "";
+    message.name = object.name ?? "";
+    return message;
+  },
+};
+
+function createBaseArchiveProgramResponse(): ArchiveProgramResponse {
+  return { program: undefined };
+}
+
+export const ArchiveProgramResponse: MessageFns<ArchiveProgramResponse> = {
+  encode(message: ArchiveProgramResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.program !== undefined) {
+      Struct.encode(Struct.wrap(message.program), writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ArchiveProgramResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseArchiveProgramResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.program = Struct.unwrap(Struct.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ArchiveProgramResponse {
+    return { program: isObject(object.program) ? object.program : undefined };
+  },
+
+  toJSON(message: ArchiveProgramResponse): unknown {
+    const obj: any = {};
+    if (message.program !== undefined) {
+      obj.program = message.program;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ArchiveProgramResponse>, I>>(base?: I): ArchiveProgramResponse {
+    return ArchiveProgramResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ArchiveProgramResponse>, I>>(object: I): ArchiveProgramResponse {
+    const message = createBaseArchiveProgramResponse();
+    message.program = object.program ?? undefined;
+    return message;
+  },
+};
+
 /**
  * AccountsService owns accounts, traders, executor credentials and sessions,
  * and the event outbox. Trading (orders, positions, rules, reports, quotes) is
@@ -4264,6 +5193,61 @@ export const AccountsServiceService = {
     responseSerialize: (value: ArchiveAccountResponse): Buffer =>
       Buffer.from(ArchiveAccountResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): ArchiveAccountResponse => ArchiveAccountResponse.decode(value),
+  },
+  /**
+   * Programs (SPEC section 10). A program travels as a Struct of its REST shape: the service
+   * validates it (invalid_request naming the field's path, e.g. phases[1].profit_target_pct)
+   * and answers with the program as REST shows it.
+   */
+  listPrograms: {
+    path: "/propdesk.accounts.v1.AccountsService/ListPrograms" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListProgramsRequest): Buffer => Buffer.from(ListProgramsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListProgramsRequest => ListProgramsRequest.decode(value),
+    responseSerialize: (value: ListProgramsResponse): Buffer =>
+      Buffer.from(ListProgramsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListProgramsResponse => ListProgramsResponse.decode(value),
+  },
+  getProgram: {
+    path: "/propdesk.accounts.v1.AccountsService/GetProgram" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetProgramRequest): Buffer => Buffer.from(GetProgramRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetProgramRequest => GetProgramRequest.decode(value),
+    responseSerialize: (value: GetProgramResponse): Buffer => Buffer.from(GetProgramResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): GetProgramResponse => GetProgramResponse.decode(value),
+  },
+  createProgram: {
+    path: "/propdesk.accounts.v1.AccountsService/CreateProgram" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: CreateProgramRequest): Buffer => Buffer.from(CreateProgramRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): CreateProgramRequest => CreateProgramRequest.decode(value),
+    responseSerialize: (value: CreateProgramResponse): Buffer =>
+      Buffer.from(CreateProgramResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): CreateProgramResponse => CreateProgramResponse.decode(value),
+  },
+  updateProgram: {
+    path: "/propdesk.accounts.v1.AccountsService/UpdateProgram" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: UpdateProgramRequest): Buffer => Buffer.from(UpdateProgramRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): UpdateProgramRequest => UpdateProgramRequest.decode(value),
+    responseSerialize: (value: UpdateProgramResponse): Buffer =>
+      Buffer.from(UpdateProgramResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): UpdateProgramResponse => UpdateProgramResponse.decode(value),
+  },
+  archiveProgram: {
+    path: "/propdesk.accounts.v1.AccountsService/ArchiveProgram" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ArchiveProgramRequest): Buffer =>
+      Buffer.from(ArchiveProgramRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ArchiveProgramRequest => ArchiveProgramRequest.decode(value),
+    responseSerialize: (value: ArchiveProgramResponse): Buffer =>
+      Buffer.from(ArchiveProgramResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ArchiveProgramResponse => ArchiveProgramResponse.decode(value),
   },
   /** Traders. */
   createTrader: {
@@ -4395,6 +5379,16 @@ export interface AccountsServiceServer extends UntypedServiceImplementation {
   unassignTrader: handleUnaryCall<UnassignTraderRequest, UnassignTraderResponse>;
   claimAccount: handleUnaryCall<ClaimAccountRequest, ClaimAccountResponse>;
   archiveAccount: handleUnaryCall<ArchiveAccountRequest, ArchiveAccountResponse>;
+  /**
+   * Programs (SPEC section 10). A program travels as a Struct of its REST shape: the service
+   * validates it (invalid_request naming the field's path, e.g. phases[1].profit_target_pct)
+   * and answers with the program as REST shows it.
+   */
+  listPrograms: handleUnaryCall<ListProgramsRequest, ListProgramsResponse>;
+  getProgram: handleUnaryCall<GetProgramRequest, GetProgramResponse>;
+  createProgram: handleUnaryCall<CreateProgramRequest, CreateProgramResponse>;
+  updateProgram: handleUnaryCall<UpdateProgramRequest, UpdateProgramResponse>;
+  archiveProgram: handleUnaryCall<ArchiveProgramRequest, ArchiveProgramResponse>;
   /** Traders. */
   createTrader: handleUnaryCall<CreateTraderRequest, CreateTraderResponse>;
   getTrader: handleUnaryCall<GetTraderRequest, GetTraderResponse>;
@@ -4546,6 +5540,86 @@ export interface AccountsServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ArchiveAccountResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Programs (SPEC section 10). A program travels as a Struct of its REST shape: the service
+   * validates it (invalid_request naming the field's path, e.g. phases[1].profit_target_pct)
+   * and answers with the program as REST shows it.
+   */
+  listPrograms(
+    request: ListProgramsRequest,
+    callback: (error: ServiceError | null, response: ListProgramsResponse) => void,
+  ): ClientUnaryCall;
+  listPrograms(
+    request: ListProgramsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListProgramsResponse) => void,
+  ): ClientUnaryCall;
+  listPrograms(
+    request: ListProgramsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListProgramsResponse) => void,
+  ): ClientUnaryCall;
+  getProgram(
+    request: GetProgramRequest,
+    callback: (error: ServiceError | null, response: GetProgramResponse) => void,
+  ): ClientUnaryCall;
+  getProgram(
+    request: GetProgramRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: GetProgramResponse) => void,
+  ): ClientUnaryCall;
+  getProgram(
+    request: GetProgramRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: GetProgramResponse) => void,
+  ): ClientUnaryCall;
+  createProgram(
+    request: CreateProgramRequest,
+    callback: (error: ServiceError | null, response: CreateProgramResponse) => void,
+  ): ClientUnaryCall;
+  createProgram(
+    request: CreateProgramRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: CreateProgramResponse) => void,
+  ): ClientUnaryCall;
+  createProgram(
+    request: CreateProgramRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: CreateProgramResponse) => void,
+  ): ClientUnaryCall;
+  updateProgram(
+    request: UpdateProgramRequest,
+    callback: (error: ServiceError | null, response: UpdateProgramResponse) => void,
+  ): ClientUnaryCall;
+  updateProgram(
+    request: UpdateProgramRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: UpdateProgramResponse) => void,
+  ): ClientUnaryCall;
+  updateProgram(
+    request: UpdateProgramRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: UpdateProgramResponse) => void,
+  ): ClientUnaryCall;
+  archiveProgram(
+    request: ArchiveProgramRequest,
+    callback: (error: ServiceError | null, response: ArchiveProgramResponse) => void,
+  ): ClientUnaryCall;
+  archiveProgram(
+    request: ArchiveProgramRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ArchiveProgramResponse) => void,
+  ): ClientUnaryCall;
+  archiveProgram(
+    request: ArchiveProgramRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ArchiveProgramResponse) => void,
   ): ClientUnaryCall;
   /** Traders. */
   createTrader(

@@ -188,7 +188,11 @@ export interface Position {
     | Date
     | undefined;
   /** Floating P/L of an open position in the account currency. */
-  floatingProfit?: number | undefined;
+  floatingProfit?:
+    | number
+    | undefined;
+  /** The account's attempt it belongs to (1, then +1 per reset). */
+  attempt: number;
 }
 
 export interface PlaceOrderRequest {
@@ -255,6 +259,8 @@ export interface Deal {
   closedAt?: Date | undefined;
   closeReason: string;
   balanceAfter: number;
+  /** The account's attempt it belongs to. */
+  attempt: number;
 }
 
 export interface ListTradesRequest {
@@ -279,7 +285,11 @@ export interface Flag {
   reason: string;
   /** Evidence: limit, observed equity, balance, peak, start-of-day balance... */
   evidence?: { [key: string]: any } | undefined;
-  createdAt?: Date | undefined;
+  createdAt?:
+    | Date
+    | undefined;
+  /** The account's attempt it belongs to. */
+  attempt: number;
 }
 
 export interface ListFlagsRequest {
@@ -387,6 +397,49 @@ export interface StreamQuotesResponse {
   rejected: string;
 }
 
+export interface ResetAccountRequest {
+  organizationId: string;
+  number: string;
+}
+
+export interface ResetAccountResponse {
+  account?: Account | undefined;
+}
+
+export interface Payout {
+  id: string;
+  account: string;
+  amount: number;
+  profitSplitPct: number;
+  traderShare: number;
+  firmShare: number;
+  balanceAfter: number;
+  createdAt?: Date | undefined;
+}
+
+export interface CreatePayoutRequest {
+  organizationId: string;
+  number: string;
+  /** Unset = the whole closed profit. */
+  amount?: number | undefined;
+}
+
+export interface CreatePayoutResponse {
+  payout?: Payout | undefined;
+}
+
+export interface ListPayoutsRequest {
+  organizationId: string;
+  number: string;
+  pageSize: number;
+  pageToken: string;
+}
+
+export interface ListPayoutsResponse {
+  payouts: Payout[];
+  nextPageToken: string;
+}
+
 function createBasePosition(): Position {
   return {
     id: "",
@@ -407,6 +460,7 @@ function createBasePosition(): Position {
     closeReason: "",
     createdAt: undefined,
     floatingProfit: undefined,
+    attempt: 0,
   };
 }
 
@@ -465,6 +519,9 @@ export const Position: MessageFns<Position> = {
     }
     if (message.floatingProfit !== undefined) {
       writer.uint32(145).double(message.floatingProfit);
+    }
+    if (message.attempt !== 0) {
+      writer.uint32(152).int32(message.attempt);
     }
     return writer;
   },
@@ -626,6 +683,14 @@ export const Position: MessageFns<Position> = {
             message.floatingProfit = reader.double();
             continue;
           }
+          case 19: {
+            if (tag !== 152) {
+              break;
+            }
+
+            message.attempt = reader.int32();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -694,6 +759,7 @@ export const Position: MessageFns<Position> = {
         : isSet(object.floating_profit)
         ? globalThis.Number(object.floating_profit)
         : undefined,
+      attempt: isSet(object.attempt) ? globalThis.Number(object.attempt) : 0,
     };
   },
 
@@ -753,6 +819,9 @@ export const Position: MessageFns<Position> = {
     if (message.floatingProfit !== undefined) {
       obj.floatingProfit = floatToJson(message.floatingProfit);
     }
+    if (message.attempt !== 0) {
+      obj.attempt = Math.round(message.attempt);
+    }
     return obj;
   },
 
@@ -779,6 +848,7 @@ export const Position: MessageFns<Position> = {
     message.closeReason = object.closeReason ?? "";
     message.createdAt = object.createdAt ?? undefined;
     message.floatingProfit = object.floatingProfit ?? undefined;
+    message.attempt = object.attempt ?? 0;
     return message;
   },
 };
@@ -1674,6 +1744,7 @@ function createBaseDeal(): Deal {
     closedAt: undefined,
     closeReason: "",
     balanceAfter: 0,
+    attempt: 0,
   };
 }
 
@@ -1717,6 +1788,9 @@ export const Deal: MessageFns<Deal> = {
     }
     if (message.balanceAfter !== 0) {
       writer.uint32(105).double(message.balanceAfter);
+    }
+    if (message.attempt !== 0) {
+      writer.uint32(112).int32(message.attempt);
     }
     return writer;
   },
@@ -1838,6 +1912,14 @@ export const Deal: MessageFns<Deal> = {
             message.balanceAfter = reader.double();
             continue;
           }
+          case 14: {
+            if (tag !== 112) {
+              break;
+            }
+
+            message.attempt = reader.int32();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1893,6 +1975,7 @@ export const Deal: MessageFns<Deal> = {
         : isSet(object.balance_after)
         ? globalThis.Number(object.balance_after)
         : 0,
+      attempt: isSet(object.attempt) ? globalThis.Number(object.attempt) : 0,
     };
   },
 
@@ -1937,6 +2020,9 @@ export const Deal: MessageFns<Deal> = {
     if (message.balanceAfter !== 0) {
       obj.balanceAfter = floatToJson(message.balanceAfter);
     }
+    if (message.attempt !== 0) {
+      obj.attempt = Math.round(message.attempt);
+    }
     return obj;
   },
 
@@ -1958,6 +2044,7 @@ export const Deal: MessageFns<Deal> = {
     message.closedAt = object.closedAt ?? undefined;
     message.closeReason = object.closeReason ?? "";
     message.balanceAfter = object.balanceAfter ?? 0;
+    message.attempt = object.attempt ?? 0;
     return message;
   },
 };
@@ -2181,7 +2268,16 @@ export const ListTradesResponse: MessageFns<ListTradesResponse> = {
 };
 
 function createBaseFlag(): Flag {
-  return { id: "", account: "0", rule: "", action: "", reason: "", evidence: undefined, createdAt: undefined };
+  return {
+    id: "",
+    account: "0",
+    rule: "",
+    action: "",
+    reason: "",
+    evidence: undefined,
+    createdAt: undefined,
+    attempt: 0,
+  };
 }
 
 export const Flag: MessageFns<Flag> = {
@@ -2206,6 +2302,9 @@ export const Flag: MessageFns<Flag> = {
     }
     if (message.createdAt !== undefined) {
       Timestamp.encode(toTimestamp(message.createdAt), writer.uint32(58).fork()).join();
+    }
+    if (message.attempt !== 0) {
+      writer.uint32(64).int32(message.attempt);
     }
     return writer;
   },
@@ -2279,6 +2378,14 @@ export const Flag: MessageFns<Flag> = {
             message.createdAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
             continue;
           }
+          case 8: {
+            if (tag !== 64) {
+              break;
+            }
+
+            message.attempt = reader.int32();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2304,6 +2411,7 @@ export const Flag: MessageFns<Flag> = {
         : isSet(object.created_at)
         ? fromJsonTimestamp(object.created_at)
         : undefined,
+      attempt: isSet(object.attempt) ? globalThis.Number(object.attempt) : 0,
     };
   },
 
@@ -2330,6 +2438,9 @@ export const Flag: MessageFns<Flag> = {
     if (message.createdAt !== undefined) {
       obj.createdAt = message.createdAt.toISOString();
     }
+    if (message.attempt !== 0) {
+      obj.attempt = Math.round(message.attempt);
+    }
     return obj;
   },
 
@@ -2345,6 +2456,7 @@ export const Flag: MessageFns<Flag> = {
     message.reason = object.reason ?? "";
     message.evidence = object.evidence ?? undefined;
     message.createdAt = object.createdAt ?? undefined;
+    message.attempt = object.attempt ?? 0;
     return message;
   },
 };
@@ -4017,6 +4129,766 @@ export const StreamQuotesResponse: MessageFns<StreamQuotesResponse> = {
   },
 };
 
+function createBaseResetAccountRequest(): ResetAccountRequest {
+  return { organizationId: "", number: "0" };
+}
+
+export const ResetAccountRequest: MessageFns<ResetAccountRequest> = {
+  encode(message: ResetAccountRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.organizationId !== "") {
+      writer.uint32(10).string(message.organizationId);
+    }
+    if (message.number !== "0") {
+      writer.uint32(16).int64(message.number);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ResetAccountRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseResetAccountRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.organizationId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.number = reader.int64().toString();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ResetAccountRequest {
+    return {
+      organizationId: isSet(object.organizationId)
+        ? globalThis.String(object.organizationId)
+        : isSet(object.organization_id)
+        ? globalThis.String(object.organization_id)
+        : "",
+      number: isSet(object.number) ? globalThis.String(object.number) : "0",
+    };
+  },
+
+  toJSON(message: ResetAccountRequest): unknown {
+    const obj: any = {};
+    if (message.organizationId !== "") {
+      obj.organizationId = message.organizationId;
+    }
+    if (message.number !== "0") {
+      obj.number = message.number;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ResetAccountRequest>, I>>(base?: I): ResetAccountRequest {
+    return ResetAccountRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ResetAccountRequest>, I>>(object: I): ResetAccountRequest {
+    const message = createBaseResetAccountRequest();
+    message.organizationId = object.organizationId ?? "";
+    message.number = object.number ?? "0";
+    return message;
+  },
+};
+
+function createBaseResetAccountResponse(): ResetAccountResponse {
+  return { account: undefined };
+}
+
+export const ResetAccountResponse: MessageFns<ResetAccountResponse> = {
+  encode(message: ResetAccountResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.account !== undefined) {
+      Account.encode(message.account, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ResetAccountResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseResetAccountResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.account = Account.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ResetAccountResponse {
+    return { account: isSet(object.account) ? Account.fromJSON(object.account) : undefined };
+  },
+
+  toJSON(message: ResetAccountResponse): unknown {
+    const obj: any = {};
+    if (message.account !== undefined) {
+      obj.account = Account.toJSON(message.account);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ResetAccountResponse>, I>>(base?: I): ResetAccountResponse {
+    return ResetAccountResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ResetAccountResponse>, I>>(object: I): ResetAccountResponse {
+    const message = createBaseResetAccountResponse();
+    message.account = (object.account !== undefined && object.account !== null)
+      ? Account.fromPartial(object.account)
+      : undefined;
+    return message;
+  },
+};
+
+function createBasePayout(): Payout {
+  return {
+    id: "",
+    account: "0",
+    amount: 0,
+    profitSplitPct: 0,
+    traderShare: 0,
+    firmShare: 0,
+    balanceAfter: 0,
+    createdAt: undefined,
+  };
+}
+
+export const Payout: MessageFns<Payout> = {
+  encode(message: Payout, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    if (message.account !== "0") {
+      writer.uint32(16).int64(message.account);
+    }
+    if (message.amount !== 0) {
+      writer.uint32(25).double(message.amount);
+    }
+    if (message.profitSplitPct !== 0) {
+      writer.uint32(33).double(message.profitSplitPct);
+    }
+    if (message.traderShare !== 0) {
+      writer.uint32(41).double(message.traderShare);
+    }
+    if (message.firmShare !== 0) {
+      writer.uint32(49).double(message.firmShare);
+    }
+    if (message.balanceAfter !== 0) {
+      writer.uint32(57).double(message.balanceAfter);
+    }
+    if (message.createdAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.createdAt), writer.uint32(66).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): Payout {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBasePayout();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.account = reader.int64().toString();
+            continue;
+          }
+          case 3: {
+            if (tag !== 25) {
+              break;
+            }
+
+            message.amount = reader.double();
+            continue;
+          }
+          case 4: {
+            if (tag !== 33) {
+              break;
+            }
+
+            message.profitSplitPct = reader.double();
+            continue;
+          }
+          case 5: {
+            if (tag !== 41) {
+              break;
+            }
+
+            message.traderShare = reader.double();
+            continue;
+          }
+          case 6: {
+            if (tag !== 49) {
+              break;
+            }
+
+            message.firmShare = reader.double();
+            continue;
+          }
+          case 7: {
+            if (tag !== 57) {
+              break;
+            }
+
+            message.balanceAfter = reader.double();
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.createdAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): Payout {
+    return {
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+      account: isSet(object.account) ? globalThis.String(object.account) : "0",
+      amount: isSet(object.amount) ? globalThis.Number(object.amount) : 0,
+      profitSplitPct: isSet(object.profitSplitPct)
+        ? globalThis.Number(object.profitSplitPct)
+        : isSet(object.profit_split_pct)
+        ? globalThis.Number(object.profit_split_pct)
+        : 0,
+      traderShare: isSet(object.traderShare)
+        ? globalThis.Number(object.traderShare)
+        : isSet(object.trader_share)
+        ? globalThis.Number(object.trader_share)
+        : 0,
+      firmShare: isSet(object.firmShare)
+        ? globalThis.Number(object.firmShare)
+        : isSet(object.firm_share)
+        ? globalThis.Number(object.firm_share)
+        : 0,
+      balanceAfter: isSet(object.balanceAfter)
+        ? globalThis.Number(object.balanceAfter)
+        : isSet(object.balance_after)
+        ? globalThis.Number(object.balance_after)
+        : 0,
+      createdAt: isSet(object.createdAt)
+        ? fromJsonTimestamp(object.createdAt)
+        : isSet(object.created_at)
+        ? fromJsonTimestamp(object.created_at)
+        : undefined,
+    };
+  },
+
+  toJSON(message: Payout): unknown {
+    const obj: any = {};
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    if (message.account !== "0") {
+      obj.account = message.account;
+    }
+    if (message.amount !== 0) {
+      obj.amount = floatToJson(message.amount);
+    }
+    if (message.profitSplitPct !== 0) {
+      obj.profitSplitPct = floatToJson(message.profitSplitPct);
+    }
+    if (message.traderShare !== 0) {
+      obj.traderShare = floatToJson(message.traderShare);
+    }
+    if (message.firmShare !== 0) {
+      obj.firmShare = floatToJson(message.firmShare);
+    }
+    if (message.balanceAfter !== 0) {
+      obj.balanceAfter = floatToJson(message.balanceAfter);
+    }
+    if (message.createdAt !== undefined) {
+      obj.createdAt = message.createdAt.toISOString();
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<Payout>, I>>(base?: I): Payout {
+    return Payout.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<Payout>, I>>(object: I): Payout {
+    const message = createBasePayout();
+    message.id = object.id ?? "";
+    message.account = object.account ?? "0";
+    message.amount = object.amount ?? 0;
+    message.profitSplitPct = object.profitSplitPct ?? 0;
+    message.traderShare = object.traderShare ?? 0;
+    message.firmShare = object.firmShare ?? 0;
+    message.balanceAfter = object.balanceAfter ?? 0;
+    message.createdAt = object.createdAt ?? undefined;
+    return message;
+  },
+};
+
+function createBaseCreatePayoutRequest(): CreatePayoutRequest {
+  return { organizationId: "", number: "0", amount: undefined };
+}
+
+export const CreatePayoutRequest: MessageFns<CreatePayoutRequest> = {
+  encode(message: CreatePayoutRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.organizationId !== "") {
+      writer.uint32(10).string(message.organizationId);
+    }
+    if (message.number !== "0") {
+      writer.uint32(16).int64(message.number);
+    }
+    if (message.amount !== undefined) {
+      writer.uint32(25).double(message.amount);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CreatePayoutRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCreatePayoutRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.organizationId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.number = reader.int64().toString();
+            continue;
+          }
+          case 3: {
+            if (tag !== 25) {
+              break;
+            }
+
+            message.amount = reader.double();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CreatePayoutRequest {
+    return {
+      organizationId: isSet(object.organizationId)
+        ? globalThis.String(object.organizationId)
+        : isSet(object.organization_id)
+        ? globalThis.String(object.organization_id)
+        : "",
+      number: isSet(object.number) ? globalThis.String(object.number) : "0",
+      amount: isSet(object.amount) ? globalThis.Number(object.amount) : undefined,
+    };
+  },
+
+  toJSON(message: CreatePayoutRequest): unknown {
+    const obj: any = {};
+    if (message.organizationId !== "") {
+      obj.organizationId = message.organizationId;
+    }
+    if (message.number !== "0") {
+      obj.number = message.number;
+    }
+    if (message.amount !== undefined) {
+      obj.amount = floatToJson(message.amount);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<CreatePayoutRequest>, I>>(base?: I): CreatePayoutRequest {
+    return CreatePayoutRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<CreatePayoutRequest>, I>>(object: I): CreatePayoutRequest {
+    const message = createBaseCreatePayoutRequest();
+    message.organizationId = object.organizationId ?? "";
+    message.number = object.number ?? "0";
+    message.amount = object.amount ?? undefined;
+    return message;
+  },
+};
+
+function createBaseCreatePayoutResponse(): CreatePayoutResponse {
+  return { payout: undefined };
+}
+
+export const CreatePayoutResponse: MessageFns<CreatePayoutResponse> = {
+  encode(message: CreatePayoutResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.payout !== undefined) {
+      Payout.encode(message.payout, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CreatePayoutResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCreatePayoutResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.payout = Payout.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CreatePayoutResponse {
+    return { payout: isSet(object.payout) ? Payout.fromJSON(object.payout) : undefined };
+  },
+
+  toJSON(message: CreatePayoutResponse): unknown {
+    const obj: any = {};
+    if (message.payout !== undefined) {
+      obj.payout = Payout.toJSON(message.payout);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<CreatePayoutResponse>, I>>(base?: I): CreatePayoutResponse {
+    return CreatePayoutResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<CreatePayoutResponse>, I>>(object: I): CreatePayoutResponse {
+    const message = createBaseCreatePayoutResponse();
+    message.payout = (object.payout !== undefined && object.payout !== null)
+      ? Payout.fromPartial(object.payout)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseListPayoutsRequest(): ListPayoutsRequest {
+  return { organizationId: "", number: "0", pageSize: 0, pageToken: "" };
+}
+
+export const ListPayoutsRequest: MessageFns<ListPayoutsRequest> = {
+  encode(message: ListPayoutsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.organizationId !== "") {
+      writer.uint32(10).string(message.organizationId);
+    }
+    if (message.number !== "0") {
+      writer.uint32(16).int64(message.number);
+    }
+    if (message.pageSize !== 0) {
+      writer.uint32(24).int32(message.pageSize);
+    }
+    if (message.pageToken !== "") {
+      writer.uint32(34).string(message.pageToken);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListPayoutsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListPayoutsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.organizationId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.number = reader.int64().toString();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.pageSize = reader.int32();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.pageToken = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListPayoutsRequest {
+    return {
+      organizationId: isSet(object.organizationId)
+        ? globalThis.String(object.organizationId)
+        : isSet(object.organization_id)
+        ? globalThis.String(object.organization_id)
+        : "",
+      number: isSet(object.number) ? globalThis.String(object.number) : "0",
+      pageSize: isSet(object.pageSize)
+        ? globalThis.Number(object.pageSize)
+        : isSet(object.page_size)
+        ? globalThis.Number(object.page_size)
+        : 0,
+      pageToken: isSet(object.pageToken)
+        ? globalThis.String(object.pageToken)
+        : isSet(object.page_token)
+        ? globalThis.String(object.page_token)
+        : "",
+    };
+  },
+
+  toJSON(message: ListPayoutsRequest): unknown {
+    const obj: any = {};
+    if (message.organizationId !== "") {
+      obj.organizationId = message.organizationId;
+    }
+    if (message.number !== "0") {
+      obj.number = message.number;
+    }
+    if (message.pageSize !== 0) {
+      obj.pageSize = Math.round(message.pageSize);
+    }
+    if (message.pageToken !== "") {
+      obj.pageToken = message.pageToken;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListPayoutsRequest>, I>>(base?: I): ListPayoutsRequest {
+    return ListPayoutsRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListPayoutsRequest>, I>>(object: I): ListPayoutsRequest {
+    const message = createBaseListPayoutsRequest();
+    message.organizationId = object.organizationId ?? "";
+    message.number = object.number ?? "0";
+    message.pageSize = object.pageSize ?? 0;
+    message.pageToken = object.pageToken ?? "";
+    return message;
+  },
+};
+
+function createBaseListPayoutsResponse(): ListPayoutsResponse {
+  return { payouts: [], nextPageToken: "" };
+}
+
+export const ListPayoutsResponse: MessageFns<ListPayoutsResponse> = {
+  encode(message: ListPayoutsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.payouts) {
+      Payout.encode(v!, writer.uint32(10).fork()).join();
+    }
+    if (message.nextPageToken !== "") {
+      writer.uint32(18).string(message.nextPageToken);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListPayoutsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListPayoutsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.payouts.push(Payout.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.nextPageToken = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListPayoutsResponse {
+    return {
+      payouts: globalThis.Array.isArray(object?.payouts) ? object.payouts.map((e: any) => Payout.fromJSON(e)) : [],
+      nextPageToken: isSet(object.nextPageToken)
+        ? globalThis.String(object.nextPageToken)
+        : isSet(object.next_page_token)
+        ? globalThis.String(object.next_page_token)
+        : "",
+    };
+  },
+
+  toJSON(message: ListPayoutsResponse): unknown {
+    const obj: any = {};
+    if (message.payouts?.length) {
+      obj.payouts = message.payouts.map((e) => Payout.toJSON(e));
+    }
+    if (message.nextPageToken !== "") {
+      obj.nextPageToken = message.nextPageToken;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListPayoutsResponse>, I>>(base?: I): ListPayoutsResponse {
+    return ListPayoutsResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListPayoutsResponse>, I>>(object: I): ListPayoutsResponse {
+    const message = createBaseListPayoutsResponse();
+    message.payouts = object.payouts?.map((e) => Payout.fromPartial(e)) || [];
+    message.nextPageToken = object.nextPageToken ?? "";
+    return message;
+  },
+};
+
 /**
  * TradingService runs the simulated trading of accounts: orders and positions, the
  * evaluation rules that breach, flag or pass an account, reports, and market data.
@@ -4084,6 +4956,39 @@ export const TradingServiceService = {
     requestDeserialize: (value: Buffer): ListFlagsRequest => ListFlagsRequest.decode(value),
     responseSerialize: (value: ListFlagsResponse): Buffer => Buffer.from(ListFlagsResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): ListFlagsResponse => ListFlagsResponse.decode(value),
+  },
+  /**
+   * The challenge lifecycle (SPEC section 10). Reset: one transaction (orders cancelled,
+   * positions closed, balances back to initial, attempt + 1, sessions revoked, one credit).
+   */
+  resetAccount: {
+    path: "/propdesk.trading.v1.TradingService/ResetAccount" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ResetAccountRequest): Buffer => Buffer.from(ResetAccountRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ResetAccountRequest => ResetAccountRequest.decode(value),
+    responseSerialize: (value: ResetAccountResponse): Buffer =>
+      Buffer.from(ResetAccountResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ResetAccountResponse => ResetAccountResponse.decode(value),
+  },
+  createPayout: {
+    path: "/propdesk.trading.v1.TradingService/CreatePayout" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: CreatePayoutRequest): Buffer => Buffer.from(CreatePayoutRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): CreatePayoutRequest => CreatePayoutRequest.decode(value),
+    responseSerialize: (value: CreatePayoutResponse): Buffer =>
+      Buffer.from(CreatePayoutResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): CreatePayoutResponse => CreatePayoutResponse.decode(value),
+  },
+  listPayouts: {
+    path: "/propdesk.trading.v1.TradingService/ListPayouts" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListPayoutsRequest): Buffer => Buffer.from(ListPayoutsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListPayoutsRequest => ListPayoutsRequest.decode(value),
+    responseSerialize: (value: ListPayoutsResponse): Buffer => Buffer.from(ListPayoutsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListPayoutsResponse => ListPayoutsResponse.decode(value),
   },
   /** Analytics and reports. */
   getAnalytics: {
@@ -4173,6 +5078,13 @@ export interface TradingServiceServer extends UntypedServiceImplementation {
   listPositions: handleUnaryCall<ListPositionsRequest, ListPositionsResponse>;
   listTrades: handleUnaryCall<ListTradesRequest, ListTradesResponse>;
   listFlags: handleUnaryCall<ListFlagsRequest, ListFlagsResponse>;
+  /**
+   * The challenge lifecycle (SPEC section 10). Reset: one transaction (orders cancelled,
+   * positions closed, balances back to initial, attempt + 1, sessions revoked, one credit).
+   */
+  resetAccount: handleUnaryCall<ResetAccountRequest, ResetAccountResponse>;
+  createPayout: handleUnaryCall<CreatePayoutRequest, CreatePayoutResponse>;
+  listPayouts: handleUnaryCall<ListPayoutsRequest, ListPayoutsResponse>;
   /** Analytics and reports. */
   getAnalytics: handleUnaryCall<GetAnalyticsRequest, GetAnalyticsResponse>;
   getEquityCurve: handleUnaryCall<GetEquityCurveRequest, GetEquityCurveResponse>;
@@ -4281,6 +5193,55 @@ export interface TradingServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ListFlagsResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * The challenge lifecycle (SPEC section 10). Reset: one transaction (orders cancelled,
+   * positions closed, balances back to initial, attempt + 1, sessions revoked, one credit).
+   */
+  resetAccount(
+    request: ResetAccountRequest,
+    callback: (error: ServiceError | null, response: ResetAccountResponse) => void,
+  ): ClientUnaryCall;
+  resetAccount(
+    request: ResetAccountRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ResetAccountResponse) => void,
+  ): ClientUnaryCall;
+  resetAccount(
+    request: ResetAccountRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ResetAccountResponse) => void,
+  ): ClientUnaryCall;
+  createPayout(
+    request: CreatePayoutRequest,
+    callback: (error: ServiceError | null, response: CreatePayoutResponse) => void,
+  ): ClientUnaryCall;
+  createPayout(
+    request: CreatePayoutRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: CreatePayoutResponse) => void,
+  ): ClientUnaryCall;
+  createPayout(
+    request: CreatePayoutRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: CreatePayoutResponse) => void,
+  ): ClientUnaryCall;
+  listPayouts(
+    request: ListPayoutsRequest,
+    callback: (error: ServiceError | null, response: ListPayoutsResponse) => void,
+  ): ClientUnaryCall;
+  listPayouts(
+    request: ListPayoutsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListPayoutsResponse) => void,
+  ): ClientUnaryCall;
+  listPayouts(
+    request: ListPayoutsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListPayoutsResponse) => void,
   ): ClientUnaryCall;
   /** Analytics and reports. */
   getAnalytics(

@@ -252,3 +252,10 @@ export async function rebuildDealStats(sequelize: Sequelize, accountNumber: numb
     maxDrawdownPct: drawdown.pct,
   });
 }
+
+/** A reset: the report's summaries start again from nothing for the new attempt (the deals stay). */
+export async function forgetDealStats(sequelize: Sequelize, tx: Transaction, accountNumber: number): Promise<void> {
+  for (const table of ['deal_stats', 'daily_balances', 'account_trading_stats']) {
+    await execute(sequelize, `DELETE FROM ${table} WHERE account_number = $accountNumber`, { accountNumber }, tx);
+  }
+}

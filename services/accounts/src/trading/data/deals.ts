@@ -16,6 +16,8 @@ export interface Deal {
   closedAt: Date;
   closeReason: string;
   balanceAfter: number;
+  /** The account's attempt the deal belongs to (SPEC 10). */
+  attempt: number;
 }
 
 interface DealRow {
@@ -33,9 +35,10 @@ interface DealRow {
   closed_at: Date;
   close_reason: string;
   balance_after: string;
+  attempt: number;
 }
 
-const COLUMNS = 'id, seq, account_number, position_id, symbol, side, volume, open_price, close_price, profit, opened_at, closed_at, close_reason, balance_after';
+const COLUMNS = 'id, seq, account_number, position_id, symbol, side, volume, open_price, close_price, profit, opened_at, closed_at, close_reason, balance_after, attempt';
 
 export function toDeal(row: DealRow): Deal {
   return {
@@ -53,10 +56,11 @@ export function toDeal(row: DealRow): Deal {
     closedAt: row.closed_at,
     closeReason: row.close_reason,
     balanceAfter: toNumber(row.balance_after),
+    attempt: row.attempt ?? 1,
   };
 }
 
-export type NewDeal = Omit<Deal, 'id' | 'seq'> & { organizationId: string };
+export type NewDeal = Omit<Deal, 'id' | 'seq' | 'attempt'> & { organizationId: string };
 
 export async function insertDeal(sequelize: Sequelize, tx: Transaction, d: NewDeal): Promise<Deal> {
   const rows = await selectRows<DealRow>(

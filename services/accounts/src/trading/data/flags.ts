@@ -9,6 +9,8 @@ export interface Flag {
   reason: string;
   evidence: Record<string, unknown>;
   createdAt: Date;
+  /** The account's attempt the flag belongs to (SPEC 10). */
+  attempt: number;
 }
 
 interface FlagRow {
@@ -20,9 +22,10 @@ interface FlagRow {
   reason: string;
   evidence: Record<string, unknown>;
   created_at: Date;
+  attempt: number;
 }
 
-const COLUMNS = 'id, seq, account_number, rule, action, reason, evidence, created_at';
+const COLUMNS = 'id, seq, account_number, rule, action, reason, evidence, created_at, attempt';
 
 function toFlag(row: FlagRow): Flag {
   return {
@@ -34,6 +37,7 @@ function toFlag(row: FlagRow): Flag {
     reason: row.reason,
     evidence: row.evidence ?? {},
     createdAt: row.created_at,
+    attempt: row.attempt ?? 1,
   };
 }
 

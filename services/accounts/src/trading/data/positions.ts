@@ -24,6 +24,8 @@ export interface Position {
   closedAt: Date | null;
   closeReason: string;
   createdAt: Date;
+  /** The account's attempt the position belongs to (SPEC 10). */
+  attempt: number;
 }
 
 interface PositionRow {
@@ -46,10 +48,11 @@ interface PositionRow {
   closed_at: Date | null;
   close_reason: string;
   created_at: Date;
+  attempt: number;
 }
 
 const COLUMNS = `id, seq, account_number, organization_id, status, symbol, side, volume, type, price, open_price, stop_loss,
-  take_profit, opened_at, close_price, profit, closed_at, close_reason, created_at`;
+  take_profit, opened_at, close_price, profit, closed_at, close_reason, created_at, attempt`;
 
 const nullableNumber = (v: string | null): number | null => (v === null ? null : toNumber(v));
 
@@ -74,6 +77,7 @@ function toPosition(row: PositionRow): Position {
     closedAt: row.closed_at,
     closeReason: row.close_reason,
     createdAt: row.created_at,
+    attempt: row.attempt ?? 1,
   };
 }
 
@@ -208,7 +212,8 @@ export async function cancelPending(sequelize: Sequelize, tx: Transaction, accou
 export async function countTradingDays(sequelize: Sequelize, accountNumber: number, tx?: Transaction): Promise<number> {
   const row = await selectOne<{ n: string }>(
     sequelize,
-    'SELECT count(DISTINCT trading_day) AS n FROM positions WHERE account_number = $accountNumber AND trading_day IS NOT NULL',
+    `SELECT count(DISTINCT p.trading_day) AS n FROM positions p JOIN accounts a ON a.number = p.account_number AND a.attempt = p.attempt
+      WHERE p.account_number = $accountNumber AND p.trading_day IS NOT NULL`,
     { accountNumber },
     tx,
   );
@@ -243,13 +248,13 @@ export async function listPositions(
   return rows.map(toPosition);
 }
 
-/** Minimum-trading-days counts of many accounts in one query. */
+/** Minimum-trading-days counts of many accounts in one query (the current attempt's). */
 export async function tradingDaysOf(sequelize: Sequelize, numbers: number[]): Promise<Map<number, number>> {
   if (numbers.length === 0) return new Map();
   const rows = await selectRows<{ account_number: string; n: string }>(
     sequelize,
-    `SELECT account_number, count(DISTINCT trading_day) AS n FROM positions
-      WHERE account_number = ANY($numbers::bigint[]) AND trading_day IS NOT NULL GROUP BY account_number`,
+    `SELECT p.account_number, count(DISTINCT p.trading_day) AS n FROM positions p JOIN accounts a ON a.number = p.account_number AND a.attempt = p.attempt
+      WHERE p.account_number = ANY($numbers::bigint[]) AND p.trading_day IS NOT NULL GROUP BY p.account_number`,
     { numbers },
   );
   return new Map(rows.map((r) => [toNumber(r.account_number), toNumber(r.n)]));

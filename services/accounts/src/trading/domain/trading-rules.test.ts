@@ -138,7 +138,7 @@ describe('evaluation rules', () => {
   });
 
   it('headroom shows what is left before each limit', () => {
-    expect(headroom(standard, { ...base, equity: 99_400, tradingDays: 1 })).toEqual({
+    expect(headroom(standard, { ...base, equity: 99_400, tradingDays: 1 })).toMatchObject({
       daily_loss_remaining: 4_400,
       total_loss_remaining: 9_400,
       profit_target_remaining: 10_600,

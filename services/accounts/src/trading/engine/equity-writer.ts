@@ -66,6 +66,23 @@ export class EquityWriter {
     if (!Number.isNaN(equity) && t.written[slot] !== equity) this.retiredMarks.push({ number: accountNumber, equity, peakEquity: t.get(slot, PEAK) });
   }
 
+  /**
+   * A reset or payout moved the account's money since this replica marked it: its unwritten mark,
+   * open minute and running drawdown are of the money before and are dropped, not written over the
+   * new row (the slot starts from the row's equity, as written).
+   */
+  forget(slot: number, account: { number: number; equity: number }): void {
+    const t = this.table;
+    t.set(slot, EQUITY, account.equity);
+    t.set(slot, MINUTE, NaN);
+    t.set(slot, DRAWDOWN, 0);
+    t.set(slot, DRAWDOWN_PCT, 0);
+    t.written[slot] = account.equity;
+    t.writtenAt[slot] = Date.now();
+    t.drawdownWritten[slot] = 0;
+    this.retiredMarks = this.retiredMarks.filter((m) => m.number !== account.number);
+  }
+
   /** A mark of the account in `slot` (its peak already raised by the caller); no allocation unless a minute ended. */
   mark(slot: number, equity: number, minute: number): void {
     const h = this.table.hot;

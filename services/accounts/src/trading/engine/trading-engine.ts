@@ -1,20 +1,22 @@
 import type { Logger, Sequelize } from '@propdesk/kit';
 import type { Registry } from 'prom-client';
-import { readAccounts } from '../core-port';
+import { readAccounts, type PhaseLifecycle } from '../core-port';
 import { startOfDayBalances } from '../data/account-days';
+import { dailyProfitsOf, withToday } from '../data/daily-profits';
 import { allLivePositions, livePositionsOfAccounts, recentlyChangedAccounts, tradingDaysOf, type Position } from '../data/positions';
 import { liveAccountNumbers } from '../data/engine-leases';
 import { loadQuotes, upsertQuotes } from '../data/quotes';
 import { nextWeekendStart, tradingDayOf, tradingDayStart } from '../domain/calendar';
 import { mid, roundMoney, type Quote } from '../domain/instruments';
 import { pendingTriggers, protectiveExit } from '../domain/orders';
-import { thresholdsMoveWith, totalLossLimit } from '../domain/rules';
+import { consistencyHolds, followPeak, thresholdsMoveWith, warningsAt } from '../domain/rules';
 import { exitPosition } from '../use-cases/close-position';
 import { evaluateAccount } from '../use-cases/evaluate-account';
 import { fillPendingOrder } from '../use-cases/fill-pending-order';
 import { flagWeekendHolding } from '../use-cases/flag-weekend-holding';
+import { recordWarnings, warningKey } from '../use-cases/record-warnings';
 import type { LiveEngine, TradingContext } from '../use-cases/trading-context';
-import { accountState, startDay, storeThresholds, type AccountState } from './account-state';
+import { accountState, sameMoney, startDay, storeThresholds, type AccountState } from './account-state';
 import { AccountTable, BALANCE, BREACH_BELOW, EQUITY, FLOATING, PASS_AT_OR_ABOVE, PEAK, STAMP, STRIDE, TRAILING, WARN_BELOW } from './account-table';
 import type { EngineCluster } from './cluster';
 import { EquityWriter } from './equity-writer';
@@ -26,6 +28,8 @@ export interface TradingEngineOptions {
   logger: Logger;
   rolloverHourUtc: number;
   now?: () => Date;
+  /** The core's side of the challenge lifecycle (main.ts wires it through the port). */
+  lifecycle?: PhaseLifecycle;
   /** Background tick: persists streamed quotes, picks up other replicas' changes (default 250 ms). */
   tickMs?: number;
   /** How often pending marks are considered for writing (default 1000 ms). */
@@ -131,6 +135,7 @@ export class TradingEngine implements LiveEngine {
       rolloverHourUtc: options.rolloverHourUtc,
       now: options.now ?? (() => new Date()),
       quote: (symbol) => this.quotes.get(symbol),
+      lifecycle: options.lifecycle,
     };
   }
 
@@ -357,7 +362,8 @@ export class TradingEngine implements LiveEngine {
       const chunk = stale.slice(i, i + SOD_CHUNK);
       const sods = await startOfDayBalances(this.options.sequelize, chunk.map((s) => s.account.number), day, tradingDayStart(now, this.options.rolloverHourUtc));
       for (const s of chunk) {
-        startDay(s, day, sods.get(s.account.number) ?? s.account.balance);
+        const balance = s.account.balance;
+        startDay(s, day, sods.get(s.account.number) ?? { balance, equity: balance, highestEodBalance: balance }, this.table.get(s.slot, PEAK));
         if (this.accounts.get(s.account.number) === s) storeThresholds(s, this.table);
       }
     }
@@ -477,9 +483,10 @@ export class TradingEngine implements LiveEngine {
     return equity < h[o + BREACH_BELOW] || equity >= h[o + PASS_AT_OR_ABOVE] || equity < h[o + WARN_BELOW];
   }
 
+  /** A trailing floor (and its warning level) moves only when the peak does. */
   private movePeak(slot: number, peakEquity: number): void {
     const s = this.table.states[slot] as AccountState;
-    s.limits.totalLoss = totalLossLimit(s.account.terms, { initialBalance: s.account.initialBalance, peakEquity });
+    followPeak(s.account.terms, s.limits, s.account.initialBalance, peakEquity);
     storeThresholds(s, this.table);
   }
 
@@ -517,17 +524,33 @@ export class TradingEngine implements LiveEngine {
     const now = this.ctx.now();
     await this.ensureDay(now);
     const minute = Math.floor(now.getTime() / 60_000) * 60_000;
+    const day = tradingDayOf(now, this.options.rolloverHourUtc);
     const states = numbers.map((n) => this.accounts.get(n)).filter((s): s is AccountState => s !== undefined);
     const suspects: AccountState[] = [];
+    const warnings: AccountState[] = [];
+    const h = this.table.hot;
     for (const s of states) {
       this.remark(s);
-      if (this.markSlot(s.slot, minute)) suspects.push(s);
+      if (!this.markSlot(s.slot, minute)) continue;
+      const o = s.slot * STRIDE;
+      const equity = h[o + EQUITY];
+      if (equity < h[o + BREACH_BELOW]) suspects.push(s);
+      else if (equity >= h[o + PASS_AT_OR_ABOVE]) {
+        // Consistency is weighed only when it is all that stands between the account and a pass
+        // (today's floating profit counts as today's); in memory, from the days' profits loaded with the account.
+        if (!s.dayProfits || consistencyHolds(s.account.terms, withToday(s.dayProfits, day, equity - s.account.balance))) suspects.push(s);
+      } else if (equity < h[o + WARN_BELOW]) warnings.push(s);
     }
     const decided: number[] = [];
     await runLimited(suspects, async (state) => {
       const started = Date.now();
       const outcome = await this.guard(() =>
-        evaluateAccount(this.ctx, state.account.number, { peakEquity: this.table.get(state.slot, PEAK), startOfDayBalance: state.sod ?? state.account.balance }),
+        evaluateAccount(this.ctx, state.account.number, {
+          peakEquity: this.table.get(state.slot, PEAK),
+          startOfDayBalance: state.sod ?? state.account.balance,
+          startOfDayEquity: state.dayStart?.equity,
+          highestEodBalance: state.dayStart?.highestEodBalance,
+        }),
       );
       const ended = Date.now();
       this.metrics.verdictTransaction.observe((ended - started) / 1000);
@@ -536,9 +559,29 @@ export class TradingEngine implements LiveEngine {
       if (outcome) decided.push(state.account.number);
     });
     if (decided.length > 0) await this.reloadAccounts(decided);
+    if (warnings.length > 0) await this.sendWarnings(warnings, day);
     for (const s of states) {
       if (s.positions.size === 0 && this.accounts.get(s.account.number) === s) this.drop(s);
     }
+  }
+
+  /**
+   * account.warning for the accounts whose marks passed a warning level: once per rule and trading
+   * day (daily) or attempt (total); what was sent is remembered here, the database decides.
+   */
+  private async sendWarnings(states: AccountState[], day: string): Promise<void> {
+    await runLimited(states, async (s) => {
+      const equity = this.table.get(s.slot, EQUITY);
+      const due = warningsAt(s.account.terms, s.limits, equity, s.account.initialBalance).filter(
+        (w) => !s.warned.has(warningKey(w.rule, day, s.account.attempt)),
+      );
+      if (due.length > 0) {
+        for (const w of due) s.warned.add(warningKey(w.rule, day, s.account.attempt));
+        await this.guard(() => recordWarnings(this.ctx, s.account, due, equity, day));
+      }
+      // What was sent is no longer a threshold for this period.
+      if (this.accounts.get(s.account.number) === s && s.sodDay === day) storeThresholds(s, this.table);
+    });
   }
 
   /** Takes an account out of the index (its unwritten marks and open minute are kept for the next flush). */
@@ -570,6 +613,8 @@ export class TradingEngine implements LiveEngine {
   private async rebuildAccounts(numbers: number[], live: Position[]): Promise<void> {
     const accounts = new Map((await readAccounts(this.options.sequelize, numbers)).map((a) => [a.number, a]));
     const days = await tradingDaysOf(this.options.sequelize, numbers);
+    const consistent = [...accounts.values()].filter((a) => a.status === 'active' && a.terms.consistencyPct !== null).map((a) => a.number);
+    const dayProfits = await dailyProfitsOf(this.options.sequelize, consistent, this.options.rolloverHourUtc);
     const byAccount = new Map<number, Position[]>();
     for (const p of live) {
       const list = byAccount.get(p.accountNumber);
@@ -589,8 +634,12 @@ export class TradingEngine implements LiveEngine {
         continue;
       }
       const slot = previous?.slot ?? t.allocate();
-      const peakEquity = Math.max(account.peakEquity, previous ? t.get(slot, PEAK) : 0);
-      const state = accountState(account, mine, days.get(n) ?? 0, previous, slot, peakEquity);
+      // A reset or payout moved the money: what this replica learnt of the account before is dropped.
+      const same = sameMoney(previous, account);
+      if (previous && !same) this.writer.forget(slot, account);
+      const peakEquity = Math.max(account.peakEquity, same ? t.get(slot, PEAK) : 0);
+      const state = accountState(account, mine, days.get(n) ?? 0, same ? previous : undefined, slot, peakEquity);
+      if (account.terms.consistencyPct !== null) state.dayProfits = dayProfits.get(n) ?? [];
       this.accounts.set(n, state);
       t.states[slot] = state;
       t.set(slot, BALANCE, account.balance);

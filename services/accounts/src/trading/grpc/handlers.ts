@@ -3,6 +3,8 @@ import { tradingv1 } from '@propdesk/proto';
 import { toProtoAccount } from '../core-port';
 import { INSTRUMENTS } from '../domain/instruments';
 import { breachAccount } from '../use-cases/breach-account';
+import { resetAccount } from '../use-cases/reset-account';
+import { createPayout, listPayouts } from '../use-cases/payouts';
 import { closePosition } from '../use-cases/close-position';
 import { getAnalytics } from '../use-cases/get-analytics';
 import { getEquityCurve } from '../use-cases/get-equity-curve';
@@ -23,6 +25,7 @@ import {
   toProtoFlag,
   toProtoInstrument,
   toProtoPosition,
+  toProtoPayout,
   toProtoQuote,
 } from './mappers';
 import { createStreamQuotesHandler } from './stream-quotes-handler';
@@ -48,6 +51,16 @@ export function createTradingHandlers({ engine, cursors, sequelize, logger }: Tr
     },
     breachAccount(req, ctx) {
       return exactlyOnce(ctx, sequelize, tradingv1.BreachAccountResponse, (account) => ({ account: toProtoAccount(account) }), () => breachAccount(engine, req), logger);
+    },
+    resetAccount(req, ctx) {
+      return exactlyOnce(ctx, sequelize, tradingv1.ResetAccountResponse, (account) => ({ account: toProtoAccount(account) }), () => resetAccount(engine, req), logger);
+    },
+    createPayout(req, ctx) {
+      return exactlyOnce(ctx, sequelize, tradingv1.CreatePayoutResponse, (payout) => ({ payout: toProtoPayout(payout) }), () => createPayout(engine, req), logger);
+    },
+    async listPayouts(req) {
+      const page = await listPayouts(engine, cursors, req);
+      return { payouts: page.items.map(toProtoPayout), nextPageToken: page.nextPageToken };
     },
     async listPositions(req) {
       const page = await listPositions(engine, cursors, { ...req, status: positionStatusFromProto(req.status) });

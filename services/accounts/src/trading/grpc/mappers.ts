@@ -1,3 +1,4 @@
+import type { Payout } from '../data/payouts';
 import { AppError } from '@propdesk/kit';
 import { tradingv1 } from '@propdesk/proto';
 import type { Deal } from '../data/deals';
@@ -70,6 +71,7 @@ export function toProtoPosition(p: MarkedPosition): tradingv1.Position {
     closeReason: p.closeReason,
     createdAt: p.createdAt,
     floatingProfit: opt(p.floatingProfit),
+    attempt: p.attempt,
   };
 }
 
@@ -88,11 +90,12 @@ export function toProtoDeal(d: Deal): tradingv1.Deal {
     closedAt: d.closedAt,
     closeReason: d.closeReason,
     balanceAfter: d.balanceAfter,
+    attempt: d.attempt,
   };
 }
 
 export function toProtoFlag(f: Flag): tradingv1.Flag {
-  return { id: f.id, account: String(f.accountNumber), rule: f.rule, action: f.action, reason: f.reason, evidence: f.evidence, createdAt: f.createdAt };
+  return { id: f.id, account: String(f.accountNumber), rule: f.rule, action: f.action, reason: f.reason, evidence: f.evidence, createdAt: f.createdAt, attempt: f.attempt };
 }
 
 export function toProtoEquityPoint(p: CurvePoint): tradingv1.EquityPoint {
@@ -105,4 +108,17 @@ export function toProtoInstrument(i: Instrument): tradingv1.Instrument {
 
 export function toProtoQuote(q: Quote): tradingv1.Quote {
   return { symbol: q.symbol, bid: q.bid, ask: q.ask, time: q.time };
+}
+
+export function toProtoPayout(p: Payout): tradingv1.Payout {
+  return {
+    id: p.id,
+    account: String(p.accountNumber),
+    amount: p.amount,
+    profitSplitPct: p.profitSplitPct,
+    traderShare: p.traderShare,
+    firmShare: p.firmShare,
+    balanceAfter: p.balanceAfter,
+    createdAt: p.createdAt,
+  };
 }

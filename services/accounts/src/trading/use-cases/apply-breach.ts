@@ -34,6 +34,10 @@ export async function applyBreach(ctx: TradingContext, tx: Transaction, account:
     peak_equity: peakEquity,
     start_of_day_balance: observed.startOfDayBalance,
     time: now.toISOString(),
+    program: account.program,
+    program_version: account.programVersion,
+    phase: { index: account.phase.index, name: account.phase.name, kind: account.phase.kind },
+    attempt: account.attempt,
   };
   await insertFlag(ctx.sequelize, tx, {
     accountNumber: account.number,
@@ -42,7 +46,8 @@ export async function applyBreach(ctx: TradingContext, tx: Transaction, account:
     action: 'breach',
     reason: breach.reason,
     evidence,
-    dedupeKey: `breach:${account.number}`,
+    // One breach per attempt (attempt 1 keeps the key of before attempts existed).
+    dedupeKey: account.attempt === 1 ? `breach:${account.number}` : `breach:${account.number}:${account.attempt}`,
     createdAt: now,
   });
   await appendEvent(ctx.sequelize, tx, {

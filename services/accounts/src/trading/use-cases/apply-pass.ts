@@ -1,5 +1,5 @@
 import type { Transaction } from '@propdesk/kit';
-import { appendEvent, writeAccountMoney, type Account } from '../core-port';
+import { appendEvents, writeAccountMoney, type Account } from '../core-port';
 import type { Position } from '../data/positions';
 import { liquidateInTx } from './liquidate-account';
 import { recordEquityPoint, type TradingContext } from './trading-context';
@@ -7,7 +7,10 @@ import { recordEquityPoint, type TradingContext } from './trading-context';
 /**
  * The objectives are met: inside the caller's transaction (row locked) the open positions close
  * at the current price so the result is booked, the status becomes passed, and account.passed
- * carries the final figures.
+ * carries the final figures. When the program has a phase after this evaluation phase, its
+ * account is provisioned in this same transaction (the core's lifecycle; a unique constraint on
+ * previous_account keeps it to one whatever the replicas): account.passed names it, then come
+ * its account.created and account.assigned. A failure anywhere rolls the pass back with it.
  */
 export async function applyPass(
   ctx: TradingContext,
@@ -19,19 +22,28 @@ export async function applyPass(
   const balance = await liquidateInTx(ctx, tx, account, live, 'profit_target');
   const peakEquity = Math.max(observed.peakEquity, balance);
   await writeAccountMoney(ctx.sequelize, tx, account.number, { balance, equity: balance, peakEquity, status: 'passed' });
-  await appendEvent(ctx.sequelize, tx, {
-    organizationId: account.organizationId,
-    type: 'account.passed',
-    data: {
-      account: account.number,
-      trader_id: account.traderId,
-      status: 'passed',
-      equity: observed.equity,
-      balance,
-      peak_equity: peakEquity,
-      trading_days: observed.tradingDays,
+  const progression = ctx.lifecycle ? await ctx.lifecycle.provisionNextPhase(tx, account) : null;
+  // One statement for the pass's events, in their order: account.passed, then the next account's.
+  await appendEvents(ctx.sequelize, tx, [
+    {
+      organizationId: account.organizationId,
+      type: 'account.passed',
+      data: {
+        account: account.number,
+        trader_id: account.traderId,
+        status: 'passed',
+        equity: observed.equity,
+        balance,
+        peak_equity: peakEquity,
+        trading_days: observed.tradingDays,
+        program: account.program,
+        program_version: account.programVersion,
+        phase: { index: account.phase.index, name: account.phase.name, kind: account.phase.kind },
+        next_account: progression?.next.number ?? null,
+      },
     },
-  });
+    ...(progression?.events ?? []),
+  ]);
   await recordEquityPoint(ctx, tx, account.number, ctx.now(), balance, balance);
-  return { ...account, status: 'passed', balance, equity: balance, peakEquity };
+  return { ...account, status: 'passed', balance, equity: balance, peakEquity, nextAccount: progression?.next.number ?? null };
 }

@@ -20,7 +20,7 @@ export async function breachAccount(engine: LiveEngine, req: { organizationId: s
   // Read before the transaction: it may insert today's row, and the locked transaction uses one connection only.
   const startOfDayBalance =
     engine.startOfDayBalance(number) ??
-    (await startOfDayBalances(ctx.sequelize, [number], tradingDayOf(now, ctx.rolloverHourUtc), tradingDayStart(now, ctx.rolloverHourUtc))).get(number) ??
+    (await startOfDayBalances(ctx.sequelize, [number], tradingDayOf(now, ctx.rolloverHourUtc), tradingDayStart(now, ctx.rolloverHourUtc))).get(number)?.balance ??
     null;
   // Answers the account as this transaction committed it (the effect transaction's answer).
   const breached = await effectTransaction(ctx.sequelize, async (tx) => {

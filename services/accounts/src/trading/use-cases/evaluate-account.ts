@@ -1,6 +1,8 @@
 import { lockAccount, type Account } from '../core-port';
 import { countTradingDays, livePositionsOfAccount } from '../data/positions';
-import { evaluate, type AccountSnapshot } from '../domain/rules';
+import { dailyProfits, withToday } from '../data/daily-profits';
+import { tradingDayOf } from '../domain/calendar';
+import { consistencyHolds, evaluate, type AccountSnapshot } from '../domain/rules';
 import { applyBreach } from './apply-breach';
 import { applyPass } from './apply-pass';
 import { equityFromPositions, type TradingContext } from './trading-context';
@@ -17,7 +19,7 @@ export type EvaluationOutcome = { kind: 'breached' | 'passed' | 'unchanged' | 'i
 export async function evaluateAccount(
   ctx: TradingContext,
   accountNumber: number,
-  hints: { peakEquity: number; startOfDayBalance: number },
+  hints: { peakEquity: number; startOfDayBalance: number; startOfDayEquity?: number; highestEodBalance?: number },
 ): Promise<EvaluationOutcome> {
   return ctx.sequelize.transaction(async (tx) => {
     const account = await lockAccount(ctx.sequelize, tx, accountNumber);
@@ -31,9 +33,17 @@ export async function evaluateAccount(
       equity,
       peakEquity,
       startOfDayBalance: hints.startOfDayBalance,
+      startOfDayEquity: hints.startOfDayEquity,
+      highestEodBalance: hints.highestEodBalance,
       tradingDays: await countTradingDays(ctx.sequelize, accountNumber, tx),
     };
-    const verdict = evaluate(account.terms, snapshot);
+    let verdict = evaluate(account.terms, snapshot);
+    if (verdict.kind === 'passed' && account.terms.consistencyPct !== null) {
+      // Consistency: the best day's profit, today's floating included, against the attempt's total.
+      const today = tradingDayOf(ctx.now(), ctx.rolloverHourUtc);
+      const days = await dailyProfits(ctx.sequelize, accountNumber, ctx.rolloverHourUtc, tx);
+      verdict = evaluate(account.terms, snapshot, consistencyHolds(account.terms, withToday(days, today, equity - account.balance)));
+    }
     switch (verdict.kind) {
       case 'breached': {
         const observed = { equity, peakEquity, startOfDayBalance: hints.startOfDayBalance };

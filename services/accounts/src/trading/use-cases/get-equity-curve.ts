@@ -27,9 +27,12 @@ export async function getEquityCurve(
   const org = parseOrganizationId(req.organizationId);
   const number = parseAccountNumber(req.number);
   const ctx = await engine.context();
-  const { from, to } = req;
-  if (from && to && from.getTime() > to.getTime()) throw new AppError('invalid_request', 'from must not be after to', 'from');
+  const { to } = req;
+  if (req.from && to && req.from.getTime() > to.getTime()) throw new AppError('invalid_request', 'from must not be after to', 'from');
   const account = await requireAccount(ctx, org, number);
+  // The curve covers the current attempt: nothing before its start (SPEC 10).
+  const attemptStart = account.attempt > 1 ? account.attemptStartedAt : null;
+  const from = attemptStart && (!req.from || req.from < attemptStart) ? attemptStart : req.from;
   const budget = equityPointBudget(req.maxPoints);
   // The initial balance at creation and the latest close are kept beside the buckets.
   const range = await equityRange(ctx.sequelize, number, from, to);
@@ -45,7 +48,7 @@ export async function getEquityCurve(
     const tail = points[points.length - 1];
     if (latest && (!tail || tail.time.getTime() !== latest.time.getTime() || tail.equity !== latest.equity)) points.push(latest);
   }
-  const created = account.createdAt;
+  const created = attemptStart ?? account.createdAt;
   const inRange = (!from || created >= from) && (!to || created <= to);
   if (inRange && (points.length === 0 || points[0]!.time > created)) {
     points.unshift({ time: created, equity: account.initialBalance, balance: account.initialBalance });

@@ -44,6 +44,7 @@ function dealJson(d: Deal): Record<string, unknown> {
     closed_at: iso(d.closedAt),
     close_reason: d.closeReason,
     balance_after: d.balanceAfter,
+    attempt: d.attempt,
   };
 }
 
@@ -87,8 +88,9 @@ export async function getReport(engine: LiveEngine, req: { organizationId: strin
     dealBreakdown(seq, accountNumber),
     readRunningStats(seq, accountNumber, account.initialBalance),
     dailyHistory(seq, accountNumber, REPORT_HISTORY_DAYS),
-    latestDeals(seq, accountNumber, REPORT_DEALS_CAP),
-    listFlags(seq, accountNumber, 0, 200, 'breach'),
+    // The report covers the current attempt (SPEC 10): its deals and its breach.
+    latestDeals(seq, accountNumber, REPORT_DEALS_CAP).then((deals) => deals.filter((d) => d.attempt === account.attempt)),
+    listFlags(seq, accountNumber, 0, 200, 'breach').then((flags) => flags.filter((f) => f.attempt === account.attempt)),
   ]);
   const dealsTotal = totals?.trades ?? 0;
   const side = (name: string) => {

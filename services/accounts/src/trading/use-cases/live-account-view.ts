@@ -1,5 +1,5 @@
 import type { Account } from '../core-port';
-import { startOfDayBalances } from '../data/account-days';
+import { startOfDayBalances, type DayStart } from '../data/account-days';
 import { countTradingDays, livePositionsOfAccount, type Position } from '../data/positions';
 import { tradingDayOf, tradingDayStart } from '../domain/calendar';
 import type { AccountSnapshot } from '../domain/rules';
@@ -18,10 +18,10 @@ export async function liveAccountView(ctx: TradingContext, organizationId: strin
   const live = await livePositionsOfAccount(ctx.sequelize, accountNumber);
   const now = ctx.now();
   const equity = account.status === 'active' ? equityFromPositions(ctx, account.balance, live) : account.equity;
-  let startOfDayBalance = account.balance;
+  let start: DayStart | undefined;
   if (account.status === 'active') {
     const sods = await startOfDayBalances(ctx.sequelize, [accountNumber], tradingDayOf(now, ctx.rolloverHourUtc), tradingDayStart(now, ctx.rolloverHourUtc));
-    startOfDayBalance = sods.get(accountNumber) ?? account.balance;
+    start = sods.get(accountNumber);
   }
   return {
     account,
@@ -31,7 +31,9 @@ export async function liveAccountView(ctx: TradingContext, organizationId: strin
       balance: account.balance,
       equity,
       peakEquity: Math.max(account.peakEquity, equity),
-      startOfDayBalance,
+      startOfDayBalance: start?.balance ?? account.balance,
+      startOfDayEquity: start?.equity,
+      highestEodBalance: start?.highestEodBalance,
       tradingDays: await countTradingDays(ctx.sequelize, accountNumber),
     },
   };

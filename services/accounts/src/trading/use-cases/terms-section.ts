@@ -7,11 +7,17 @@ import type { LiveEngine } from './trading-context';
 /** The frozen terms as the report shows them (snake_case; the default initial balance is a provisioning detail). */
 function termsJson(terms: Terms): Record<string, unknown> {
   return {
+    kind: terms.kind,
     max_daily_loss_pct: terms.maxDailyLossPct,
+    daily_loss_basis: terms.dailyLossBasis,
     max_total_loss_pct: terms.maxTotalLossPct,
     total_loss_mode: terms.totalLossMode,
+    trailing_stops_at_initial: terms.trailingStopsAtInitial,
     profit_target_pct: terms.profitTargetPct,
     min_trading_days: terms.minTradingDays,
+    consistency_pct: terms.consistencyPct,
+    warning_at_pct: terms.warningAtPct,
+    profit_split_pct: terms.profitSplitPct,
     leverage: terms.leverage,
     max_lots_per_order: terms.maxLotsPerOrder,
     allowed_symbols: terms.allowedSymbols,
@@ -26,6 +32,9 @@ export function termsSection(view: LiveAccountView, breaches: Flag[]): Record<st
   const { account, snapshot } = view;
   return {
     program: account.program,
+    program_version: account.programVersion,
+    phase: { index: account.phase.index, name: account.phase.name, kind: account.phase.kind },
+    attempt: account.attempt,
     ...termsJson(account.terms),
     headroom: headroom(account.terms, snapshot),
     breaches: breaches.map((f) => ({ rule: f.rule, reason: f.reason, evidence: f.evidence, created_at: f.createdAt ? f.createdAt.toISOString() : null })),
@@ -38,5 +47,6 @@ export async function getTerms(engine: LiveEngine, req: { organizationId: string
   const accountNumber = parseAccountNumber(req.number);
   const ctx = await engine.context();
   const view = await liveAccountView(ctx, org, accountNumber);
-  return termsSection(view, await listFlags(ctx.sequelize, accountNumber, 0, 200, 'breach'));
+  const breaches = await listFlags(ctx.sequelize, accountNumber, 0, 200, 'breach');
+  return termsSection(view, breaches.filter((f) => f.attempt === view.account.attempt));
 }

@@ -1,4 +1,5 @@
 import { AppError, type Logger, type Sequelize, type Transaction } from '@propdesk/kit';
+import type { PhaseLifecycle } from '../core-port';
 import type { Position } from '../data/positions';
 import { upsertEquityMinutes } from '../data/equity-minutes';
 import { roundMoney, type Quote, type QuoteLookup } from '../domain/instruments';
@@ -11,6 +12,8 @@ export interface TradingContext {
   rolloverHourUtc: number;
   now(): Date;
   quote: QuoteLookup;
+  /** The core's side of progression and resets (absent: a pass just ends in passed, resets are unavailable). */
+  lifecycle?: PhaseLifecycle;
 }
 
 /**

@@ -4,6 +4,7 @@ import { tradingStatsSchema } from './0002-stats';
 import { dailyBalancesSchema } from './0003-daily-balances';
 import { equityHoursSchema } from './0004-equity-hours';
 import { engineLeasesSchema } from './0005-engine-leases';
+import { attemptsPayoutsWarningsSchema } from './0006-attempts-payouts-warnings';
 
 /**
  * The trading module's schema (positions, deals, flags, quotes, equity history, report
@@ -17,4 +18,6 @@ export const tradingMigrations: Migration[] = [
   { ...dailyBalancesSchema, formerNames: ['1003-daily-balances'] },
   equityHoursSchema,
   engineLeasesSchema,
+  // Numbered 0005 on the branch that introduced it, before the engine's leases took that number.
+  { ...attemptsPayoutsWarningsSchema, formerNames: ['trading-0005-attempts-payouts-warnings'] },
 ];

@@ -12,7 +12,8 @@ export function CreateAccountsForm() {
   const [countError, setCountError] = useState<string>();
   const [done, setDone] = useState('');
   // Programs as data may not be served yet: then the program is typed (empty = standard).
-  const programs = useQuery({ queryKey: queryKeys.programs, queryFn: () => panelApi.programs.list(), retry: false });
+  // Its own key under the programs prefix: the Programs page keeps an infinite query (pages) under queryKeys.programs itself.
+  const programs = useQuery({ queryKey: [...queryKeys.programs, 'choices'], queryFn: () => panelApi.programs.list(), retry: false });
   const active = programs.data?.data.filter((p) => p.status === 'active') ?? [];
 
   const create = useMutation({

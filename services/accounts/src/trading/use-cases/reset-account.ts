@@ -1,0 +1,69 @@
+import { AppError } from '@propdesk/kit';
+import {
+  accountNotFound,
+  appendEvent,
+  lockAccount,
+  parseAccountNumber,
+  parseOrganizationId,
+  readAccount,
+  refuseStatus,
+  revokeSessionsForAccount,
+  writeAccountReset,
+  type Account,
+} from '../core-port';
+import { forgetAccountDays } from '../data/account-days';
+import { forgetDealStats } from '../data/deal-stats';
+import { livePositionsOfAccount } from '../data/positions';
+import { liquidateInTx } from './liquidate-account';
+import { recordEquityPoint, type LiveEngine } from './trading-context';
+
+/** An evaluation-phase account, active or breached; passed/archived: their codes; funded: conflict. */
+function requireResettable(account: Account): void {
+  refuseStatus(account, ['passed', 'archived'], 'cannot be reset');
+  if (account.phase.kind === 'funded') throw new AppError('conflict', `account ${account.number} is in a funded phase, which is not reset`);
+}
+
+/**
+ * ResetAccount (POST .../reset): a new attempt, as one transaction that also spends one credit
+ * (the core's saga; short: 402 insufficient_credits, nothing changed): resting orders cancelled,
+ * open positions closed at current prices (booked to the old attempt), balance, equity and peak
+ * back to the initial balance, active, attempt + 1, trading days counted afresh, executor
+ * sessions revoked, account.reset. The account row lock serializes it with a breach, a payout or
+ * another reset of the same account.
+ */
+export async function resetAccount(engine: LiveEngine, req: { organizationId: string; number: string }): Promise<Account> {
+  const org = parseOrganizationId(req.organizationId);
+  const number = parseAccountNumber(req.number);
+  const ctx = await engine.context();
+  const lifecycle = ctx.lifecycle;
+  if (!lifecycle) throw new AppError('unavailable', 'resets are not available');
+  // Refused before any credit is reserved; checked again under the lock.
+  const seen = await readAccount(ctx.sequelize, number, org);
+  if (!seen) throw accountNotFound();
+  requireResettable(seen);
+
+  // The answer (the account as reset) is read inside the effect transaction: a retry with the same Idempotency-Key replays it.
+  const reset = await lifecycle.withOneCredit(org, async (tx) => {
+    const account = await lockAccount(ctx.sequelize, tx, number, org);
+    if (!account) throw accountNotFound();
+    requireResettable(account);
+    const now = ctx.now();
+    const live = await livePositionsOfAccount(ctx.sequelize, number, tx);
+    await liquidateInTx(ctx, tx, account, live, 'reset');
+    await writeAccountReset(ctx.sequelize, tx, number, now);
+    await forgetAccountDays(ctx.sequelize, tx, number);
+    await forgetDealStats(ctx.sequelize, tx, number);
+    await revokeSessionsForAccount(ctx.sequelize, tx, number);
+    await appendEvent(ctx.sequelize, tx, {
+      organizationId: org,
+      type: 'account.reset',
+      data: { account: number, trader_id: account.traderId, attempt: account.attempt + 1 },
+    });
+    await recordEquityPoint(ctx, tx, number, now, account.initialBalance, account.initialBalance);
+    const after = await readAccount(ctx.sequelize, number, org, tx);
+    if (!after) throw accountNotFound();
+    return after;
+  });
+  await engine.afterAccountChange(number);
+  return reset;
+}

@@ -1,0 +1,74 @@
+import { AppError, type Transaction } from '@propdesk/kit';
+import { insertAccounts, setNextAccount } from '../data/accounts';
+import type { NewEvent } from '../data/outbox';
+import { accountEventData, type Account } from '../domain/account';
+import { generateExecutorPassword } from '../domain/passwords';
+import type { AccountsDeps } from '../deps';
+import { phaseTerms, programVersion, type ProgramForAccounts } from './programs';
+import { spendCredits, type Reservation } from './spend-credits';
+
+/**
+ * What the trading module needs of the core for the challenge lifecycle (SPEC 10), handed to it
+ * by main.ts through the port: provisioning the next phase's account inside a pass's transaction,
+ * and spending a credit on a reset.
+ */
+export interface PhaseLifecycle {
+  /**
+   * Inside the pass's transaction (row locked): the next phase's account of the same program
+   * version, trader (assigned), initial balance and currency, a new executor password, no credit;
+   * linked both ways. Its events (account.created, account.assigned) are returned for the caller
+   * to append after account.passed. null when the phase is the program's last or not an evaluation.
+   */
+  provisionNextPhase(tx: Transaction, account: Account): Promise<{ next: Account; events: NewEvent[] } | null>;
+  /** Runs `work` in a transaction that spends one of the organization's credits (402 insufficient_credits: nothing runs). */
+  withOneCredit<T>(organizationId: string, work: (tx: Transaction, reservation: Reservation) => Promise<T>): Promise<T>;
+}
+
+/** Program versions held in memory: a version is never changed once written, so it never goes stale. */
+const CACHED_VERSIONS = 1000;
+
+export function createPhaseLifecycle(deps: AccountsDeps): PhaseLifecycle {
+  const versions = new Map<string, ProgramForAccounts>();
+  const versionOf = async (org: string, name: string, version: number): Promise<ProgramForAccounts | null> => {
+    const key = `${org}\u0000${name}\u0000${version}`;
+    const known = versions.get(key);
+    if (known) return known;
+    const found = await programVersion(deps, org, name, version);
+    if (found) {
+      if (versions.size >= CACHED_VERSIONS) versions.clear();
+      versions.set(key, found);
+    }
+    return found;
+  };
+  return {
+    async provisionNextPhase(tx, account) {
+      if (account.phase.kind !== 'evaluation') return null;
+      const program = await versionOf(account.organizationId, account.program, account.programVersion);
+      const index = account.phase.index + 1;
+      if (!program || index >= program.phases.length) return null;
+      const phase = program.phases[index];
+      const [next] = await insertAccounts(deps.sequelize, tx, {
+        organizationId: account.organizationId,
+        program: account.program,
+        programVersion: account.programVersion,
+        phase: { index, name: phase.name, kind: phase.kind },
+        terms: phaseTerms(program, index),
+        currency: account.currency,
+        initialBalance: account.initialBalance,
+        sealedPasswords: [deps.secretBox.seal(generateExecutorPassword())],
+        traderId: account.traderId,
+        previousAccount: account.number,
+      });
+      if (!next) throw new AppError('internal_error', 'the next phase account was not created');
+      await setNextAccount(deps.sequelize, tx, account.number, next.number);
+      const events: NewEvent[] = [{ organizationId: account.organizationId, type: 'account.created', data: accountEventData(next) }];
+      if (next.traderId !== null) {
+        events.push({ organizationId: account.organizationId, type: 'account.assigned', data: { account: next.number, trader_id: next.traderId, previous_trader_id: null } });
+      }
+      return { next, events };
+    },
+    withOneCredit(organizationId, work) {
+      return spendCredits(deps, organizationId, 1, work);
+    },
+  };
+}
