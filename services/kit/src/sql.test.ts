@@ -55,6 +55,34 @@ describe('SQL with bind parameters', () => {
     expect(await selectOne(db, "SELECT id FROM notes WHERE body = 'rolled back'")).toBeUndefined();
   });
 
+  it('inside a transaction, prepares a statement once per connection and answers as outside one', async () => {
+    const sql = 'SELECT body, tags, amount, blob, $x::text = $x::text AS same FROM notes WHERE $tag = ANY(tags) ORDER BY id';
+    const outside = await selectRows(db, sql, { tag: 'b,c', x: 'y' });
+    expect(outside).toHaveLength(1);
+    await db.transaction(async (tx) => {
+      for (let i = 0; i < 3; i += 1) expect(await selectRows(db, sql, { tag: 'b,c', x: 'y' }, tx)).toEqual(outside);
+      // Named and prepared on this connection, under its text with $1, $2 (the original has $x, $tag).
+      const prepared = await selectRows<{ statement: string }>(db, 'SELECT statement FROM pg_prepared_statements WHERE name LIKE $prefix', { prefix: 'pd_%' }, tx);
+      expect(prepared.map((r) => r.statement)).toContain(sql.replace(/\$x/g, '$1').replace('$tag', '$2'));
+    });
+    // A value left out goes the way it always went (through sequelize, refused by PostgreSQL), not into a wrong statement.
+    await expect(db.transaction((tx) => selectRows(db, sql, { tag: 'b,c' }, tx))).rejects.toThrow();
+  });
+
+  it('inside a transaction, a database error carries its SQLSTATE and rolls the transaction back', async () => {
+    const failed = await db
+      .transaction(async (tx) => {
+        await execute(db, 'INSERT INTO notes (body, tags) VALUES ($body, $tags)', { body: 'kept?', tags: [] }, tx);
+        await execute(db, 'INSERT INTO notes (id, body, tags) VALUES ($id, $body, $tags)', { id: 1, body: 'twice', tags: [] }, tx);
+      })
+      .then(
+        () => ({ code: 'committed' }),
+        (err: { code?: string }) => err,
+      );
+    expect(failed.code).toBe('23505');
+    expect(await selectOne(db, 'SELECT id FROM notes WHERE body = $body', { body: 'kept?' })).toBeUndefined();
+  });
+
   it('runs a named prepared statement with positional values, again and again', async () => {
     for (let i = 0; i < 3; i += 1) {
       const rows = await preparedRows<{ n: string }>(db, 'kit_count_tagged', 'SELECT count(*) AS n FROM notes WHERE $1 = ANY(tags)', ['a']);

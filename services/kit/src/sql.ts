@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { QueryResultRow } from 'pg';
 import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
 
@@ -11,7 +12,7 @@ export type BindValues = Record<string, unknown>;
 
 /** Rows of any statement that returns rows: SELECT, or INSERT/UPDATE/DELETE ... RETURNING. */
 export function selectRows<T extends object>(db: Sequelize, sql: string, bind: BindValues = {}, transaction?: Transaction): Promise<T[]> {
-  return db.query<T>(sql, { bind, type: QueryTypes.SELECT, transaction });
+  return (transaction && inTransaction<T>(transaction, sql, bind)) || db.query<T>(sql, { bind, type: QueryTypes.SELECT, transaction });
 }
 
 /** The first row, or undefined when there is none. */
@@ -22,7 +23,56 @@ export async function selectOne<T extends object>(db: Sequelize, sql: string, bi
 
 /** A statement whose rows are not needed. */
 export async function execute(db: Sequelize, sql: string, bind: BindValues = {}, transaction?: Transaction): Promise<void> {
-  await db.query(sql, { bind, transaction });
+  await ((transaction && inTransaction(transaction, sql, bind)) || db.query(sql, { bind, transaction }));
+}
+
+interface TransactionConnection {
+  query<R extends QueryResultRow>(config: { name: string; text: string; values: unknown[] }): Promise<{ rows: R[] }>;
+}
+
+interface CompiledStatement {
+  /** The text with `$name` turned into `$1`, `$2` ... in order of first appearance. */
+  text: string;
+  names: string[];
+  /** The prepared statement's name on every connection (from the original text). */
+  name: string;
+}
+
+/** Distinct statement texts prepared; beyond it, a text goes through sequelize unprepared (its connections' memory stays bounded). */
+const MAX_PREPARED_TEXTS = 2000;
+const compiled = new Map<string, CompiledStatement>();
+
+function compile(sql: string): CompiledStatement | undefined {
+  const known = compiled.get(sql);
+  if (known || compiled.size >= MAX_PREPARED_TEXTS) return known;
+  const names: string[] = [];
+  const text = sql.replace(/\$([A-Za-z_]\w*)/g, (_, key: string) => {
+    let i = names.indexOf(key);
+    if (i < 0) i = names.push(key) - 1;
+    return `$${i + 1}`;
+  });
+  const statement = { text, names, name: `pd_${createHash('sha1').update(sql).digest('hex').slice(0, 24)}` };
+  compiled.set(sql, statement);
+  return statement;
+}
+
+/**
+ * A statement inside a transaction, sent straight to the transaction's connection as a named
+ * prepared statement: PostgreSQL parses and plans it once per connection, and sequelize's query
+ * pipeline (bind rendering, logging, result shaping) is skipped — a verdict or a claim is a
+ * dozen such statements, so this is most of their cost. Rows, values and type parsing are the
+ * same (the parsers live on the connection); errors are node-postgres' own (SQLSTATE in `code`).
+ * undefined when the statement is better left to sequelize: no `$name` parameter (DDL,
+ * multi-statement text), a name without a value, a finished transaction (sequelize says so),
+ * more distinct texts than MAX_PREPARED_TEXTS.
+ */
+function inTransaction<T extends object>(transaction: Transaction, sql: string, bind: BindValues): Promise<T[]> | undefined {
+  const tx = transaction as unknown as { connection?: TransactionConnection; finished?: string };
+  if (!tx.connection || tx.finished) return undefined;
+  const statement = compile(sql);
+  if (!statement || statement.names.length === 0 || statement.names.some((n) => bind[n] === undefined)) return undefined;
+  const values = statement.names.map((n) => bind[n]);
+  return tx.connection.query<T & QueryResultRow>({ name: statement.name, text: statement.text, values }).then((result) => result.rows);
 }
 
 interface PooledPgClient {
