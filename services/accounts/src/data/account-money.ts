@@ -2,21 +2,22 @@ import { execute, type Sequelize, type Transaction } from '@propdesk/kit';
 import type { AccountStatus } from '../domain/account';
 
 /**
- * The account's money columns and the status a trading verdict sets, written inside the
+ * The account's money columns and the status a trading verdict sets (and, on a pass with a next
+ * phase, the link to its account), written inside the
  * caller's transaction (which holds the row lock, see findAccount). The peak only ever grows.
  */
 export async function writeAccountMoney(
   sequelize: Sequelize,
   tx: Transaction,
   number: number,
-  values: { balance: number; equity: number; peakEquity: number; status?: AccountStatus },
+  values: { balance: number; equity: number; peakEquity: number; status?: AccountStatus; nextAccount?: number },
 ): Promise<void> {
   await execute(
     sequelize,
     `UPDATE accounts SET balance = $balance, equity = $equity, peak_equity = GREATEST(peak_equity, $peakEquity),
-        status = COALESCE($status, status), updated_at = now()
+        status = COALESCE($status, status), next_account = COALESCE(CAST($nextAccount AS bigint), next_account), updated_at = now()
       WHERE number = $number`,
-    { number, balance: values.balance, equity: values.equity, peakEquity: values.peakEquity, status: values.status ?? null },
+    { number, balance: values.balance, equity: values.equity, peakEquity: values.peakEquity, status: values.status ?? null, nextAccount: values.nextAccount ?? null },
     tx,
   );
 }

@@ -386,7 +386,3 @@ export async function setSealedPassword(sequelize: Sequelize, tx: Transaction, n
   await execute(sequelize, 'UPDATE accounts SET executor_password_sealed = $sealed, updated_at = now() WHERE number = $number', { number, sealed }, tx);
 }
 
-/** Links a passed account to the next phase's account. */
-export async function setNextAccount(sequelize: Sequelize, tx: Transaction, number: number, next: number): Promise<void> {
-  await execute(sequelize, 'UPDATE accounts SET next_account = $next, updated_at = now() WHERE number = $number', { number, next }, tx);
-}

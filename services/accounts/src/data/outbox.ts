@@ -1,7 +1,14 @@
-import { execute, newEventId, selectOne, selectRows, type Sequelize, type Transaction } from '@propdesk/kit';
+import { newEventId, selectOne, selectRows, type Sequelize, type Transaction } from '@propdesk/kit';
 import type { EventType } from '../domain/events';
 
 export const EVENTS_CHANNEL = 'propdesk_events';
+
+/**
+ * The wake-up for the outbox's listeners, joined to the insert so it costs no statement of its
+ * own: PostgreSQL evaluates the one-row subquery once per statement and delivers the
+ * notification when the transaction commits (never for a rolled-back one).
+ */
+const NOTIFY = `(SELECT pg_notify('${EVENTS_CHANNEL}', '')) AS notified`;
 
 export interface NewEvent {
   organizationId: string;
@@ -23,12 +30,14 @@ export async function appendEvent(sequelize: Sequelize, tx: Transaction, event: 
   const id = newEventId();
   const row = (await selectOne<{ position: string; created_at: Date }>(
     sequelize,
-    `INSERT INTO events (id, organization_id, type, data) VALUES ($id, $org, $type, $data::jsonb)
-     RETURNING position, created_at`,
+    `WITH appended AS (
+       INSERT INTO events (id, organization_id, type, data) VALUES ($id, $org, $type, $data::jsonb)
+       RETURNING position, created_at
+     )
+     SELECT position, created_at FROM appended, ${NOTIFY}`,
     { id, org: event.organizationId, type: event.type, data: JSON.stringify(event.data) },
     tx,
   ))!;
-  await execute(sequelize, `SELECT pg_notify('${EVENTS_CHANNEL}', '')`, {}, tx);
   return { id, position: Number(row.position), createdAt: row.created_at };
 }
 
@@ -38,12 +47,15 @@ export async function appendEvents(sequelize: Sequelize, tx: Transaction, events
   const ids = events.map(() => newEventId());
   const rows = await selectRows<{ id: string; position: string; created_at: Date }>(
     sequelize,
-    `INSERT INTO events (id, organization_id, type, data)
-     SELECT id, org::uuid, type, data::jsonb
-       FROM unnest($ids::text[], $orgs::text[], $types::text[], $datas::text[])
-            WITH ORDINALITY AS t(id, org, type, data, i)
-      ORDER BY i
-     RETURNING id, position, created_at`,
+    `WITH appended AS (
+       INSERT INTO events (id, organization_id, type, data)
+       SELECT id, org::uuid, type, data::jsonb
+         FROM unnest($ids::text[], $orgs::text[], $types::text[], $datas::text[])
+              WITH ORDINALITY AS t(id, org, type, data, i)
+        ORDER BY i
+       RETURNING id, position, created_at
+     )
+     SELECT id, position, created_at FROM appended, ${NOTIFY}`,
     {
       ids,
       orgs: events.map((e) => e.organizationId),
@@ -52,7 +64,6 @@ export async function appendEvents(sequelize: Sequelize, tx: Transaction, events
     },
     tx,
   );
-  await execute(sequelize, `SELECT pg_notify('${EVENTS_CHANNEL}', '')`, {}, tx);
   return rows
     .map((row) => ({ id: row.id, position: Number(row.position), createdAt: row.created_at }))
     .sort((a, b) => a.position - b.position);

@@ -1,5 +1,5 @@
 import { AppError, type Transaction } from '@propdesk/kit';
-import { insertAccounts, setNextAccount } from '../data/accounts';
+import { insertAccounts } from '../data/accounts';
 import type { NewEvent } from '../data/outbox';
 import { accountEventData, type Account } from '../domain/account';
 import { generateExecutorPassword } from '../domain/passwords';
@@ -16,7 +16,9 @@ export interface PhaseLifecycle {
   /**
    * Inside the pass's transaction (row locked): the next phase's account of the same program
    * version, trader (assigned), initial balance and currency, a new executor password, no credit;
-   * linked both ways. Its events (account.created, account.assigned) are returned for the caller
+   * it names the passed account (previous_account, unique: one next account per pass whatever the
+   * replicas); the caller links the passed row to it (next_account) in the write that sets its
+   * status. Its events (account.created, account.assigned) are returned for the caller
    * to append after account.passed. null when the phase is the program's last or not an evaluation.
    */
   provisionNextPhase(tx: Transaction, account: Account): Promise<{ next: Account; events: NewEvent[] } | null>;
@@ -60,7 +62,6 @@ export function createPhaseLifecycle(deps: AccountsDeps): PhaseLifecycle {
         previousAccount: account.number,
       });
       if (!next) throw new AppError('internal_error', 'the next phase account was not created');
-      await setNextAccount(deps.sequelize, tx, account.number, next.number);
       const events: NewEvent[] = [{ organizationId: account.organizationId, type: 'account.created', data: accountEventData(next) }];
       if (next.traderId !== null) {
         events.push({ organizationId: account.organizationId, type: 'account.assigned', data: { account: next.number, trader_id: next.traderId, previous_trader_id: null } });

@@ -16,6 +16,9 @@ interface StatsRow {
   max_drawdown_pct: number;
 }
 
+/** Named, not `*`: a statement prepared on a connection keeps its result columns even when a later migration adds one. */
+const STATS_COLUMNS = 'current_sign, current_length, current_total, max_wins, max_losses, best_run, worst_run, peak_balance, max_drawdown, max_drawdown_pct';
+
 function toRunningStats(r: StatsRow): RunningStats {
   return {
     currentSign: (Math.sign(r.current_sign) as -1 | 0 | 1) || 0,
@@ -32,7 +35,7 @@ function toRunningStats(r: StatsRow): RunningStats {
 }
 
 export async function readRunningStats(sequelize: Sequelize, accountNumber: number, initialBalance: number, tx?: Transaction): Promise<RunningStats> {
-  const row = await selectOne<StatsRow>(sequelize, 'SELECT * FROM account_trading_stats WHERE account_number = $accountNumber', { accountNumber }, tx);
+  const row = await selectOne<StatsRow>(sequelize, `SELECT ${STATS_COLUMNS} FROM account_trading_stats WHERE account_number = $accountNumber`, { accountNumber }, tx);
   return row ? toRunningStats(row) : initialRunningStats(initialBalance);
 }
 
@@ -55,22 +58,36 @@ async function writeRunningStats(sequelize: Sequelize, accountNumber: number, s:
   );
 }
 
-/** Folds a new deal into the summaries, inside the deal's transaction (the account row is locked). */
+/**
+ * Folds a new deal into the summaries, inside the deal's transaction (the account row is locked):
+ * the month's and the day's rows are upserted by the same statement that reads the running
+ * figures (data-modifying CTEs run once, whether or not the SELECT refers to them), then the
+ * running figures advanced in code are written back: two statements a deal.
+ */
 export async function recordDealStats(sequelize: Sequelize, tx: Transaction, deal: Deal, initialBalance: number): Promise<void> {
   const before = deal.balanceAfter - deal.profit;
   const r = before !== 0 ? deal.profit / before : 0;
-  await execute(
+  const row = await selectOne<StatsRow>(
     sequelize,
-    `INSERT INTO deal_stats (account_number, month, side, symbol, trades, wins, losses, gross_profit, gross_loss, lots, sum_return, sum_return_sq,
-       best, worst, first_seq, last_seq)
-     VALUES ($accountNumber, date_trunc('month', $closedAt::timestamptz AT TIME ZONE 'UTC')::date, $side, $symbol, 1, $win, $loss, $gp, $gl, $lots,
-       $r, $r2, $profit, $profit, $seq, $seq)
-     ON CONFLICT (account_number, month, side, symbol) DO UPDATE SET trades = deal_stats.trades + 1, wins = deal_stats.wins + EXCLUDED.wins,
-       losses = deal_stats.losses + EXCLUDED.losses, gross_profit = deal_stats.gross_profit + EXCLUDED.gross_profit,
-       gross_loss = deal_stats.gross_loss + EXCLUDED.gross_loss, lots = deal_stats.lots + EXCLUDED.lots,
-       sum_return = deal_stats.sum_return + EXCLUDED.sum_return, sum_return_sq = deal_stats.sum_return_sq + EXCLUDED.sum_return_sq,
-       best = GREATEST(deal_stats.best, EXCLUDED.best), worst = LEAST(deal_stats.worst, EXCLUDED.worst),
-       first_seq = LEAST(deal_stats.first_seq, EXCLUDED.first_seq), last_seq = GREATEST(deal_stats.last_seq, EXCLUDED.last_seq)`,
+    `WITH month AS (
+       INSERT INTO deal_stats (account_number, month, side, symbol, trades, wins, losses, gross_profit, gross_loss, lots, sum_return, sum_return_sq,
+         best, worst, first_seq, last_seq)
+       VALUES ($accountNumber, date_trunc('month', $closedAt::timestamptz AT TIME ZONE 'UTC')::date, $side, $symbol, 1, $win, $loss, $gp, $gl, $lots,
+         $r, $r2, $profit, $profit, $seq, $seq)
+       ON CONFLICT (account_number, month, side, symbol) DO UPDATE SET trades = deal_stats.trades + 1, wins = deal_stats.wins + EXCLUDED.wins,
+         losses = deal_stats.losses + EXCLUDED.losses, gross_profit = deal_stats.gross_profit + EXCLUDED.gross_profit,
+         gross_loss = deal_stats.gross_loss + EXCLUDED.gross_loss, lots = deal_stats.lots + EXCLUDED.lots,
+         sum_return = deal_stats.sum_return + EXCLUDED.sum_return, sum_return_sq = deal_stats.sum_return_sq + EXCLUDED.sum_return_sq,
+         best = GREATEST(deal_stats.best, EXCLUDED.best), worst = LEAST(deal_stats.worst, EXCLUDED.worst),
+         first_seq = LEAST(deal_stats.first_seq, EXCLUDED.first_seq), last_seq = GREATEST(deal_stats.last_seq, EXCLUDED.last_seq)
+     ), day AS (
+       INSERT INTO daily_balances (account_number, day, deals, close_balance, last_seq)
+       VALUES ($accountNumber, ($closedAt::timestamptz AT TIME ZONE 'UTC')::date, 1, $balance, $seq)
+       ON CONFLICT (account_number, day) DO UPDATE SET deals = daily_balances.deals + 1,
+         close_balance = CASE WHEN EXCLUDED.last_seq > daily_balances.last_seq THEN EXCLUDED.close_balance ELSE daily_balances.close_balance END,
+         last_seq = GREATEST(daily_balances.last_seq, EXCLUDED.last_seq)
+     )
+     SELECT ${STATS_COLUMNS} FROM account_trading_stats WHERE account_number = $accountNumber`,
     {
       accountNumber: deal.accountNumber,
       closedAt: deal.closedAt,
@@ -85,20 +102,11 @@ export async function recordDealStats(sequelize: Sequelize, tx: Transaction, dea
       r2: r * r,
       profit: deal.profit,
       seq: deal.seq,
+      balance: deal.balanceAfter,
     },
     tx,
   );
-  await execute(
-    sequelize,
-    `INSERT INTO daily_balances (account_number, day, deals, close_balance, last_seq)
-     VALUES ($accountNumber, ($closedAt::timestamptz AT TIME ZONE 'UTC')::date, 1, $balance, $seq)
-     ON CONFLICT (account_number, day) DO UPDATE SET deals = daily_balances.deals + 1,
-       close_balance = CASE WHEN EXCLUDED.last_seq > daily_balances.last_seq THEN EXCLUDED.close_balance ELSE daily_balances.close_balance END,
-       last_seq = GREATEST(daily_balances.last_seq, EXCLUDED.last_seq)`,
-    { accountNumber: deal.accountNumber, closedAt: deal.closedAt, balance: deal.balanceAfter, seq: deal.seq },
-    tx,
-  );
-  const stats = await readRunningStats(sequelize, deal.accountNumber, initialBalance, tx);
+  const stats = row ? toRunningStats(row) : initialRunningStats(initialBalance);
   await writeRunningStats(sequelize, deal.accountNumber, advanceRunningStats(stats, deal.profit, deal.balanceAfter), tx);
 }
 

@@ -1,5 +1,5 @@
 import type { Transaction } from '@propdesk/kit';
-import { appendEvent, revokeSessionsForAccount, writeAccountMoney, type Account } from '../core-port';
+import { appendEvents, revokeSessionsForAccount, writeAccountMoney, type Account, type NewEvent } from '../core-port';
 import { insertFlag } from '../data/flags';
 import type { Position } from '../data/positions';
 import type { Breach } from '../domain/rules';
@@ -22,7 +22,9 @@ export interface Observation {
 export async function applyBreach(ctx: TradingContext, tx: Transaction, account: Account, live: Position[], observed: Observation, breach: Breach): Promise<Account> {
   const now = ctx.now();
   const balanceBefore = account.balance;
-  const balance = await liquidateInTx(ctx, tx, account, live, 'breach');
+  // The positions' events and account.breached go in one statement, in that order.
+  const events: NewEvent[] = [];
+  const balance = await liquidateInTx(ctx, tx, account, live, 'breach', events);
   const peakEquity = Math.max(account.peakEquity, observed.peakEquity, observed.equity);
   await writeAccountMoney(ctx.sequelize, tx, account.number, { balance, equity: balance, peakEquity, status: 'breached' });
   await revokeSessionsForAccount(ctx.sequelize, tx, account.number);
@@ -50,21 +52,24 @@ export async function applyBreach(ctx: TradingContext, tx: Transaction, account:
     dedupeKey: account.attempt === 1 ? `breach:${account.number}` : `breach:${account.number}:${account.attempt}`,
     createdAt: now,
   });
-  await appendEvent(ctx.sequelize, tx, {
-    organizationId: account.organizationId,
-    type: 'account.breached',
-    data: {
-      account: account.number,
-      trader_id: account.traderId,
-      status: 'breached',
-      reason: breach.reason,
-      equity: observed.equity,
-      balance,
-      peak_equity: peakEquity,
-      rule: breach.rule,
-      limit: breach.limit,
+  await appendEvents(ctx.sequelize, tx, [
+    ...events,
+    {
+      organizationId: account.organizationId,
+      type: 'account.breached',
+      data: {
+        account: account.number,
+        trader_id: account.traderId,
+        status: 'breached',
+        reason: breach.reason,
+        equity: observed.equity,
+        balance,
+        peak_equity: peakEquity,
+        rule: breach.rule,
+        limit: breach.limit,
+      },
     },
-  });
+  ]);
   await recordEquityPoint(ctx, tx, account.number, now, balance, balance);
   return { ...account, status: 'breached', balance, equity: balance, peakEquity };
 }

@@ -1,5 +1,5 @@
 import type { Transaction } from '@propdesk/kit';
-import { appendEvents, writeAccountMoney, type Account } from '../core-port';
+import { appendEvents, writeAccountMoney, type Account, type NewEvent } from '../core-port';
 import type { Position } from '../data/positions';
 import { liquidateInTx } from './liquidate-account';
 import { recordEquityPoint, type TradingContext } from './trading-context';
@@ -10,7 +10,8 @@ import { recordEquityPoint, type TradingContext } from './trading-context';
  * carries the final figures. When the program has a phase after this evaluation phase, its
  * account is provisioned in this same transaction (the core's lifecycle; a unique constraint on
  * previous_account keeps it to one whatever the replicas): account.passed names it, then come
- * its account.created and account.assigned. A failure anywhere rolls the pass back with it.
+ * its account.created and account.assigned; the passed row links it (next_account) in the write
+ * that sets its status. A failure anywhere rolls the pass back with it.
  */
 export async function applyPass(
   ctx: TradingContext,
@@ -19,12 +20,14 @@ export async function applyPass(
   live: Position[],
   observed: { equity: number; peakEquity: number; tradingDays: number },
 ): Promise<Account> {
-  const balance = await liquidateInTx(ctx, tx, account, live, 'profit_target');
+  const closings: NewEvent[] = [];
+  const balance = await liquidateInTx(ctx, tx, account, live, 'profit_target', closings);
   const peakEquity = Math.max(observed.peakEquity, balance);
-  await writeAccountMoney(ctx.sequelize, tx, account.number, { balance, equity: balance, peakEquity, status: 'passed' });
   const progression = ctx.lifecycle ? await ctx.lifecycle.provisionNextPhase(tx, account) : null;
-  // One statement for the pass's events, in their order: account.passed, then the next account's.
+  await writeAccountMoney(ctx.sequelize, tx, account.number, { balance, equity: balance, peakEquity, status: 'passed', nextAccount: progression?.next.number });
+  // One statement for the pass's events, in their order: the positions closed, account.passed, then the next account's.
   await appendEvents(ctx.sequelize, tx, [
+    ...closings,
     {
       organizationId: account.organizationId,
       type: 'account.passed',

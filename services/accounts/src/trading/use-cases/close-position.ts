@@ -1,5 +1,5 @@
 import { AppError, effectTransaction, isUuid, type Transaction } from '@propdesk/kit';
-import { accountNotFound, appendEvent, lockAccount, parseAccountNumber, parseOrganizationId, writeAccountMoney, type Account } from '../core-port';
+import { accountNotFound, appendEvent, lockAccount, parseAccountNumber, parseOrganizationId, writeAccountMoney, type Account, type NewEvent } from '../core-port';
 import { recordDealStats } from '../data/deal-stats';
 import { insertDeal, type Deal } from '../data/deals';
 import { cancelPending, findPosition, livePositionsOfAccount, markClosed, type Position } from '../data/positions';
@@ -94,7 +94,8 @@ async function closeInTx(ctx: TradingContext, tx: Transaction, req: CloseRequest
 
 /**
  * Closes one open position at `price` inside the caller's transaction (the account row is
- * locked): the position row, a deal carrying the balance after it, and position.closed.
+ * locked): the position row, a deal carrying the balance after it, and position.closed (appended
+ * here, or pushed to `events` for the caller to append with its own in one statement).
  * Returns null when the position was no longer open (another replica got there first).
  */
 export async function closePositionInTx(
@@ -105,6 +106,7 @@ export async function closePositionInTx(
   price: number,
   reason: string,
   closedAt: Date,
+  events?: NewEvent[],
 ): Promise<{ position: Position; deal: Deal; balance: number } | null> {
   if (position.openPrice === null || position.openedAt === null) return null;
   const profit = profitAt({ symbol: position.symbol, side: position.side, volume: position.volume, openPrice: position.openPrice }, price, ctx.quote);
@@ -127,10 +129,12 @@ export async function closePositionInTx(
     balanceAfter: balance,
   });
   await recordDealStats(ctx.sequelize, tx, deal, account.initialBalance);
-  await appendEvent(ctx.sequelize, tx, {
+  const event: NewEvent = {
     organizationId: account.organizationId,
     type: 'position.closed',
     data: positionClosedData(account.number, position, { price, profit, reason }),
-  });
+  };
+  if (events) events.push(event);
+  else await appendEvent(ctx.sequelize, tx, event);
   return { position: closed, deal, balance };
 }
