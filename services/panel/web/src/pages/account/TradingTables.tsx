@@ -1,21 +1,12 @@
-import { useInfiniteQuery } from '@tanstack/react-query';
 import type { ReactNode } from 'react';
 import { panelApi, queryKeys } from '../../api/panel-api';
-import type { Deal, Flag, Page, Position } from '../../api/types';
+import type { Deal, Flag, Position } from '../../api/types';
 import { formatMoney, formatNumber, formatTime } from '../../components/format';
+import { ListTable, type Column } from '../../components/ListTable';
 import { LoadMore } from '../../components/LoadMore';
 import { QueryState } from '../../components/QueryState';
 import { StatusBadge } from '../../components/StatusBadge';
-
-function usePaged<T>(key: readonly unknown[], fetchPage: (cursor?: string) => Promise<Page<T>>) {
-  const query = useInfiniteQuery({
-    queryKey: key,
-    queryFn: ({ pageParam }) => fetchPage(pageParam),
-    initialPageParam: undefined as string | undefined,
-    getNextPageParam: (last: Page<T>) => last.next_cursor ?? undefined,
-  });
-  return { query, items: query.data?.pages.flatMap((p) => p.data) ?? [] };
-}
+import { usePaged } from '../../components/usePaged';
 
 function PagedTable<T>({
   title,
@@ -25,7 +16,7 @@ function PagedTable<T>({
   row,
 }: {
   title: string;
-  columns: Array<{ label: string; num?: boolean }>;
+  columns: Column[];
   empty: string;
   paged: ReturnType<typeof usePaged<T>>;
   row: (item: T) => ReactNode;
@@ -34,31 +25,7 @@ function PagedTable<T>({
   return (
     <section className="card">
       <QueryState isPending={query.isPending} error={query.error} label={title}>
-        <div className="table-scroll">
-          <table className="list">
-            <caption>{title}</caption>
-            <thead>
-              <tr>
-                {columns.map((c) => (
-                  <th key={c.label} scope="col" className={c.num ? 'num' : undefined}>
-                    {c.label}
-                  </th>
-                ))}
-              </tr>
-            </thead>
-            <tbody>
-              {items.length === 0 ? (
-                <tr>
-                  <td colSpan={columns.length} className="muted">
-                    {empty}
-                  </td>
-                </tr>
-              ) : (
-                items.map(row)
-              )}
-            </tbody>
-          </table>
-        </div>
+        <ListTable caption={title} columns={columns} items={items} empty={empty} row={row} />
         <LoadMore hasNextPage={query.hasNextPage} isFetchingNextPage={query.isFetchingNextPage} fetchNextPage={query.fetchNextPage} />
       </QueryState>
     </section>

@@ -1,4 +1,3 @@
-import { useInfiniteQuery } from '@tanstack/react-query';
 import { useEffect, useState, type FormEvent } from 'react';
 import { Link, useSearchParams } from 'react-router';
 import { panelApi, queryKeys, type AccountFilter } from '../../api/panel-api';
@@ -6,10 +5,12 @@ import type { Account, AccountPage, Trader } from '../../api/types';
 import { useCanManage, useMeta } from '../../app/session';
 import { SelectField } from '../../components/Field';
 import { formatMoney } from '../../components/format';
+import { ListTable } from '../../components/ListTable';
 import { LoadMore } from '../../components/LoadMore';
 import { QueryState } from '../../components/QueryState';
 import { StatusBadge } from '../../components/StatusBadge';
 import { usePageTitle } from '../../components/usePageTitle';
+import { usePaged } from '../../components/usePaged';
 import { CreateAccountsForm } from './CreateAccountsForm';
 
 const SEARCH_DELAY_MS = 300;
@@ -52,13 +53,7 @@ export function AccountsPage() {
     return () => clearTimeout(timer);
   });
 
-  const list = useInfiniteQuery({
-    queryKey: queryKeys.accounts(filter),
-    queryFn: ({ pageParam }) => panelApi.accounts.list(filter, pageParam),
-    initialPageParam: undefined as string | undefined,
-    getNextPageParam: (last: AccountPage) => last.next_cursor ?? undefined,
-  });
-  const accounts = list.data?.pages.flatMap((p) => p.data) ?? [];
+  const { query: list, items: accounts } = usePaged<Account, AccountPage>(queryKeys.accounts(filter), (cursor) => panelApi.accounts.list(filter, cursor));
   const traders = Object.assign({}, ...(list.data?.pages.map((p) => p.traders) ?? [])) as Record<string, Trader>;
 
   const submitSearch = (e: FormEvent) => {
@@ -97,49 +92,26 @@ export function AccountsPage() {
           </div>
         </form>
         <QueryState isPending={list.isPending} error={list.error} label="Accounts">
-          <div className="table-scroll">
-            <table className="list">
-              <caption>Accounts</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Number</th>
-                  <th scope="col">Status</th>
-                  <th scope="col">Trader</th>
-                  <th scope="col">Program and phase</th>
-                  <th scope="col" className="num">
-                    Balance
-                  </th>
-                  <th scope="col" className="num">
-                    Equity
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {accounts.length === 0 ? (
-                  <tr>
-                    <td colSpan={6} className="muted">
-                      No accounts match.
-                    </td>
-                  </tr>
-                ) : (
-                  accounts.map((a) => (
-                    <tr key={a.number}>
-                      <td>
-                        <Link to={`/accounts/${a.number}`}>{a.number}</Link>
-                      </td>
-                      <td>
-                        <StatusBadge status={a.status} />
-                      </td>
-                      <td className="wrap">{traderText(a, traders)}</td>
-                      <td>{programAndPhase(a)}</td>
-                      <td className="num">{formatMoney(a.balance)}</td>
-                      <td className="num">{formatMoney(a.equity)}</td>
-                    </tr>
-                  ))
-                )}
-              </tbody>
-            </table>
-          </div>
+          <ListTable
+            caption="Accounts"
+            columns={[{ label: 'Number' }, { label: 'Status' }, { label: 'Trader' }, { label: 'Program and phase' }, { label: 'Balance', num: true }, { label: 'Equity', num: true }]}
+            items={accounts}
+            empty="No accounts match."
+            row={(a) => (
+              <tr key={a.number}>
+                <td>
+                  <Link to={`/accounts/${a.number}`}>{a.number}</Link>
+                </td>
+                <td>
+                  <StatusBadge status={a.status} />
+                </td>
+                <td className="wrap">{traderText(a, traders)}</td>
+                <td>{programAndPhase(a)}</td>
+                <td className="num">{formatMoney(a.balance)}</td>
+                <td className="num">{formatMoney(a.equity)}</td>
+              </tr>
+            )}
+          />
           <LoadMore hasNextPage={list.hasNextPage} isFetchingNextPage={list.isFetchingNextPage} fetchNextPage={list.fetchNextPage} />
         </QueryState>
       </section>

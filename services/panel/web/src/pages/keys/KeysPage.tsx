@@ -1,4 +1,4 @@
-import { useInfiniteQuery, useMutation, useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { Fragment, useState, type FormEvent } from 'react';
 import { ApiError, panelApi, queryKeys } from '../../api/panel-api';
 import type { ApiKey, NewApiKey, Page } from '../../api/types';
@@ -6,11 +6,13 @@ import { useCanManage, useMeta } from '../../app/session';
 import { confirmed } from '../../components/confirm';
 import { CheckboxGroup, SelectField, TextField } from '../../components/Field';
 import { formatTime } from '../../components/format';
+import { ListTable } from '../../components/ListTable';
 import { LoadMore } from '../../components/LoadMore';
 import { ErrorMessage, errorText, QueryState } from '../../components/QueryState';
 import { ShownOnce } from '../../components/ShownOnce';
 import { StatusBadge } from '../../components/StatusBadge';
 import { usePageTitle } from '../../components/usePageTitle';
+import { usePaged } from '../../components/usePaged';
 import { KeyLimitsForm } from './KeyLimitsForm';
 
 const DAY = 86_400;
@@ -96,12 +98,7 @@ export function KeysPage() {
   const queryClient = useQueryClient();
   const [shown, setShown] = useState<NewApiKey | null>(null);
   const [limitsOf, setLimitsOf] = useState<string | null>(null);
-  const list = useInfiniteQuery({
-    queryKey: queryKeys.keys,
-    queryFn: ({ pageParam }) => panelApi.keys.list(pageParam),
-    initialPageParam: undefined as string | undefined,
-    getNextPageParam: (last: Page<ApiKey>) => last.next_cursor ?? undefined,
-  });
+  const { query: list, items: keys } = usePaged<ApiKey>(queryKeys.keys, (cursor) => panelApi.keys.list(cursor));
   const refresh = () => void queryClient.invalidateQueries({ queryKey: queryKeys.keys });
   const revoke = useMutation({ mutationFn: panelApi.keys.revoke, onSuccess: refresh });
   const roll = useMutation({
@@ -111,7 +108,6 @@ export function KeysPage() {
       refresh();
     },
   });
-  const keys = list.data?.pages.flatMap((p) => p.data) ?? [];
 
   return (
     <>
@@ -133,98 +129,77 @@ export function KeysPage() {
       ) : null}
       <section className="card">
         <QueryState isPending={list.isPending} error={list.error} label="API keys">
-          <div className="table-scroll">
-            <table className="list">
-              <caption>API keys</caption>
-              <thead>
+          <ListTable
+            caption="API keys"
+            columns={[{ label: 'Name' }, { label: 'Prefix' }, { label: 'Scopes' }, { label: 'Status' }, { label: 'Expires' }, { label: 'Limits per minute, read / write' }, { label: 'Created, last used' }, canManage && { label: 'Actions' }]}
+            items={keys}
+            empty="No keys yet."
+            row={(k) => {
+              const status = keyStatus(k);
+              return (
+                <Fragment key={k.id}>
                 <tr>
-                  <th scope="col">Name</th>
-                  <th scope="col">Prefix</th>
-                  <th scope="col">Scopes</th>
-                  <th scope="col">Status</th>
-                  <th scope="col">Expires</th>
-                  <th scope="col">Limits per minute, read / write</th>
-                  <th scope="col">Created, last used</th>
-                  {canManage ? <th scope="col">Actions</th> : null}
+                  <td className="wrap">{k.name}</td>
+                  <td>
+                    <code>{k.prefix}</code>
+                  </td>
+                  <td>{k.scopes.length ? k.scopes.map((s) => <span key={s} className="scope">{s}</span>) : <span className="muted">none</span>}</td>
+                  <td>
+                    <StatusBadge status={status} />
+                  </td>
+                  <td>{k.expires_at ? formatTime(k.expires_at) : 'never'}</td>
+                  <td>{limitsText(k)}</td>
+                  <td>
+                    {formatTime(k.created_at)}
+                    <div className="muted small">{k.last_used_at ? `used ${formatTime(k.last_used_at)}` : 'never used'}</div>
+                  </td>
+                  {canManage ? (
+                    <td>
+                    <div className="row-actions">
+                      {status === 'revoked' ? null : (
+                        <>
+                          <button
+                            type="button"
+                            className="secondary small"
+                            aria-label={`Roll key ${k.name}`}
+                            disabled={roll.isPending}
+                            onClick={() => {
+                              if (confirmed(`Roll "${k.name}"? A new key with the same scopes is created; this one keeps working for a day.`)) roll.mutate(k.id);
+                            }}
+                          >
+                            Roll
+                          </button>
+                          <button type="button" className="secondary small" aria-label={`Set limits of key ${k.name}`} onClick={() => setLimitsOf(k.id)}>
+                            Limits
+                          </button>
+                          <button
+                            type="button"
+                            className="secondary danger small"
+                            aria-label={`Revoke key ${k.name}`}
+                            disabled={revoke.isPending}
+                            onClick={() => {
+                              if (confirmed(`Revoke "${k.name}"? Calls with it fail at once.`)) revoke.mutate(k.id);
+                            }}
+                          >
+                            Revoke
+                          </button>
+                        </>
+                      )}
+                    </div>
+                  </td>
+                  ) : null}
                 </tr>
-              </thead>
-              <tbody>
-                {keys.length === 0 ? (
+                {canManage && limitsOf === k.id ? (
                   <tr>
-                    <td colSpan={canManage ? 8 : 7} className="muted">
-                      No keys yet.
+                    <td colSpan={8}>
+                      <KeyLimitsForm apiKey={k} onDone={() => setLimitsOf(null)} />
                     </td>
                   </tr>
-                ) : (
-                  keys.map((k) => {
-                    const status = keyStatus(k);
-                    return (
-                      <Fragment key={k.id}>
-                      <tr>
-                        <td className="wrap">{k.name}</td>
-                        <td>
-                          <code>{k.prefix}</code>
-                        </td>
-                        <td>{k.scopes.length ? k.scopes.map((s) => <span key={s} className="scope">{s}</span>) : <span className="muted">none</span>}</td>
-                        <td>
-                          <StatusBadge status={status} />
-                        </td>
-                        <td>{k.expires_at ? formatTime(k.expires_at) : 'never'}</td>
-                        <td>{limitsText(k)}</td>
-                        <td>
-                          {formatTime(k.created_at)}
-                          <div className="muted small">{k.last_used_at ? `used ${formatTime(k.last_used_at)}` : 'never used'}</div>
-                        </td>
-                        {canManage ? (
-                          <td>
-                          <div className="row-actions">
-                            {status === 'revoked' ? null : (
-                              <>
-                                <button
-                                  type="button"
-                                  className="secondary small"
-                                  aria-label={`Roll key ${k.name}`}
-                                  disabled={roll.isPending}
-                                  onClick={() => {
-                                    if (confirmed(`Roll "${k.name}"? A new key with the same scopes is created; this one keeps working for a day.`)) roll.mutate(k.id);
-                                  }}
-                                >
-                                  Roll
-                                </button>
-                                <button type="button" className="secondary small" aria-label={`Set limits of key ${k.name}`} onClick={() => setLimitsOf(k.id)}>
-                                  Limits
-                                </button>
-                                <button
-                                  type="button"
-                                  className="secondary danger small"
-                                  aria-label={`Revoke key ${k.name}`}
-                                  disabled={revoke.isPending}
-                                  onClick={() => {
-                                    if (confirmed(`Revoke "${k.name}"? Calls with it fail at once.`)) revoke.mutate(k.id);
-                                  }}
-                                >
-                                  Revoke
-                                </button>
-                              </>
-                            )}
-                          </div>
-                        </td>
-                        ) : null}
-                      </tr>
-                      {canManage && limitsOf === k.id ? (
-                        <tr>
-                          <td colSpan={8}>
-                            <KeyLimitsForm apiKey={k} onDone={() => setLimitsOf(null)} />
-                          </td>
-                        </tr>
-                      ) : null}
-                      </Fragment>
-                    );
-                  })
-                )}
-              </tbody>
-            </table>
-          </div>
+                ) : null}
+                </Fragment>
+              );
+            }}
+          />
           <LoadMore hasNextPage={list.hasNextPage} isFetchingNextPage={list.isFetchingNextPage} fetchNextPage={list.fetchNextPage} />
         </QueryState>
         <ErrorMessage error={revoke.error ?? roll.error} />

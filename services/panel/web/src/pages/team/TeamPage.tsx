@@ -1,14 +1,16 @@
-import { useInfiniteQuery, useMutation, useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { ApiError, panelApi, queryKeys } from '../../api/panel-api';
-import type { Page, Role, TeamUser } from '../../api/types';
+import type { Role, TeamUser } from '../../api/types';
 import { useMeta, useUser } from '../../app/session';
 import { confirmed } from '../../components/confirm';
 import { SelectField, TextField } from '../../components/Field';
 import { formatTime } from '../../components/format';
+import { ListTable } from '../../components/ListTable';
 import { LoadMore } from '../../components/LoadMore';
 import { ErrorMessage, errorText, QueryState } from '../../components/QueryState';
 import { usePageTitle } from '../../components/usePageTitle';
+import { usePaged } from '../../components/usePaged';
 
 function AddUserForm() {
   const meta = useMeta();
@@ -169,13 +171,7 @@ export function TeamPage() {
   usePageTitle('Team');
   const user = useUser();
   const isOwner = user.role === 'owner';
-  const list = useInfiniteQuery({
-    queryKey: queryKeys.team,
-    queryFn: ({ pageParam }) => panelApi.team.list(pageParam),
-    initialPageParam: undefined as string | undefined,
-    getNextPageParam: (last: Page<TeamUser>) => last.next_cursor ?? undefined,
-  });
-  const members = list.data?.pages.flatMap((p) => p.data) ?? [];
+  const { query: list, items: members } = usePaged<TeamUser>(queryKeys.team, (cursor) => panelApi.team.list(cursor));
   return (
     <>
       <div className="page-head">
@@ -184,24 +180,15 @@ export function TeamPage() {
       {isOwner ? <AddUserForm /> : null}
       <section className="card">
         <QueryState isPending={list.isPending} error={list.error} label="Team">
-          <div className="table-scroll">
-            <table className="list">
-              <caption>Team</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Email</th>
-                  <th scope="col">Role</th>
-                  <th scope="col">Added</th>
-                  {isOwner ? <th scope="col">Actions</th> : null}
-                </tr>
-              </thead>
-              <tbody>
-                {members.map((m) => (
-                  <MemberRow key={`${m.id}:${m.role}`} member={m} isOwner={isOwner} isSelf={m.id === user.id} />
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <ListTable
+            caption="Team"
+            columns={[{ label: 'Email' }, { label: 'Role' }, { label: 'Added' }, isOwner && { label: 'Actions' }]}
+            items={members}
+            empty="No members."
+            row={(m) => (
+              <MemberRow key={`${m.id}:${m.role}`} member={m} isOwner={isOwner} isSelf={m.id === user.id} />
+            )}
+          />
           <LoadMore hasNextPage={list.hasNextPage} isFetchingNextPage={list.isFetchingNextPage} fetchNextPage={list.fetchNextPage} />
         </QueryState>
       </section>

@@ -1,16 +1,18 @@
-import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
 import { ApiError, panelApi, queryKeys } from '../../api/panel-api';
-import type { Delivery, Page } from '../../api/types';
+import type { Delivery } from '../../api/types';
 import { useCanManage } from '../../app/session';
 import { confirmed } from '../../components/confirm';
 import { formatTime } from '../../components/format';
+import { ListTable } from '../../components/ListTable';
 import { LoadMore } from '../../components/LoadMore';
 import { ErrorMessage, QueryState } from '../../components/QueryState';
 import { ShownOnce } from '../../components/ShownOnce';
 import { StatusBadge } from '../../components/StatusBadge';
 import { usePageTitle } from '../../components/usePageTitle';
+import { usePaged } from '../../components/usePaged';
 import { NotFoundPage } from '../NotFoundPage';
 import { eventsText } from './WebhooksPage';
 
@@ -31,13 +33,9 @@ export function WebhookPage() {
   const queryClient = useQueryClient();
   const [notice, setNotice] = useState('');
   const endpoint = useQuery({ queryKey: queryKeys.webhook(id), queryFn: () => panelApi.webhooks.get(id) });
-  const deliveries = useInfiniteQuery({
-    queryKey: [...queryKeys.webhook(id), 'deliveries'],
-    queryFn: ({ pageParam }) => panelApi.webhooks.deliveries(id, pageParam),
-    initialPageParam: undefined as string | undefined,
-    getNextPageParam: (last: Page<Delivery>) => last.next_cursor ?? undefined,
-    // While a delivery is on its way, watch it land.
-    refetchInterval: (query) => (query.state.data?.pages.some((p) => p.data.some((d) => d.status === 'pending')) ? POLL_WHILE_PENDING_MS : false),
+  // While a delivery is on its way, watch it land.
+  const { query: deliveries, items } = usePaged<Delivery>([...queryKeys.webhook(id), 'deliveries'], (cursor) => panelApi.webhooks.deliveries(id, cursor), {
+    pollWhile: (loaded) => (loaded.some((d) => d.status === 'pending') ? POLL_WHILE_PENDING_MS : false),
   });
   const refresh = () => {
     void queryClient.invalidateQueries({ queryKey: queryKeys.webhook(id) });
@@ -69,7 +67,6 @@ export function WebhookPage() {
 
   if (endpoint.error instanceof ApiError && endpoint.error.status === 404) return <NotFoundPage />;
   const w = endpoint.data;
-  const items = deliveries.data?.pages.flatMap((p) => p.data) ?? [];
   const failure = sendTest.error ?? retry.error ?? enable.error ?? rotate.error ?? remove.error;
 
   return (
@@ -139,64 +136,40 @@ export function WebhookPage() {
       </section>
       <section className="card">
         <QueryState isPending={deliveries.isPending} error={deliveries.error} label="Deliveries">
-          <div className="table-scroll">
-            <table className="list">
-              <caption>Deliveries</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Created</th>
-                  <th scope="col">Event</th>
-                  <th scope="col">Status</th>
-                  <th scope="col">Response</th>
-                  <th scope="col" className="num">
-                    Attempts
-                  </th>
-                  <th scope="col" className="num">
-                    Duration
-                  </th>
-                  {canManage ? <th scope="col">Actions</th> : null}
-                </tr>
-              </thead>
-              <tbody>
-                {items.length === 0 ? (
-                  <tr>
-                    <td colSpan={canManage ? 7 : 6} className="muted">
-                      No deliveries yet.
-                    </td>
-                  </tr>
-                ) : (
-                  items.map((d) => (
-                    <tr key={d.id}>
-                      <td>{formatTime(d.created_at)}</td>
-                      <td>
-                        {d.event_type}
-                        <div className="muted small">{d.event_id}</div>
-                      </td>
-                      <td>
-                        <StatusBadge status={d.status} />
-                      </td>
-                      <td className="wrap">{responseText(d)}</td>
-                      <td className="num">{d.attempt}</td>
-                      <td className="num">{d.duration_ms === null ? '—' : `${d.duration_ms} ms`}</td>
-                      {canManage ? (
-                        <td>
-                          <button
-                            type="button"
-                            className="secondary small"
-                            aria-label={`Retry delivery of ${d.event_type} ${d.event_id}`}
-                            disabled={retry.isPending}
-                            onClick={() => retry.mutate(d.id)}
-                          >
-                            Retry
-                          </button>
-                        </td>
-                      ) : null}
-                    </tr>
-                  ))
-                )}
-              </tbody>
-            </table>
-          </div>
+          <ListTable
+            caption="Deliveries"
+            columns={[{ label: 'Created' }, { label: 'Event' }, { label: 'Status' }, { label: 'Response' }, { label: 'Attempts', num: true }, { label: 'Duration', num: true }, canManage && { label: 'Actions' }]}
+            items={items}
+            empty="No deliveries yet."
+            row={(d) => (
+              <tr key={d.id}>
+                <td>{formatTime(d.created_at)}</td>
+                <td>
+                  {d.event_type}
+                  <div className="muted small">{d.event_id}</div>
+                </td>
+                <td>
+                  <StatusBadge status={d.status} />
+                </td>
+                <td className="wrap">{responseText(d)}</td>
+                <td className="num">{d.attempt}</td>
+                <td className="num">{d.duration_ms === null ? '—' : `${d.duration_ms} ms`}</td>
+                {canManage ? (
+                  <td>
+                    <button
+                      type="button"
+                      className="secondary small"
+                      aria-label={`Retry delivery of ${d.event_type} ${d.event_id}`}
+                      disabled={retry.isPending}
+                      onClick={() => retry.mutate(d.id)}
+                    >
+                      Retry
+                    </button>
+                  </td>
+                ) : null}
+              </tr>
+            )}
+          />
           <LoadMore hasNextPage={deliveries.hasNextPage} isFetchingNextPage={deliveries.isFetchingNextPage} fetchNextPage={deliveries.fetchNextPage} />
         </QueryState>
       </section>

@@ -1,14 +1,16 @@
-import { useInfiniteQuery, useMutation, useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { Link } from 'react-router';
 import { panelApi, queryKeys } from '../../api/panel-api';
-import type { Page, Webhook } from '../../api/types';
+import type { Webhook } from '../../api/types';
 import { useCanManage } from '../../app/session';
 import { confirmed } from '../../components/confirm';
 import { formatTime } from '../../components/format';
+import { ListTable } from '../../components/ListTable';
 import { LoadMore } from '../../components/LoadMore';
 import { ErrorMessage, QueryState } from '../../components/QueryState';
 import { StatusBadge } from '../../components/StatusBadge';
 import { usePageTitle } from '../../components/usePageTitle';
+import { usePaged } from '../../components/usePaged';
 import { RegisterWebhookForm } from './RegisterWebhookForm';
 
 export const eventsText = (events: string[]): string => (events.length === 0 ? 'every event type' : events.join(', '));
@@ -17,16 +19,10 @@ export function WebhooksPage() {
   usePageTitle('Webhooks');
   const canManage = useCanManage();
   const queryClient = useQueryClient();
-  const list = useInfiniteQuery({
-    queryKey: queryKeys.webhooks,
-    queryFn: ({ pageParam }) => panelApi.webhooks.list(pageParam),
-    initialPageParam: undefined as string | undefined,
-    getNextPageParam: (last: Page<Webhook>) => last.next_cursor ?? undefined,
-  });
+  const { query: list, items: endpoints } = usePaged<Webhook>(queryKeys.webhooks, (cursor) => panelApi.webhooks.list(cursor));
   const refresh = () => void queryClient.invalidateQueries({ queryKey: queryKeys.webhooks });
   const enable = useMutation({ mutationFn: panelApi.webhooks.enable, onSuccess: refresh });
   const remove = useMutation({ mutationFn: panelApi.webhooks.remove, onSuccess: refresh });
-  const endpoints = list.data?.pages.flatMap((p) => p.data) ?? [];
 
   return (
     <>
@@ -36,63 +32,45 @@ export function WebhooksPage() {
       {canManage ? <RegisterWebhookForm /> : null}
       <section className="card">
         <QueryState isPending={list.isPending} error={list.error} label="Webhooks">
-          <div className="table-scroll">
-            <table className="list">
-              <caption>Webhooks</caption>
-              <thead>
-                <tr>
-                  <th scope="col">URL</th>
-                  <th scope="col">Events</th>
-                  <th scope="col">Status</th>
-                  <th scope="col">Registered</th>
-                  {canManage ? <th scope="col">Actions</th> : null}
-                </tr>
-              </thead>
-              <tbody>
-                {endpoints.length === 0 ? (
-                  <tr>
-                    <td colSpan={canManage ? 5 : 4} className="muted">
-                      No endpoints registered.
-                    </td>
-                  </tr>
-                ) : (
-                  endpoints.map((w) => (
-                    <tr key={w.id}>
-                      <td className="wrap">
-                        <Link to={`/webhooks/${w.id}`}>{w.url}</Link>
-                      </td>
-                      <td className="wrap">{eventsText(w.events)}</td>
-                      <td>
-                        <StatusBadge status={w.status} />
-                      </td>
-                      <td>{formatTime(w.created_at)}</td>
-                      {canManage ? (
-                        <td>
-                          <div className="row-actions">
-                          {w.status === 'disabled' ? (
-                            <button type="button" className="secondary small" aria-label={`Enable ${w.url}`} onClick={() => enable.mutate(w.id)}>
-                              Enable
-                            </button>
-                          ) : null}
-                          <button
-                            type="button"
-                            className="secondary danger small"
-                            aria-label={`Delete ${w.url}`}
-                            onClick={() => {
-                              if (confirmed(`Delete the endpoint ${w.url}? It stops receiving events.`)) remove.mutate(w.id);
-                            }}
-                          >
-                            Delete
-                          </button>
-                        </div>
-                        </td>
-                      ) : null}
-                    </tr>
-                  ))
-                )}
-              </tbody>
-            </table>
-          </div>
+          <ListTable
+            caption="Webhooks"
+            columns={[{ label: 'URL' }, { label: 'Events' }, { label: 'Status' }, { label: 'Registered' }, canManage && { label: 'Actions' }]}
+            items={endpoints}
+            empty="No endpoints registered."
+            row={(w) => (
+              <tr key={w.id}>
+                <td className="wrap">
+                  <Link to={`/webhooks/${w.id}`}>{w.url}</Link>
+                </td>
+                <td className="wrap">{eventsText(w.events)}</td>
+                <td>
+                  <StatusBadge status={w.status} />
+                </td>
+                <td>{formatTime(w.created_at)}</td>
+                {canManage ? (
+                  <td>
+                    <div className="row-actions">
+                    {w.status === 'disabled' ? (
+                      <button type="button" className="secondary small" aria-label={`Enable ${w.url}`} onClick={() => enable.mutate(w.id)}>
+                        Enable
+                      </button>
+                    ) : null}
+                    <button
+                      type="button"
+                      className="secondary danger small"
+                      aria-label={`Delete ${w.url}`}
+                      onClick={() => {
+                        if (confirmed(`Delete the endpoint ${w.url}? It stops receiving events.`)) remove.mutate(w.id);
+                      }}
+                    >
+                      Delete
+                    </button>
+                  </div>
+                  </td>
+                ) : null}
+              </tr>
+            )}
+          />
           <LoadMore hasNextPage={list.hasNextPage} isFetchingNextPage={list.isFetchingNextPage} fetchNextPage={list.fetchNextPage} />
         </QueryState>
         <ErrorMessage error={enable.error ?? remove.error} />
