@@ -299,7 +299,13 @@ test('a rolling restart of every replicated process under load: zero failed read
     expect(accounts.filter((a) => a.trader_id !== null).map((a) => a.number).sort((a, b) => a - b)).toEqual([...claimed].sort((a, b) => a - b));
     const provisioned = byKind('provision').flatMap((w) => (w.body.data as Array<{ number: number }>).map((a) => a.number));
     expect(accounts.length).toBe(numbers.length + provisioned.length);
-    const events = await all<FeedEvent>('/v1/events');
+    // The feed shows an event once every older transaction in the database has ended (it never skips
+    // one that commits late), so the last few may take a moment to appear; wait for them, then count.
+    let events = await all<FeedEvent>('/v1/events');
+    for (const deadline = Date.now() + 15_000; Date.now() < deadline; events = await all<FeedEvent>('/v1/events')) {
+      if (events.filter((e) => e.type === 'account.created').length >= accounts.length) break;
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
     expect(events.filter((e) => e.type === 'account.created').length).toBe(accounts.length);
     const assigned = events.filter((e) => e.type === 'account.assigned').map((e) => e.data.account);
     expect(duplicates(assigned)).toEqual([]);
