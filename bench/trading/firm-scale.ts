@@ -339,8 +339,8 @@ export async function runFirmScale(): Promise<number> {
     }
 
     // Latency at that load: the walk on the nine other symbols at the capacity rate, breaching EURUSD quotes slipped in one at a time
-    // (the candidates are shared out over the loads measured: the capacity, then BENCH_FIRM_LATENCY_AT, e.g. "500").
-    const loads = [Math.max(capacity, RATES[0]), ...(process.env.BENCH_FIRM_LATENCY_AT ?? '').split(',').filter(Boolean).map(Number)];
+    // (the candidates are shared out over the loads measured: the capacity, then BENCH_FIRM_LATENCY_AT, by default 500 q/s, the figure).
+    const loads = [...new Set([Math.max(capacity, RATES[0]), ...(process.env.BENCH_FIRM_LATENCY_AT ?? '500').split(',').filter(Boolean).map(Number)])];
     const share = Math.floor(breachAccounts.length / loads.length);
     for (const [li, loadRate] of loads.entries()) {
       const top = breachAccounts.length - li * share;
