@@ -30,7 +30,7 @@ export async function startHarness(extraEnv: NodeJS.ProcessEnv = {}): Promise<Ha
     AUTH_GRPC_ADDRESS: auth.address,
     CURSOR_SECRET: 'accounts-test-cursor-secret',
     CREDENTIALS_KEY: randomBytes(32).toString('hex'),
-    LOG_LEVEL: 'silent',
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
     ...extraEnv,
   };
   const service = await start(env);

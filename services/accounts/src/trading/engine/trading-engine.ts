@@ -1,7 +1,7 @@
 import type { Logger, Sequelize } from '@propdesk/kit';
 import type { Registry } from 'prom-client';
 import { readAccounts, type PhaseLifecycle } from '../core-port';
-import { startOfDayBalances } from '../data/account-days';
+import { startOfDayBalances, type DayStart } from '../data/account-days';
 import { dailyProfitsOf, withToday } from '../data/daily-profits';
 import { allLivePositions, livePositionsOfAccounts, recentlyChangedAccounts, tradingDaysOf, type Position } from '../data/positions';
 import { liveAccountNumbers } from '../data/engine-leases';
@@ -525,7 +525,11 @@ export class TradingEngine implements LiveEngine {
     await this.ensureDay(now);
     const minute = Math.floor(now.getTime() / 60_000) * 60_000;
     const day = tradingDayOf(now, this.options.rolloverHourUtc);
-    const states = numbers.map((n) => this.accounts.get(n)).filter((s): s is AccountState => s !== undefined);
+    const indexed = () => numbers.map((n) => this.accounts.get(n)).filter((s): s is AccountState => s !== undefined);
+    // Never judged without the day's start (a state indexed by a rebuild still reading it); the
+    // states are taken after that read, so none dropped meanwhile (its slot reused) is marked.
+    await this.startDays(indexed(), now, day);
+    const states = indexed();
     const suspects: AccountState[] = [];
     const warnings: AccountState[] = [];
     const h = this.table.hot;
@@ -613,6 +617,20 @@ export class TradingEngine implements LiveEngine {
   private async rebuildAccounts(numbers: number[], live: Position[]): Promise<void> {
     const accounts = new Map((await readAccounts(this.options.sequelize, numbers)).map((a) => [a.number, a]));
     const days = await tradingDaysOf(this.options.sequelize, numbers);
+    // The day's start is read before any rebuilt state is indexed: a state published without it
+    // would be judged (by a concurrent evaluate or quote) with no daily limit at all.
+    // (Accounts already started today with the same money keep their start: no query for them.)
+    const day = this.day;
+    const unstarted = numbers.filter((n) => {
+      const account = accounts.get(n);
+      const previous = this.accounts.get(n);
+      return day !== undefined && account?.status === 'active' && !(previous?.sodDay === day && sameMoney(previous, account));
+    });
+    const sods =
+      day !== undefined && unstarted.length > 0
+        ? await startOfDayBalances(this.options.sequelize, unstarted, day, tradingDayStart(this.ctx.now(), this.options.rolloverHourUtc))
+        : new Map<number, DayStart>();
+    const late: AccountState[] = [];
     const consistent = [...accounts.values()].filter((a) => a.status === 'active' && a.terms.consistencyPct !== null).map((a) => a.number);
     const dayProfits = await dailyProfitsOf(this.options.sequelize, consistent, this.options.rolloverHourUtc);
     const byAccount = new Map<number, Position[]>();
@@ -640,6 +658,11 @@ export class TradingEngine implements LiveEngine {
       const peakEquity = Math.max(account.peakEquity, same ? t.get(slot, PEAK) : 0);
       const state = accountState(account, mine, days.get(n) ?? 0, same ? previous : undefined, slot, peakEquity);
       if (account.terms.consistencyPct !== null) state.dayProfits = dayProfits.get(n) ?? [];
+      if (day !== undefined && day === this.day && state.sodDay !== day) {
+        const start = sods.get(n);
+        if (start) startDay(state, day, start, peakEquity);
+        else late.push(state);
+      }
       this.accounts.set(n, state);
       t.states[slot] = state;
       t.set(slot, BALANCE, account.balance);
@@ -662,8 +685,9 @@ export class TradingEngine implements LiveEngine {
       rebuilt.push(state);
     }
     this.countPositions();
-    // The day's start for accounts new to the index (the others have it from ensureDay).
-    if (this.day !== undefined) await this.startDays(rebuilt, this.ctx.now(), this.day);
+    // The day turned while this rebuild read (ensureDay started the others), or a state's start
+    // was not read above (replaced meanwhile): read now. Before the engine began a day, ensureDay does.
+    if (this.day !== undefined) await this.startDays(this.day !== day ? rebuilt : late, this.ctx.now(), this.day);
   }
 
   /** Start-of-day balance as the engine knows it (null before the account was first marked today). */
