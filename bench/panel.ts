@@ -133,6 +133,19 @@ export async function run(): Promise<void> {
       await page.getByRole('table', { name: /^Limits/ }).locator('td.num').first().waitFor();
       return Date.now() - t0;
     });
+    // Where the last open's time went: the document, then each request from its start to its end (ms from navigation start).
+    const waterfall = await page.evaluate(() => {
+      // (In the page: the DOM's performance timeline, typed loosely here since the bench compiles without the DOM's types.)
+      type Entry = { name: string; startTime: number; responseEnd: number; domContentLoadedEventEnd: number; loadEventEnd: number };
+      const entries = (kind: string) => (performance as unknown as { getEntriesByType(k: string): Entry[] }).getEntriesByType(kind);
+      const nav = entries('navigation')[0];
+      const parts = [`document ${Math.round(nav.responseEnd)}`, `DOMContentLoaded ${Math.round(nav.domContentLoadedEventEnd)}`, `load ${Math.round(nav.loadEventEnd)}`];
+      for (const r of entries('resource')) {
+        parts.push(`${new URL(r.name).pathname.replace(/^\/panel\/api\/accounts\/\d+/, '{n}')} ${Math.round(r.startTime)}-${Math.round(r.responseEnd)}`);
+      }
+      return parts.join(', ');
+    });
+    console.log(`2a. the last open, ms from navigation start: ${waterfall}`);
     await page.screenshot({ path: path.join(ROOT, 'bench', 'dist', 'panel-account-page.png'), fullPage: false });
     console.log(
       `2. account page (${DEALS} deals, a year of equity) opened in Chromium until fetched and drawn, 5 opens: ` +
