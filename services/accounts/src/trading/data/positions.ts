@@ -209,27 +209,14 @@ export async function cancelPending(sequelize: Sequelize, tx: Transaction, accou
   return rows.map(toPosition);
 }
 
-/**
- * The distinct trading days of the account's current attempt: a skip scan over
- * positions_account_attempt_day, one index probe per day (the attempt is a scalar subquery, so
- * both leading columns are fixed and each probe reads the next day in order).
- */
-export const TRADING_DAYS_SQL = `WITH RECURSIVE days AS (
-   (SELECT p.trading_day FROM positions p
-     WHERE p.account_number = $accountNumber AND p.attempt = (SELECT attempt FROM accounts WHERE number = $accountNumber)
-       AND p.trading_day IS NOT NULL
-     ORDER BY p.trading_day LIMIT 1)
-   UNION ALL
-   SELECT (SELECT p.trading_day FROM positions p
-            WHERE p.account_number = $accountNumber AND p.attempt = (SELECT attempt FROM accounts WHERE number = $accountNumber)
-              AND p.trading_day > d.trading_day
-            ORDER BY p.trading_day LIMIT 1)
-     FROM days d WHERE d.trading_day IS NOT NULL
- )
- SELECT count(trading_day) AS n FROM days`;
-
 export async function countTradingDays(sequelize: Sequelize, accountNumber: number, tx?: Transaction): Promise<number> {
-  const row = await selectOne<{ n: string }>(sequelize, TRADING_DAYS_SQL, { accountNumber }, tx);
+  const row = await selectOne<{ n: string }>(
+    sequelize,
+    `SELECT count(DISTINCT p.trading_day) AS n FROM positions p JOIN accounts a ON a.number = p.account_number AND a.attempt = p.attempt
+      WHERE p.account_number = $accountNumber AND p.trading_day IS NOT NULL`,
+    { accountNumber },
+    tx,
+  );
   return toNumber(row?.n);
 }
 

@@ -5,7 +5,6 @@ import { dailyBalancesSchema } from './0003-daily-balances';
 import { equityHoursSchema } from './0004-equity-hours';
 import { engineLeasesSchema } from './0005-engine-leases';
 import { attemptsPayoutsWarningsSchema } from './0006-attempts-payouts-warnings';
-import { tradingDaysIndexSchema } from './0007-trading-days-index';
 
 /**
  * The trading module's schema (positions, deals, flags, quotes, equity history, report
@@ -21,5 +20,4 @@ export const tradingMigrations: Migration[] = [
   engineLeasesSchema,
   // Numbered 0005 on the branch that introduced it, before the engine's leases took that number.
   { ...attemptsPayoutsWarningsSchema, formerNames: ['trading-0005-attempts-payouts-warnings'] },
-  tradingDaysIndexSchema,
 ];
