@@ -300,8 +300,7 @@ export async function run(): Promise<void> {
     `0. the rules' work per account mark, in process, ${OPEN_POSITIONS} accounts x 50 marks (best of 5): standard ${stdNs.toFixed(1)} ns, ` +
       `${CUSTOM_PROGRAMS} custom programs ${cusNs.toFixed(1)} ns (x${(cusNs / stdNs).toFixed(2)})`,
   );
-  const ratios: Array<{ qps: number; p99: number }> = [];
-  const pooled = { standard: { latencies: [] as number[], qps: [] as number[] }, custom: { latencies: [] as number[], qps: [] as number[] } };
+  const runs = { standard: [] as EngineFigures[], custom: [] as EngineFigures[] };
   for (let round = 1; round <= ROUNDS; round++) {
     // Alternating order, so neither side always runs on a warmer machine.
     const first = round % 2 === 1 ? 'standard' : 'custom';
@@ -310,24 +309,24 @@ export async function run(): Promise<void> {
     const [std, cus] = first === 'standard' ? [a, b] : [b, a];
     console.log(`1.${round} ${show(`standard only`, std)}`);
     console.log(`1.${round} ${show(`${CUSTOM_PROGRAMS} custom programs (mixed bases and modes)`, cus)}`);
-    ratios.push({ qps: cus.quotesPerSecond / std.quotesPerSecond, p99: cus.breachP99 / std.breachP99 });
-    pooled.standard.latencies.push(...std.latencies);
-    pooled.standard.qps.push(std.quotesPerSecond);
-    pooled.custom.latencies.push(...cus.latencies);
-    pooled.custom.qps.push(cus.quotesPerSecond);
+    runs.standard.push(std);
+    runs.custom.push(cus);
     console.log(
       `1.${round} custom / standard: quotes/s x${(cus.quotesPerSecond / std.quotesPerSecond).toFixed(2)}, breach p99 x${(cus.breachP99 / std.breachP99).toFixed(2)} (target: within 10%)`,
     );
   }
   if (ROUNDS > 0) {
     // One round's p99 of 100 breaches is its worst sample or two: the verdict is taken on every round's samples together.
-    const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
-    const std = { qps: mean(pooled.standard.qps), p99: percentile(pooled.standard.latencies, 0.99), p50: percentile(pooled.standard.latencies, 0.5) };
-    const cus = { qps: mean(pooled.custom.qps), p99: percentile(pooled.custom.latencies, 0.99), p50: percentile(pooled.custom.latencies, 0.5) };
+    const pooledOf = (figures: EngineFigures[]) => {
+      const latencies = figures.flatMap((f) => f.latencies);
+      return { qps: figures.reduce((sum, f) => sum + f.quotesPerSecond, 0) / figures.length, p99: percentile(latencies, 0.99), p50: percentile(latencies, 0.5), samples: latencies.length };
+    };
+    const std = pooledOf(runs.standard);
+    const cus = pooledOf(runs.custom);
     const qpsRatio = cus.qps / std.qps;
     const p99Ratio = cus.p99 / std.p99;
     console.log(
-      `1. all ${ROUNDS} rounds (${pooled.standard.latencies.length} breaches a side): standard ${std.qps.toFixed(1)} quotes/s, breach p50 ${ms(std.p50)}, p99 ${ms(std.p99)}; ` +
+      `1. all ${ROUNDS} rounds (${std.samples} breaches a side): standard ${std.qps.toFixed(1)} quotes/s, breach p50 ${ms(std.p50)}, p99 ${ms(std.p99)}; ` +
         `custom ${cus.qps.toFixed(1)} quotes/s, breach p50 ${ms(cus.p50)}, p99 ${ms(cus.p99)}; custom / standard: quotes/s x${qpsRatio.toFixed(2)}, breach p99 x${p99Ratio.toFixed(2)} ` +
         `(target within 10%: ${qpsRatio >= 1 / 1.1 && p99Ratio <= 1.1 ? 'met' : 'missed'})`,
     );

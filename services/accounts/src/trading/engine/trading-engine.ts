@@ -360,13 +360,17 @@ export class TradingEngine implements LiveEngine {
     const stale = states.filter((s) => s.sodDay !== day);
     for (let i = 0; i < stale.length; i += SOD_CHUNK) {
       const chunk = stale.slice(i, i + SOD_CHUNK);
-      const sods = await startOfDayBalances(this.options.sequelize, chunk.map((s) => s.account.number), day, tradingDayStart(now, this.options.rolloverHourUtc));
+      const sods = await this.readDayStarts(chunk.map((s) => s.account.number), now, day);
       for (const s of chunk) {
         const balance = s.account.balance;
         startDay(s, day, sods.get(s.account.number) ?? { balance, equity: balance, highestEodBalance: balance }, this.table.get(s.slot, PEAK));
         if (this.accounts.get(s.account.number) === s) storeThresholds(s, this.table);
       }
     }
+  }
+
+  private readDayStarts(numbers: number[], now: Date, day: string): Promise<Map<number, DayStart>> {
+    return startOfDayBalances(this.options.sequelize, numbers, day, tradingDayStart(now, this.options.rolloverHourUtc));
   }
 
   /** The divisor taking the quote currency of `book` to USD at the cached quotes (domain/instruments toUsd). */
@@ -526,10 +530,13 @@ export class TradingEngine implements LiveEngine {
     const minute = Math.floor(now.getTime() / 60_000) * 60_000;
     const day = tradingDayOf(now, this.options.rolloverHourUtc);
     const indexed = () => numbers.map((n) => this.accounts.get(n)).filter((s): s is AccountState => s !== undefined);
+    let states = indexed();
     // Never judged without the day's start (a state indexed by a rebuild still reading it); the
-    // states are taken after that read, so none dropped meanwhile (its slot reused) is marked.
-    await this.startDays(indexed(), now, day);
-    const states = indexed();
+    // states are taken again after that read, so none dropped meanwhile (its slot reused) is marked.
+    if (states.some((s) => s.sodDay !== day)) {
+      await this.startDays(states, now, day);
+      states = indexed();
+    }
     const suspects: AccountState[] = [];
     const warnings: AccountState[] = [];
     const h = this.table.hot;
@@ -626,10 +633,7 @@ export class TradingEngine implements LiveEngine {
       const previous = this.accounts.get(n);
       return day !== undefined && account?.status === 'active' && !(previous?.sodDay === day && sameMoney(previous, account));
     });
-    const sods =
-      day !== undefined && unstarted.length > 0
-        ? await startOfDayBalances(this.options.sequelize, unstarted, day, tradingDayStart(this.ctx.now(), this.options.rolloverHourUtc))
-        : new Map<number, DayStart>();
+    const sods = day !== undefined && unstarted.length > 0 ? await this.readDayStarts(unstarted, this.ctx.now(), day) : new Map<number, DayStart>();
     const late: AccountState[] = [];
     const consistent = [...accounts.values()].filter((a) => a.status === 'active' && a.terms.consistencyPct !== null).map((a) => a.number);
     const dayProfits = await dailyProfitsOf(this.options.sequelize, consistent, this.options.rolloverHourUtc);
