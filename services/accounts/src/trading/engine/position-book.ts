@@ -33,9 +33,6 @@ export class PositionBook {
   exitAbove = new Float64Array(INITIAL);
   /** The instant after which holding the position is holding over a weekend (Infinity: not watched). */
   weekendAt = new Float64Array(INITIAL);
-  /** 1 when the position is its account's only one in this book (its account can be marked right after it); see refreshSole. */
-  sole = new Int8Array(INITIAL);
-  private soleStale = true;
   readonly index = new Map<string, number>();
   readonly pending = new Map<string, Position>();
 
@@ -59,7 +56,6 @@ export class PositionBook {
       this.exitBelow = grown(this.exitBelow, n);
       this.exitAbove = grown(this.exitAbove, n);
       this.weekendAt = grown(this.weekendAt, n);
-      this.sole = grown(this.sole, n);
     }
     const i = this.size++;
     const buy = p.side === 'buy';
@@ -76,7 +72,6 @@ export class PositionBook {
     this.exitAbove[i] = above ?? Infinity;
     this.weekendAt[i] = weekendAt;
     this.index.set(p.id, i);
-    this.soleStale = true;
     return i;
   }
 
@@ -101,18 +96,7 @@ export class PositionBook {
     }
     this.ids.length = last;
     this.index.delete(id);
-    this.soleStale = true;
     return floating;
-  }
-
-  /** Recomputes `sole` after positions came or went (`counts`: scratch space, one zeroed entry per account slot, left zeroed). */
-  refreshSole(counts: Int32Array): void {
-    if (!this.soleStale) return;
-    const n = this.size;
-    for (let i = 0; i < n; i++) counts[this.slot[i]]++;
-    for (let i = 0; i < n; i++) this.sole[i] = counts[this.slot[i]] === 1 ? 1 : 0;
-    for (let i = 0; i < n; i++) counts[this.slot[i]] = 0;
-    this.soleStale = false;
   }
 
   /**
