@@ -33,6 +33,10 @@ export class PositionBook {
   exitAbove = new Float64Array(INITIAL);
   /** The instant after which holding the position is holding over a weekend (Infinity: not watched). */
   weekendAt = new Float64Array(INITIAL);
+  /** Positions with a stop loss or take profit: without any, the marking loop does not look for exits. */
+  exits = 0;
+  /** No position's weekendAt is earlier than this (it may be earlier than the earliest, never later): see weekendDue. */
+  weekendFrom = Infinity;
   readonly index = new Map<string, number>();
   readonly pending = new Map<string, Position>();
 
@@ -70,7 +74,9 @@ export class PositionBook {
     const above = buy ? p.takeProfit : p.stopLoss;
     this.exitBelow[i] = below ?? -Infinity;
     this.exitAbove[i] = above ?? Infinity;
+    if (below != null || above != null) this.exits++;
     this.weekendAt[i] = weekendAt;
+    if (weekendAt < this.weekendFrom) this.weekendFrom = weekendAt;
     this.index.set(p.id, i);
     return i;
   }
@@ -81,6 +87,7 @@ export class PositionBook {
     const i = this.index.get(id);
     if (i === undefined) return 0;
     const floating = this.floating[i];
+    if (this.exitBelow[i] !== -Infinity || this.exitAbove[i] !== Infinity) this.exits--;
     const last = --this.size;
     if (i !== last) {
       this.ids[i] = this.ids[last];
@@ -97,6 +104,19 @@ export class PositionBook {
     this.ids.length = last;
     this.index.delete(id);
     return floating;
+  }
+
+  /** The positions whose weekend has begun at `now` (their weekendAt is for the caller to clear), and the next weekendFrom. */
+  weekendDue(now: number): number[] {
+    const due: number[] = [];
+    let next = Infinity;
+    for (let i = 0; i < this.size; i++) {
+      const at = this.weekendAt[i];
+      if (now >= at) due.push(i);
+      else if (at < next) next = at;
+    }
+    this.weekendFrom = next;
+    return due;
   }
 
   /**

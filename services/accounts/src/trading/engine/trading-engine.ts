@@ -411,10 +411,10 @@ export class TradingEngine implements LiveEngine {
     const crossed = this.crossed;
     let crossedCount = 0;
     let exitCandidates: number[] | undefined;
-    let weekendCandidates: number[] | undefined;
     const n = book.size;
     // Locals, so the loop reads registers and typed arrays only (the profit is domain/pnl.ts rawProfit, as PositionBook.profitAt).
     const { slot: slots, sign, open, volume, floating, exitBelow, exitAbove, weekendAt } = book;
+    const withExits = book.exits > 0;
     const contractSize = book.instrument.contractSize;
     const ownRate = book.ownRate;
     const watch = t.watch;
@@ -432,9 +432,9 @@ export class TradingEngine implements LiveEngine {
         watch[w + W_STAMP] = seq;
         crossed[crossedCount++] = slot;
       }
-      if (price <= exitBelow[i] || price >= exitAbove[i]) (exitCandidates ??= []).push(i);
-      if (nowMs >= weekendAt[i]) (weekendCandidates ??= []).push(i);
+      if (withExits && (price <= exitBelow[i] || price >= exitAbove[i])) (exitCandidates ??= []).push(i);
     }
+    const weekendCandidates = nowMs >= book.weekendFrom ? book.weekendDue(nowMs) : undefined;
     this.metrics.marks.inc(n);
     this.metrics.exactMarks.inc(crossedCount);
     const suspects: number[] = [];
