@@ -116,6 +116,9 @@ export class TradingEngine implements LiveEngine {
   readonly metrics: EngineMetrics;
   private quoteSeq = 0;
   private crossed = new Int32Array(1024);
+  /** Rebuilds in the order they began reading, and the last one applied to each account (rebuildAccounts). */
+  private rebuildTicket = 0;
+  private readonly appliedTicket = new Map<number, number>();
   /** The minute the accounts' open equity buckets are of (markSlot rolls it). */
   private openMinute = NaN;
   private day?: string;
@@ -169,9 +172,10 @@ export class TradingEngine implements LiveEngine {
       onQuote: (quote) => void this.enqueue(quote),
     });
     for (const q of await loadQuotes(this.options.sequelize)) this.quotes.set(q.symbol, q);
+    const ticket = ++this.rebuildTicket;
     const live = (await allLivePositions(this.options.sequelize)).filter((p) => this.owns(p.accountNumber));
     const numbers = [...new Set(live.map((p) => p.accountNumber))];
-    await this.rebuildAccounts(numbers, live);
+    await this.rebuildAccounts(numbers, live, ticket);
     if (!this.stopped) {
       this.timer = setInterval(() => void this.tick(), this.options.tickMs ?? 250);
       // The engine never keeps a process alive on its own: main's stop() closes the pool.
@@ -673,10 +677,17 @@ export class TradingEngine implements LiveEngine {
   async reloadAccounts(numbers: number[], guests = false): Promise<void> {
     if (!guests) numbers = numbers.filter((n) => this.owns(n) || this.accounts.has(n));
     if (numbers.length === 0) return;
-    await this.rebuildAccounts(numbers, await livePositionsOfAccounts(this.options.sequelize, numbers));
+    const ticket = ++this.rebuildTicket;
+    await this.rebuildAccounts(numbers, await livePositionsOfAccounts(this.options.sequelize, numbers), ticket);
   }
 
-  private async rebuildAccounts(numbers: number[], live: Position[]): Promise<void> {
+  /**
+   * Indexes the accounts as read (`live`: their live positions, read after `ticket` was taken). A
+   * rebuild that began reading before another one already applied to an account holds older rows
+   * for it (a balance before a close, a position since closed): that account is left as the newer
+   * one published it, so a late rebuild never takes an account back in time.
+   */
+  private async rebuildAccounts(numbers: number[], live: Position[], ticket: number): Promise<void> {
     const accounts = new Map((await readAccounts(this.options.sequelize, numbers)).map((a) => [a.number, a]));
     const days = await tradingDaysOf(this.options.sequelize, numbers);
     // The day's start is read before any rebuilt state is indexed: a state published without it
@@ -701,6 +712,8 @@ export class TradingEngine implements LiveEngine {
     const t = this.table;
     const rebuilt: AccountState[] = [];
     for (const n of numbers) {
+      if ((this.appliedTicket.get(n) ?? 0) > ticket) continue;
+      this.appliedTicket.set(n, ticket);
       const previous = this.accounts.get(n);
       if (previous) for (const p of previous.positions.values()) this.books.get(p.symbol)?.remove(p.id);
       const account = accounts.get(n);
@@ -744,9 +757,17 @@ export class TradingEngine implements LiveEngine {
       rebuilt.push(state);
     }
     this.countPositions();
+    this.forgetOldTickets();
     // The day turned while this rebuild read (ensureDay started the others), or a state's start
     // was not read above (replaced meanwhile): read now. Before the engine began a day, ensureDay does.
     if (this.day !== undefined) await this.startDays(this.day !== day ? rebuilt : late, this.ctx.now(), this.day);
+  }
+
+  /** Tickets far older than any rebuild still reading are dropped (the map would otherwise keep every account ever indexed). */
+  private forgetOldTickets(): void {
+    if (this.appliedTicket.size <= 2 * this.accounts.size + 10_000) return;
+    const horizon = this.rebuildTicket - 10_000;
+    for (const [n, ticket] of this.appliedTicket) if (ticket < horizon && !this.accounts.has(n)) this.appliedTicket.delete(n);
   }
 
   /** Start-of-day balance as the engine knows it (null before the account was first marked today). */
