@@ -521,14 +521,14 @@ export class TradingEngine implements LiveEngine {
    */
   private settle(): void {
     const t = this.table;
-    const minute = this.openMinute;
-    if (Number.isNaN(minute)) return;
-    const h = t.hot;
-    for (let slot = 0; slot < t.end; slot++) {
-      const o = slot * STRIDE;
-      if (h[o + MINUTE] !== minute || t.states[slot] === undefined) continue;
-      if (roundMoney(h[o + BALANCE] + t.floating(slot)) !== h[o + EQUITY]) this.markExactly(slot, minute);
-    }
+    for (let slot = 0; slot < t.end; slot++) if (t.states[slot] !== undefined) this.settleSlot(slot);
+  }
+
+  private settleSlot(slot: number): void {
+    const h = this.table.hot;
+    const o = slot * STRIDE;
+    if (h[o + MINUTE] !== this.openMinute) return;
+    if (roundMoney(h[o + BALANCE] + this.table.floating(slot)) !== h[o + EQUITY]) this.markExactly(slot, this.openMinute);
   }
 
   /** A new minute: the open buckets get their exact close, and every account is marked exactly at its next quote (so its bucket opens). */
@@ -655,7 +655,7 @@ export class TradingEngine implements LiveEngine {
   /** Takes an account out of the index (its unwritten marks and open minute are kept for the next flush). */
   private drop(s: AccountState): void {
     // Its last mark exact before it is kept for the next flush.
-    if (this.table.hot[s.slot * STRIDE + MINUTE] === this.openMinute) this.markExactly(s.slot, this.openMinute);
+    this.settleSlot(s.slot);
     for (const p of s.positions.values()) this.books.get(p.symbol)?.remove(p.id);
     this.writer.retire(s.slot, s.account.number);
     this.table.release(s.slot);
