@@ -304,6 +304,7 @@ export async function runFirmScale(): Promise<number> {
       const collapsed0 = await metrics('quotes_collapsed_total');
       const evaluated0 = await metrics('quotes_evaluated_total');
       const marks0 = await metrics('position_marks_total');
+      const exact0 = await metrics('exact_account_marks_total');
       const cpu0 = service.cpuSeconds();
       let peakRss = 0;
       let died: unknown;
@@ -324,13 +325,14 @@ export async function runFirmScale(): Promise<number> {
       const collapsed = (await metrics('quotes_collapsed_total')) - collapsed0;
       const evaluated = (await metrics('quotes_evaluated_total')) - evaluated0;
       const marks = (await metrics('position_marks_total')) - marks0;
+      const exact = (await metrics('exact_account_marks_total')) - exact0;
       const cpuPerQuote = ((service.cpuSeconds() - cpu0) / Math.max(1, evaluated)) * 1e6;
       const achieved = r.sent / r.seconds;
       // Kept up: the feed's rate held, nothing collapsed, and no backlog beyond 250 ms left at the end.
       const sustained = !r.error && collapsed === 0 && achieved >= rate * 0.95 && r.drainMs <= 250;
       console.log(
         `  ${rate} quotes/s for ${r.seconds.toFixed(0)} s: sent ${r.sent} (${achieved.toFixed(0)}/s), evaluated ${evaluated}, collapsed ${collapsed}, ` +
-          `caught up ${r.drainMs} ms after the window, lag sampled up to ${(maxLag * 1000).toFixed(0)} ms, service CPU ${cpuPerQuote.toFixed(0)} µs/quote, ${(marks / (r.seconds + r.drainMs / 1000)).toFixed(0)} position marks/s, peak RSS ${(peakRss / 2 ** 20).toFixed(0)} MB` +
+          `caught up ${r.drainMs} ms after the window, lag sampled up to ${(maxLag * 1000).toFixed(0)} ms, service CPU ${cpuPerQuote.toFixed(0)} µs/quote, ${(marks / (r.seconds + r.drainMs / 1000)).toFixed(0)} position marks/s (${(exact / Math.max(1, evaluated)).toFixed(0)} accounts marked exactly per quote), peak RSS ${(peakRss / 2 ** 20).toFixed(0)} MB` +
           (r.error ? `, feed failed: ${r.error}` : '') +
           (sustained ? '' : '  <- not sustained'),
       );

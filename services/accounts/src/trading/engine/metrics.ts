@@ -11,6 +11,8 @@ export interface EngineMetrics {
   collapsed: Counter;
   /** Position marks made (a quote marks every live position of its symbol this replica evaluates). */
   marks: Counter;
+  /** Accounts marked exactly by a quote (their floating sum left the band inside which nothing about them can change; account-table.ts watch). */
+  exactMarks: Counter;
   /** Quotes received and not yet evaluated. */
   backlog: Gauge;
   /** Age of the oldest quote not yet evaluated, in seconds (0 when caught up). */
@@ -34,6 +36,7 @@ export function createEngineMetrics(registry: Registry = new Registry()): Engine
     evaluated: c('propdesk_trading_quotes_evaluated_total', 'Quotes evaluated individually for every rule'),
     collapsed: c('propdesk_trading_quotes_collapsed_total', 'Quotes merged into a newer quote of their symbol before evaluation'),
     marks: c('propdesk_trading_position_marks_total', 'Position marks made by the engine'),
+    exactMarks: c('propdesk_trading_exact_account_marks_total', 'Accounts marked exactly by a quote (their floating P/L left its band)'),
     backlog: g('propdesk_trading_quote_backlog', 'Quotes received and not yet evaluated'),
     lag: g('propdesk_trading_feed_lag_seconds', 'Age of the oldest quote not yet evaluated'),
     positions: g('propdesk_trading_live_positions', 'Live positions in this replica index'),

@@ -33,9 +33,10 @@ export class PositionBook {
   exitAbove = new Float64Array(INITIAL);
   /** The instant after which holding the position is holding over a weekend (Infinity: not watched). */
   weekendAt = new Float64Array(INITIAL);
-  /** 1 when the position is its account's only one in this book (its account can be marked right after it); see refreshSole. */
-  sole = new Int8Array(INITIAL);
-  private soleStale = true;
+  /** Positions with a stop loss or take profit: without any, the marking loop does not look for exits. */
+  exits = 0;
+  /** No position's weekendAt is earlier than this (it may be earlier than the earliest, never later): see weekendDue. */
+  weekendFrom = Infinity;
   readonly index = new Map<string, number>();
   readonly pending = new Map<string, Position>();
 
@@ -59,7 +60,6 @@ export class PositionBook {
       this.exitBelow = grown(this.exitBelow, n);
       this.exitAbove = grown(this.exitAbove, n);
       this.weekendAt = grown(this.weekendAt, n);
-      this.sole = grown(this.sole, n);
     }
     const i = this.size++;
     const buy = p.side === 'buy';
@@ -74,9 +74,10 @@ export class PositionBook {
     const above = buy ? p.takeProfit : p.stopLoss;
     this.exitBelow[i] = below ?? -Infinity;
     this.exitAbove[i] = above ?? Infinity;
+    if (below != null || above != null) this.exits++;
     this.weekendAt[i] = weekendAt;
+    if (weekendAt < this.weekendFrom) this.weekendFrom = weekendAt;
     this.index.set(p.id, i);
-    this.soleStale = true;
     return i;
   }
 
@@ -86,6 +87,7 @@ export class PositionBook {
     const i = this.index.get(id);
     if (i === undefined) return 0;
     const floating = this.floating[i];
+    if (this.exitBelow[i] !== -Infinity || this.exitAbove[i] !== Infinity) this.exits--;
     const last = --this.size;
     if (i !== last) {
       this.ids[i] = this.ids[last];
@@ -101,18 +103,20 @@ export class PositionBook {
     }
     this.ids.length = last;
     this.index.delete(id);
-    this.soleStale = true;
     return floating;
   }
 
-  /** Recomputes `sole` after positions came or went (`counts`: scratch space, one zeroed entry per account slot, left zeroed). */
-  refreshSole(counts: Int32Array): void {
-    if (!this.soleStale) return;
-    const n = this.size;
-    for (let i = 0; i < n; i++) counts[this.slot[i]]++;
-    for (let i = 0; i < n; i++) this.sole[i] = counts[this.slot[i]] === 1 ? 1 : 0;
-    for (let i = 0; i < n; i++) counts[this.slot[i]] = 0;
-    this.soleStale = false;
+  /** The positions whose weekend has begun at `now` (their weekendAt is for the caller to clear), and the next weekendFrom. */
+  weekendDue(now: number): number[] {
+    const due: number[] = [];
+    let next = Infinity;
+    for (let i = 0; i < this.size; i++) {
+      const at = this.weekendAt[i];
+      if (now >= at) due.push(i);
+      else if (at < next) next = at;
+    }
+    this.weekendFrom = next;
+    return due;
   }
 
   /**

@@ -17,7 +17,7 @@ import { flagWeekendHolding } from '../use-cases/flag-weekend-holding';
 import { recordWarnings, warningKey } from '../use-cases/record-warnings';
 import type { LiveEngine, TradingContext } from '../use-cases/trading-context';
 import { accountState, sameMoney, startDay, storeThresholds, type AccountState } from './account-state';
-import { AccountTable, BALANCE, BREACH_BELOW, EQUITY, FLOATING, PASS_AT_OR_ABOVE, PEAK, STAMP, STRIDE, TRAILING, WARN_BELOW } from './account-table';
+import { AccountTable, BALANCE, BREACH_BELOW, DRAWDOWN, EQUITY, HIGH, LOW, MINUTE, PASS_AT_OR_ABOVE, PEAK, STRIDE, TRAILING, W_FLOATING, W_HIGH, W_LOW, W_STAMP, WARN_BELOW, WSTRIDE } from './account-table';
 import type { EngineCluster } from './cluster';
 import { EquityWriter } from './equity-writer';
 import { createEngineMetrics, type EngineMetrics } from './metrics';
@@ -62,6 +62,8 @@ const CHANGE_LOOKBACK_SECONDS = 10;
 /** Synchronous marking work between two yields to the event loop (so the feed's socket and other RPCs are served). */
 const SLICE_MS = 8;
 const SOD_CHUNK = 5000;
+/** How far inside its thresholds an account's band ends (USD): equity is judged rounded to the cent. */
+const BAND_MARGIN = 0.02;
 
 async function runLimited<T>(items: T[], worker: (item: T) => Promise<void>): Promise<void> {
   let next = 0;
@@ -78,8 +80,10 @@ const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resol
  * quote touches only the positions of its symbol and the accounts holding them. The hot path
  * is in memory, in typed arrays (PositionBook per symbol, AccountTable per account): every quote
  * is evaluated on its own, in arrival order (none is merged into a later one), and marks every
- * position of its symbol; an account is compared with its thresholds (domain/rules.ts
- * thresholdsOf), so only an account that crossed one takes a database round trip. The
+ * position of its symbol, summing the change into its account; an account is marked exactly
+ * (equity, peak, the minute's bucket, its thresholds: domain/rules.ts thresholdsOf) only when its
+ * sum leaves the band inside which none of those can move (account-table.ts watch), and only an
+ * account that crossed a threshold takes a database round trip. The
  * database is touched only when something crosses (a resting order triggers, a stop loss or take
  * profit is hit, a limit is crossed, a weekend flag is due) and by the batched flushes of marked
  * equity and per-minute equity history.
@@ -111,8 +115,12 @@ export class TradingEngine implements LiveEngine {
   private readonly writer: EquityWriter;
   readonly metrics: EngineMetrics;
   private quoteSeq = 0;
-  private touched = new Int32Array(1024);
-  private slotCounts = new Int32Array(1024);
+  private crossed = new Int32Array(1024);
+  /** Rebuilds in the order they began reading, and the last one applied to each account (rebuildAccounts). */
+  private rebuildTicket = 0;
+  private readonly appliedTicket = new Map<number, number>();
+  /** The minute the accounts' open equity buckets are of (markSlot rolls it). */
+  private openMinute = NaN;
   private day?: string;
   private lastLagWarning = 0;
   private loading?: Promise<void>;
@@ -164,9 +172,10 @@ export class TradingEngine implements LiveEngine {
       onQuote: (quote) => void this.enqueue(quote),
     });
     for (const q of await loadQuotes(this.options.sequelize)) this.quotes.set(q.symbol, q);
+    const ticket = ++this.rebuildTicket;
     const live = (await allLivePositions(this.options.sequelize)).filter((p) => this.owns(p.accountNumber));
     const numbers = [...new Set(live.map((p) => p.accountNumber))];
-    await this.rebuildAccounts(numbers, live);
+    await this.rebuildAccounts(numbers, live, ticket);
     if (!this.stopped) {
       this.timer = setInterval(() => void this.tick(), this.options.tickMs ?? 250);
       // The engine never keeps a process alive on its own: main's stop() closes the pool.
@@ -199,7 +208,7 @@ export class TradingEngine implements LiveEngine {
     await this.enqueue(quote);
     this.leave(guests);
     // A unary quote is rare (CLI, tests) and its caller reads the account next: write the marks now.
-    await this.writer.flush('marks');
+    await this.flushMarks('marks');
   }
 
   /** Loads the accounts of other replicas holding `symbol` (none without a cluster of several). */
@@ -223,7 +232,7 @@ export class TradingEngine implements LiveEngine {
     await this.evaluate([accountNumber]);
     this.leave([accountNumber]);
     // The caller reads the account next (a fill's spread already shows in its equity).
-    await this.writer.flush('marks');
+    await this.flushMarks('marks');
   }
 
   /** A streamed quote: stored by the next tick, evaluated on its own and in order; resolves once evaluated. */
@@ -394,47 +403,47 @@ export class TradingEngine implements LiveEngine {
     for (const p of book.pending.values()) {
       if (p.price !== null && pendingTriggers({ side: p.side, type: p.type, price: p.price }, quote)) fills.push(p);
     }
-    // The hot loop: typed arrays only. Marks every position, sums the change into its account.
+    // The hot loop: typed arrays only, the positions in order and their accounts' dense band
+    // (account-table.ts watch). Marks every position and sums the change into its account; only an
+    // account whose sum left its band is marked exactly, after the loop.
     const t = this.table;
+    if (minute !== this.openMinute) this.rollMinute(minute);
     const seq = ++this.quoteSeq;
     const { bid, ask } = quote;
     const rate = this.rateOf(book);
-    if (this.touched.length < book.size) this.touched = new Int32Array(book.size * 2);
-    if (this.slotCounts.length < t.end) this.slotCounts = new Int32Array(t.end * 2);
-    book.refreshSole(this.slotCounts);
-    const touched = this.touched;
-    let touchedCount = 0;
+    if (this.crossed.length < book.size) this.crossed = new Int32Array(book.size * 2);
+    const crossed = this.crossed;
+    let crossedCount = 0;
     let exitCandidates: number[] | undefined;
-    let weekendCandidates: number[] | undefined;
-    const suspects: number[] = [];
     const n = book.size;
     // Locals, so the loop reads registers and typed arrays only (the profit is domain/pnl.ts rawProfit, as PositionBook.profitAt).
-    const { slot: slots, sign, open, volume, floating, exitBelow, exitAbove, weekendAt, sole } = book;
+    const { slot: slots, sign, open, volume, floating, exitBelow, exitAbove, weekendAt } = book;
+    const withExits = book.exits > 0;
     const contractSize = book.instrument.contractSize;
     const ownRate = book.ownRate;
-    const hot = t.hot;
+    const watch = t.watch;
     for (let i = 0; i < n; i++) {
       const side = sign[i];
       const price = side > 0 ? bid : ask;
       const inQuote = (price - open[i]) * volume[i] * contractSize * side;
       const f = ownRate ? inQuote / price : rate === 1 ? inQuote : inQuote / rate;
       const slot = slots[i];
-      const o = slot * STRIDE;
-      hot[o + FLOATING] += f - floating[i];
+      const w = slot * WSTRIDE;
+      const sum = watch[w + W_FLOATING] + (f - floating[i]);
+      watch[w + W_FLOATING] = sum;
       floating[i] = f;
-      if (sole[i] !== 0) {
-        // The account's only position here: its equity at this quote is known now, while its figures are in cache.
-        if (this.markSlot(slot, minute)) suspects.push(slot);
-      } else if (hot[o + STAMP] !== seq) {
-        hot[o + STAMP] = seq;
-        touched[touchedCount++] = slot;
+      if ((sum < watch[w + W_LOW] || sum > watch[w + W_HIGH]) && watch[w + W_STAMP] !== seq) {
+        watch[w + W_STAMP] = seq;
+        crossed[crossedCount++] = slot;
       }
-      if (price <= exitBelow[i] || price >= exitAbove[i]) (exitCandidates ??= []).push(i);
-      if (nowMs >= weekendAt[i]) (weekendCandidates ??= []).push(i);
+      if (withExits && (price <= exitBelow[i] || price >= exitAbove[i])) (exitCandidates ??= []).push(i);
     }
+    const weekendCandidates = nowMs >= book.weekendFrom ? book.weekendDue(nowMs) : undefined;
     this.metrics.marks.inc(n);
-    for (let k = 0; k < touchedCount; k++) {
-      const slot = touched[k];
+    this.metrics.exactMarks.inc(crossedCount);
+    const suspects: number[] = [];
+    for (let k = 0; k < crossedCount; k++) {
+      const slot = crossed[k];
       if (this.markSlot(slot, minute)) suspects.push(slot);
     }
     // What crossed: exact checks (domain/orders), then the database, batched per quote.
@@ -472,19 +481,67 @@ export class TradingEngine implements LiveEngine {
   }
 
   /**
-   * Marks the account in `slot` at its summed floating P/L: equity, peak (a trailing limit moves
-   * with it), the writer's bucket. True when a threshold is crossed (a verdict may be due).
+   * Marks the account in `slot` exactly at its summed floating P/L: equity, peak (a trailing limit
+   * moves with it), the writer's bucket, then its band (account-table.ts watch). True when a
+   * threshold is crossed (a verdict may be due).
    */
   private markSlot(slot: number, minute: number): boolean {
-    const h = this.table.hot;
+    if (minute !== this.openMinute) this.rollMinute(minute);
+    return this.markExactly(slot, minute);
+  }
+
+  private markExactly(slot: number, minute: number): boolean {
+    const t = this.table;
+    const h = t.hot;
     const o = slot * STRIDE;
-    const equity = roundMoney(h[o + BALANCE] + h[o + FLOATING]);
+    const balance = h[o + BALANCE];
+    const equity = roundMoney(balance + t.floating(slot));
     if (equity > h[o + PEAK]) {
       h[o + PEAK] = equity;
       if (h[o + TRAILING] !== 0) this.movePeak(slot, equity);
     }
     this.writer.mark(slot, equity, minute);
+    // The band: no threshold, peak, drawdown or minute high/low can move while the sum stays inside.
+    const low = Math.max(h[o + BREACH_BELOW], h[o + WARN_BELOW], h[o + LOW], h[o + PEAK] - h[o + DRAWDOWN]);
+    const high = Math.min(h[o + PASS_AT_OR_ABOVE], h[o + HIGH], h[o + PEAK]);
+    const w = slot * WSTRIDE;
+    const watch = t.watch;
+    watch[w + W_LOW] = low - balance + BAND_MARGIN;
+    watch[w + W_HIGH] = high - balance - BAND_MARGIN;
+    // An empty band (or one not computable) marks the account exactly at every quote.
+    if (!(watch[w + W_LOW] <= watch[w + W_HIGH])) t.unwatch(slot);
     return equity < h[o + BREACH_BELOW] || equity >= h[o + PASS_AT_OR_ABOVE] || equity < h[o + WARN_BELOW];
+  }
+
+  /**
+   * Brings the last exact marks of the accounts marked this minute up to their sums (their
+   * equity and the minute's close may have moved inside their bands since): before the marks are
+   * written and before the minute's buckets close. Accounts not marked this minute have not moved
+   * since their last exact mark (every band is emptied when a minute begins).
+   */
+  private settle(): void {
+    const t = this.table;
+    for (let slot = 0; slot < t.end; slot++) if (t.states[slot] !== undefined) this.settleSlot(slot);
+  }
+
+  private settleSlot(slot: number): void {
+    const h = this.table.hot;
+    const o = slot * STRIDE;
+    if (h[o + MINUTE] !== this.openMinute) return;
+    if (roundMoney(h[o + BALANCE] + this.table.floating(slot)) !== h[o + EQUITY]) this.markExactly(slot, this.openMinute);
+  }
+
+  /** A new minute: the open buckets get their exact close, and every account is marked exactly at its next quote (so its bucket opens). */
+  private rollMinute(minute: number): void {
+    this.settle();
+    this.table.unwatchAll();
+    this.openMinute = minute;
+  }
+
+  /** Writes marks (settled first), buckets and drawdowns: equity-writer.ts flush. */
+  private async flushMarks(force: 'none' | 'marks' | 'all'): Promise<void> {
+    this.settle();
+    await this.writer.flush(force);
   }
 
   /** A trailing floor (and its warning level) moves only when the peak does. */
@@ -516,7 +573,7 @@ export class TradingEngine implements LiveEngine {
       book.floating[i] = f;
       floating += f;
     }
-    this.table.set(s.slot, FLOATING, floating);
+    this.table.setFloating(s.slot, floating);
   }
 
   /**
@@ -597,6 +654,8 @@ export class TradingEngine implements LiveEngine {
 
   /** Takes an account out of the index (its unwritten marks and open minute are kept for the next flush). */
   private drop(s: AccountState): void {
+    // Its last mark exact before it is kept for the next flush.
+    this.settleSlot(s.slot);
     for (const p of s.positions.values()) this.books.get(p.symbol)?.remove(p.id);
     this.writer.retire(s.slot, s.account.number);
     this.table.release(s.slot);
@@ -618,10 +677,17 @@ export class TradingEngine implements LiveEngine {
   async reloadAccounts(numbers: number[], guests = false): Promise<void> {
     if (!guests) numbers = numbers.filter((n) => this.owns(n) || this.accounts.has(n));
     if (numbers.length === 0) return;
-    await this.rebuildAccounts(numbers, await livePositionsOfAccounts(this.options.sequelize, numbers));
+    const ticket = ++this.rebuildTicket;
+    await this.rebuildAccounts(numbers, await livePositionsOfAccounts(this.options.sequelize, numbers), ticket);
   }
 
-  private async rebuildAccounts(numbers: number[], live: Position[]): Promise<void> {
+  /**
+   * Indexes the accounts as read (`live`: their live positions, read after `ticket` was taken). A
+   * rebuild that began reading before another one already applied to an account holds older rows
+   * for it (a balance before a close, a position since closed): that account is left as the newer
+   * one published it, so a late rebuild never takes an account back in time.
+   */
+  private async rebuildAccounts(numbers: number[], live: Position[], ticket: number): Promise<void> {
     const accounts = new Map((await readAccounts(this.options.sequelize, numbers)).map((a) => [a.number, a]));
     const days = await tradingDaysOf(this.options.sequelize, numbers);
     // The day's start is read before any rebuilt state is indexed: a state published without it
@@ -646,6 +712,8 @@ export class TradingEngine implements LiveEngine {
     const t = this.table;
     const rebuilt: AccountState[] = [];
     for (const n of numbers) {
+      if ((this.appliedTicket.get(n) ?? 0) > ticket) continue;
+      this.appliedTicket.set(n, ticket);
       const previous = this.accounts.get(n);
       if (previous) for (const p of previous.positions.values()) this.books.get(p.symbol)?.remove(p.id);
       const account = accounts.get(n);
@@ -689,9 +757,17 @@ export class TradingEngine implements LiveEngine {
       rebuilt.push(state);
     }
     this.countPositions();
+    this.forgetOldTickets();
     // The day turned while this rebuild read (ensureDay started the others), or a state's start
     // was not read above (replaced meanwhile): read now. Before the engine began a day, ensureDay does.
     if (this.day !== undefined) await this.startDays(this.day !== day ? rebuilt : late, this.ctx.now(), this.day);
+  }
+
+  /** Tickets far older than any rebuild still reading are dropped (the map would otherwise keep every account ever indexed). */
+  private forgetOldTickets(): void {
+    if (this.appliedTicket.size <= 2 * this.accounts.size + 10_000) return;
+    const horizon = this.rebuildTicket - 10_000;
+    for (const [n, ticket] of this.appliedTicket) if (ticket < horizon && !this.accounts.has(n)) this.appliedTicket.delete(n);
   }
 
   /** Start-of-day balance as the engine knows it (null before the account was first marked today). */
@@ -714,7 +790,7 @@ export class TradingEngine implements LiveEngine {
       for (const c of reload) this.knownChanges.set(c.accountNumber, c.changedAt.getTime());
       if (this.knownChanges.size > 10_000) this.knownChanges.clear();
       await this.reloadAccounts(reload.map((c) => c.accountNumber));
-      if (Date.now() - this.writer.lastFlush >= (this.options.equityFlushMs ?? 1000)) await this.writer.flush('none');
+      if (Date.now() - this.writer.lastFlush >= (this.options.equityFlushMs ?? 1000)) await this.flushMarks('none');
     } catch (err) {
       if (/closed/i.test(String((err as Error)?.message))) {
         // The pool was closed by the service's shutdown: nothing left to keep fresh.
@@ -748,7 +824,7 @@ export class TradingEngine implements LiveEngine {
     await this.rebalancing;
     try {
       await this.flushQuotes();
-      await this.writer.flush('all');
+      await this.flushMarks('all');
     } catch (err) {
       this.options.logger.warn({ err }, 'final trading flush failed');
     }
