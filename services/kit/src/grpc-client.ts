@@ -22,6 +22,10 @@ export const CHANNEL_OPTIONS = {
   'grpc.keepalive_time_ms': 30_000,
   'grpc.keepalive_timeout_ms': 5_000,
   'grpc.max_receive_message_length': 32 * 1024 * 1024,
+  // HTTP/2 flow control: with the default 64 KB windows, a few dozen concurrent responses of
+  // tens of KB (a page of accounts) share one connection window and the server waits for
+  // WINDOW_UPDATEs between them; a larger window lets them through at once.
+  'grpc-node.flow_control_window': 8 * 1024 * 1024,
   // Per-call bookkeeping we do not use on internal hops: channelz statistics.
   'grpc.enable_channelz': 0,
   // Transparent retries stay on (no retry policy: nothing the server has seen is sent again). A
