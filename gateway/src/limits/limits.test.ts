@@ -15,6 +15,10 @@ const config = (overrides: Partial<LimitsConfig> = {}): LimitsConfig => ({
   writePerMin: 120,
   ipPerMin: 60,
   keyPrefix: prefix,
+  // These tests count in Redis: a command slower than the production 50 ms (a busy CI machine)
+  // would be answered by the per-process insurance limiter and change the counts. The fallback
+  // itself is tested in limits.redis-faults.test.ts.
+  redisTimeoutMs: 2000,
   ...overrides,
 });
 
