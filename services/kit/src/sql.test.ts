@@ -1,5 +1,5 @@
 import { openDatabase, type Sequelize } from './db';
-import { bigintText, execute, preparedRows, selectOne, selectRows, toNumber } from './sql';
+import { bigintText, execute, executeTogether, preparedRows, selectOne, selectRows, toNumber } from './sql';
 import { createTestDatabase, type TestDatabase } from './test-database';
 
 describe('SQL with bind parameters', () => {
@@ -41,6 +41,23 @@ describe('SQL with bind parameters', () => {
       { tag: 'b,c', x: 'y' },
     );
     expect(rows).toEqual([{ tags: ['a', 'b,c'], blob, amount: null, same: true }]);
+  });
+
+  it('runs independent statements together: each its own values under the same names, all or none in a transaction', async () => {
+    const insert = (body: string) => ({ sql: 'INSERT INTO notes (body, tags, amount) VALUES ($body, $tags, $amount)', bind: { body, tags: ['together'], amount: 1.5 } });
+    await db.transaction(async (tx) => {
+      await executeTogether(db, [insert('first'), insert('second'), { sql: "UPDATE notes SET amount = $amount WHERE body = 'tagged'", bind: { amount: 7 } }], tx);
+    });
+    const rows = await selectRows<{ body: string; amount: string }>(db, "SELECT body, amount FROM notes WHERE 'together' = ANY(tags) OR body = 'tagged' ORDER BY body");
+    expect(rows).toEqual([
+      { body: 'first', amount: '1.5' },
+      { body: 'second', amount: '1.5' },
+      { body: 'tagged', amount: '7' },
+    ]);
+    // A failing statement takes the others with it.
+    await expect(executeTogether(db, [insert('third'), { sql: 'INSERT INTO notes (body, tags) VALUES ($body, NULL)', bind: { body: 'no tags' } }])).rejects.toThrow(/null value/);
+    expect(await selectOne(db, "SELECT 1 FROM notes WHERE body = 'third'")).toBeUndefined();
+    await expect(executeTogether(db, [{ sql: 'DELETE FROM notes WHERE body = $body', bind: {} }])).rejects.toThrow('no value for $body');
   });
 
   it('answers undefined for no row, and runs inside the transaction it is given', async () => {

@@ -26,6 +26,31 @@ export async function execute(db: Sequelize, sql: string, bind: BindValues = {},
   await ((transaction && inTransaction(transaction, sql, bind)) || db.query(sql, { bind, transaction }));
 }
 
+/** One data-modifying statement (INSERT, UPDATE or DELETE without a WITH of its own) and its values. */
+export interface Statement {
+  sql: string;
+  bind: BindValues;
+}
+
+/**
+ * Independent data-modifying statements in one round trip: each becomes a CTE of a single
+ * statement (PostgreSQL runs every data-modifying CTE exactly once, referenced or not), its
+ * `$name`s renamed apart, followed by `select`. They see the same snapshot, not each other's
+ * effects: none may read what another writes, and no two may change the same row.
+ */
+export async function executeTogether(db: Sequelize, statements: Statement[], transaction?: Transaction, select = 'SELECT 1'): Promise<void> {
+  const bind: BindValues = {};
+  const ctes = statements.map((statement, i) => {
+    const sql = statement.sql.replace(/\$([A-Za-z_]\w*)/g, (_, key: string) => {
+      if (!(key in statement.bind)) throw new Error(`no value for $${key}`);
+      bind[`s${i}_${key}`] = statement.bind[key];
+      return `$s${i}_${key}`;
+    });
+    return `s${i} AS (${sql})`;
+  });
+  await execute(db, `WITH ${ctes.join(',\n')}\n${select}`, bind, transaction);
+}
+
 interface TransactionConnection {
   query<R extends QueryResultRow>(config: { name: string; text: string; values: unknown[] }): Promise<{ rows: R[] }>;
 }

@@ -1,4 +1,4 @@
-import { execute, type Sequelize, type Transaction } from '@propdesk/kit';
+import { execute, type Sequelize, type Statement, type Transaction } from '@propdesk/kit';
 import type { AccountStatus } from '../domain/account';
 
 /**
@@ -6,20 +6,21 @@ import type { AccountStatus } from '../domain/account';
  * phase, the link to its account), written inside the
  * caller's transaction (which holds the row lock, see findAccount). The peak only ever grows.
  */
-export async function writeAccountMoney(
-  sequelize: Sequelize,
-  tx: Transaction,
-  number: number,
-  values: { balance: number; equity: number; peakEquity: number; status?: AccountStatus; nextAccount?: number },
-): Promise<void> {
-  await execute(
-    sequelize,
-    `UPDATE accounts SET balance = $balance, equity = $equity, peak_equity = GREATEST(peak_equity, $peakEquity),
+export async function writeAccountMoney(sequelize: Sequelize, tx: Transaction, number: number, values: AccountMoney): Promise<void> {
+  const { sql, bind } = accountMoneyStatement(number, values);
+  await execute(sequelize, sql, bind, tx);
+}
+
+export type AccountMoney = { balance: number; equity: number; peakEquity: number; status?: AccountStatus; nextAccount?: number };
+
+/** writeAccountMoney's statement, to run with others (executeTogether). */
+export function accountMoneyStatement(number: number, values: AccountMoney): Statement {
+  return {
+    sql: `UPDATE accounts SET balance = $balance, equity = $equity, peak_equity = GREATEST(peak_equity, $peakEquity),
         status = COALESCE($status, status), next_account = COALESCE(CAST($nextAccount AS bigint), next_account), updated_at = now()
       WHERE number = $number`,
-    { number, balance: values.balance, equity: values.equity, peakEquity: values.peakEquity, status: values.status ?? null, nextAccount: values.nextAccount ?? null },
-    tx,
-  );
+    bind: { number, balance: values.balance, equity: values.equity, peakEquity: values.peakEquity, status: values.status ?? null, nextAccount: values.nextAccount ?? null },
+  };
 }
 
 /**

@@ -1,15 +1,15 @@
-import { affectedRows, deleteInBatches, selectOne, toNumber, type Sequelize, type Transaction } from '@propdesk/kit';
+import { affectedRows, deleteInBatches, selectOne, toNumber, type Sequelize, type Statement, type Transaction } from '@propdesk/kit';
 
 /** Revokes every live executor session of an account inside the caller's transaction. */
 export async function revokeSessionsForAccount(sequelize: Sequelize, tx: Transaction, accountNumber: number): Promise<number> {
-  const row = await selectOne<{ n: string }>(
-    sequelize,
-    `WITH revoked AS (UPDATE executor_sessions SET revoked_at = now() WHERE account_number = $n AND revoked_at IS NULL RETURNING 1)
-     SELECT count(*) AS n FROM revoked`,
-    { n: accountNumber },
-    tx,
-  );
+  const { sql, bind } = revokeSessionsStatement(accountNumber);
+  const row = await selectOne<{ n: string }>(sequelize, `WITH revoked AS (${sql} RETURNING 1) SELECT count(*) AS n FROM revoked`, bind, tx);
   return Number(row?.n ?? 0);
+}
+
+/** The revocation, to run with others (executeTogether). */
+export function revokeSessionsStatement(accountNumber: number): Statement {
+  return { sql: 'UPDATE executor_sessions SET revoked_at = now() WHERE account_number = $n AND revoked_at IS NULL', bind: { n: accountNumber } };
 }
 
 export async function insertSession(

@@ -1,4 +1,4 @@
-import { newEventId, selectOne, selectRows, type Sequelize, type Transaction } from '@propdesk/kit';
+import { newEventId, selectOne, selectRows, type Sequelize, type Statement, type Transaction } from '@propdesk/kit';
 import type { EventType } from '../domain/events';
 
 export const EVENTS_CHANNEL = 'propdesk_events';
@@ -41,27 +41,36 @@ export async function appendEvent(sequelize: Sequelize, tx: Transaction, event: 
   return { id, position: Number(row.position), createdAt: row.created_at };
 }
 
-/** Several events in one statement (bulk provisioning), in the given order, one NOTIFY. */
-export async function appendEvents(sequelize: Sequelize, tx: Transaction, events: NewEvent[]): Promise<AppendedEvent[]> {
-  if (events.length === 0) return [];
-  const ids = events.map(() => newEventId());
-  const rows = await selectRows<{ id: string; position: string; created_at: Date }>(
-    sequelize,
-    `WITH appended AS (
-       INSERT INTO events (id, organization_id, type, data)
+/**
+ * appendEvents' insert, to run with others (executeTogether, whose closing select must then be
+ * EVENTS_NOTIFIED so the listeners wake).
+ */
+export function eventsStatement(events: NewEvent[]): Statement {
+  return {
+    sql: `INSERT INTO events (id, organization_id, type, data)
        SELECT id, org::uuid, type, data::jsonb
          FROM unnest($ids::text[], $orgs::text[], $types::text[], $datas::text[])
               WITH ORDINALITY AS t(id, org, type, data, i)
-        ORDER BY i
-       RETURNING id, position, created_at
-     )
-     SELECT id, position, created_at FROM appended, ${NOTIFY}`,
-    {
-      ids,
+        ORDER BY i`,
+    bind: {
+      ids: events.map(() => newEventId()),
       orgs: events.map((e) => e.organizationId),
       types: events.map((e) => e.type),
       datas: events.map((e) => JSON.stringify(e.data)),
     },
+  };
+}
+
+export const EVENTS_NOTIFIED = `SELECT ${NOTIFY}`;
+
+/** Several events in one statement (bulk provisioning), in the given order, one NOTIFY. */
+export async function appendEvents(sequelize: Sequelize, tx: Transaction, events: NewEvent[]): Promise<AppendedEvent[]> {
+  if (events.length === 0) return [];
+  const { sql, bind } = eventsStatement(events);
+  const rows = await selectRows<{ id: string; position: string; created_at: Date }>(
+    sequelize,
+    `WITH appended AS (${sql} RETURNING id, position, created_at) SELECT id, position, created_at FROM appended, ${NOTIFY}`,
+    bind,
     tx,
   );
   return rows

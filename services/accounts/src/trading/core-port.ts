@@ -15,11 +15,11 @@ import type { Account } from '../domain/account';
 export type { Account, AccountStatus } from '../domain/account';
 export { accountNotFound, refuseStatus } from '../domain/account';
 export { parseTerms, type ProgramTerms as Terms } from '../domain/programs';
-export { writeAccountMoney, writeMarkedEquity } from '../data/account-money';
+export { accountMoneyStatement, writeAccountMoney, writeMarkedEquity } from '../data/account-money';
 export { writeAccountReset, writePayout } from '../data/account-lifecycle';
-export { appendEvent, appendEvents, type NewEvent } from '../data/outbox';
+export { appendEvent, appendEvents, eventsStatement, EVENTS_NOTIFIED, type NewEvent } from '../data/outbox';
 export type { PhaseLifecycle } from '../use-cases/phase-lifecycle';
-export { revokeSessionsForAccount } from '../data/executor-sessions';
+export { revokeSessionsForAccount, revokeSessionsStatement } from '../data/executor-sessions';
 // Named for what they do here, where accountNumber and organizationId are the values themselves.
 export { accountNumber as parseAccountNumber, organizationId as parseOrganizationId, uuidParam as parseUuid } from '../domain/validation';
 export { toProtoAccount } from '../grpc/mappers';

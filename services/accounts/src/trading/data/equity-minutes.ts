@@ -1,4 +1,4 @@
-import { execute, type Sequelize, type Transaction } from '@propdesk/kit';
+import { execute, type Sequelize, type Statement, type Transaction } from '@propdesk/kit';
 import { REBUILD_EQUITY_HOURS_SQL } from './migrations/0004-equity-hours';
 
 /** One account's equity over one minute: open/high/low/close, and the balance at its close. */
@@ -15,14 +15,19 @@ export interface EquitySample {
 /** Upserts per-minute equity buckets (one row per account per minute, whatever the tick rate). */
 export async function upsertEquityMinutes(sequelize: Sequelize, samples: EquitySample[], tx?: Transaction): Promise<void> {
   if (samples.length === 0) return;
+  const { sql, bind } = equityMinutesStatement(samples);
+  await execute(sequelize, sql, bind, tx);
+}
+
+/** upsertEquityMinutes' statement (samples not empty), to run with others (executeTogether). */
+export function equityMinutesStatement(samples: EquitySample[]): Statement {
   const sorted = [...samples].sort((a, b) => a.accountNumber - b.accountNumber || a.minute.getTime() - b.minute.getTime());
-  await execute(
-    sequelize,
-    `INSERT INTO equity_minutes (account_number, minute, open, high, low, close, balance)
+  return {
+    sql: `INSERT INTO equity_minutes (account_number, minute, open, high, low, close, balance)
      SELECT * FROM unnest($numbers::bigint[], $minutes::timestamptz[], $opens::numeric[], $highs::numeric[], $lows::numeric[], $closes::numeric[], $balances::numeric[])
      ON CONFLICT (account_number, minute) DO UPDATE SET high = GREATEST(equity_minutes.high, EXCLUDED.high),
        low = LEAST(equity_minutes.low, EXCLUDED.low), close = EXCLUDED.close, balance = EXCLUDED.balance`,
-    {
+    bind: {
       numbers: sorted.map((s) => s.accountNumber),
       minutes: sorted.map((s) => s.minute.toISOString()),
       opens: sorted.map((s) => s.open),
@@ -31,8 +36,7 @@ export async function upsertEquityMinutes(sequelize: Sequelize, samples: EquityS
       closes: sorted.map((s) => s.close),
       balances: sorted.map((s) => s.balance),
     },
-    tx,
-  );
+  };
 }
 
 /**

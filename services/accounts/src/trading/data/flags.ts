@@ -1,4 +1,4 @@
-import { selectOne, selectRows, toNumber, type Sequelize, type Transaction } from '@propdesk/kit';
+import { selectOne, selectRows, toNumber, type Sequelize, type Statement, type Transaction } from '@propdesk/kit';
 
 export interface Flag {
   id: string;
@@ -55,13 +55,18 @@ export interface NewFlag {
 
 /** Inserts a flag; null when a flag with the same dedupe key already exists. */
 export async function insertFlag(sequelize: Sequelize, tx: Transaction, f: NewFlag): Promise<Flag | null> {
-  const row = await selectOne<FlagRow>(
-    sequelize,
-    `INSERT INTO flags (account_number, organization_id, rule, action, reason, evidence, dedupe_key, created_at)
+  const { sql, bind } = flagStatement(f);
+  const row = await selectOne<FlagRow>(sequelize, `${sql} RETURNING ${COLUMNS}`, bind, tx);
+  return row ? toFlag(row) : null;
+}
+
+/** insertFlag's statement, to run with others (executeTogether). */
+export function flagStatement(f: NewFlag): Statement {
+  return {
+    sql: `INSERT INTO flags (account_number, organization_id, rule, action, reason, evidence, dedupe_key, created_at)
      VALUES ($accountNumber, $organizationId, $rule, $action, $reason, $evidence::jsonb, $dedupeKey, $createdAt)
-     ON CONFLICT (dedupe_key) DO NOTHING
-     RETURNING ${COLUMNS}`,
-    {
+     ON CONFLICT (dedupe_key) DO NOTHING`,
+    bind: {
       accountNumber: f.accountNumber,
       organizationId: f.organizationId,
       rule: f.rule,
@@ -71,9 +76,7 @@ export async function insertFlag(sequelize: Sequelize, tx: Transaction, f: NewFl
       dedupeKey: f.dedupeKey ?? null,
       createdAt: f.createdAt,
     },
-    tx,
-  );
-  return row ? toFlag(row) : null;
+  };
 }
 
 export async function listFlags(sequelize: Sequelize, accountNumber: number, afterSeq: number, limit: number, action?: 'flag' | 'breach'): Promise<Flag[]> {

@@ -5,7 +5,68 @@ import { upsertEquityMinutes, type EquitySample } from '../data/equity-minutes';
 import { roundMoney } from '../domain/instruments';
 import { BALANCE, CLOSE, DRAWDOWN, DRAWDOWN_PCT, EQUITY, HIGH, LOW, MINUTE, OPEN, PEAK, STRIDE, type AccountTable } from './account-table';
 
-const CHUNK = 500;
+/** Rows per statement: short enough that a verdict's statements rarely run beside a long one. */
+const CHUNK = 250;
+
+/**
+ * Rows snapshotted at a flush, column by column in typed arrays (no object per row until its
+ * chunk is written: a flush of 50,000 accounts allocates 250 rows at a time, and they die young).
+ */
+class Columns {
+  private data: Float64Array[];
+  length = 0;
+
+  constructor(private readonly width: number) {
+    this.data = Array.from({ length: width }, () => new Float64Array(1024));
+  }
+
+  push(a: number, b: number, c: number, d: number, e = 0, f = 0, g = 0): void {
+    if (this.length === this.data[0].length) {
+      this.data = this.data.map((column) => {
+        const grown = new Float64Array(column.length * 2);
+        grown.set(column);
+        return grown;
+      });
+    }
+    const row = this.length++;
+    const data = this.data;
+    data[0][row] = a;
+    data[1][row] = b;
+    data[2][row] = c;
+    data[3][row] = d;
+    if (this.width > 4) data[4][row] = e;
+    if (this.width > 5) data[5][row] = f;
+    if (this.width > 6) data[6][row] = g;
+  }
+
+  get(row: number, column: number): number {
+    return this.data[column][row];
+  }
+
+  /** The rows built by `row`, a chunk at a time. */
+  *chunks<T>(row: (i: number) => T): Generator<T[]> {
+    for (let from = 0; from < this.length; from += CHUNK) {
+      const rows: T[] = [];
+      for (let i = from; i < Math.min(this.length, from + CHUNK); i++) rows.push(row(i));
+      yield rows;
+    }
+  }
+}
+
+/** Longest a flush's walk over the slots runs before it lets the event loop (a verdict's replies) in. */
+const SLICE_MS = 4;
+
+/** Visits every slot of the table (its end read as it grows), yielding to the event loop every SLICE_MS. */
+async function eachSlot(table: AccountTable, visit: (slot: number) => void): Promise<void> {
+  let sliceStart = Date.now();
+  for (let slot = 0; slot < table.end; slot++) {
+    visit(slot);
+    if ((slot & 1023) === 1023 && Date.now() - sliceStart >= SLICE_MS) {
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      sliceStart = Date.now();
+    }
+  }
+}
 
 function* chunks<T>(items: T[]): Generator<T[]> {
   for (let i = 0; i < items.length; i += CHUNK) yield items.slice(i, i + CHUNK);
@@ -48,6 +109,8 @@ export class EquityWriter {
     private readonly logger: Logger,
     private readonly limits: { threshold: number; maxAgeMs: number },
     private readonly table: AccountTable,
+    /** Resolves when no verdict is being taken (bounded): each statement waits for it, so a breach never queues behind a flush. */
+    private readonly verdictsFirst: () => Promise<void> = async () => undefined,
   ) {}
 
   private bucketOf(slot: number, accountNumber: number): EquitySample {
@@ -118,60 +181,83 @@ export class EquityWriter {
    */
   async flush(force: 'none' | 'marks' | 'all'): Promise<void> {
     const now = Date.now();
+    this.lastFlush = now;
     const t = this.table;
     const { threshold, maxAgeMs: maxAge } = this.limits;
-    const marks = this.retiredMarks;
+    // Snapshotted here, written chunk by chunk below. Marked as written now: a mark made meanwhile
+    // differs and is written next time.
+    const marks = new Columns(4); // account number, equity, peak, slot (-1: retired)
+    for (const m of this.retiredMarks) marks.push(m.number, m.equity, m.peakEquity, -1);
     this.retiredMarks = [];
-    const slots: number[] = [];
-    for (let slot = 0; slot < t.end; slot++) {
+    await eachSlot(t, (slot) => {
+      // Read afresh at each slot: the table's arrays are replaced when it grows (during a yield).
+      const h = t.hot;
       const s = t.states[slot];
-      const equity = t.get(slot, EQUITY);
-      if (!s || Number.isNaN(equity) || t.written[slot] === equity) continue;
+      const equity = h[slot * STRIDE + EQUITY];
+      if (!s || Number.isNaN(equity) || t.written[slot] === equity) return;
       const last = t.written[slot];
       if (force !== 'none' || Number.isNaN(last) || Math.abs(last - equity) >= threshold || now - t.writtenAt[slot] >= maxAge) {
-        marks.push({ number: s.account.number, equity, peakEquity: t.get(slot, PEAK) });
-        slots.push(slot);
+        marks.push(s.account.number, equity, h[slot * STRIDE + PEAK], slot);
+        t.written[slot] = equity;
+        t.writtenAt[slot] = now;
       }
-    }
-    const buckets = this.completedBuckets;
+    });
+    const completed = this.completedBuckets;
     this.completedBuckets = [];
+    const open = new Columns(7); // account number, minute, open, high, low, close, balance
     if (force === 'all' || now - this.lastBucketFlush >= maxAge) {
       // The open minute too: the upsert merges high/low/close into what a later flush adds.
       this.lastBucketFlush = now;
-      for (let slot = 0; slot < t.end; slot++) {
+      await eachSlot(t, (slot) => {
+        const h = t.hot;
         const s = t.states[slot];
-        if (s && !Number.isNaN(t.get(slot, MINUTE))) buckets.push(this.bucketOf(slot, s.account.number));
-        t.set(slot, MINUTE, NaN);
-      }
+        const o = slot * STRIDE;
+        if (s && !Number.isNaN(h[o + MINUTE])) open.push(s.account.number, h[o + MINUTE], h[o + OPEN], h[o + HIGH], h[o + LOW], h[o + CLOSE], h[o + BALANCE]);
+        h[o + MINUTE] = NaN;
+      });
     }
-    const drawdowns: Array<{ accountNumber: number; drawdown: number; pct: number; initialBalance: number; slot: number }> = [];
     // Drawdowns only grow and only the report reads them: written with the open minute's buckets.
-    const flushDrawdowns = force === 'all' || now - this.lastDrawdownFlush >= maxAge;
-    if (flushDrawdowns) {
+    const drawdowns = new Columns(5); // account number, drawdown, percent, initial balance, slot
+    if (force === 'all' || now - this.lastDrawdownFlush >= maxAge) {
       this.lastDrawdownFlush = now;
-      for (let slot = 0; slot < t.end; slot++) {
+      await eachSlot(t, (slot) => {
+        const h = t.hot;
         const s = t.states[slot];
-        const drawdown = t.get(slot, DRAWDOWN);
-        if (s && drawdown >= t.drawdownWritten[slot] + 0.01) {
-          drawdowns.push({ accountNumber: s.account.number, drawdown: roundMoney(drawdown), pct: t.get(slot, DRAWDOWN_PCT), initialBalance: s.account.initialBalance, slot });
-        }
-      }
-    }
-    this.lastFlush = now;
-    // Marked as written before the statements run: a mark made meanwhile differs and is written next time.
-    for (const slot of slots) {
-      t.written[slot] = t.get(slot, EQUITY);
-      t.writtenAt[slot] = now;
+        const drawdown = h[slot * STRIDE + DRAWDOWN];
+        if (s && drawdown >= t.drawdownWritten[slot] + 0.01) drawdowns.push(s.account.number, roundMoney(drawdown), h[slot * STRIDE + DRAWDOWN_PCT], s.account.initialBalance, slot);
+      });
     }
     try {
-      for (const chunk of chunks(marks)) await writeMarkedEquity(this.sequelize, chunk);
-      for (const chunk of chunks(mergeBuckets(buckets))) await upsertEquityMinutes(this.sequelize, chunk);
-      for (const chunk of chunks(drawdowns)) {
+      for (const chunk of marks.chunks((i) => ({ number: marks.get(i, 0), equity: marks.get(i, 1), peakEquity: marks.get(i, 2) }))) {
+        await this.verdictsFirst();
+        await writeMarkedEquity(this.sequelize, chunk);
+      }
+      // Completed minutes before the open ones: an account's two pieces of one minute merge in that order.
+      for (const chunk of chunks(completed)) {
+        await this.verdictsFirst();
+        await upsertEquityMinutes(this.sequelize, mergeBuckets(chunk));
+      }
+      const bucket = (i: number): EquitySample => ({
+        accountNumber: open.get(i, 0),
+        minute: new Date(open.get(i, 1)),
+        open: open.get(i, 2),
+        high: open.get(i, 3),
+        low: open.get(i, 4),
+        close: open.get(i, 5),
+        balance: open.get(i, 6),
+      });
+      for (const chunk of open.chunks(bucket)) {
+        await this.verdictsFirst();
+        await upsertEquityMinutes(this.sequelize, chunk);
+      }
+      const drawdown = (i: number) => ({ accountNumber: drawdowns.get(i, 0), drawdown: drawdowns.get(i, 1), pct: drawdowns.get(i, 2), initialBalance: drawdowns.get(i, 3), slot: drawdowns.get(i, 4) });
+      for (const chunk of drawdowns.chunks(drawdown)) {
+        await this.verdictsFirst();
         await recordEquityDrawdowns(this.sequelize, chunk);
         for (const d of chunk) if (t.states[d.slot]?.account.number === d.accountNumber) t.drawdownWritten[d.slot] = d.drawdown;
       }
     } catch (err) {
-      for (const slot of slots) t.written[slot] = NaN;
+      for (let i = 0; i < marks.length; i++) if (marks.get(i, 3) >= 0) t.written[marks.get(i, 3)] = NaN;
       // A deadlock with another replica's flush loses one interval of marks; later marks rewrite them.
       this.logger.warn({ err }, 'equity flush failed');
     }

@@ -62,6 +62,8 @@ const CHANGE_LOOKBACK_SECONDS = 10;
 /** Synchronous marking work between two yields to the event loop (so the feed's socket and other RPCs are served). */
 const SLICE_MS = 8;
 const SOD_CHUNK = 5000;
+/** Longest the equity writer holds a statement for running verdicts. */
+const VERDICT_WAIT_MS = 200;
 /** How far inside its thresholds an account's band ends (USD): equity is judged rounded to the cent. */
 const BAND_MARGIN = 0.02;
 
@@ -116,6 +118,8 @@ export class TradingEngine implements LiveEngine {
   readonly metrics: EngineMetrics;
   private quoteSeq = 0;
   private crossed = new Int32Array(1024);
+  /** Verdict transactions running, and what resolves when none does (verdictStarted, verdictsFirst). */
+  private readonly verdicts: { running: number; quiet?: { promise: Promise<void>; resolve: () => void } } = { running: 0 };
   /** Rebuilds in the order they began reading, and the last one applied to each account (rebuildAccounts). */
   private rebuildTicket = 0;
   private readonly appliedTicket = new Map<number, number>();
@@ -136,6 +140,7 @@ export class TradingEngine implements LiveEngine {
       options.logger,
       { threshold: options.equityWriteThreshold ?? 1, maxAgeMs: options.equityMaxAgeMs ?? 15_000 },
       this.table,
+      () => this.verdictsFirst(),
     );
     this.ctx = {
       sequelize: options.sequelize,
@@ -538,6 +543,31 @@ export class TradingEngine implements LiveEngine {
     this.openMinute = minute;
   }
 
+  /** A verdict begins; the returned function ends it. While any runs, the equity writer holds its next statement. */
+  private verdictStarted(): () => void {
+    this.verdicts.running += 1;
+    if (!this.verdicts.quiet) {
+      let resolve = () => {};
+      const promise = new Promise<void>((r) => (resolve = r));
+      this.verdicts.quiet = { promise, resolve };
+    }
+    return () => {
+      this.verdicts.running -= 1;
+      if (this.verdicts.running > 0) return;
+      this.verdicts.quiet?.resolve();
+      this.verdicts.quiet = undefined;
+    };
+  }
+
+  /** Resolves when no verdict runs, or after VERDICT_WAIT_MS (marks are bounded in age, not starved by a run of breaches). */
+  private async verdictsFirst(): Promise<void> {
+    const quiet = this.verdicts.quiet;
+    if (!quiet) return;
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([quiet.promise, new Promise<void>((resolve) => (timer = setTimeout(resolve, VERDICT_WAIT_MS)))]);
+    clearTimeout(timer);
+  }
+
   /** Writes marks (settled first), buckets and drawdowns: equity-writer.ts flush. */
   private async flushMarks(force: 'none' | 'marks' | 'all'): Promise<void> {
     this.settle();
@@ -612,6 +642,7 @@ export class TradingEngine implements LiveEngine {
     const decided: number[] = [];
     await runLimited(suspects, async (state) => {
       const started = Date.now();
+      const done = this.verdictStarted();
       const outcome = await this.guard(() =>
         evaluateAccount(this.ctx, state.account.number, {
           peakEquity: this.table.get(state.slot, PEAK),
@@ -620,6 +651,7 @@ export class TradingEngine implements LiveEngine {
           highestEodBalance: state.dayStart?.highestEodBalance,
         }),
       );
+      done();
       const ended = Date.now();
       this.metrics.verdictTransaction.observe((ended - started) / 1000);
       if (outcome?.kind === 'breached' || outcome?.kind === 'passed') this.metrics.verdictLatency.observe((ended - receivedAt) / 1000);

@@ -1,10 +1,10 @@
-import type { Transaction } from '@propdesk/kit';
-import { appendEvents, revokeSessionsForAccount, writeAccountMoney, type Account, type NewEvent } from '../core-port';
-import { insertFlag } from '../data/flags';
+import { executeTogether, type Transaction } from '@propdesk/kit';
+import { accountMoneyStatement, eventsStatement, EVENTS_NOTIFIED, revokeSessionsStatement, type Account, type NewEvent } from '../core-port';
+import { flagStatement } from '../data/flags';
 import type { Position } from '../data/positions';
 import type { Breach } from '../domain/rules';
 import { liquidateInTx } from './liquidate-account';
-import { recordEquityPoint, type TradingContext } from './trading-context';
+import { equityPointStatement, type TradingContext } from './trading-context';
 
 /** What was observed when the breach was decided (it goes into the evidence and the event). */
 export interface Observation {
@@ -17,7 +17,8 @@ export interface Observation {
  * The breach itself, whether a rule found it (evaluate-account.ts) or staff asked for it
  * (breach-account.ts), inside the caller's transaction with the account row locked: liquidate,
  * status breached, executor sessions revoked, a breach flag carrying the evidence, and
- * account.breached with the seed's fields (plus rule and limit).
+ * account.breached with the seed's fields (plus rule and limit). After the liquidation, the
+ * writes are one statement (executeTogether): a breach is latency-critical.
  */
 export async function applyBreach(ctx: TradingContext, tx: Transaction, account: Account, live: Position[], observed: Observation, breach: Breach): Promise<Account> {
   const now = ctx.now();
@@ -26,8 +27,6 @@ export async function applyBreach(ctx: TradingContext, tx: Transaction, account:
   const events: NewEvent[] = [];
   const balance = await liquidateInTx(ctx, tx, account, live, 'breach', events);
   const peakEquity = Math.max(account.peakEquity, observed.peakEquity, observed.equity);
-  await writeAccountMoney(ctx.sequelize, tx, account.number, { balance, equity: balance, peakEquity, status: 'breached' });
-  await revokeSessionsForAccount(ctx.sequelize, tx, account.number);
   const evidence = {
     rule: breach.rule,
     limit: breach.limit,
@@ -41,35 +40,42 @@ export async function applyBreach(ctx: TradingContext, tx: Transaction, account:
     phase: { index: account.phase.index, name: account.phase.name, kind: account.phase.kind },
     attempt: account.attempt,
   };
-  await insertFlag(ctx.sequelize, tx, {
-    accountNumber: account.number,
+  const breached: NewEvent = {
     organizationId: account.organizationId,
-    rule: breach.rule,
-    action: 'breach',
-    reason: breach.reason,
-    evidence,
-    // One breach per attempt (attempt 1 keeps the key of before attempts existed).
-    dedupeKey: account.attempt === 1 ? `breach:${account.number}` : `breach:${account.number}:${account.attempt}`,
-    createdAt: now,
-  });
-  await appendEvents(ctx.sequelize, tx, [
-    ...events,
-    {
-      organizationId: account.organizationId,
-      type: 'account.breached',
-      data: {
-        account: account.number,
-        trader_id: account.traderId,
-        status: 'breached',
-        reason: breach.reason,
-        equity: observed.equity,
-        balance,
-        peak_equity: peakEquity,
-        rule: breach.rule,
-        limit: breach.limit,
-      },
+    type: 'account.breached',
+    data: {
+      account: account.number,
+      trader_id: account.traderId,
+      status: 'breached',
+      reason: breach.reason,
+      equity: observed.equity,
+      balance,
+      peak_equity: peakEquity,
+      rule: breach.rule,
+      limit: breach.limit,
     },
-  ]);
-  await recordEquityPoint(ctx, tx, account.number, now, balance, balance);
+  };
+  await executeTogether(
+    ctx.sequelize,
+    [
+      accountMoneyStatement(account.number, { balance, equity: balance, peakEquity, status: 'breached' }),
+      revokeSessionsStatement(account.number),
+      flagStatement({
+        accountNumber: account.number,
+        organizationId: account.organizationId,
+        rule: breach.rule,
+        action: 'breach',
+        reason: breach.reason,
+        evidence,
+        // One breach per attempt (attempt 1 keeps the key of before attempts existed).
+        dedupeKey: account.attempt === 1 ? `breach:${account.number}` : `breach:${account.number}:${account.attempt}`,
+        createdAt: now,
+      }),
+      eventsStatement([...events, breached]),
+      equityPointStatement(account.number, now, balance, balance),
+    ],
+    tx,
+    EVENTS_NOTIFIED,
+  );
   return { ...account, status: 'breached', balance, equity: balance, peakEquity };
 }

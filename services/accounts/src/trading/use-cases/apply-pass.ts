@@ -1,8 +1,8 @@
-import type { Transaction } from '@propdesk/kit';
-import { appendEvents, writeAccountMoney, type Account, type NewEvent } from '../core-port';
+import { executeTogether, type Transaction } from '@propdesk/kit';
+import { accountMoneyStatement, eventsStatement, EVENTS_NOTIFIED, type Account, type NewEvent } from '../core-port';
 import type { Position } from '../data/positions';
 import { liquidateInTx } from './liquidate-account';
-import { recordEquityPoint, type TradingContext } from './trading-context';
+import { equityPointStatement, type TradingContext } from './trading-context';
 
 /**
  * The objectives are met: inside the caller's transaction (row locked) the open positions close
@@ -11,7 +11,8 @@ import { recordEquityPoint, type TradingContext } from './trading-context';
  * account is provisioned in this same transaction (the core's lifecycle; a unique constraint on
  * previous_account keeps it to one whatever the replicas): account.passed names it, then come
  * its account.created and account.assigned; the passed row links it (next_account) in the write
- * that sets its status. A failure anywhere rolls the pass back with it.
+ * that sets its status. A failure anywhere rolls the pass back with it. After the liquidation and
+ * the next phase, the writes are one statement (executeTogether).
  */
 export async function applyPass(
   ctx: TradingContext,
@@ -24,9 +25,9 @@ export async function applyPass(
   const balance = await liquidateInTx(ctx, tx, account, live, 'profit_target', closings);
   const peakEquity = Math.max(observed.peakEquity, balance);
   const progression = ctx.lifecycle ? await ctx.lifecycle.provisionNextPhase(tx, account) : null;
-  await writeAccountMoney(ctx.sequelize, tx, account.number, { balance, equity: balance, peakEquity, status: 'passed', nextAccount: progression?.next.number });
-  // One statement for the pass's events, in their order: the positions closed, account.passed, then the next account's.
-  await appendEvents(ctx.sequelize, tx, [
+  const money = accountMoneyStatement(account.number, { balance, equity: balance, peakEquity, status: 'passed', nextAccount: progression?.next.number });
+  // The pass's events in their order: the positions closed, account.passed, then the next account's.
+  const events = eventsStatement([
     ...closings,
     {
       organizationId: account.organizationId,
@@ -47,6 +48,6 @@ export async function applyPass(
     },
     ...(progression?.events ?? []),
   ]);
-  await recordEquityPoint(ctx, tx, account.number, ctx.now(), balance, balance);
+  await executeTogether(ctx.sequelize, [money, events, equityPointStatement(account.number, ctx.now(), balance, balance)], tx, EVENTS_NOTIFIED);
   return { ...account, status: 'passed', balance, equity: balance, peakEquity, nextAccount: progression?.next.number ?? null };
 }

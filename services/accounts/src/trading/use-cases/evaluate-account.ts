@@ -35,9 +35,14 @@ export async function evaluateAccount(
       startOfDayBalance: hints.startOfDayBalance,
       startOfDayEquity: hints.startOfDayEquity,
       highestEodBalance: hints.highestEodBalance,
-      tradingDays: await countTradingDays(ctx.sequelize, accountNumber, tx),
+      tradingDays: 0,
     };
+    // The trading days weigh only toward a pass: a breach is judged without reading them.
     let verdict = evaluate(account.terms, snapshot);
+    if (verdict.kind !== 'breached') {
+      snapshot.tradingDays = await countTradingDays(ctx.sequelize, accountNumber, tx);
+      verdict = evaluate(account.terms, snapshot);
+    }
     if (verdict.kind === 'passed' && account.terms.consistencyPct !== null) {
       // Consistency: the best day's profit, today's floating included, against the attempt's total.
       const today = tradingDayOf(ctx.now(), ctx.rolloverHourUtc);

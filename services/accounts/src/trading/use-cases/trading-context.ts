@@ -1,7 +1,7 @@
-import { AppError, type Logger, type Sequelize, type Transaction } from '@propdesk/kit';
+import { AppError, type Logger, type Sequelize, type Statement, type Transaction } from '@propdesk/kit';
 import type { PhaseLifecycle } from '../core-port';
 import type { Position } from '../data/positions';
-import { upsertEquityMinutes } from '../data/equity-minutes';
+import { equityMinutesStatement, upsertEquityMinutes } from '../data/equity-minutes';
 import { roundMoney, type Quote, type QuoteLookup } from '../domain/instruments';
 import { equityOf, floatingProfit } from '../domain/pnl';
 
@@ -57,8 +57,17 @@ export function equityFromPositions(ctx: TradingContext, balance: number, positi
 
 /** A point on the equity curve at a fill, close or verdict (merged into that minute's bucket). */
 export async function recordEquityPoint(ctx: TradingContext, tx: Transaction, accountNumber: number, time: Date, equity: number, balance: number): Promise<void> {
+  await upsertEquityMinutes(ctx.sequelize, [equityPoint(accountNumber, time, equity, balance)], tx);
+}
+
+/** recordEquityPoint's statement, to run with others (executeTogether). */
+export function equityPointStatement(accountNumber: number, time: Date, equity: number, balance: number): Statement {
+  return equityMinutesStatement([equityPoint(accountNumber, time, equity, balance)]);
+}
+
+function equityPoint(accountNumber: number, time: Date, equity: number, balance: number) {
   const minute = new Date(Math.floor(time.getTime() / 60_000) * 60_000);
-  await upsertEquityMinutes(ctx.sequelize, [{ accountNumber, minute, open: equity, high: equity, low: equity, close: equity, balance }], tx);
+  return { accountNumber, minute, open: equity, high: equity, low: equity, close: equity, balance };
 }
 
 /** A position with its floating P/L at the cached quote (null unless open and priced). */

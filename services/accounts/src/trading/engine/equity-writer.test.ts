@@ -1,0 +1,68 @@
+import { randomUUID } from 'node:crypto';
+import { createLogger, QueryTypes } from '@propdesk/kit';
+import { PROGRAMS } from '../../domain/programs';
+import { startHarness, type Harness } from '../../test/harness';
+import { AccountTable, EQUITY, PEAK, STRIDE } from './account-table';
+import type { AccountState } from './account-state';
+import { EquityWriter } from './equity-writer';
+
+/**
+ * The engine's batched writes of marked equity give way to verdicts: a flush snapshots the marks
+ * and writes them a chunk at a time, and each statement waits while a breach or pass is being
+ * taken (the engine's verdictsFirst), so a breach never shares the database with a long flush.
+ */
+let h: Harness;
+
+beforeAll(async () => {
+  h = await startHarness();
+});
+
+afterAll(async () => {
+  await h.close();
+});
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+it('writes the marks a chunk at a time, each statement held until no verdict runs', async () => {
+  const org = randomUUID();
+  const rows = await h.sql.query<{ number: string }>(
+    `INSERT INTO accounts (organization_id, program, terms, initial_balance, balance, equity, peak_equity, executor_password_sealed)
+     SELECT :org, 'standard', :terms::jsonb, 100000, 100000, 100000, 100000, 'not-a-secret' FROM generate_series(1, 600) RETURNING number`,
+    { replacements: { org, terms: JSON.stringify(PROGRAMS.standard) }, type: QueryTypes.SELECT },
+  );
+  const table = new AccountTable();
+  for (const row of rows) {
+    const slot = table.allocate();
+    table.states[slot] = { slot, account: { number: Number(row.number), initialBalance: 100_000 } } as AccountState;
+    table.hot[slot * STRIDE + EQUITY] = 100_123.45;
+    table.hot[slot * STRIDE + PEAK] = 100_123.45;
+  }
+  let asked = 0;
+  let verdictsDone = () => {};
+  const quiet = new Promise<void>((resolve) => (verdictsDone = resolve));
+  const writer = new EquityWriter(h.sql, createLogger('test', { level: 'silent' }), { threshold: 1, maxAgeMs: 15_000 }, table, async () => {
+    asked += 1;
+    await quiet;
+  });
+  const written = async () => {
+    const [row] = await h.sql.query<{ n: string }>(`SELECT count(*) AS n FROM accounts WHERE organization_id = :org AND equity = 100123.45`, {
+      replacements: { org },
+      type: QueryTypes.SELECT,
+    });
+    return Number(row.n);
+  };
+
+  const flushing = writer.flush('marks');
+  await sleep(200);
+  // A verdict runs: the first statement waits for it, nothing is written yet.
+  expect(asked).toBe(1);
+  expect(await written()).toBe(0);
+  verdictsDone();
+  await flushing;
+  // 600 marks in statements of 250: three, each asked first.
+  expect(asked).toBe(3);
+  expect(await written()).toBe(600);
+  // Written marks are not written again.
+  await writer.flush('marks');
+  expect(asked).toBe(3);
+});
