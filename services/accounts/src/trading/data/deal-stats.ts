@@ -3,7 +3,7 @@ import { advanceRunningStats, initialRunningStats, type RunningStats } from '../
 import type { Deal } from './deals';
 import { maxDrawdown, streaks, type DealAggregate } from './statistics';
 
-interface StatsRow {
+export interface StatsRow {
   current_sign: number;
   current_length: number;
   current_total: string;
@@ -17,9 +17,9 @@ interface StatsRow {
 }
 
 /** Named, not `*`: a statement prepared on a connection keeps its result columns even when a later migration adds one. */
-const STATS_COLUMNS = 'current_sign, current_length, current_total, max_wins, max_losses, best_run, worst_run, peak_balance, max_drawdown, max_drawdown_pct';
+export const STATS_COLUMNS = 'current_sign, current_length, current_total, max_wins, max_losses, best_run, worst_run, peak_balance, max_drawdown, max_drawdown_pct';
 
-function toRunningStats(r: StatsRow): RunningStats {
+export function toRunningStats(r: StatsRow): RunningStats {
   return {
     currentSign: (Math.sign(r.current_sign) as -1 | 0 | 1) || 0,
     currentLength: r.current_length,
@@ -43,7 +43,7 @@ export async function readRunningStats(sequelize: Sequelize, accountNumber: numb
  * Drawdown columns only ever grow (GREATEST): the equity marks of the engine's flush and the
  * deals of a transaction may both write them, and neither may undo the other.
  */
-async function writeRunningStats(sequelize: Sequelize, accountNumber: number, s: RunningStats, tx?: Transaction): Promise<void> {
+export async function writeRunningStats(sequelize: Sequelize, accountNumber: number, s: RunningStats, tx?: Transaction): Promise<void> {
   await execute(
     sequelize,
     `INSERT INTO account_trading_stats (account_number, current_sign, current_length, current_total, max_wins, max_losses, best_run, worst_run,
@@ -56,58 +56,6 @@ async function writeRunningStats(sequelize: Sequelize, accountNumber: number, s:
        max_drawdown_pct = GREATEST(account_trading_stats.max_drawdown_pct, EXCLUDED.max_drawdown_pct)`,
     { accountNumber, ...s }, tx,
   );
-}
-
-/**
- * Folds a new deal into the summaries, inside the deal's transaction (the account row is locked):
- * the month's and the day's rows are upserted by the same statement that reads the running
- * figures (data-modifying CTEs run once, whether or not the SELECT refers to them), then the
- * running figures advanced in code are written back: two statements a deal.
- */
-export async function recordDealStats(sequelize: Sequelize, tx: Transaction, deal: Deal, initialBalance: number): Promise<void> {
-  const before = deal.balanceAfter - deal.profit;
-  const r = before !== 0 ? deal.profit / before : 0;
-  const row = await selectOne<StatsRow>(
-    sequelize,
-    `WITH month AS (
-       INSERT INTO deal_stats (account_number, month, side, symbol, trades, wins, losses, gross_profit, gross_loss, lots, sum_return, sum_return_sq,
-         best, worst, first_seq, last_seq)
-       VALUES ($accountNumber, date_trunc('month', $closedAt::timestamptz AT TIME ZONE 'UTC')::date, $side, $symbol, 1, $win, $loss, $gp, $gl, $lots,
-         $r, $r2, $profit, $profit, $seq, $seq)
-       ON CONFLICT (account_number, month, side, symbol) DO UPDATE SET trades = deal_stats.trades + 1, wins = deal_stats.wins + EXCLUDED.wins,
-         losses = deal_stats.losses + EXCLUDED.losses, gross_profit = deal_stats.gross_profit + EXCLUDED.gross_profit,
-         gross_loss = deal_stats.gross_loss + EXCLUDED.gross_loss, lots = deal_stats.lots + EXCLUDED.lots,
-         sum_return = deal_stats.sum_return + EXCLUDED.sum_return, sum_return_sq = deal_stats.sum_return_sq + EXCLUDED.sum_return_sq,
-         best = GREATEST(deal_stats.best, EXCLUDED.best), worst = LEAST(deal_stats.worst, EXCLUDED.worst),
-         first_seq = LEAST(deal_stats.first_seq, EXCLUDED.first_seq), last_seq = GREATEST(deal_stats.last_seq, EXCLUDED.last_seq)
-     ), day AS (
-       INSERT INTO daily_balances (account_number, day, deals, close_balance, last_seq)
-       VALUES ($accountNumber, ($closedAt::timestamptz AT TIME ZONE 'UTC')::date, 1, $balance, $seq)
-       ON CONFLICT (account_number, day) DO UPDATE SET deals = daily_balances.deals + 1,
-         close_balance = CASE WHEN EXCLUDED.last_seq > daily_balances.last_seq THEN EXCLUDED.close_balance ELSE daily_balances.close_balance END,
-         last_seq = GREATEST(daily_balances.last_seq, EXCLUDED.last_seq)
-     )
-     SELECT ${STATS_COLUMNS} FROM account_trading_stats WHERE account_number = $accountNumber`,
-    {
-      accountNumber: deal.accountNumber,
-      closedAt: deal.closedAt,
-      side: deal.side,
-      symbol: deal.symbol,
-      win: deal.profit > 0 ? 1 : 0,
-      loss: deal.profit < 0 ? 1 : 0,
-      gp: deal.profit > 0 ? deal.profit : 0,
-      gl: deal.profit < 0 ? deal.profit : 0,
-      lots: deal.volume,
-      r,
-      r2: r * r,
-      profit: deal.profit,
-      seq: deal.seq,
-      balance: deal.balanceAfter,
-    },
-    tx,
-  );
-  const stats = row ? toRunningStats(row) : initialRunningStats(initialBalance);
-  await writeRunningStats(sequelize, deal.accountNumber, advanceRunningStats(stats, deal.profit, deal.balanceAfter), tx);
 }
 
 /** Equity drawdowns seen by the engine's marks (running peak minus the mark), merged in one statement. */

@@ -20,7 +20,7 @@ export interface Deal {
   attempt: number;
 }
 
-interface DealRow {
+export interface DealRow {
   id: string;
   seq: string;
   account_number: string;
@@ -38,7 +38,7 @@ interface DealRow {
   attempt: number;
 }
 
-const COLUMNS = 'id, seq, account_number, position_id, symbol, side, volume, open_price, close_price, profit, opened_at, closed_at, close_reason, balance_after, attempt';
+export const DEAL_COLUMNS = 'id, seq, account_number, position_id, symbol, side, volume, open_price, close_price, profit, opened_at, closed_at, close_reason, balance_after, attempt';
 
 export function toDeal(row: DealRow): Deal {
   return {
@@ -62,39 +62,11 @@ export function toDeal(row: DealRow): Deal {
 
 export type NewDeal = Omit<Deal, 'id' | 'seq' | 'attempt'> & { organizationId: string };
 
-export async function insertDeal(sequelize: Sequelize, tx: Transaction, d: NewDeal): Promise<Deal> {
-  const rows = await selectRows<DealRow>(
-    sequelize,
-    `INSERT INTO deals (account_number, organization_id, position_id, symbol, side, volume, open_price, close_price, profit,
-       opened_at, closed_at, close_reason, balance_after)
-     VALUES ($accountNumber, $organizationId, $positionId, $symbol, $side, $volume, $openPrice, $closePrice, $profit,
-       $openedAt, $closedAt, $closeReason, $balanceAfter)
-     RETURNING ${COLUMNS}`,
-    {
-      accountNumber: d.accountNumber,
-      organizationId: d.organizationId,
-      positionId: d.positionId,
-      symbol: d.symbol,
-      side: d.side,
-      volume: d.volume,
-      openPrice: d.openPrice,
-      closePrice: d.closePrice,
-      profit: d.profit,
-      openedAt: d.openedAt,
-      closedAt: d.closedAt,
-      closeReason: d.closeReason,
-      balanceAfter: d.balanceAfter,
-    },
-    tx,
-  );
-  return toDeal(rows[0]);
-}
-
 /** One keyset page of an account's deals, oldest first. */
 export async function listDeals(sequelize: Sequelize, accountNumber: number, afterSeq: number, limit: number): Promise<Deal[]> {
   const rows = await selectRows<DealRow>(
     sequelize,
-    `SELECT ${COLUMNS} FROM deals WHERE account_number = $accountNumber AND seq > $afterSeq ORDER BY seq LIMIT $limit`,
+    `SELECT ${DEAL_COLUMNS} FROM deals WHERE account_number = $accountNumber AND seq > $afterSeq ORDER BY seq LIMIT $limit`,
     { accountNumber, afterSeq, limit },
   );
   return rows.map(toDeal);
@@ -104,7 +76,7 @@ export async function listDeals(sequelize: Sequelize, accountNumber: number, aft
 export async function latestDeals(sequelize: Sequelize, accountNumber: number, limit: number): Promise<Deal[]> {
   const rows = await selectRows<DealRow>(
     sequelize,
-    `SELECT ${COLUMNS} FROM deals WHERE account_number = $accountNumber ORDER BY seq DESC LIMIT $limit`,
+    `SELECT ${DEAL_COLUMNS} FROM deals WHERE account_number = $accountNumber ORDER BY seq DESC LIMIT $limit`,
     { accountNumber, limit },
   );
   return rows.map(toDeal);

@@ -28,7 +28,7 @@ export interface Position {
   attempt: number;
 }
 
-interface PositionRow {
+export interface PositionRow {
   id: string;
   seq: string;
   account_number: string;
@@ -51,12 +51,12 @@ interface PositionRow {
   attempt: number;
 }
 
-const COLUMNS = `id, seq, account_number, organization_id, status, symbol, side, volume, type, price, open_price, stop_loss,
+export const POSITION_COLUMNS = `id, seq, account_number, organization_id, status, symbol, side, volume, type, price, open_price, stop_loss,
   take_profit, opened_at, close_price, profit, closed_at, close_reason, created_at, attempt`;
 
 const nullableNumber = (v: string | null): number | null => (v === null ? null : toNumber(v));
 
-function toPosition(row: PositionRow): Position {
+export function toPosition(row: PositionRow): Position {
   return {
     id: row.id,
     seq: toNumber(row.seq),
@@ -104,7 +104,7 @@ export async function insertPosition(sequelize: Sequelize, tx: Transaction, p: N
        take_profit, opened_at, trading_day, created_at, updated_at)
      VALUES ($accountNumber, $organizationId, $status, $symbol, $side, $volume, $type, $price, $openPrice, $stopLoss,
        $takeProfit, $openedAt, $tradingDay, $now, now())
-     RETURNING ${COLUMNS}`,
+     RETURNING ${POSITION_COLUMNS}`,
     {
       accountNumber: p.accountNumber,
       organizationId: p.organizationId,
@@ -130,7 +130,7 @@ export async function insertPosition(sequelize: Sequelize, tx: Transaction, p: N
 export async function livePositionsOfAccount(sequelize: Sequelize, accountNumber: number, tx?: Transaction): Promise<Position[]> {
   const rows = await selectRows<PositionRow>(
     sequelize,
-    `SELECT ${COLUMNS} FROM positions WHERE account_number = $accountNumber AND status IN ('open', 'pending') ORDER BY seq`,
+    `SELECT ${POSITION_COLUMNS} FROM positions WHERE account_number = $accountNumber AND status IN ('open', 'pending') ORDER BY seq`,
     { accountNumber },
     tx,
   );
@@ -142,7 +142,7 @@ export async function livePositionsOfAccounts(sequelize: Sequelize, numbers: num
   if (numbers.length === 0) return [];
   const rows = await selectRows<PositionRow>(
     sequelize,
-    `SELECT ${COLUMNS} FROM positions WHERE account_number = ANY($numbers::bigint[]) AND status IN ('open', 'pending') ORDER BY seq`,
+    `SELECT ${POSITION_COLUMNS} FROM positions WHERE account_number = ANY($numbers::bigint[]) AND status IN ('open', 'pending') ORDER BY seq`,
     { numbers },
   );
   return rows.map(toPosition);
@@ -150,14 +150,14 @@ export async function livePositionsOfAccounts(sequelize: Sequelize, numbers: num
 
 /** Every open and pending position: the engine's index at start. */
 export async function allLivePositions(sequelize: Sequelize): Promise<Position[]> {
-  const rows = await selectRows<PositionRow>(sequelize, `SELECT ${COLUMNS} FROM positions WHERE status IN ('open', 'pending')`);
+  const rows = await selectRows<PositionRow>(sequelize, `SELECT ${POSITION_COLUMNS} FROM positions WHERE status IN ('open', 'pending')`);
   return rows.map(toPosition);
 }
 
 export async function findPosition(sequelize: Sequelize, accountNumber: number, id: string, tx?: Transaction): Promise<Position | null> {
   const row = await selectOne<PositionRow>(
     sequelize,
-    `SELECT ${COLUMNS} FROM positions WHERE account_number = $accountNumber AND id = $id${tx ? ' FOR UPDATE' : ''}`,
+    `SELECT ${POSITION_COLUMNS} FROM positions WHERE account_number = $accountNumber AND id = $id${tx ? ' FOR UPDATE' : ''}`,
     { accountNumber, id },
     tx,
   );
@@ -174,25 +174,8 @@ export async function fillPending(
   const row = await selectOne<PositionRow>(
     sequelize,
     `UPDATE positions SET status = 'open', open_price = $openPrice, opened_at = $openedAt, trading_day = $tradingDay, updated_at = now()
-      WHERE id = $id AND status = 'pending' RETURNING ${COLUMNS}`,
+      WHERE id = $id AND status = 'pending' RETURNING ${POSITION_COLUMNS}`,
     { id, openPrice: fill.openPrice, openedAt: fill.openedAt, tradingDay: fill.tradingDay },
-    tx,
-  );
-  return row ? toPosition(row) : null;
-}
-
-export async function markClosed(
-  sequelize: Sequelize,
-  tx: Transaction,
-  id: string,
-  close: { closePrice: number; profit: number; closedAt: Date; reason: string },
-): Promise<Position | null> {
-  const row = await selectOne<PositionRow>(
-    sequelize,
-    `UPDATE positions SET status = 'closed', close_price = $closePrice, profit = $profit, closed_at = $closedAt,
-        close_reason = $reason, updated_at = now()
-      WHERE id = $id AND status = 'open' RETURNING ${COLUMNS}`,
-    { id, closePrice: close.closePrice, profit: close.profit, closedAt: close.closedAt, reason: close.reason },
     tx,
   );
   return row ? toPosition(row) : null;
@@ -202,7 +185,7 @@ export async function cancelPending(sequelize: Sequelize, tx: Transaction, accou
   const rows = await selectRows<PositionRow>(
     sequelize,
     `UPDATE positions SET status = 'cancelled', close_reason = $reason, closed_at = now(), updated_at = now()
-      WHERE account_number = $accountNumber AND status = 'pending'${id ? ' AND id = $id' : ''} RETURNING ${COLUMNS}`,
+      WHERE account_number = $accountNumber AND status = 'pending'${id ? ' AND id = $id' : ''} RETURNING ${POSITION_COLUMNS}`,
     id ? { accountNumber, reason, id } : { accountNumber, reason },
     tx,
   );
@@ -241,7 +224,7 @@ export async function listPositions(
 ): Promise<Position[]> {
   const rows = await selectRows<PositionRow>(
     sequelize,
-    `SELECT ${COLUMNS} FROM positions WHERE account_number = $accountNumber${status ? ' AND status = $status' : ''} AND seq > $afterSeq
+    `SELECT ${POSITION_COLUMNS} FROM positions WHERE account_number = $accountNumber${status ? ' AND status = $status' : ''} AND seq > $afterSeq
       ORDER BY seq LIMIT $limit`,
     status ? { accountNumber, status, afterSeq, limit } : { accountNumber, afterSeq, limit },
   );

@@ -1,8 +1,8 @@
 import { AppError, effectTransaction, isUuid, type Transaction } from '@propdesk/kit';
 import { accountNotFound, appendEvent, lockAccount, parseAccountNumber, parseOrganizationId, writeAccountMoney, type Account, type NewEvent } from '../core-port';
-import { recordDealStats } from '../data/deal-stats';
-import { insertDeal, type Deal } from '../data/deals';
-import { cancelPending, findPosition, livePositionsOfAccount, markClosed, type Position } from '../data/positions';
+import { closeIntoDeal } from '../data/closing';
+import type { Deal } from '../data/deals';
+import { cancelPending, findPosition, livePositionsOfAccount, type Position } from '../data/positions';
 import { roundMoney } from '../domain/instruments';
 import type { ExitReason } from '../domain/orders';
 import { exitPrice, profitAt } from '../domain/pnl';
@@ -110,10 +110,8 @@ export async function closePositionInTx(
 ): Promise<{ position: Position; deal: Deal; balance: number } | null> {
   if (position.openPrice === null || position.openedAt === null) return null;
   const profit = profitAt({ symbol: position.symbol, side: position.side, volume: position.volume, openPrice: position.openPrice }, price, ctx.quote);
-  const closed = await markClosed(ctx.sequelize, tx, position.id, { closePrice: price, profit, closedAt, reason });
-  if (!closed) return null;
   const balance = roundMoney(account.balance + profit);
-  const deal = await insertDeal(ctx.sequelize, tx, {
+  const deal = {
     accountNumber: account.number,
     organizationId: account.organizationId,
     positionId: position.id,
@@ -127,8 +125,9 @@ export async function closePositionInTx(
     closedAt,
     closeReason: reason,
     balanceAfter: balance,
-  });
-  await recordDealStats(ctx.sequelize, tx, deal, account.initialBalance);
+  };
+  const booked = await closeIntoDeal(ctx.sequelize, tx, deal, account.initialBalance);
+  if (!booked) return null;
   const event: NewEvent = {
     organizationId: account.organizationId,
     type: 'position.closed',
@@ -136,5 +135,5 @@ export async function closePositionInTx(
   };
   if (events) events.push(event);
   else await appendEvent(ctx.sequelize, tx, event);
-  return { position: closed, deal, balance };
+  return { ...booked, balance };
 }
