@@ -66,19 +66,8 @@ export async function closeIntoDeal(sequelize: Sequelize, tx: Transaction, d: Ne
             ${prefixed('s', STATS_COLUMNS, 's_')}
        FROM closed CROSS JOIN deal LEFT JOIN account_trading_stats s ON s.account_number = deal.account_number`,
     {
-      positionId: d.positionId,
-      accountNumber: d.accountNumber,
-      organizationId: d.organizationId,
-      symbol: d.symbol,
-      side: d.side,
-      volume: d.volume,
-      openPrice: d.openPrice,
-      closePrice: d.closePrice,
-      profit: d.profit,
-      openedAt: d.openedAt,
-      closedAt: d.closedAt,
-      closeReason: d.closeReason,
-      balanceAfter: d.balanceAfter,
+      // The deal's own fields keep their names ($positionId, $profit ...).
+      ...d,
       win: d.profit > 0 ? 1 : 0,
       loss: d.profit < 0 ? 1 : 0,
       gp: d.profit > 0 ? d.profit : 0,
