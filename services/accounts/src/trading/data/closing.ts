@@ -1,6 +1,6 @@
 import { selectOne, type Sequelize, type Transaction } from '@propdesk/kit';
-import { advanceRunningStats, initialRunningStats } from '../domain/running-stats';
-import { STATS_COLUMNS, toRunningStats, writeRunningStats, type StatsRow } from './deal-stats';
+import { advanceRunningStats, initialRunningStats, type RunningStats } from '../domain/running-stats';
+import { STATS_COLUMNS, toRunningStats, type StatsRow } from './deal-stats';
 import { DEAL_COLUMNS, toDeal, type Deal, type DealRow, type NewDeal } from './deals';
 import { POSITION_COLUMNS, toPosition, type Position, type PositionRow } from './positions';
 
@@ -23,11 +23,19 @@ function unprefixed<T>(row: Record<string, unknown>, prefix: string): T {
  * Closes an open position into its deal inside the caller's transaction (the account row is
  * locked). One statement closes the position row (only if it is still open), inserts the deal
  * carrying the balance after it, folds the deal into the month's and the day's summaries
- * (data-modifying CTEs, each fed by the one before) and reads the running figures; a second writes
- * them back, advanced in code. Null when the position was no longer open (another replica got
- * there first): then nothing was written.
+ * (data-modifying CTEs, each fed by the one before) and reads the running figures. They come back
+ * advanced by the deal, for the caller to write (runningStatsStatement) once its closes are done:
+ * a later close in the same transaction passes them in as `running` (the row is not written yet).
+ * Null when the position was no longer open (another replica got there first): then nothing was
+ * written.
  */
-export async function closeIntoDeal(sequelize: Sequelize, tx: Transaction, d: NewDeal, initialBalance: number): Promise<{ position: Position; deal: Deal } | null> {
+export async function closeIntoDeal(
+  sequelize: Sequelize,
+  tx: Transaction,
+  d: NewDeal,
+  initialBalance: number,
+  running?: RunningStats,
+): Promise<{ position: Position; deal: Deal; running: RunningStats } | null> {
   const before = d.balanceAfter - d.profit;
   const r = before !== 0 ? d.profit / before : 0;
   const row = await selectOne<Record<string, unknown>>(
@@ -79,7 +87,6 @@ export async function closeIntoDeal(sequelize: Sequelize, tx: Transaction, d: Ne
   );
   if (!row) return null;
   const deal = toDeal(unprefixed<DealRow>(row, 'd_'));
-  const stats = row.has_stats ? toRunningStats(unprefixed<StatsRow>(row, 's_')) : initialRunningStats(initialBalance);
-  await writeRunningStats(sequelize, deal.accountNumber, advanceRunningStats(stats, deal.profit, deal.balanceAfter), tx);
-  return { position: toPosition(unprefixed<PositionRow>(row, 'p_')), deal };
+  const stats = running ?? (row.has_stats ? toRunningStats(unprefixed<StatsRow>(row, 's_')) : initialRunningStats(initialBalance));
+  return { position: toPosition(unprefixed<PositionRow>(row, 'p_')), deal, running: advanceRunningStats(stats, deal.profit, deal.balanceAfter) };
 }

@@ -1,4 +1,4 @@
-import { execute, selectOne, selectRows, toNumber, type Sequelize, type Transaction } from '@propdesk/kit';
+import { execute, selectOne, selectRows, toNumber, type Sequelize, type Statement, type Transaction } from '@propdesk/kit';
 import { advanceRunningStats, initialRunningStats, type RunningStats } from '../domain/running-stats';
 import type { Deal } from './deals';
 import { maxDrawdown, streaks, type DealAggregate } from './statistics';
@@ -44,9 +44,14 @@ export async function readRunningStats(sequelize: Sequelize, accountNumber: numb
  * deals of a transaction may both write them, and neither may undo the other.
  */
 export async function writeRunningStats(sequelize: Sequelize, accountNumber: number, s: RunningStats, tx?: Transaction): Promise<void> {
-  await execute(
-    sequelize,
-    `INSERT INTO account_trading_stats (account_number, current_sign, current_length, current_total, max_wins, max_losses, best_run, worst_run,
+  const { sql, bind } = runningStatsStatement(accountNumber, s);
+  await execute(sequelize, sql, bind, tx);
+}
+
+/** writeRunningStats' statement, to run with others (executeTogether). */
+export function runningStatsStatement(accountNumber: number, s: RunningStats): Statement {
+  return {
+    sql: `INSERT INTO account_trading_stats (account_number, current_sign, current_length, current_total, max_wins, max_losses, best_run, worst_run,
        peak_balance, max_drawdown, max_drawdown_pct)
      VALUES ($accountNumber, $currentSign, $currentLength, $currentTotal, $maxWins, $maxLosses, $bestRun, $worstRun, $peakBalance, $maxDrawdown, $maxDrawdownPct)
      ON CONFLICT (account_number) DO UPDATE SET current_sign = EXCLUDED.current_sign, current_length = EXCLUDED.current_length,
@@ -54,8 +59,8 @@ export async function writeRunningStats(sequelize: Sequelize, accountNumber: num
        worst_run = EXCLUDED.worst_run, peak_balance = EXCLUDED.peak_balance,
        max_drawdown = GREATEST(account_trading_stats.max_drawdown, EXCLUDED.max_drawdown),
        max_drawdown_pct = GREATEST(account_trading_stats.max_drawdown_pct, EXCLUDED.max_drawdown_pct)`,
-    { accountNumber, ...s }, tx,
-  );
+    bind: { accountNumber, ...s },
+  };
 }
 
 /** Equity drawdowns seen by the engine's marks (running peak minus the mark), merged in one statement. */

@@ -1,8 +1,9 @@
 import { executeTogether, type Transaction } from '@propdesk/kit';
-import { accountMoneyStatement, eventsStatement, EVENTS_NOTIFIED, revokeSessionsStatement, type Account, type NewEvent } from '../core-port';
+import { accountMoneyStatement, EVENTS_NOTIFIED, revokeSessionsStatement, type Account } from '../core-port';
 import { flagStatement } from '../data/flags';
 import type { Position } from '../data/positions';
 import type { Breach } from '../domain/rules';
+import { closeBatchStatements, type CloseBatch } from './close-position';
 import { liquidateInTx } from './liquidate-account';
 import { equityPointStatement, type TradingContext } from './trading-context';
 
@@ -24,8 +25,8 @@ export async function applyBreach(ctx: TradingContext, tx: Transaction, account:
   const now = ctx.now();
   const balanceBefore = account.balance;
   // The positions' events and account.breached go in one statement, in that order.
-  const events: NewEvent[] = [];
-  const balance = await liquidateInTx(ctx, tx, account, live, 'breach', events);
+  const closes: CloseBatch = { events: [] };
+  const balance = await liquidateInTx(ctx, tx, account, live, 'breach', closes);
   const peakEquity = Math.max(account.peakEquity, observed.peakEquity, observed.equity);
   const evidence = {
     rule: breach.rule,
@@ -40,7 +41,7 @@ export async function applyBreach(ctx: TradingContext, tx: Transaction, account:
     phase: { index: account.phase.index, name: account.phase.name, kind: account.phase.kind },
     attempt: account.attempt,
   };
-  const breached: NewEvent = {
+  closes.events.push({
     organizationId: account.organizationId,
     type: 'account.breached',
     data: {
@@ -54,7 +55,7 @@ export async function applyBreach(ctx: TradingContext, tx: Transaction, account:
       rule: breach.rule,
       limit: breach.limit,
     },
-  };
+  });
   await executeTogether(
     ctx.sequelize,
     [
@@ -71,7 +72,7 @@ export async function applyBreach(ctx: TradingContext, tx: Transaction, account:
         dedupeKey: account.attempt === 1 ? `breach:${account.number}` : `breach:${account.number}:${account.attempt}`,
         createdAt: now,
       }),
-      eventsStatement([...events, breached]),
+      ...closeBatchStatements(account.number, closes),
       equityPointStatement(account.number, now, balance, balance),
     ],
     tx,

@@ -1,6 +1,7 @@
 import { executeTogether, type Transaction } from '@propdesk/kit';
-import { accountMoneyStatement, eventsStatement, EVENTS_NOTIFIED, type Account, type NewEvent } from '../core-port';
+import { accountMoneyStatement, EVENTS_NOTIFIED, type Account } from '../core-port';
 import type { Position } from '../data/positions';
+import { closeBatchStatements, type CloseBatch } from './close-position';
 import { liquidateInTx } from './liquidate-account';
 import { equityPointStatement, type TradingContext } from './trading-context';
 
@@ -21,14 +22,13 @@ export async function applyPass(
   live: Position[],
   observed: { equity: number; peakEquity: number; tradingDays: number },
 ): Promise<Account> {
-  const closings: NewEvent[] = [];
-  const balance = await liquidateInTx(ctx, tx, account, live, 'profit_target', closings);
+  const closes: CloseBatch = { events: [] };
+  const balance = await liquidateInTx(ctx, tx, account, live, 'profit_target', closes);
   const peakEquity = Math.max(observed.peakEquity, balance);
   const progression = ctx.lifecycle ? await ctx.lifecycle.provisionNextPhase(tx, account) : null;
   const money = accountMoneyStatement(account.number, { balance, equity: balance, peakEquity, status: 'passed', nextAccount: progression?.next.number });
-  // The pass's events in their order: the positions closed, account.passed, then the next account's.
-  const events = eventsStatement([
-    ...closings,
+  // The pass's events in their order, after the positions closed: account.passed, then the next account's.
+  closes.events.push(
     {
       organizationId: account.organizationId,
       type: 'account.passed',
@@ -47,7 +47,7 @@ export async function applyPass(
       },
     },
     ...(progression?.events ?? []),
-  ]);
-  await executeTogether(ctx.sequelize, [money, events, equityPointStatement(account.number, ctx.now(), balance, balance)], tx, EVENTS_NOTIFIED);
+  );
+  await executeTogether(ctx.sequelize, [money, ...closeBatchStatements(account.number, closes), equityPointStatement(account.number, ctx.now(), balance, balance)], tx, EVENTS_NOTIFIED);
   return { ...account, status: 'passed', balance, equity: balance, peakEquity, nextAccount: progression?.next.number ?? null };
 }

@@ -1,14 +1,16 @@
-import { AppError, effectTransaction, isUuid, type Transaction } from '@propdesk/kit';
-import { accountNotFound, appendEvent, lockAccount, parseAccountNumber, parseOrganizationId, writeAccountMoney, type Account, type NewEvent } from '../core-port';
+import { AppError, effectTransaction, executeTogether, isUuid, type Statement, type Transaction } from '@propdesk/kit';
+import { accountMoneyStatement, accountNotFound, eventsStatement, EVENTS_NOTIFIED, lockAccount, parseAccountNumber, parseOrganizationId, type Account, type NewEvent } from '../core-port';
 import { closeIntoDeal } from '../data/closing';
+import { runningStatsStatement } from '../data/deal-stats';
 import type { Deal } from '../data/deals';
 import { cancelPending, findPosition, livePositionsOfAccount, type Position } from '../data/positions';
 import { roundMoney } from '../domain/instruments';
 import type { ExitReason } from '../domain/orders';
 import { exitPrice, profitAt } from '../domain/pnl';
+import type { RunningStats } from '../domain/running-stats';
 import { requireActive } from './account-access';
 import { positionClosedData } from './position-events';
-import { equityFromPositions, markPosition, recordEquityPoint, requireQuote, type LiveEngine, type MarkedPosition, type TradingContext } from './trading-context';
+import { equityFromPositions, equityPointStatement, markPosition, requireQuote, type LiveEngine, type MarkedPosition, type TradingContext } from './trading-context';
 
 /** ClosePosition: closes an open position at the current price (or cancels a resting order), then lets the engine re-evaluate the account. */
 export async function closePosition(engine: LiveEngine, req: { organizationId: string; number: string; positionId: string }): Promise<MarkedPosition> {
@@ -82,20 +84,44 @@ async function closeInTx(ctx: TradingContext, tx: Transaction, req: CloseRequest
       return null;
     }
     const price = req.price ?? exitPrice(position.side, requireQuote(ctx, position.symbol));
-    const result = await closePositionInTx(ctx, tx, account, position, price, req.reason, now);
+    const batch: CloseBatch = { events: [] };
+    const result = await closePositionInTx(ctx, tx, account, position, price, req.reason, now, batch);
     if (!result) return null;
     const remaining = (await livePositionsOfAccount(ctx.sequelize, req.accountNumber, tx)).filter((p) => p.id !== position.id);
     const equity = equityFromPositions(ctx, result.balance, remaining);
-    await writeAccountMoney(ctx.sequelize, tx, req.accountNumber, { balance: result.balance, equity, peakEquity: equity });
-    await recordEquityPoint(ctx, tx, req.accountNumber, now, equity, result.balance);
+    await executeTogether(
+      ctx.sequelize,
+      [
+        accountMoneyStatement(req.accountNumber, { balance: result.balance, equity, peakEquity: equity }),
+        equityPointStatement(req.accountNumber, now, equity, result.balance),
+        ...closeBatchStatements(req.accountNumber, batch),
+      ],
+      tx,
+      EVENTS_NOTIFIED,
+    );
     return result.position;
   }
 }
 
 /**
+ * What the closes of one transaction leave to write: their position.closed events and the
+ * account's running figures as advanced deal by deal (closeIntoDeal). The caller writes them with
+ * its own writes, in one statement (closeBatchStatements with executeTogether).
+ */
+export interface CloseBatch {
+  events: NewEvent[];
+  running?: RunningStats;
+}
+
+/** The batch's writes, to run with the caller's (executeTogether, closing with EVENTS_NOTIFIED when there are events). */
+export function closeBatchStatements(accountNumber: number, batch: CloseBatch): Statement[] {
+  return [...(batch.events.length > 0 ? [eventsStatement(batch.events)] : []), ...(batch.running ? [runningStatsStatement(accountNumber, batch.running)] : [])];
+}
+
+/**
  * Closes one open position at `price` inside the caller's transaction (the account row is
- * locked): the position row, a deal carrying the balance after it, and position.closed (appended
- * here, or pushed to `events` for the caller to append with its own in one statement).
+ * locked): the position row and a deal carrying the balance after it (closeIntoDeal); its
+ * position.closed and the running figures go into `batch` for the caller to write.
  * Returns null when the position was no longer open (another replica got there first).
  */
 export async function closePositionInTx(
@@ -106,7 +132,7 @@ export async function closePositionInTx(
   price: number,
   reason: string,
   closedAt: Date,
-  events?: NewEvent[],
+  batch: CloseBatch,
 ): Promise<{ position: Position; deal: Deal; balance: number } | null> {
   if (position.openPrice === null || position.openedAt === null) return null;
   const profit = profitAt({ symbol: position.symbol, side: position.side, volume: position.volume, openPrice: position.openPrice }, price, ctx.quote);
@@ -126,14 +152,13 @@ export async function closePositionInTx(
     closeReason: reason,
     balanceAfter: balance,
   };
-  const booked = await closeIntoDeal(ctx.sequelize, tx, deal, account.initialBalance);
+  const booked = await closeIntoDeal(ctx.sequelize, tx, deal, account.initialBalance, batch.running);
   if (!booked) return null;
-  const event: NewEvent = {
+  batch.running = booked.running;
+  batch.events.push({
     organizationId: account.organizationId,
     type: 'position.closed',
     data: positionClosedData(account.number, position, { price, profit, reason }),
-  };
-  if (events) events.push(event);
-  else await appendEvent(ctx.sequelize, tx, event);
-  return { ...booked, balance };
+  });
+  return { position: booked.position, deal: booked.deal, balance };
 }
