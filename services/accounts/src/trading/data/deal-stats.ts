@@ -1,6 +1,5 @@
 import { execute, selectOne, selectRows, toNumber, type Sequelize, type Statement, type Transaction } from '@propdesk/kit';
-import { advanceRunningStats, initialRunningStats, type RunningStats } from '../domain/running-stats';
-import type { Deal } from './deals';
+import { initialRunningStats, type RunningStats } from '../domain/running-stats';
 import { maxDrawdown, streaks, type DealAggregate } from './statistics';
 
 export interface StatsRow {
@@ -43,7 +42,7 @@ export async function readRunningStats(sequelize: Sequelize, accountNumber: numb
  * Drawdown columns only ever grow (GREATEST): the equity marks of the engine's flush and the
  * deals of a transaction may both write them, and neither may undo the other.
  */
-export async function writeRunningStats(sequelize: Sequelize, accountNumber: number, s: RunningStats, tx?: Transaction): Promise<void> {
+async function writeRunningStats(sequelize: Sequelize, accountNumber: number, s: RunningStats, tx?: Transaction): Promise<void> {
   const { sql, bind } = runningStatsStatement(accountNumber, s);
   await execute(sequelize, sql, bind, tx);
 }

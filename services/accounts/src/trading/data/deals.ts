@@ -1,4 +1,4 @@
-import { selectRows, toNumber, type Sequelize, type Transaction } from '@propdesk/kit';
+import { selectRows, toNumber, type Sequelize } from '@propdesk/kit';
 import type { Side } from '../domain/pnl';
 
 export interface Deal {

@@ -1,3 +1,4 @@
+import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { Logger, Sequelize } from '@propdesk/kit';
 import { writeMarkedEquity } from '../core-port';
 import { recordEquityDrawdowns } from '../data/deal-stats';
@@ -62,7 +63,7 @@ async function eachSlot(table: AccountTable, visit: (slot: number) => void): Pro
   for (let slot = 0; slot < table.end; slot++) {
     visit(slot);
     if ((slot & 1023) === 1023 && Date.now() - sliceStart >= SLICE_MS) {
-      await new Promise<void>((resolve) => setImmediate(resolve));
+      await yieldToEventLoop();
       sliceStart = Date.now();
     }
   }

@@ -1,3 +1,4 @@
+import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { Logger, Sequelize } from '@propdesk/kit';
 import type { Registry } from 'prom-client';
 import { readAccounts, type PhaseLifecycle } from '../core-port';
@@ -74,8 +75,6 @@ async function runLimited<T>(items: T[], worker: (item: T) => Promise<void>): Pr
   });
   await Promise.all(lanes);
 }
-
-const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /**
  * The per-replica trading engine: a quote cache and an index symbol -> live positions, so a
