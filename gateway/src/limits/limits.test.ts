@@ -16,15 +16,16 @@ const config = (overrides: Partial<LimitsConfig> = {}): LimitsConfig => ({
   ipPerMin: 60,
   keyPrefix: prefix,
   // These tests count in Redis: a command slower than the production 50 ms (a busy CI machine)
-  // would be answered by the per-process insurance limiter and change the counts. The fallback
-  // itself is tested in limits.redis-faults.test.ts.
+  // would be answered by the per-process insurance limiter and change the counts (the client's
+  // commandTimeout below, the bucket's bound here). The fallback itself is tested in
+  // limits.redis-faults.test.ts.
   redisTimeoutMs: 2000,
   ...overrides,
 });
 
 async function openLimits(overrides: Partial<LimitsConfig> = {}): Promise<Limits> {
   const { logger } = captureLogger();
-  const redis = createRedisForLimits(REDIS_URL, logger);
+  const redis = createRedisForLimits(REDIS_URL, logger, { commandTimeoutMs: 2000 });
   clients.push(redis);
   if (!(await waitForRedis(redis))) throw new Error(`no Redis at ${REDIS_URL}`);
   const limits = createLimits({ config: config(overrides), logger, redis, registry: new Registry() });
