@@ -1,7 +1,7 @@
 import { AppError, CommittedRefusal, effectTransaction } from '@propdesk/kit';
 import { accountNotFound, appendEvent, lockAccount, parseAccountNumber, parseOrganizationId } from '../core-port';
 import { insertFlag } from '../data/flags';
-import { insertPosition, livePositionsOfAccount, type Position } from '../data/positions';
+import { insertPosition, livePositionsOfAccount } from '../data/positions';
 import { tradingDayOf } from '../domain/calendar';
 import { requireInstrument } from '../domain/instruments';
 import { checkPreOrderRules, validateOrderAgainstMarket, validateOrderPrices, validateVolume, type OrderInput, type OrderType } from '../domain/orders';
