@@ -35,6 +35,9 @@ export const SCHEMA = 'accounts';
 /** The core's schema first: the trading tables reference accounts. */
 export const MIGRATIONS = [...coreMigrations, ...tradingMigrations];
 
+/** As many as the engine's verdicts run at once (its evaluation lanes). */
+const VERDICT_CONNECTIONS = 4;
+
 export type StartedAccountsService = StartedProcess;
 
 /** Composition root: config, database, resources (auth client, events notifier, trading engine, background jobs), server. */
@@ -49,6 +52,12 @@ export async function start(env: NodeJS.ProcessEnv, options: { logger?: Logger }
         : await resources.start('metrics', () => startMetricsServer({ host: config.GRPC_HOST, port: config.ACCOUNTS_METRICS_PORT!, service: 'accounts', logger }), (m) => m.close());
     const sequelize = resources.add('database', openDatabase({ url: config.DATABASE_URL, schema: SCHEMA, logger, poolMax: 20 }), (db) => db.close());
     await migrate(sequelize, SCHEMA, MIGRATIONS, logger);
+    // The trading engine's verdicts (breach, pass) run on connections of their own, kept open.
+    const verdictDatabase = resources.add(
+      'verdict database',
+      openDatabase({ url: config.DATABASE_URL, schema: SCHEMA, logger, poolMax: VERDICT_CONNECTIONS, poolMin: VERDICT_CONNECTIONS }),
+      (db) => db.close(),
+    );
 
     const auth = resources.add(
       'auth client',
@@ -75,6 +84,7 @@ export async function start(env: NodeJS.ProcessEnv, options: { logger?: Logger }
         rolloverHourUtc: config.TRADING_DAY_ROLLOVER_HOUR_UTC,
         lifecycle: createPhaseLifecycle(deps),
         metricsRegistry: metrics?.registry,
+        verdicts: { sequelize: verdictDatabase, connections: VERDICT_CONNECTIONS },
         cluster: new PgCluster({
           sequelize,
           databaseUrl: config.DATABASE_URL,

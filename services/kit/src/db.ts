@@ -10,6 +10,8 @@ export interface DatabaseOptions {
   /** The service's own schema; its tables live there and nowhere else. */
   schema: string;
   poolMax?: number;
+  /** Connections kept open once opened, never closed for being idle (default 0). */
+  poolMin?: number;
   logger?: Logger;
 }
 
@@ -20,7 +22,7 @@ export function openDatabase(options: DatabaseOptions): Sequelize {
     dialect: 'postgres',
     logging: false,
     define: { schema: options.schema, underscored: true },
-    pool: { max: options.poolMax ?? 10, min: 0, idle: 10_000, acquire: 10_000 },
+    pool: { max: options.poolMax ?? 10, min: options.poolMin ?? 0, idle: 10_000, acquire: 10_000 },
     dialectOptions: {
       options: `-c search_path=${options.schema},public`,
       application_name: `propdesk-${options.schema}`,

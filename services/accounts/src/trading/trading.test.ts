@@ -1,8 +1,9 @@
-import { QueryTypes } from '@propdesk/kit';
+import { createLogger, QueryTypes } from '@propdesk/kit';
 import { accountsv1, tradingv1 } from '@propdesk/proto';
 import { startHarness, type Harness } from '../test/harness';
 import { rebuildDealStats } from './data/deal-stats';
 import { BUY, expectCode, LIMIT, SELL, tradingHelpers } from './test-helpers';
+import { rehearseBreach } from './use-cases/rehearse-breach';
 
 let h: Harness;
 let t: ReturnType<typeof tradingHelpers>;
@@ -150,6 +151,27 @@ describe('evaluation', () => {
     expect(await t.events(n, 'position.closed')).toEqual([expect.objectContaining({ position_id: p.id, reason: 'breach', close_price: 38_499, profit: -5010 })]);
     await expectCode(t.order(org, n, { symbol: 'US30' }), 'account_breached');
     await expectCode(h.trading.breachAccount({ organizationId: org, number: n, reason: 'again' }), 'account_breached');
+  });
+
+  it('a breach rehearsed to warm a verdict connection leaves no trace: the account, its position, flags, deals and events are as before', async () => {
+    const [n] = await t.newAccounts(org, 1);
+    await t.quote('US30', 39_000, 39_000);
+    const p = await t.order(org, n, { symbol: 'US30', volume: 1 });
+    const count = async (table: string) =>
+      (await h.sql.query<{ n: string }>(`SELECT count(*) AS n FROM ${table} WHERE account_number = :n`, { replacements: { n }, type: QueryTypes.SELECT }))[0].n;
+    const before = { account: await t.account(org, n), flags: await count('flags'), deals: await count('deals'), events: await t.events(n, 'position.closed') };
+    const quote = { symbol: 'US30', bid: 38_000, ask: 38_001, time: new Date() };
+    const ctx = { sequelize: h.sql, logger: createLogger('test', { level: 'silent' }), rolloverHourUtc: 0, now: () => new Date(), quote: () => quote };
+    await rehearseBreach(ctx, Number(n));
+    // the rehearsal ran the whole breach: a rehearsal of an account that does not exist also just rolls back
+    await rehearseBreach(ctx, 999_999_999);
+    expect(await t.account(org, n)).toEqual(before.account);
+    expect(await count('flags')).toBe(before.flags);
+    expect(await count('deals')).toBe(before.deals);
+    expect(await t.events(n, 'position.closed')).toEqual(before.events);
+    expect(await t.events(n, 'account.breached')).toEqual([]);
+    const { positions } = await h.trading.listPositions({ organizationId: org, number: n, pageSize: 0, pageToken: '', status: tradingv1.PositionStatus.POSITION_STATUS_OPEN });
+    expect(positions).toEqual([expect.objectContaining({ id: p.id, status: tradingv1.PositionStatus.POSITION_STATUS_OPEN })]);
   });
 
   it('a manual breach needs a reason, closes positions, revokes sessions and records rule manual', async () => {

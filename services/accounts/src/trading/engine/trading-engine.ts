@@ -13,6 +13,7 @@ import { pendingTriggers, protectiveExit } from '../domain/orders';
 import { consistencyHolds, followPeak, thresholdsMoveWith, warningsAt } from '../domain/rules';
 import { exitPosition } from '../use-cases/close-position';
 import { evaluateAccount } from '../use-cases/evaluate-account';
+import { rehearseBreach } from '../use-cases/rehearse-breach';
 import { fillPendingOrder } from '../use-cases/fill-pending-order';
 import { flagWeekendHolding } from '../use-cases/flag-weekend-holding';
 import { recordWarnings, warningKey } from '../use-cases/record-warnings';
@@ -50,6 +51,14 @@ export interface TradingEngineOptions {
   cluster?: EngineCluster;
   /** Where the engine's metrics go (the service's /metrics registry); default: a registry of its own. */
   metricsRegistry?: Registry;
+  /**
+   * A small pool of its own for the verdict transactions (evaluate-account.ts), which keeps its
+   * `connections` open (min = max): a breach never waits behind the equity writer, a rebuild or an
+   * order for a connection, and each connection rehearses a breach once the index holds accounts
+   * (rehearse-breach.ts), so no verdict pays for a new backend's cold caches. Without it, verdicts
+   * use `sequelize`.
+   */
+  verdicts?: { sequelize: Sequelize; connections: number };
 }
 
 interface QueuedQuote {
@@ -103,6 +112,9 @@ async function runLimited<T>(items: T[], worker: (item: T) => Promise<void>): Pr
  */
 export class TradingEngine implements LiveEngine {
   private readonly ctx: TradingContext;
+  /** ctx on the verdict pool (options.verdicts), or ctx itself. */
+  private readonly verdictCtx: TradingContext;
+  private verdictsRehearsed = false;
   private readonly quotes = new Map<string, Quote>();
   private readonly books = new Map<string, PositionBook>();
   private readonly table = new AccountTable();
@@ -149,6 +161,7 @@ export class TradingEngine implements LiveEngine {
       quote: (symbol) => this.quotes.get(symbol),
       lifecycle: options.lifecycle,
     };
+    this.verdictCtx = options.verdicts ? { ...this.ctx, sequelize: options.verdicts.sequelize } : this.ctx;
   }
 
   /**
@@ -180,6 +193,7 @@ export class TradingEngine implements LiveEngine {
     const live = (await allLivePositions(this.options.sequelize)).filter((p) => this.owns(p.accountNumber));
     const numbers = [...new Set(live.map((p) => p.accountNumber))];
     await this.rebuildAccounts(numbers, live, ticket);
+    await this.rehearseVerdicts();
     if (!this.stopped) {
       this.timer = setInterval(() => void this.tick(), this.options.tickMs ?? 250);
       // The engine never keeps a process alive on its own: main's stop() closes the pool.
@@ -558,6 +572,21 @@ export class TradingEngine implements LiveEngine {
     };
   }
 
+  /**
+   * Once the index holds accounts: a breach rehearsed and rolled back on every connection of the
+   * verdict pool, all at once so that each takes its own (rehearse-breach.ts).
+   */
+  private async rehearseVerdicts(): Promise<void> {
+    const pool = this.options.verdicts;
+    if (!pool || this.verdictsRehearsed || this.accounts.size === 0) return;
+    this.verdictsRehearsed = true;
+    const started = Date.now();
+    const held = [...this.accounts.keys()].slice(0, pool.connections);
+    const numbers = Array.from({ length: pool.connections }, (_, i) => held[i % held.length]);
+    await Promise.all(numbers.map((n) => this.guard(() => rehearseBreach(this.verdictCtx, n))));
+    this.options.logger.debug({ connections: pool.connections, ms: Date.now() - started }, 'verdict connections rehearsed');
+  }
+
   /** Resolves when no verdict runs, or after VERDICT_WAIT_MS (marks are bounded in age, not starved by a run of breaches). */
   private async verdictsFirst(): Promise<void> {
     const quiet = this.verdicts.quiet;
@@ -643,7 +672,7 @@ export class TradingEngine implements LiveEngine {
       const started = Date.now();
       const done = this.verdictStarted();
       const outcome = await this.guard(() =>
-        evaluateAccount(this.ctx, state.account.number, {
+        evaluateAccount(this.verdictCtx, state.account.number, {
           peakEquity: this.table.get(state.slot, PEAK),
           startOfDayBalance: state.sod ?? state.account.balance,
           startOfDayEquity: state.dayStart?.equity,
@@ -821,6 +850,8 @@ export class TradingEngine implements LiveEngine {
       for (const c of reload) this.knownChanges.set(c.accountNumber, c.changedAt.getTime());
       if (this.knownChanges.size > 10_000) this.knownChanges.clear();
       await this.reloadAccounts(reload.map((c) => c.accountNumber));
+      // Not while a verdict runs: the rehearsals take every verdict connection for a few milliseconds.
+      if (!this.verdictsRehearsed && this.verdicts.running === 0) await this.rehearseVerdicts();
       if (Date.now() - this.writer.lastFlush >= (this.options.equityFlushMs ?? 1000)) await this.flushMarks('none');
     } catch (err) {
       if (/closed/i.test(String((err as Error)?.message))) {
