@@ -111,6 +111,11 @@ export async function insertAccounts(sequelize: Sequelize, tx: Transaction, inpu
 /**
  * One account, optionally locked: every transaction that changes an account's money, status or
  * holder takes this row lock first, so concurrent changes (and replicas) serialize per account.
+ * FOR NO KEY UPDATE (what an UPDATE of non-key columns takes), not FOR UPDATE: writes that only
+ * reference the account (the equity writer's minute buckets and drawdowns, whose foreign-key checks
+ * take FOR KEY SHARE) go through while it is held. With FOR UPDATE, a bucket upsert waiting on a
+ * breach's lock while the breach upserted the same minute deadlocked (and stalled the breach for
+ * PostgreSQL's deadlock_timeout).
  * With an organization, another organization's account reads as missing; null = any organization.
  */
 export async function findAccount(
@@ -121,7 +126,7 @@ export async function findAccount(
 ): Promise<Account | null> {
   const row = await selectOne<AccountRow>(
     sequelize,
-    `SELECT ${ACCOUNT_COLUMNS} FROM accounts WHERE number = $number${org === null ? '' : ' AND organization_id = $org'}${options.forUpdate ? ' FOR UPDATE' : ''}`,
+    `SELECT ${ACCOUNT_COLUMNS} FROM accounts WHERE number = $number${org === null ? '' : ' AND organization_id = $org'}${options.forUpdate ? ' FOR NO KEY UPDATE' : ''}`,
     org === null ? { number } : { org, number },
     options.transaction,
   );

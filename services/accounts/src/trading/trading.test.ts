@@ -3,6 +3,8 @@ import { accountsv1, tradingv1 } from '@propdesk/proto';
 import { startHarness, type Harness } from '../test/harness';
 import { rebuildDealStats } from './data/deal-stats';
 import { BUY, expectCode, LIMIT, SELL, tradingHelpers } from './test-helpers';
+import { upsertEquityMinutes } from './data/equity-minutes';
+import { lockAccount } from './core-port';
 import { rehearseBreach } from './use-cases/rehearse-breach';
 
 let h: Harness;
@@ -172,6 +174,25 @@ describe('evaluation', () => {
     expect(await t.events(n, 'account.breached')).toEqual([]);
     const { positions } = await h.trading.listPositions({ organizationId: org, number: n, pageSize: 0, pageToken: '', status: tradingv1.PositionStatus.POSITION_STATUS_OPEN });
     expect(positions).toEqual([expect.objectContaining({ id: p.id, status: tradingv1.PositionStatus.POSITION_STATUS_OPEN })]);
+  });
+
+  it("the equity writer's minute buckets never wait on, nor deadlock with, a verdict holding the account's lock", async () => {
+    const [n] = await t.newAccounts(org, 1);
+    const minute = new Date(Math.floor(Date.now() / 60_000) * 60_000);
+    const bucket = (equity: number) => [{ accountNumber: Number(n), minute, open: equity, high: equity, low: equity, close: equity, balance: 100_000 }];
+    await h.sql.transaction(async (tx) => {
+      // A verdict: the row lock first, then (below) its own point in the same minute.
+      expect(await lockAccount(h.sql, tx, Number(n))).toMatchObject({ number: Number(n) });
+      // The writer, outside: its upsert's foreign-key check must not wait for the verdict to end.
+      const written = await Promise.race([upsertEquityMinutes(h.sql, bucket(99_000)).then(() => 'written'), new Promise((r) => setTimeout(() => r('waited'), 3000))]);
+      expect(written).toBe('written');
+      await upsertEquityMinutes(h.sql, bucket(98_000), tx);
+    });
+    const [row] = await h.sql.query<{ low: string; close: string }>('SELECT low, close FROM equity_minutes WHERE account_number = :n AND minute = :minute', {
+      replacements: { n, minute },
+      type: QueryTypes.SELECT,
+    });
+    expect(row).toMatchObject({ low: '98000.00', close: '98000.00' });
   });
 
   it('a manual breach needs a reason, closes positions, revokes sessions and records rule manual', async () => {
