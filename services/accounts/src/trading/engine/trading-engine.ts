@@ -851,7 +851,7 @@ export class TradingEngine implements LiveEngine {
       if (this.knownChanges.size > 10_000) this.knownChanges.clear();
       await this.reloadAccounts(reload.map((c) => c.accountNumber));
       // Not while a verdict runs: the rehearsals take every verdict connection for a few milliseconds.
-      if (!this.verdictsRehearsed && this.verdicts.running === 0) await this.rehearseVerdicts();
+      if (this.verdicts.running === 0) await this.rehearseVerdicts();
       if (Date.now() - this.writer.lastFlush >= (this.options.equityFlushMs ?? 1000)) await this.flushMarks('none');
     } catch (err) {
       if (/closed/i.test(String((err as Error)?.message))) {
