@@ -55,7 +55,7 @@ export async function start(env: NodeJS.ProcessEnv, options: { logger?: Logger }
     // The trading engine's verdicts (breach, pass) run on connections of their own, kept open.
     const verdictDatabase = resources.add(
       'verdict database',
-      openDatabase({ url: config.DATABASE_URL, schema: SCHEMA, logger, poolMax: VERDICT_CONNECTIONS, poolMin: VERDICT_CONNECTIONS }),
+      openDatabase({ url: config.DATABASE_URL, schema: SCHEMA, name: 'verdicts', logger, poolMax: VERDICT_CONNECTIONS, poolMin: VERDICT_CONNECTIONS }),
       (db) => db.close(),
     );
 

@@ -12,6 +12,8 @@ export interface DatabaseOptions {
   poolMax?: number;
   /** Connections kept open once opened, never closed for being idle (default 0). */
   poolMin?: number;
+  /** Names this pool's connections apart from the service's other pools (application_name propdesk-<schema>-<name>). */
+  name?: string;
   logger?: Logger;
 }
 
@@ -25,7 +27,7 @@ export function openDatabase(options: DatabaseOptions): Sequelize {
     pool: { max: options.poolMax ?? 10, min: options.poolMin ?? 0, idle: 10_000, acquire: 10_000 },
     dialectOptions: {
       options: `-c search_path=${options.schema},public`,
-      application_name: `propdesk-${options.schema}`,
+      application_name: `propdesk-${options.schema}${options.name ? `-${options.name}` : ''}`,
       statement_timeout: 30_000,
     },
   });

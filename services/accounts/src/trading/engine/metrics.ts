@@ -19,6 +19,8 @@ export interface EngineMetrics {
   lag: Gauge;
   /** Live positions in this replica's index. */
   positions: Gauge;
+  /** Verdict connections warmed by a rehearsed breach: each of the pool's when first used, and again after the pool reopened one. */
+  rehearsals: Counter;
   /** From a quote's arrival to the committed verdict (breach or pass) it caused. */
   verdictLatency: Histogram;
   /** The locked re-check and verdict transaction alone (evaluate-account.ts). */
@@ -40,6 +42,7 @@ export function createEngineMetrics(registry: Registry = new Registry()): Engine
     backlog: g('propdesk_trading_quote_backlog', 'Quotes received and not yet evaluated'),
     lag: g('propdesk_trading_feed_lag_seconds', 'Age of the oldest quote not yet evaluated'),
     positions: g('propdesk_trading_live_positions', 'Live positions in this replica index'),
+    rehearsals: c('propdesk_trading_verdict_rehearsals_total', 'Verdict connections warmed by a rehearsed, rolled-back breach'),
     verdictLatency: new Histogram({
       name: 'propdesk_trading_verdict_latency_seconds',
       help: 'From a quote arriving to the committed breach or pass it caused',

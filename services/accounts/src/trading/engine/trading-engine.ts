@@ -74,6 +74,8 @@ const SLICE_MS = 8;
 const SOD_CHUNK = 5000;
 /** Longest the equity writer holds a statement for running verdicts. */
 const VERDICT_WAIT_MS = 200;
+/** A failed rehearsal of the verdict connections is tried again after this long. */
+const REHEARSAL_RETRY_MS = 5000;
 /** How far inside its thresholds an account's band ends (USD): equity is judged rounded to the cent. */
 const BAND_MARGIN = 0.02;
 
@@ -114,7 +116,8 @@ export class TradingEngine implements LiveEngine {
   private readonly ctx: TradingContext;
   /** ctx on the verdict pool (options.verdicts), or ctx itself. */
   private readonly verdictCtx: TradingContext;
-  private verdictsRehearsed = false;
+  /** Connections the verdict pool has opened, how many of them the last rehearsal left warm (-1: none yet), and when a failed one is tried again (rehearseVerdicts). */
+  private readonly verdictConnections = { opened: 0, rehearsed: -1, retryAt: 0 };
   private readonly quotes = new Map<string, Quote>();
   private readonly books = new Map<string, PositionBook>();
   private readonly table = new AccountTable();
@@ -162,6 +165,11 @@ export class TradingEngine implements LiveEngine {
       lifecycle: options.lifecycle,
     };
     this.verdictCtx = options.verdicts ? { ...this.ctx, sequelize: options.verdicts.sequelize } : this.ctx;
+    // The pool reopens a connection it lost (a restarted database, a terminated backend) on its
+    // own; each one opened outside a rehearsal is cold until rehearsed again.
+    options.verdicts?.sequelize.addHook('afterConnect', () => {
+      this.verdictConnections.opened += 1;
+    });
   }
 
   /**
@@ -573,17 +581,26 @@ export class TradingEngine implements LiveEngine {
   }
 
   /**
-   * Once the index holds accounts: a breach rehearsed and rolled back on every connection of the
-   * verdict pool, all at once so that each takes its own (rehearse-breach.ts).
+   * Once the index holds accounts, and again whenever the verdict pool has opened a connection
+   * since: a breach rehearsed and rolled back on every connection of the pool, all at once so that
+   * each takes its own (rehearse-breach.ts). Connections the rehearsals open are theirs, so it
+   * does not repeat itself; one that fails is tried again after REHEARSAL_RETRY_MS.
    */
   private async rehearseVerdicts(): Promise<void> {
     const pool = this.options.verdicts;
-    if (!pool || this.verdictsRehearsed || this.accounts.size === 0) return;
-    this.verdictsRehearsed = true;
+    const seen = this.verdictConnections;
+    if (!pool || this.accounts.size === 0 || seen.opened === seen.rehearsed || Date.now() < seen.retryAt) return;
     const started = Date.now();
     const held = [...this.accounts.keys()].slice(0, pool.connections);
     const numbers = Array.from({ length: pool.connections }, (_, i) => held[i % held.length]);
-    await Promise.all(numbers.map((n) => this.guard(() => rehearseBreach(this.verdictCtx, n))));
+    const failed = (await Promise.allSettled(numbers.map((n) => rehearseBreach(this.verdictCtx, n)))).find((r) => r.status === 'rejected');
+    if (failed) {
+      seen.retryAt = Date.now() + REHEARSAL_RETRY_MS;
+      this.options.logger.warn({ err: failed.reason }, 'rehearsing the verdict connections failed; trying again shortly');
+      return;
+    }
+    seen.rehearsed = seen.opened;
+    this.metrics.rehearsals.inc(pool.connections);
     this.options.logger.debug({ connections: pool.connections, ms: Date.now() - started }, 'verdict connections rehearsed');
   }
 
