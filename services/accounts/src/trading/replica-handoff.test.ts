@@ -2,9 +2,11 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import http from 'node:http';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
+import { Client } from 'pg';
 import { createServiceClient, metricValue, QueryTypes, type ServiceClient } from '@propdesk/kit';
 import { accountsv1, tradingv1 } from '@propdesk/proto';
 import { startHarness, type Harness } from '../test/harness';
+import { QUOTES_CHANNEL } from './engine/cluster';
 import { Ring } from './engine/ring';
 import { tradingHelpers } from './test-helpers';
 
@@ -166,5 +168,25 @@ it("a replica's death hands its accounts to the other within a few seconds, and 
     expect(await a.events(n, 'position.closed')).toHaveLength(1);
     // 10 lots, 0.0051 below the 1.1 entry: -5,100.
     expect(await a.account(org, n)).toMatchObject({ status: accountsv1.AccountStatus.ACCOUNT_STATUS_BREACHED, balance: 94_900 });
+  }
+});
+
+it('alone again, the replica fans no quote out: no NOTIFY per quote while no other replica listens', async () => {
+  expect(await liveMembers()).toHaveLength(1);
+  const listener = new Client({ connectionString: h.db.url });
+  await listener.connect();
+  try {
+    const heard: string[] = [];
+    listener.on('notification', (n) => heard.push(n.payload ?? ''));
+    await listener.query(`LISTEN ${QUOTES_CHANNEL}`);
+    for (let i = 0; i < 5; i++) expect(await streamToA({ symbol: 'GBPUSD', bid: 1.27 + i / 10_000, ask: 1.2701 + i / 10_000 })).toMatchObject({ accepted: '1', rejected: '0' });
+    // The same wait in which a fanned-out quote reaches the other replica (the first test).
+    await sleep(1000);
+    expect(heard).toEqual([]);
+    // The quotes were taken all the same: the last one is the symbol's price.
+    const [row] = await h.sql.query<{ bid: string }>("SELECT bid FROM quotes_latest WHERE symbol = 'GBPUSD'", { type: QueryTypes.SELECT });
+    expect(Number(row.bid)).toBeCloseTo(1.2704, 6);
+  } finally {
+    await listener.end();
   }
 });

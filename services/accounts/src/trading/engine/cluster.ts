@@ -13,7 +13,7 @@ export interface EngineCluster {
   size(): number;
   /** Takes the first lease and starts listening; `onMembership` is called when the membership changes, `onQuote` with other replicas' quotes. */
   start(handlers: { onMembership(): void; onQuote(quote: Quote): void }): Promise<void>;
-  /** Fans a quote this replica received out to the others. */
+  /** Fans a quote this replica received out to the others (none while it is alone). */
   publish(quote: Quote): void;
   /** Gives the lease back (the others take the accounts at once) and stops listening. */
   stop(): Promise<void>;
@@ -105,7 +105,10 @@ export class PgCluster implements EngineCluster {
   }
 
   publish(quote: Quote): void {
-    if (this.stopped) return;
+    // Alone, there is no one to tell (a NOTIFY per quote would cost a statement each). A replica
+    // that joins is seen here within a renewal; until then this one still owns, and evaluates,
+    // every account, the newcomer's included.
+    if (this.stopped || this.ring.members.length < 2) return;
     this.outbox.push([quote.symbol, quote.bid, quote.ask, quote.time.getTime()]);
     if (!this.sending) {
       this.sending = true;
