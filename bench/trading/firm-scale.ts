@@ -31,7 +31,7 @@ import { BREACH_BASE, SYMBOLS } from './seed';
 export const POSITIONS = Number(process.env.BENCH_FIRM_POSITIONS ?? 100_000);
 export const ACCOUNTS = Number(process.env.BENCH_FIRM_ACCOUNTS ?? 50_000);
 export const WINDOW_S = Number(process.env.BENCH_FIRM_WINDOW_S ?? 60);
-const RATES = (process.env.BENCH_FIRM_RATES ?? '500,1000,2000,3000,3500,4000,4500,5000,6000,7000,8000').split(',').map(Number);
+const RATES = (process.env.BENCH_FIRM_RATES ?? '500,1000,2000,3000,3500,4000,4500,5000,5500,6000,7000,8000').split(',').map(Number);
 const BREACHES = Number(process.env.BENCH_FIRM_BREACHES ?? 100);
 const CPU_PROF = process.env.BENCH_CPU_PROF;
 const POLL = process.env.BENCH_FIRM_BREACH_WATCH === 'poll';
