@@ -36,6 +36,9 @@ const BREACHES = Number(process.env.BENCH_FIRM_BREACHES ?? 100);
 const CPU_PROF = process.env.BENCH_CPU_PROF;
 const POLL = process.env.BENCH_FIRM_BREACH_WATCH === 'poll';
 
+/** The channel the accounts service NOTIFYs when it commits events (data/outbox.ts). */
+const { EVENTS_CHANNEL } = require(path.join(ROOT, 'services/accounts/dist/data/outbox.js')) as { EVENTS_CHANNEL: string };
+
 const TERMS = JSON.stringify(
   (require(path.join(ROOT, 'services/accounts/dist/domain/programs.js')) as { PROGRAMS: { standard: object } }).PROGRAMS.standard,
 );
@@ -371,7 +374,7 @@ export async function runFirmScale(): Promise<number> {
       const before = await serverSide();
       const feed = feedAt(raw, loadRate, walker('EURUSD'));
       await sleep(2000);
-      // The poll below, once before the first breach: the bench's own first read of the events is not the service's latency.
+      // The read below, once before the first breach: the bench's own first read of the events is not the service's latency.
       const breached = (account: number) =>
         pg.query<{ n: string }>(
           `SELECT count(*) AS n FROM accounts.events WHERE organization_id = $1 AND type = 'account.breached' AND (data->>'account')::bigint = $2`,
@@ -381,31 +384,34 @@ export async function runFirmScale(): Promise<number> {
       // Told of every committed event (the service NOTIFYs its events channel on commit).
       const listener = new Client({ connectionString: db.url });
       await listener.connect();
-      await listener.query('LISTEN propdesk_events');
       let wake = () => {};
       listener.on('notification', () => wake());
-      for (let k = from; k >= to; k--) {
-        const bid = Number((BREACH_BASE + 0.01 * k - 0.0051).toFixed(5));
-        const t0 = process.hrtime.bigint();
-        feed.inject({ symbol: 'EURUSD', bid, ask: inDigits(bid + 0.0001, 5) });
-        for (;;) {
-          // Armed before the read: a notification that arrives during it wakes the next wait at once.
-          const told = new Promise<void>((resolve) => (wake = resolve));
-          const { rows } = await breached(breachAccounts[k - 1]);
-          if (rows[0].n !== '0') {
-            latencies.push(Number(process.hrtime.bigint() - t0) / 1e6);
-            break;
+      try {
+        await listener.query(`LISTEN ${EVENTS_CHANNEL}`);
+        for (let k = from; k >= to; k--) {
+          const bid = Number((BREACH_BASE + 0.01 * k - 0.0051).toFixed(5));
+          const t0 = process.hrtime.bigint();
+          feed.inject({ symbol: 'EURUSD', bid, ask: inDigits(bid + 0.0001, 5) });
+          for (;;) {
+            // Armed before the read: a notification that arrives during it wakes the next wait at once.
+            const told = new Promise<void>((resolve) => (wake = resolve));
+            const { rows } = await breached(breachAccounts[k - 1]);
+            if (rows[0].n !== '0') {
+              latencies.push(Number(process.hrtime.bigint() - t0) / 1e6);
+              break;
+            }
+            if (Number(process.hrtime.bigint() - t0) > 10e9) {
+              missed += 1;
+              break;
+            }
+            await (POLL ? sleep(2) : Promise.race([told, sleep(50)]));
           }
-          if (Number(process.hrtime.bigint() - t0) > 10e9) {
-            missed += 1;
-            break;
-          }
-          await (POLL ? sleep(2) : Promise.race([told, sleep(50)]));
+          // Spaced out, so each breach meets the load rather than the previous breach.
+          await sleep(100);
         }
-        // Spaced out, so each breach meets the load rather than the previous breach.
-        await sleep(100);
+      } finally {
+        await listener.end();
       }
-      await listener.end();
       const after = await serverSide();
       const latencyFeed = await feed.stop();
       if (latencyFeed.error) console.log(`  (the feed under the latency run failed: ${latencyFeed.error})`);

@@ -15,6 +15,8 @@ let h: Harness;
 let verdictDb: Sequelize;
 let engine: TradingEngine;
 const NAME = 'verdicts-rehearsal-test';
+/** How the pool's connections appear in pg_stat_activity (kit's openDatabase). */
+const APPLICATION_NAME = `propdesk-${SCHEMA}-${NAME}`;
 const CONNECTIONS = 2;
 
 beforeAll(async () => {
@@ -45,7 +47,7 @@ async function until(check: () => Promise<boolean>, ms: number): Promise<void> {
 /** The pool's backends, by pid. */
 async function backends(): Promise<number[]> {
   const rows = await h.sql.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE application_name = :name AND datname = current_database() ORDER BY pid', {
-    replacements: { name: `propdesk-${SCHEMA}-${NAME}` },
+    replacements: { name: APPLICATION_NAME },
     type: QueryTypes.SELECT,
   });
   return rows.map((r) => r.pid);
@@ -77,7 +79,7 @@ it('rehearses each verdict connection once, and again after the pool reopened th
 
   // The database drops both backends: the pool reopens them, and the next tick warms the new ones.
   await h.sql.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = :name AND datname = current_database()', {
-    replacements: { name: `propdesk-${SCHEMA}-${NAME}` },
+    replacements: { name: APPLICATION_NAME },
   });
   await until(async () => (await rehearsed()) === 2 * CONNECTIONS, 5000);
   const second = await backends();

@@ -591,7 +591,8 @@ export class TradingEngine implements LiveEngine {
     const seen = this.verdictConnections;
     if (!pool || this.accounts.size === 0 || seen.opened === seen.rehearsed || Date.now() < seen.retryAt) return;
     const started = Date.now();
-    const held = [...this.accounts.keys()].slice(0, pool.connections);
+    const held: number[] = [];
+    for (const n of this.accounts.keys()) if (held.push(n) === pool.connections) break;
     const numbers = Array.from({ length: pool.connections }, (_, i) => held[i % held.length]);
     const failed = (await Promise.allSettled(numbers.map((n) => rehearseBreach(this.verdictCtx, n)))).find((r) => r.status === 'rejected');
     if (failed) {
