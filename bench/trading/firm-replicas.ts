@@ -11,6 +11,7 @@ import { createServiceClient, createTestDatabase } from '@propdesk/kit';
 import { tradingv1 } from '@propdesk/proto';
 import { ACCOUNTS, feedAt, inDigits, metric, POSITIONS, seed, sleep, startService, walker, WINDOW_S, type Service } from './firm-scale';
 import { SYMBOLS } from './seed';
+import { cpuMeter } from '../support/cpu';
 
 const RATES = (process.env.BENCH_FIRM_REPLICA_RATES ?? process.env.BENCH_FIRM_RATES ?? '500,1000,1500,2000,3000,4000,5000,6000').split(',').map(Number);
 
@@ -57,10 +58,12 @@ export async function runFirmReplicas(oneReplicaCapacity?: number): Promise<void
       const collapsed0 = await both('quotes_collapsed_total');
       const evaluated0 = await both('quotes_evaluated_total');
       const cpu0 = services.map((s) => s.cpuSeconds());
+      const machine = cpuMeter();
       const next = walker();
       const feeds = clients.map((c) => feedAt(c.raw, rate / 2, next));
       await sleep(WINDOW_S * 1000);
       const results = await Promise.all(feeds.map((f) => f.stop()));
+      const cores = machine.summary();
       const stopped = Date.now();
       const sent = results.reduce((n, r) => n + r.sent, 0);
       const seconds = Math.max(...results.map((r) => r.seconds));
@@ -81,7 +84,7 @@ export async function runFirmReplicas(oneReplicaCapacity?: number): Promise<void
       const sustained = !failed && collapsed === 0 && achieved >= rate * 0.95 && caughtUpMs >= 0 && caughtUpMs <= 250;
       console.log(
         `  ${rate} quotes/s (half to each) for ${seconds.toFixed(0)} s: sent ${sent} (${achieved.toFixed(0)}/s), collapsed ${collapsed}, ` +
-          `both caught up ${caughtUpMs < 0 ? 'not within 30 s' : `${caughtUpMs} ms after the window`}, service CPU ${cpu.map((c) => c.toFixed(0)).join(' + ')} µs/quote` +
+          `both caught up ${caughtUpMs < 0 ? 'not within 30 s' : `${caughtUpMs} ms after the window`}, service CPU ${cpu.map((c) => c.toFixed(0)).join(' + ')} µs/quote (${cores})` +
           (failed ? `, feed failed: ${failed}` : '') +
           (sustained ? '' : '  <- not sustained'),
       );

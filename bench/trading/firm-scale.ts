@@ -26,6 +26,7 @@ import { Client } from 'pg';
 import { createServiceClient, createTestDatabase, metricValue } from '@propdesk/kit';
 import { tradingv1 } from '@propdesk/proto';
 import { freePort, ROOT, SERVICE_NODE_FLAGS, serviceNodeOptions } from '../support/stack';
+import { cpuMeter, processCpuSeconds } from '../support/cpu';
 import { BREACH_BASE, SYMBOLS } from './seed';
 
 export const POSITIONS = Number(process.env.BENCH_FIRM_POSITIONS ?? 100_000);
@@ -33,6 +34,8 @@ export const ACCOUNTS = Number(process.env.BENCH_FIRM_ACCOUNTS ?? 50_000);
 export const WINDOW_S = Number(process.env.BENCH_FIRM_WINDOW_S ?? 60);
 const RATES = (process.env.BENCH_FIRM_RATES ?? '500,1000,2000,3000,3500,4000,4500,5000,5500,6000,7000,8000').split(',').map(Number);
 const BREACHES = Number(process.env.BENCH_FIRM_BREACHES ?? 100);
+/** Positions each breach candidate holds (its breach closes them all): the EURUSD one and 0.01 lot of each next symbol. */
+const BREACH_POSITIONS = Math.min(Number(process.env.BENCH_FIRM_BREACH_POSITIONS ?? 1), SYMBOLS.length);
 const CPU_PROF = process.env.BENCH_CPU_PROF;
 const POLL = process.env.BENCH_FIRM_BREACH_WATCH === 'poll';
 
@@ -101,10 +104,7 @@ export async function startService(env: Record<string, string>): Promise<Service
       const status = fs.readFileSync(`/proc/${child.pid}/status`, 'utf8');
       return Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? 0) * 1024;
     },
-    cpuSeconds() {
-      const fields = fs.readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1].split(' ');
-      return (Number(fields[11]) + Number(fields[12])) / 100;
-    },
+    cpuSeconds: () => processCpuSeconds(child.pid!),
     output: () => `(accounts service ${child.exitCode === null && child.signalCode === null ? 'running' : `exited: ${child.exitCode ?? child.signalCode}`})\n${out}`,
     async stop() {
       if (child.exitCode !== null) return;
@@ -150,7 +150,11 @@ export async function seed(pg: Client, org: string): Promise<void> {
   await pg.query('ANALYZE accounts.positions; ANALYZE accounts.accounts');
 }
 
-/** Breach candidates: 10 lots of EURUSD bought at BREACH_BASE + 0.01 * i; a bid 0.0051 under that breaches account i alone (going down from the top). */
+/**
+ * Breach candidates: 10 lots of EURUSD bought at BREACH_BASE + 0.01 * i; a bid 0.0051 under that breaches account i alone
+ * (going down from the top). With BREACH_POSITIONS > 1, also 0.01 lot of each next symbol bought at its walk's start (a few
+ * dollars either way: the 100 dollars between the breaching bid's loss and the limit hold).
+ */
 async function seedBreachAccounts(pg: Client, org: string, count: number): Promise<number[]> {
   const res = await pg.query<{ number: string }>(
     `INSERT INTO accounts.accounts (organization_id, program, terms, initial_balance, balance, equity, peak_equity, executor_password_sealed)
@@ -164,6 +168,13 @@ async function seedBreachAccounts(pg: Client, org: string, count: number): Promi
             now() - interval '1 hour', now() - interval '1 hour'
        FROM unnest($1::bigint[]) WITH ORDINALITY AS t(n, i)`,
     [numbers, org, BREACH_BASE],
+  );
+  const others = SYMBOLS.slice(1, BREACH_POSITIONS);
+  await pg.query(
+    `INSERT INTO accounts.positions (account_number, organization_id, status, symbol, side, volume, type, open_price, opened_at, trading_day, created_at, updated_at)
+     SELECT n, $2, 'open', s.symbol, 'buy', 0.01, 'market', s.mid, now() - interval '1 hour', current_date, now() - interval '1 hour', now() - interval '1 hour'
+       FROM unnest($1::bigint[]) AS t(n) CROSS JOIN unnest($3::text[], $4::numeric[]) AS s(symbol, mid)`,
+    [numbers, org, others.map((o) => o.symbol), others.map((o) => o.mid)],
   );
   return numbers;
 }
@@ -281,8 +292,8 @@ export async function runFirmScale(): Promise<number> {
     let t = Date.now();
     await seed(pg, org);
     const breachAccounts = await seedBreachAccounts(pg, org, BREACHES);
-    const positions = POSITIONS + BREACHES;
-    console.log(`firm scale: seeded ${POSITIONS} open positions over ${SYMBOLS.length} symbols across ${ACCOUNTS} accounts + ${BREACHES} breach candidates (${Date.now() - t} ms)`);
+    const positions = POSITIONS + BREACHES * BREACH_POSITIONS;
+    console.log(`firm scale: seeded ${POSITIONS} open positions over ${SYMBOLS.length} symbols across ${ACCOUNTS} accounts + ${BREACHES} breach candidates holding ${BREACH_POSITIONS} each (${Date.now() - t} ms)`);
 
     const rssIdle = service.rssBytes();
     t = Date.now();
@@ -314,6 +325,7 @@ export async function runFirmScale(): Promise<number> {
       const marks0 = await metrics('position_marks_total');
       const exact0 = await metrics('exact_account_marks_total');
       const cpu0 = service.cpuSeconds();
+      const machine = cpuMeter();
       let peakRss = 0;
       let died: unknown;
       let maxLag = 0;
@@ -328,6 +340,7 @@ export async function runFirmScale(): Promise<number> {
       const feed = feedAt(raw, rate, walker());
       await sleep(WINDOW_S * 1000);
       const r = await feed.stop();
+      const cores = machine.summary();
       clearInterval(rssTimer);
       if (died) throw died;
       const collapsed = (await metrics('quotes_collapsed_total')) - collapsed0;
@@ -340,7 +353,7 @@ export async function runFirmScale(): Promise<number> {
       const sustained = !r.error && collapsed === 0 && achieved >= rate * 0.95 && r.drainMs <= 250;
       console.log(
         `  ${rate} quotes/s for ${r.seconds.toFixed(0)} s: sent ${r.sent} (${achieved.toFixed(0)}/s), evaluated ${evaluated}, collapsed ${collapsed}, ` +
-          `caught up ${r.drainMs} ms after the window, lag sampled up to ${(maxLag * 1000).toFixed(0)} ms, service CPU ${cpuPerQuote.toFixed(0)} µs/quote, ${(marks / (r.seconds + r.drainMs / 1000)).toFixed(0)} position marks/s (${(exact / Math.max(1, evaluated)).toFixed(0)} accounts marked exactly per quote), peak RSS ${(peakRss / 2 ** 20).toFixed(0)} MB` +
+          `caught up ${r.drainMs} ms after the window, lag sampled up to ${(maxLag * 1000).toFixed(0)} ms, service CPU ${cpuPerQuote.toFixed(0)} µs/quote (${cores}), ${(marks / (r.seconds + r.drainMs / 1000)).toFixed(0)} position marks/s (${(exact / Math.max(1, evaluated)).toFixed(0)} accounts marked exactly per quote), peak RSS ${(peakRss / 2 ** 20).toFixed(0)} MB` +
           (r.error ? `, feed failed: ${r.error}` : '') +
           (sustained ? '' : '  <- not sustained'),
       );

@@ -1,0 +1,50 @@
+import fs from 'node:fs';
+import os from 'node:os';
+
+/** CPU seconds (user + system) a process has used, from /proc/<pid>/stat (clock ticks of 1/100 s). */
+export function processCpuSeconds(pid: number): number {
+  const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+interface Reading {
+  at: number;
+  /** Busy CPU seconds of the whole machine (all cores, everything but idle and iowait). */
+  machine: number;
+  /** CPU seconds of every PostgreSQL process alive at the reading. */
+  postgres: Map<number, number>;
+}
+
+function read(): Reading {
+  const [, ...ticks] = fs.readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).map(Number);
+  const busy = ticks.reduce((a, b) => a + b, 0) - ticks[3] - ticks[4];
+  const postgres = new Map<number, number>();
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (fs.readFileSync(`/proc/${entry}/comm`, 'utf8').trim() !== 'postgres') continue;
+      postgres.set(Number(entry), processCpuSeconds(Number(entry)));
+    } catch {
+      // The process ended while being read.
+    }
+  }
+  return { at: performance.now(), machine: busy / 100, postgres };
+}
+
+/**
+ * Where the machine's cores went over a window: `start()` before it, `summary()` after, e.g.
+ * "machine 1.93 of 2 cores busy, PostgreSQL 0.61". A PostgreSQL backend that ended within the
+ * window is missed (the bench's pools keep theirs), one that started counts from zero.
+ */
+export function cpuMeter(): { summary(): string } {
+  const start = read();
+  return {
+    summary() {
+      const end = read();
+      const seconds = (end.at - start.at) / 1000;
+      let postgres = 0;
+      for (const [pid, cpu] of end.postgres) postgres += cpu - (start.postgres.get(pid) ?? 0);
+      return `machine ${((end.machine - start.machine) / seconds).toFixed(2)} of ${os.cpus().length} cores busy, PostgreSQL ${(postgres / seconds).toFixed(2)}`;
+    },
+  };
+}
