@@ -1,5 +1,5 @@
 import { openDatabase, type Sequelize } from './db';
-import { bigintText, execute, executeTogether, preparedRows, selectOne, selectRows, toNumber } from './sql';
+import { bigintText, execute, executeTogether, preparedRows, selectOne, selectRows, selectTogether, toNumber } from './sql';
 import { createTestDatabase, type TestDatabase } from './test-database';
 
 describe('SQL with bind parameters', () => {
@@ -58,6 +58,35 @@ describe('SQL with bind parameters', () => {
     await expect(executeTogether(db, [insert('third'), { sql: 'INSERT INTO notes (body, tags) VALUES ($body, NULL)', bind: { body: 'no tags' } }])).rejects.toThrow(/null value/);
     expect(await selectOne(db, "SELECT 1 FROM notes WHERE body = 'third'")).toBeUndefined();
     await expect(executeTogether(db, [{ sql: 'DELETE FROM notes WHERE body = $body', bind: {} }])).rejects.toThrow('no value for $body');
+  });
+
+  it('lets a later statement and the final select read a named statement\'s RETURNING rows', async () => {
+    const rows = await db.transaction((tx) =>
+      selectTogether<{ body: string; amount: string }>(
+        db,
+        [
+          { name: 'added', sql: 'INSERT INTO notes (body, tags, amount) SELECT b, $tags, 2 FROM unnest($bodies::text[]) AS b RETURNING id, body', bind: { bodies: ['n1', 'n2'], tags: ['named'] } },
+          { sql: 'UPDATE notes SET amount = $amount WHERE body = $body', bind: { amount: 3, body: 'tagged' } },
+          // Reads the first statement's rows (its output), not the table it wrote.
+          { name: 'copied', sql: "INSERT INTO notes (body, tags, amount) SELECT body || '-copy', $tags, $amount FROM added RETURNING body, amount", bind: { tags: ['named'], amount: 4 } },
+        ],
+        'SELECT body, amount::text FROM added JOIN notes USING (body) UNION ALL SELECT body, amount::text FROM copied ORDER BY body',
+        tx,
+      ),
+    );
+    // The select's read of notes does not see the rows the statement added: only its named outputs.
+    expect(rows).toEqual([
+      { body: 'n1-copy', amount: '4' },
+      { body: 'n2-copy', amount: '4' },
+    ]);
+    const stored = await selectRows<{ body: string; amount: string }>(db, "SELECT body, amount FROM notes WHERE 'named' = ANY(tags) OR body = 'tagged' ORDER BY body");
+    expect(stored).toEqual([
+      { body: 'n1', amount: '2' },
+      { body: 'n1-copy', amount: '4' },
+      { body: 'n2', amount: '2' },
+      { body: 'n2-copy', amount: '4' },
+      { body: 'tagged', amount: '3' },
+    ]);
   });
 
   it('answers undefined for no row, and runs inside the transaction it is given', async () => {

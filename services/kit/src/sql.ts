@@ -26,19 +26,19 @@ export async function execute(db: Sequelize, sql: string, bind: BindValues = {},
   await ((transaction && inTransaction(transaction, sql, bind)) || db.query(sql, { bind, transaction }));
 }
 
-/** One data-modifying statement (INSERT, UPDATE or DELETE without a WITH of its own) and its values. */
+/**
+ * One data-modifying statement (INSERT, UPDATE or DELETE without a WITH of its own) and its values.
+ * With a `name`, its CTE in executeTogether is called that, and the statements after it may read
+ * its RETURNING rows by that name (its output: they still do not see its effects on tables).
+ */
 export interface Statement {
   sql: string;
   bind: BindValues;
+  name?: string;
 }
 
-/**
- * Independent data-modifying statements in one round trip: each becomes a CTE of a single
- * statement (PostgreSQL runs every data-modifying CTE exactly once, referenced or not), its
- * `$name`s renamed apart, followed by `select`. They see the same snapshot, not each other's
- * effects: none may read what another writes, and no two may change the same row.
- */
-export async function executeTogether(db: Sequelize, statements: Statement[], transaction?: Transaction, select = 'SELECT 1'): Promise<void> {
+/** The statements as the CTEs of one statement ending in `select`, their `$name`s renamed apart. */
+function together(statements: Statement[], select: string): { sql: string; bind: BindValues } {
   const bind: BindValues = {};
   const ctes = statements.map((statement, i) => {
     const sql = statement.sql.replace(/\$([A-Za-z_]\w*)/g, (_, key: string) => {
@@ -46,9 +46,26 @@ export async function executeTogether(db: Sequelize, statements: Statement[], tr
       bind[`s${i}_${key}`] = statement.bind[key];
       return `$s${i}_${key}`;
     });
-    return `s${i} AS (${sql})`;
+    return `${statement.name ?? `s${i}`} AS (${sql})`;
   });
-  await execute(db, `WITH ${ctes.join(',\n')}\n${select}`, bind, transaction);
+  return { sql: `WITH ${ctes.join(',\n')}\n${select}`, bind };
+}
+
+/**
+ * Independent data-modifying statements in one round trip: each becomes a CTE of a single
+ * statement (PostgreSQL runs every data-modifying CTE exactly once, referenced or not), followed
+ * by `select`. They see the same snapshot, not each other's effects: none may read what another
+ * writes (only a named statement's RETURNING rows), and no two may change the same row.
+ */
+export async function executeTogether(db: Sequelize, statements: Statement[], transaction?: Transaction, select = 'SELECT 1'): Promise<void> {
+  const { sql, bind } = together(statements, select);
+  await execute(db, sql, bind, transaction);
+}
+
+/** executeTogether whose `select` returns rows (it may read the named statements' RETURNING rows). */
+export function selectTogether<T extends object>(db: Sequelize, statements: Statement[], select: string, transaction?: Transaction): Promise<T[]> {
+  const { sql, bind } = together(statements, select);
+  return selectRows<T>(db, sql, bind, transaction);
 }
 
 interface TransactionConnection {

@@ -1,7 +1,7 @@
-import { selectOne, type Sequelize, type Transaction } from '@propdesk/kit';
-import { advanceRunningStats, initialRunningStats, type RunningStats } from '../domain/running-stats';
+import { selectRows, type Sequelize, type Statement, type Transaction } from '@propdesk/kit';
+import { initialRunningStats, type RunningStats } from '../domain/running-stats';
 import { STATS_COLUMNS, toRunningStats, type StatsRow } from './deal-stats';
-import { DEAL_COLUMNS, toDeal, type Deal, type DealRow, type NewDeal } from './deals';
+import { DEAL_COLUMNS, type NewDeal } from './deals';
 import { POSITION_COLUMNS, toPosition, type Position, type PositionRow } from './positions';
 
 /** `columns` of `table`, each renamed with `prefix` (one result row carries several tables' columns). */
@@ -20,73 +20,119 @@ function unprefixed<T>(row: Record<string, unknown>, prefix: string): T {
 }
 
 /**
- * Closes an open position into its deal inside the caller's transaction (the account row is
- * locked). One statement closes the position row (only if it is still open), inserts the deal
- * carrying the balance after it, folds the deal into the month's and the day's summaries
- * (data-modifying CTEs, each fed by the one before) and reads the running figures. They come back
- * advanced by the deal, for the caller to write (runningStatsStatement) once its closes are done:
- * a later close in the same transaction passes them in as `running` (the row is not written yet).
- * Null when the position was no longer open (another replica got there first): then nothing was
- * written.
+ * The open and pending positions of one account and its running figures, in one round trip: what
+ * a verdict reads under the account lock before it closes the positions (closeStatements).
  */
-export async function closeIntoDeal(
+export async function livePositionsAndRunningStats(
   sequelize: Sequelize,
-  tx: Transaction,
-  d: NewDeal,
+  accountNumber: number,
   initialBalance: number,
-  running?: RunningStats,
-): Promise<{ position: Position; deal: Deal; running: RunningStats } | null> {
-  const before = d.balanceAfter - d.profit;
-  const r = before !== 0 ? d.profit / before : 0;
-  const row = await selectOne<Record<string, unknown>>(
+  tx: Transaction,
+): Promise<{ live: Position[]; running: RunningStats }> {
+  const rows = await selectRows<Record<string, unknown>>(
     sequelize,
-    `WITH closed AS (
-       UPDATE positions SET status = 'closed', close_price = $closePrice, profit = $profit, closed_at = $closedAt,
-           close_reason = $closeReason, updated_at = now()
-        WHERE id = $positionId AND status = 'open' RETURNING ${POSITION_COLUMNS}
-     ), deal AS (
-       INSERT INTO deals (account_number, organization_id, position_id, symbol, side, volume, open_price, close_price, profit,
-         opened_at, closed_at, close_reason, balance_after)
-       SELECT $accountNumber::bigint, $organizationId::uuid, id, $symbol::text, $side::text, $volume::numeric, $openPrice::numeric,
-              $closePrice::numeric, $profit::numeric, $openedAt::timestamptz, $closedAt::timestamptz, $closeReason::text, $balanceAfter::numeric
-         FROM closed
-       RETURNING ${DEAL_COLUMNS}
-     ), month AS (
-       INSERT INTO deal_stats (account_number, month, side, symbol, trades, wins, losses, gross_profit, gross_loss, lots, sum_return, sum_return_sq,
-         best, worst, first_seq, last_seq)
-       SELECT account_number, date_trunc('month', closed_at AT TIME ZONE 'UTC')::date, side, symbol, 1, $win::integer, $loss::integer,
-              $gp::numeric, $gl::numeric, volume, $r::float8, $r2::float8, profit, profit, seq, seq
-         FROM deal
-       ON CONFLICT (account_number, month, side, symbol) DO UPDATE SET trades = deal_stats.trades + 1, wins = deal_stats.wins + EXCLUDED.wins,
-         losses = deal_stats.losses + EXCLUDED.losses, gross_profit = deal_stats.gross_profit + EXCLUDED.gross_profit,
-         gross_loss = deal_stats.gross_loss + EXCLUDED.gross_loss, lots = deal_stats.lots + EXCLUDED.lots,
-         sum_return = deal_stats.sum_return + EXCLUDED.sum_return, sum_return_sq = deal_stats.sum_return_sq + EXCLUDED.sum_return_sq,
-         best = GREATEST(deal_stats.best, EXCLUDED.best), worst = LEAST(deal_stats.worst, EXCLUDED.worst),
-         first_seq = LEAST(deal_stats.first_seq, EXCLUDED.first_seq), last_seq = GREATEST(deal_stats.last_seq, EXCLUDED.last_seq)
-     ), day AS (
-       INSERT INTO daily_balances (account_number, day, deals, close_balance, last_seq)
-       SELECT account_number, (closed_at AT TIME ZONE 'UTC')::date, 1, balance_after, seq FROM deal
-       ON CONFLICT (account_number, day) DO UPDATE SET deals = daily_balances.deals + 1,
-         close_balance = CASE WHEN EXCLUDED.last_seq > daily_balances.last_seq THEN EXCLUDED.close_balance ELSE daily_balances.close_balance END,
-         last_seq = GREATEST(daily_balances.last_seq, EXCLUDED.last_seq)
-     )
-     SELECT ${prefixed('closed', POSITION_COLUMNS, 'p_')}, ${prefixed('deal', DEAL_COLUMNS, 'd_')}, s.current_sign IS NOT NULL AS has_stats,
-            ${prefixed('s', STATS_COLUMNS, 's_')}
-       FROM closed CROSS JOIN deal LEFT JOIN account_trading_stats s ON s.account_number = deal.account_number`,
-    {
-      // The deal's own fields keep their names ($positionId, $profit ...).
-      ...d,
-      win: d.profit > 0 ? 1 : 0,
-      loss: d.profit < 0 ? 1 : 0,
-      gp: d.profit > 0 ? d.profit : 0,
-      gl: d.profit < 0 ? d.profit : 0,
-      r,
-      r2: r * r,
-    },
+    `SELECT ${prefixed('p', POSITION_COLUMNS, 'p_')}, s.current_sign IS NOT NULL AS has_stats, ${prefixed('s', STATS_COLUMNS, 's_')}
+       FROM (SELECT $accountNumber::bigint AS number) a
+       LEFT JOIN account_trading_stats s ON s.account_number = a.number
+       LEFT JOIN positions p ON p.account_number = a.number AND p.status IN ('open', 'pending')
+      ORDER BY p.seq`,
+    { accountNumber },
     tx,
   );
-  if (!row) return null;
-  const deal = toDeal(unprefixed<DealRow>(row, 'd_'));
-  const stats = running ?? (row.has_stats ? toRunningStats(unprefixed<StatsRow>(row, 's_')) : initialRunningStats(initialBalance));
-  return { position: toPosition(unprefixed<PositionRow>(row, 'p_')), deal, running: advanceRunningStats(stats, deal.profit, deal.balanceAfter) };
+  const live = rows.filter((row) => row.p_id !== null).map((row) => toPosition(unprefixed<PositionRow>(row, 'p_')));
+  const running = rows[0].has_stats ? toRunningStats(unprefixed<StatsRow>(rows[0], 's_')) : initialRunningStats(initialBalance);
+  return { live, running };
+}
+
+/**
+ * The statements that close open positions into their deals, for executeTogether inside the
+ * caller's transaction (the account row is locked, and `deals`, one account's, in the order they
+ * close, were computed from its positions read under that lock): the position rows close, the
+ * deals are inserted in that order (their seq follows it) carrying the balance after each, and
+ * are folded into the month's and the day's summaries (one upsert per summary row). The running
+ * figures are the caller's to advance and write (runningStatsStatement). A position that was not
+ * open any more gets no deal row, and that fails the whole statement (deals.position_id is NOT
+ * NULL): a balance is never moved without its deal. The statements are named `closed` and `dealt`:
+ * one account's closes go into one executeTogether.
+ */
+export function closeStatements(deals: NewDeal[]): Statement[] {
+  const { accountNumber, organizationId } = deals[0];
+  const ids = deals.map((d) => d.positionId);
+  const returns = deals.map((d) => {
+    const before = d.balanceAfter - d.profit;
+    return before !== 0 ? d.profit / before : 0;
+  });
+  return [
+    {
+      name: 'closed',
+      sql: `UPDATE positions p SET status = 'closed', close_price = c.close_price, profit = c.profit, closed_at = c.closed_at,
+              close_reason = c.close_reason, updated_at = now()
+              FROM unnest($ids::uuid[], $closePrices::numeric[], $profits::numeric[], $closedAts::timestamptz[], $closeReasons::text[])
+                AS c(id, close_price, profit, closed_at, close_reason)
+             WHERE p.id = c.id AND p.status = 'open'
+         RETURNING p.id`,
+      bind: {
+        ids,
+        closePrices: deals.map((d) => d.closePrice),
+        profits: deals.map((d) => d.profit),
+        closedAts: deals.map((d) => d.closedAt),
+        closeReasons: deals.map((d) => d.closeReason),
+      },
+    },
+    {
+      name: 'dealt',
+      sql: `INSERT INTO deals (account_number, organization_id, position_id, symbol, side, volume, open_price, close_price, profit,
+              opened_at, closed_at, close_reason, balance_after)
+            SELECT $accountNumber::bigint, $organizationId::uuid, closed.id, d.symbol, d.side, d.volume, d.open_price, d.close_price, d.profit,
+                   d.opened_at, d.closed_at, d.close_reason, d.balance_after
+              FROM unnest($ids::uuid[], $symbols::text[], $sides::text[], $volumes::numeric[], $openPrices::numeric[], $closePrices::numeric[],
+                          $profits::numeric[], $openedAts::timestamptz[], $closedAts::timestamptz[], $closeReasons::text[], $balancesAfter::numeric[])
+                   WITH ORDINALITY AS d(position_id, symbol, side, volume, open_price, close_price, profit, opened_at, closed_at, close_reason, balance_after, ord)
+              LEFT JOIN closed ON closed.id = d.position_id
+             ORDER BY d.ord
+         RETURNING ${DEAL_COLUMNS}`,
+      bind: {
+        accountNumber,
+        organizationId,
+        ids,
+        symbols: deals.map((d) => d.symbol),
+        sides: deals.map((d) => d.side),
+        volumes: deals.map((d) => d.volume),
+        openPrices: deals.map((d) => d.openPrice),
+        closePrices: deals.map((d) => d.closePrice),
+        profits: deals.map((d) => d.profit),
+        openedAts: deals.map((d) => d.openedAt),
+        closedAts: deals.map((d) => d.closedAt),
+        closeReasons: deals.map((d) => d.closeReason),
+        balancesAfter: deals.map((d) => d.balanceAfter),
+      },
+    },
+    {
+      sql: `INSERT INTO deal_stats (account_number, month, side, symbol, trades, wins, losses, gross_profit, gross_loss, lots, sum_return, sum_return_sq,
+              best, worst, first_seq, last_seq)
+            SELECT dealt.account_number, date_trunc('month', dealt.closed_at AT TIME ZONE 'UTC')::date, dealt.side, dealt.symbol, count(*),
+                   count(*) FILTER (WHERE dealt.profit > 0), count(*) FILTER (WHERE dealt.profit < 0),
+                   COALESCE(sum(dealt.profit) FILTER (WHERE dealt.profit > 0), 0), COALESCE(sum(dealt.profit) FILTER (WHERE dealt.profit < 0), 0),
+                   sum(dealt.volume), sum(r.r), sum(r.r * r.r), max(dealt.profit), min(dealt.profit), min(dealt.seq), max(dealt.seq)
+              FROM dealt JOIN unnest($ids::uuid[], $returns::float8[]) AS r(position_id, r) ON r.position_id = dealt.position_id
+             GROUP BY 1, 2, 3, 4
+            ON CONFLICT (account_number, month, side, symbol) DO UPDATE SET trades = deal_stats.trades + EXCLUDED.trades,
+              wins = deal_stats.wins + EXCLUDED.wins, losses = deal_stats.losses + EXCLUDED.losses,
+              gross_profit = deal_stats.gross_profit + EXCLUDED.gross_profit, gross_loss = deal_stats.gross_loss + EXCLUDED.gross_loss,
+              lots = deal_stats.lots + EXCLUDED.lots, sum_return = deal_stats.sum_return + EXCLUDED.sum_return,
+              sum_return_sq = deal_stats.sum_return_sq + EXCLUDED.sum_return_sq,
+              best = GREATEST(deal_stats.best, EXCLUDED.best), worst = LEAST(deal_stats.worst, EXCLUDED.worst),
+              first_seq = LEAST(deal_stats.first_seq, EXCLUDED.first_seq), last_seq = GREATEST(deal_stats.last_seq, EXCLUDED.last_seq)`,
+      bind: { ids, returns },
+    },
+    {
+      sql: `INSERT INTO daily_balances (account_number, day, deals, close_balance, last_seq)
+            SELECT account_number, (closed_at AT TIME ZONE 'UTC')::date, count(*), (array_agg(balance_after ORDER BY seq DESC))[1], max(seq)
+              FROM dealt GROUP BY 1, 2
+            ON CONFLICT (account_number, day) DO UPDATE SET deals = daily_balances.deals + EXCLUDED.deals,
+              close_balance = CASE WHEN EXCLUDED.last_seq > daily_balances.last_seq THEN EXCLUDED.close_balance ELSE daily_balances.close_balance END,
+              last_seq = GREATEST(daily_balances.last_seq, EXCLUDED.last_seq)`,
+      bind: {},
+    },
+  ];
 }

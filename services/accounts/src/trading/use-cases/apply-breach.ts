@@ -3,7 +3,8 @@ import { accountMoneyStatement, EVENTS_NOTIFIED, revokeSessionsStatement, type A
 import { flagStatement } from '../data/flags';
 import type { Position } from '../data/positions';
 import type { Breach } from '../domain/rules';
-import { closeBatchStatements, type CloseBatch } from './close-position';
+import type { RunningStats } from '../domain/running-stats';
+import { closeBatch, closeBatchStatements } from './close-position';
 import { liquidateInTx } from './liquidate-account';
 import { equityPointStatement, type TradingContext } from './trading-context';
 
@@ -21,11 +22,19 @@ export interface Observation {
  * account.breached with the seed's fields (plus rule and limit). After the liquidation, the
  * writes are one statement (executeTogether): a breach is latency-critical.
  */
-export async function applyBreach(ctx: TradingContext, tx: Transaction, account: Account, live: Position[], observed: Observation, breach: Breach): Promise<Account> {
+export async function applyBreach(
+  ctx: TradingContext,
+  tx: Transaction,
+  account: Account,
+  live: Position[],
+  observed: Observation,
+  breach: Breach,
+  running?: RunningStats,
+): Promise<Account> {
   const now = ctx.now();
   const balanceBefore = account.balance;
   // The positions' events and account.breached go in one statement, in that order.
-  const closes: CloseBatch = { events: [] };
+  const closes = closeBatch(running);
   const balance = await liquidateInTx(ctx, tx, account, live, 'breach', closes);
   const peakEquity = Math.max(account.peakEquity, observed.peakEquity, observed.equity);
   const evidence = {

@@ -1,7 +1,8 @@
 import { executeTogether, type Transaction } from '@propdesk/kit';
 import { accountMoneyStatement, EVENTS_NOTIFIED, type Account } from '../core-port';
 import type { Position } from '../data/positions';
-import { closeBatchStatements, type CloseBatch } from './close-position';
+import type { RunningStats } from '../domain/running-stats';
+import { closeBatch, closeBatchStatements } from './close-position';
 import { liquidateInTx } from './liquidate-account';
 import { equityPointStatement, type TradingContext } from './trading-context';
 
@@ -21,8 +22,9 @@ export async function applyPass(
   account: Account,
   live: Position[],
   observed: { equity: number; peakEquity: number; tradingDays: number },
+  running?: RunningStats,
 ): Promise<Account> {
-  const closes: CloseBatch = { events: [] };
+  const closes = closeBatch(running);
   const balance = await liquidateInTx(ctx, tx, account, live, 'profit_target', closes);
   const peakEquity = Math.max(observed.peakEquity, balance);
   const progression = ctx.lifecycle ? await ctx.lifecycle.provisionNextPhase(tx, account) : null;

@@ -1,13 +1,13 @@
 import { AppError, effectTransaction, executeTogether, isUuid, type Statement, type Transaction } from '@propdesk/kit';
 import { accountMoneyStatement, accountNotFound, eventsStatement, EVENTS_NOTIFIED, lockAccount, parseAccountNumber, parseOrganizationId, type Account, type NewEvent } from '../core-port';
-import { closeIntoDeal } from '../data/closing';
-import { runningStatsStatement } from '../data/deal-stats';
-import type { Deal } from '../data/deals';
+import { closeStatements } from '../data/closing';
+import { readRunningStats, runningStatsStatement } from '../data/deal-stats';
+import type { NewDeal } from '../data/deals';
 import { cancelPending, findPosition, livePositionsOfAccount, type Position } from '../data/positions';
 import { roundMoney } from '../domain/instruments';
 import type { ExitReason } from '../domain/orders';
 import { exitPrice, profitAt } from '../domain/pnl';
-import type { RunningStats } from '../domain/running-stats';
+import { advanceRunningStats, type RunningStats } from '../domain/running-stats';
 import { requireActive } from './account-access';
 import { positionClosedData } from './position-events';
 import { equityFromPositions, equityPointStatement, markPosition, requireQuote, type LiveEngine, type MarkedPosition, type TradingContext } from './trading-context';
@@ -84,7 +84,7 @@ async function closeInTx(ctx: TradingContext, tx: Transaction, req: CloseRequest
       return null;
     }
     const price = req.price ?? exitPrice(position.side, requireQuote(ctx, position.symbol));
-    const batch: CloseBatch = { events: [] };
+    const batch = closeBatch();
     const result = await closePositionInTx(ctx, tx, account, position, price, req.reason, now, batch);
     if (!result) return null;
     const remaining = (await livePositionsOfAccount(ctx.sequelize, req.accountNumber, tx)).filter((p) => p.id !== position.id);
@@ -104,25 +104,33 @@ async function closeInTx(ctx: TradingContext, tx: Transaction, req: CloseRequest
 }
 
 /**
- * What the closes of one transaction leave to write: their position.closed events and the
- * account's running figures as advanced deal by deal (closeIntoDeal). The caller writes them with
- * its own writes, in one statement (closeBatchStatements with executeTogether).
+ * What the closes of one transaction leave to write: their deals, their position.closed events
+ * and the account's running figures as advanced deal by deal. The caller writes them with its own
+ * writes, in one statement (closeBatchStatements with executeTogether).
  */
 export interface CloseBatch {
+  deals: NewDeal[];
   events: NewEvent[];
+  /** The account's running figures: read under the lock before the first close (or given by the caller, read with its positions). */
   running?: RunningStats;
+}
+
+export function closeBatch(running?: RunningStats): CloseBatch {
+  return { deals: [], events: [], running };
 }
 
 /** The batch's writes, to run with the caller's (executeTogether, closing with EVENTS_NOTIFIED when there are events). */
 export function closeBatchStatements(accountNumber: number, batch: CloseBatch): Statement[] {
-  return [...(batch.events.length > 0 ? [eventsStatement(batch.events)] : []), ...(batch.running ? [runningStatsStatement(accountNumber, batch.running)] : [])];
+  const closes = batch.deals.length > 0 ? [...closeStatements(batch.deals), runningStatsStatement(accountNumber, batch.running as RunningStats)] : [];
+  return [...closes, ...(batch.events.length > 0 ? [eventsStatement(batch.events)] : [])];
 }
 
 /**
  * Closes one open position at `price` inside the caller's transaction (the account row is
- * locked): the position row and a deal carrying the balance after it (closeIntoDeal); its
- * position.closed and the running figures go into `batch` for the caller to write.
- * Returns null when the position was no longer open (another replica got there first).
+ * locked, the position read under it): its deal, carrying the balance after it, its
+ * position.closed and the running figures go into `batch` for the caller to write
+ * (closeBatchStatements), and the position comes back as it will be. Null for a position that
+ * never opened.
  */
 export async function closePositionInTx(
   ctx: TradingContext,
@@ -133,11 +141,13 @@ export async function closePositionInTx(
   reason: string,
   closedAt: Date,
   batch: CloseBatch,
-): Promise<{ position: Position; deal: Deal; balance: number } | null> {
+): Promise<{ position: Position; balance: number } | null> {
   if (position.openPrice === null || position.openedAt === null) return null;
   const profit = profitAt({ symbol: position.symbol, side: position.side, volume: position.volume, openPrice: position.openPrice }, price, ctx.quote);
   const balance = roundMoney(account.balance + profit);
-  const deal = {
+  batch.running ??= await readRunningStats(ctx.sequelize, account.number, account.initialBalance, tx);
+  batch.running = advanceRunningStats(batch.running, profit, balance);
+  batch.deals.push({
     accountNumber: account.number,
     organizationId: account.organizationId,
     positionId: position.id,
@@ -151,14 +161,11 @@ export async function closePositionInTx(
     closedAt,
     closeReason: reason,
     balanceAfter: balance,
-  };
-  const booked = await closeIntoDeal(ctx.sequelize, tx, deal, account.initialBalance, batch.running);
-  if (!booked) return null;
-  batch.running = booked.running;
+  });
   batch.events.push({
     organizationId: account.organizationId,
     type: 'position.closed',
     data: positionClosedData(account.number, position, { price, profit, reason }),
   });
-  return { position: booked.position, deal: booked.deal, balance };
+  return { position: { ...position, status: 'closed', closePrice: price, profit, closedAt, closeReason: reason }, balance };
 }

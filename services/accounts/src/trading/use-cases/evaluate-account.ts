@@ -1,5 +1,6 @@
 import { lockAccount, type Account } from '../core-port';
-import { countTradingDays, livePositionsOfAccount } from '../data/positions';
+import { livePositionsAndRunningStats } from '../data/closing';
+import { countTradingDays } from '../data/positions';
 import { dailyProfits, withToday } from '../data/daily-profits';
 import { tradingDayOf } from '../domain/calendar';
 import { consistencyHolds, evaluate, type AccountSnapshot } from '../domain/rules';
@@ -24,7 +25,8 @@ export async function evaluateAccount(
   return ctx.sequelize.transaction(async (tx) => {
     const account = await lockAccount(ctx.sequelize, tx, accountNumber);
     if (!account || account.status !== 'active') return { kind: 'inactive', account };
-    const live = await livePositionsOfAccount(ctx.sequelize, accountNumber, tx);
+    // The running figures come with the positions: a verdict's closes then cost no round trip of their own.
+    const { live, running } = await livePositionsAndRunningStats(ctx.sequelize, accountNumber, account.initialBalance, tx);
     const equity = equityFromPositions(ctx, account.balance, live);
     const peakEquity = Math.max(account.peakEquity, hints.peakEquity, equity);
     const snapshot: AccountSnapshot = {
@@ -52,10 +54,10 @@ export async function evaluateAccount(
     switch (verdict.kind) {
       case 'breached': {
         const observed = { equity, peakEquity, startOfDayBalance: hints.startOfDayBalance };
-        return { kind: 'breached', account: await applyBreach(ctx, tx, account, live, observed, verdict.breach) };
+        return { kind: 'breached', account: await applyBreach(ctx, tx, account, live, observed, verdict.breach, running) };
       }
       case 'passed':
-        return { kind: 'passed', account: await applyPass(ctx, tx, account, live, { equity, peakEquity, tradingDays: snapshot.tradingDays }) };
+        return { kind: 'passed', account: await applyPass(ctx, tx, account, live, { equity, peakEquity, tradingDays: snapshot.tradingDays }, running) };
       case 'none':
         return { kind: 'unchanged', account: { ...account, equity, peakEquity } };
     }

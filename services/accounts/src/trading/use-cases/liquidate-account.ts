@@ -2,7 +2,7 @@ import { executeTogether, type Transaction } from '@propdesk/kit';
 import { EVENTS_NOTIFIED, type Account } from '../core-port';
 import { cancelPending, type Position } from '../data/positions';
 import { exitPrice } from '../domain/pnl';
-import { closeBatchStatements, closePositionInTx, type CloseBatch } from './close-position';
+import { closeBatch, closeBatchStatements, closePositionInTx, type CloseBatch } from './close-position';
 import type { TradingContext } from './trading-context';
 
 /**
@@ -15,7 +15,7 @@ import type { TradingContext } from './trading-context';
  */
 export async function liquidateInTx(ctx: TradingContext, tx: Transaction, account: Account, live: Position[], reason: string, batch?: CloseBatch): Promise<number> {
   const now = ctx.now();
-  const closes = batch ?? { events: [] };
+  const closes = batch ?? closeBatch();
   let balance = account.balance;
   for (const position of live) {
     if (position.status !== 'open' || position.openPrice === null) continue;

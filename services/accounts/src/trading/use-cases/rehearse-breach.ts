@@ -1,5 +1,5 @@
 import { lockAccount } from '../core-port';
-import { livePositionsOfAccount } from '../data/positions';
+import { livePositionsAndRunningStats } from '../data/closing';
 import { applyBreach } from './apply-breach';
 import type { TradingContext } from './trading-context';
 
@@ -18,10 +18,12 @@ export async function rehearseBreach(ctx: TradingContext, accountNumber: number)
   try {
     await ctx.sequelize.transaction(async (tx) => {
       const account = await lockAccount(ctx.sequelize, tx, accountNumber);
-      const live = await livePositionsOfAccount(ctx.sequelize, accountNumber, tx);
-      if (account?.status === 'active') {
+      if (!account) throw new Rehearsed();
+      // The verdict's own statements (evaluate-account.ts), in its order.
+      const { live, running } = await livePositionsAndRunningStats(ctx.sequelize, accountNumber, account.initialBalance, tx);
+      if (account.status === 'active') {
         const observed = { equity: account.equity, peakEquity: account.peakEquity, startOfDayBalance: account.balance };
-        await applyBreach(ctx, tx, account, live, observed, { rule: 'max_total_loss', limit: account.equity, reason: 'rehearsal' });
+        await applyBreach(ctx, tx, account, live, observed, { rule: 'max_total_loss', limit: account.equity, reason: 'rehearsal' }, running);
       }
       throw new Rehearsed();
     });
