@@ -13,7 +13,7 @@ import { ACCOUNTS, feedAt, inDigits, metric, POSITIONS, seed, sleep, startServic
 import { SYMBOLS } from './seed';
 import { cpuMeter } from '../support/cpu';
 
-const RATES = (process.env.BENCH_FIRM_REPLICA_RATES ?? process.env.BENCH_FIRM_RATES ?? '500,1000,1500,2000,3000,4000,5000,6000').split(',').map(Number);
+const RATES = (process.env.BENCH_FIRM_REPLICA_RATES ?? process.env.BENCH_FIRM_RATES ?? '1000,2000,3000,4000,5000,6000,7000,8000,9000,10000,11000,12000,14000').split(',').map(Number);
 
 export async function runFirmReplicas(oneReplicaCapacity?: number): Promise<void> {
   const db = await createTestDatabase('pd_bench_firm_replicas');

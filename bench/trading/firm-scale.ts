@@ -32,7 +32,7 @@ import { BREACH_BASE, SYMBOLS } from './seed';
 export const POSITIONS = Number(process.env.BENCH_FIRM_POSITIONS ?? 100_000);
 export const ACCOUNTS = Number(process.env.BENCH_FIRM_ACCOUNTS ?? 50_000);
 export const WINDOW_S = Number(process.env.BENCH_FIRM_WINDOW_S ?? 60);
-const RATES = (process.env.BENCH_FIRM_RATES ?? '500,1000,2000,3000,3500,4000,4500,5000,5500,6000,7000,8000').split(',').map(Number);
+const RATES = (process.env.BENCH_FIRM_RATES ?? '500,1000,2000,3000,4000,5000,5500,6000,7000,8000,9000,10000,11000,12000,14000,16000').split(',').map(Number);
 const BREACHES = Number(process.env.BENCH_FIRM_BREACHES ?? 100);
 /** Positions each breach candidate holds (its breach closes them all): the EURUSD one and 0.01 lot of each next symbol. */
 const BREACH_POSITIONS = Math.min(Number(process.env.BENCH_FIRM_BREACH_POSITIONS ?? 1), SYMBOLS.length);
