@@ -1,6 +1,7 @@
-import { createLogger, QueryTypes } from '@propdesk/kit';
+import { createLogger, executeTogether, QueryTypes } from '@propdesk/kit';
 import { accountsv1, tradingv1 } from '@propdesk/proto';
 import { startHarness, type Harness } from '../test/harness';
+import { closeStatements } from './data/closing';
 import { rebuildDealStats } from './data/deal-stats';
 import { BUY, expectCode, LIMIT, SELL, tradingHelpers } from './test-helpers';
 import { upsertEquityMinutes } from './data/equity-minutes';
@@ -371,6 +372,26 @@ describe('reads', () => {
     expect(withoutDrawdown(kept).drawdown.max_drawdown).toBe(75);
     // win, loss, then loss, win, loss, win
     expect(kept?.streaks).toMatchObject({ max_consecutive_wins: 1, max_consecutive_losses: 2, current_streak: { kind: 'win', length: 1 } });
+  });
+
+  it('closing statements for a position no longer open fail as a whole: no second deal, no summary moved', async () => {
+    const [n] = await t.newAccounts(org, 1);
+    await t.quote('AUDUSD', 1.1, 1.1);
+    const p = await t.order(org, n, { symbol: 'AUDUSD', side: BUY, volume: 0.5 });
+    await h.trading.closePosition({ organizationId: org, number: n, positionId: p.id });
+    const rows = () =>
+      h.sql.query<{ deals: string; trades: string; day_deals: string }>(
+        `SELECT (SELECT count(*) FROM deals WHERE account_number = $n) AS deals, (SELECT sum(trades) FROM deal_stats WHERE account_number = $n) AS trades,
+                (SELECT sum(deals) FROM daily_balances WHERE account_number = $n) AS day_deals`,
+        { bind: { n }, type: QueryTypes.SELECT },
+      );
+    const before = await rows();
+    expect(before).toEqual([{ deals: '1', trades: '1', day_deals: '1' }]);
+    const now = new Date();
+    const again = { accountNumber: Number(n), organizationId: org, positionId: p.id, symbol: 'AUDUSD', side: 'buy' as const, volume: 0.5, openPrice: 1.1,
+      closePrice: 1.2, profit: 5000, openedAt: now, closedAt: now, closeReason: 'manual', balanceAfter: 105_000 };
+    await expect(h.sql.transaction((tx) => executeTogether(h.sql, closeStatements([again]), tx))).rejects.toThrow(/position_id/);
+    expect(await rows()).toEqual(before);
   });
 
   it('lists the instruments', async () => {

@@ -51,9 +51,9 @@ export async function livePositionsAndRunningStats(
  * deals are inserted in that order (their seq follows it) carrying the balance after each, and
  * are folded into the month's and the day's summaries (one upsert per summary row). The running
  * figures are the caller's to advance and write (runningStatsStatement). A position that was not
- * open any more gets no deal row, and that fails the whole statement (deals.position_id is NOT
- * NULL): a balance is never moved without its deal. The statements are named `closed` and `dealt`:
- * one account's closes go into one executeTogether.
+ * open any more would get a deal without a position (NULL position_id), which deals refuses: the
+ * whole statement fails, and a balance never moves without its deal. The statements are named
+ * `closed` and `dealt`: one account's closes go into one executeTogether.
  */
 export function closeStatements(deals: NewDeal[]): Statement[] {
   const { accountNumber, organizationId } = deals[0];
