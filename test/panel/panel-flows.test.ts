@@ -1,4 +1,5 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { tradingv1 } from '@propdesk/proto';
 import { startStack, type Stack } from '../support/stack';
 import { launchChromium, openContext, pwned, screenshot, signIn } from './browser';
 
@@ -261,6 +262,23 @@ describe('the panel in Chromium: what staff do', () => {
     } finally {
       await memberContext.close();
     }
+  });
+
+  it("draws an account's loss limits where its rules put them, also once its equity fell below them", async () => {
+    const [number] = await stack.createAccounts(orgId, 1);
+    const trading = stack.admin.trading.call;
+    const quote = (price: number) => trading.publishQuote({ quote: { symbol: 'EURUSD', bid: price, ask: price, time: new Date() } });
+    await quote(1.1);
+    await trading.placeOrder({ organizationId: orgId, number: String(number), symbol: 'EURUSD', side: tradingv1.Side.SIDE_BUY, volume: 10, type: tradingv1.OrderType.ORDER_TYPE_MARKET });
+    // 15,000 lost: equity 85,000, under the daily limit (95,000) and the total one (90,000); the rule breaches the account.
+    await quote(1.085);
+    await page.goto(`${base}/panel/accounts/${number}`);
+    await page.getByText('breached', { exact: true }).first().waitFor();
+    await page.locator('figure[data-state="drawn"]').waitFor();
+    const chart = page.getByRole('img', { name: new RegExp(`^Equity curve of account ${number}`) });
+    const name = (await chart.getAttribute('aria-label')) ?? '';
+    expect(name).toMatch(/equity now 85,000\.00/);
+    expect(name).toMatch(/daily loss limit at 95,000\.00; total loss limit at 90,000\.00/);
   });
 
   it('signs out back to the sign-in page', async () => {

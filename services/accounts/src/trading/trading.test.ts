@@ -162,6 +162,9 @@ describe('evaluation', () => {
       expect.objectContaining({ account: Number(n), trader_id: null, status: 'breached', reason: expect.stringContaining('max_daily_loss'), equity: 94_990, balance: 94_990, peak_equity: 100_000 }),
     ]);
     expect(await t.events(n, 'position.closed')).toEqual([expect.objectContaining({ position_id: p.id, reason: 'breach', close_price: 38_499, profit: -5010 })]);
+    // The limits as they stood when it breached: the day still starts at 100,000, not at the balance left.
+    const { analytics } = await h.trading.getAnalytics({ organizationId: org, number: n });
+    expect(analytics?.headroom).toMatchObject({ daily_loss_limit: 95_000, daily_loss_remaining: 0, total_loss_limit: 90_000, total_loss_remaining: 4990 });
     await expectCode(t.order(org, n, { symbol: 'US30' }), 'account_breached');
     await expectCode(h.trading.breachAccount({ organizationId: org, number: n, reason: 'again' }), 'account_breached');
   });

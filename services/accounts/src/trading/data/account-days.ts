@@ -18,7 +18,7 @@ export interface DayStart {
  */
 export async function startOfDayBalances(sequelize: Sequelize, numbers: number[], day: string, dayStart: Date, tx?: Transaction): Promise<Map<number, DayStart>> {
   if (numbers.length === 0) return new Map();
-  const rows = await selectRows<{ account_number: string; balance: string; equity: string | null; highest: string | null }>(
+  const rows = await selectRows<DayStartRow & { account_number: string }>(
     sequelize,
     `WITH computed AS (
        SELECT a.number,
@@ -45,16 +45,33 @@ export async function startOfDayBalances(sequelize: Sequelize, numbers: number[]
     { numbers, day, dayStart: dayStart.toISOString() },
     tx,
   );
-  const result = new Map<number, DayStart>();
-  for (const r of rows) {
-    const balance = toNumber(r.balance);
-    result.set(toNumber(r.account_number), {
-      balance,
-      equity: r.equity === null ? balance : toNumber(r.equity),
-      highestEodBalance: r.highest === null ? balance : Math.max(balance, toNumber(r.highest)),
-    });
-  }
-  return result;
+  return new Map(rows.map((r) => [toNumber(r.account_number), toDayStart(r)]));
+}
+
+type DayStartRow = { balance: string; equity: string | null; highest: string | null };
+
+function toDayStart(r: DayStartRow): DayStart {
+  const balance = toNumber(r.balance);
+  return {
+    balance,
+    equity: r.equity === null ? balance : toNumber(r.equity),
+    highestEodBalance: r.highest === null ? balance : Math.max(balance, toNumber(r.highest)),
+  };
+}
+
+/**
+ * The start of `day` as stored while the account traded that day, written by no one: for an
+ * account no longer active (its limits as they stood when it stopped). Undefined without a row.
+ */
+export async function storedDayStart(sequelize: Sequelize, accountNumber: number, day: string): Promise<DayStart | undefined> {
+  const [row] = await selectRows<DayStartRow>(
+    sequelize,
+    `SELECT t.start_of_day_balance AS balance, t.start_of_day_equity AS equity,
+            (SELECT max(d.start_of_day_balance) FROM account_days d WHERE d.account_number = t.account_number AND d.day <= t.day) AS highest
+       FROM account_days t WHERE t.account_number = $accountNumber AND t.day = CAST($day AS date)`,
+    { accountNumber, day },
+  );
+  return row && toDayStart(row);
 }
 
 /** A reset: the day starts afresh from the initial balance (rows of the old attempt removed). */

@@ -1,5 +1,5 @@
 import type { Account } from '../core-port';
-import { startOfDayBalances, type DayStart } from '../data/account-days';
+import { startOfDayBalances, storedDayStart, type DayStart } from '../data/account-days';
 import { countTradingDays, livePositionsOfAccount, type Position } from '../data/positions';
 import { tradingDayOf, tradingDayStart } from '../domain/calendar';
 import type { AccountSnapshot } from '../domain/rules';
@@ -18,10 +18,14 @@ export async function liveAccountView(ctx: TradingContext, organizationId: strin
   const live = await livePositionsOfAccount(ctx.sequelize, accountNumber);
   const now = ctx.now();
   const equity = account.status === 'active' ? equityFromPositions(ctx, account.balance, live) : account.equity;
+  const day = tradingDayOf(now, ctx.rolloverHourUtc);
   let start: DayStart | undefined;
   if (account.status === 'active') {
-    const sods = await startOfDayBalances(ctx.sequelize, [accountNumber], tradingDayOf(now, ctx.rolloverHourUtc), tradingDayStart(now, ctx.rolloverHourUtc));
+    const sods = await startOfDayBalances(ctx.sequelize, [accountNumber], day, tradingDayStart(now, ctx.rolloverHourUtc));
     start = sods.get(accountNumber);
+  } else {
+    // Read, not written: a finished account's day is the one it stopped in (without a row, its balance stands in).
+    start = await storedDayStart(ctx.sequelize, accountNumber, day);
   }
   return {
     account,

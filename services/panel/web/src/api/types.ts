@@ -120,7 +120,9 @@ export interface Flag {
 
 export interface Headroom {
   daily_loss_remaining: number;
+  daily_loss_limit: number;
   total_loss_remaining: number;
+  total_loss_limit: number;
   profit_target_remaining: number;
   trading_days: number;
   min_trading_days: number;

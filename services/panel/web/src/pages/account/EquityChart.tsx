@@ -19,13 +19,16 @@ export interface Levels {
   target?: number;
 }
 
-/** The breach and target levels, as the analytics' headroom puts them relative to equity now. */
+/**
+ * The breach and target levels from the analytics' headroom: the loss limits as they are (their
+ * remaining room stops at 0 once equity is below them), the target relative to equity now.
+ */
 export function levelsOf(analytics: Analytics | undefined): Levels {
   if (!analytics) return {};
   const { equity, headroom } = analytics;
   return {
-    dailyFloor: equity - headroom.daily_loss_remaining,
-    totalFloor: equity - headroom.total_loss_remaining,
+    dailyFloor: headroom.daily_loss_limit,
+    totalFloor: headroom.total_loss_limit,
     target: headroom.profit_target_remaining > 0 ? equity + headroom.profit_target_remaining : undefined,
   };
 }
