@@ -61,7 +61,8 @@ function toDayStart(r: DayStartRow): DayStart {
 
 /**
  * The start of `day` as stored while the account traded that day, written by no one: for an
- * account no longer active (its limits as they stood when it stopped). Undefined without a row.
+ * account no longer active that stopped that day (its limits as they stood then). Undefined
+ * without a row.
  */
 export async function storedDayStart(sequelize: Sequelize, accountNumber: number, day: string): Promise<DayStart | undefined> {
   const [row] = await selectRows<DayStartRow>(

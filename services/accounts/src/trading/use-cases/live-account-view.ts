@@ -24,7 +24,7 @@ export async function liveAccountView(ctx: TradingContext, organizationId: strin
     const sods = await startOfDayBalances(ctx.sequelize, [accountNumber], day, tradingDayStart(now, ctx.rolloverHourUtc));
     start = sods.get(accountNumber);
   } else {
-    // Read, not written: a finished account's day is the one it stopped in (without a row, its balance stands in).
+    // Read, not written: today's start as stored if the account traded today before it stopped; else its balance stands in.
     start = await storedDayStart(ctx.sequelize, accountNumber, day);
   }
   return {
