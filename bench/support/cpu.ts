@@ -32,7 +32,7 @@ function read(): Reading {
 }
 
 /**
- * Where the machine's cores went over a window: `start()` before it, `summary()` after, e.g.
+ * Where the machine's cores went over a window: `cpuMeter()` at its start, `summary()` after it, e.g.
  * "machine 1.93 of 2 cores busy, PostgreSQL 0.61". A PostgreSQL backend that ended within the
  * window is missed (the bench's pools keep theirs), one that started counts from zero.
  */

@@ -9,9 +9,9 @@ import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
 import { createServiceClient, createTestDatabase } from '@propdesk/kit';
 import { tradingv1 } from '@propdesk/proto';
+import { cpuMeter } from '../support/cpu';
 import { ACCOUNTS, feedAt, inDigits, metric, POSITIONS, seed, sleep, startService, walker, WINDOW_S, type Service } from './firm-scale';
 import { SYMBOLS } from './seed';
-import { cpuMeter } from '../support/cpu';
 
 const RATES = (process.env.BENCH_FIRM_REPLICA_RATES ?? process.env.BENCH_FIRM_RATES ?? '1000,2000,3000,4000,5000,6000,7000,8000,9000,10000,11000,12000,14000').split(',').map(Number);
 

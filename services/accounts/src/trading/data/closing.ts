@@ -1,6 +1,6 @@
 import { selectRows, type Sequelize, type Statement, type Transaction } from '@propdesk/kit';
 import { initialRunningStats, type RunningStats } from '../domain/running-stats';
-import { STATS_COLUMNS, toRunningStats, type StatsRow } from './deal-stats';
+import { insertDealStats, STATS_COLUMNS, toRunningStats, type StatsRow } from './deal-stats';
 import { DEAL_COLUMNS, type NewDeal } from './deals';
 import { POSITION_COLUMNS, toPosition, type Position, type PositionRow } from './positions';
 
@@ -58,10 +58,6 @@ export async function livePositionsAndRunningStats(
 export function closeStatements(deals: NewDeal[]): Statement[] {
   const { accountNumber, organizationId } = deals[0];
   const ids = deals.map((d) => d.positionId);
-  const returns = deals.map((d) => {
-    const before = d.balanceAfter - d.profit;
-    return before !== 0 ? d.profit / before : 0;
-  });
   return [
     {
       name: 'closed',
@@ -108,14 +104,7 @@ export function closeStatements(deals: NewDeal[]): Statement[] {
       },
     },
     {
-      sql: `INSERT INTO deal_stats (account_number, month, side, symbol, trades, wins, losses, gross_profit, gross_loss, lots, sum_return, sum_return_sq,
-              best, worst, first_seq, last_seq)
-            SELECT dealt.account_number, date_trunc('month', dealt.closed_at AT TIME ZONE 'UTC')::date, dealt.side, dealt.symbol, count(*),
-                   count(*) FILTER (WHERE dealt.profit > 0), count(*) FILTER (WHERE dealt.profit < 0),
-                   COALESCE(sum(dealt.profit) FILTER (WHERE dealt.profit > 0), 0), COALESCE(sum(dealt.profit) FILTER (WHERE dealt.profit < 0), 0),
-                   sum(dealt.volume), sum(r.r), sum(r.r * r.r), max(dealt.profit), min(dealt.profit), min(dealt.seq), max(dealt.seq)
-              FROM dealt JOIN unnest($ids::uuid[], $returns::float8[]) AS r(position_id, r) ON r.position_id = dealt.position_id
-             GROUP BY 1, 2, 3, 4
+      sql: `${insertDealStats('dealt')}
             ON CONFLICT (account_number, month, side, symbol) DO UPDATE SET trades = deal_stats.trades + EXCLUDED.trades,
               wins = deal_stats.wins + EXCLUDED.wins, losses = deal_stats.losses + EXCLUDED.losses,
               gross_profit = deal_stats.gross_profit + EXCLUDED.gross_profit, gross_loss = deal_stats.gross_loss + EXCLUDED.gross_loss,
@@ -123,7 +112,7 @@ export function closeStatements(deals: NewDeal[]): Statement[] {
               sum_return_sq = deal_stats.sum_return_sq + EXCLUDED.sum_return_sq,
               best = GREATEST(deal_stats.best, EXCLUDED.best), worst = LEAST(deal_stats.worst, EXCLUDED.worst),
               first_seq = LEAST(deal_stats.first_seq, EXCLUDED.first_seq), last_seq = GREATEST(deal_stats.last_seq, EXCLUDED.last_seq)`,
-      bind: { ids, returns },
+      bind: {},
     },
     {
       sql: `INSERT INTO daily_balances (account_number, day, deals, close_balance, last_seq)

@@ -162,15 +162,12 @@ export async function dealBreakdown(sequelize: Sequelize, accountNumber: number)
 }
 
 /**
- * Recomputes an account's summaries from its deals (a repair tool, and how the benchmark seeds
- * 100,000 deals written straight into the table).
+ * Inserts the month's summaries (deal_stats) of the deals `from` names: a table or CTE with the
+ * deals' columns, with its own WHERE if it needs one. A deal's return is its profit over the
+ * balance before it. The rebuild below writes them afresh; closing.ts folds a batch into them.
  */
-export async function rebuildDealStats(sequelize: Sequelize, accountNumber: number, initialBalance: number): Promise<void> {
-  await sequelize.transaction(async (tx) => {
-    await execute(sequelize, 'DELETE FROM deal_stats WHERE account_number = $accountNumber', { accountNumber }, tx);
-    await execute(
-      sequelize,
-      `INSERT INTO deal_stats (account_number, month, side, symbol, trades, wins, losses, gross_profit, gross_loss, lots, sum_return, sum_return_sq,
+export function insertDealStats(from: string): string {
+  return `INSERT INTO deal_stats (account_number, month, side, symbol, trades, wins, losses, gross_profit, gross_loss, lots, sum_return, sum_return_sq,
          best, worst, first_seq, last_seq)
        SELECT account_number, date_trunc('month', closed_at AT TIME ZONE 'UTC')::date, side, symbol, count(*),
               count(*) FILTER (WHERE profit > 0), count(*) FILTER (WHERE profit < 0),
@@ -178,9 +175,17 @@ export async function rebuildDealStats(sequelize: Sequelize, accountNumber: numb
               COALESCE(sum(profit::float8 / NULLIF(balance_after::float8 - profit::float8, 0)), 0),
               COALESCE(sum((profit::float8 / NULLIF(balance_after::float8 - profit::float8, 0)) ^ 2), 0),
               max(profit), min(profit), min(seq), max(seq)
-         FROM deals WHERE account_number = $accountNumber GROUP BY 1, 2, 3, 4`,
-      { accountNumber }, tx,
-    );
+         FROM ${from} GROUP BY 1, 2, 3, 4`;
+}
+
+/**
+ * Recomputes an account's summaries from its deals (a repair tool, and how the benchmark seeds
+ * 100,000 deals written straight into the table).
+ */
+export async function rebuildDealStats(sequelize: Sequelize, accountNumber: number, initialBalance: number): Promise<void> {
+  await sequelize.transaction(async (tx) => {
+    await execute(sequelize, 'DELETE FROM deal_stats WHERE account_number = $accountNumber', { accountNumber }, tx);
+    await execute(sequelize, insertDealStats('deals WHERE account_number = $accountNumber'), { accountNumber }, tx);
     await execute(sequelize, 'DELETE FROM daily_balances WHERE account_number = $accountNumber', { accountNumber }, tx);
     await execute(
       sequelize,
