@@ -7,6 +7,7 @@
 // this process is re-parented (checked every second: the net holds without a channel too), or
 // when our output fails (only the supervisor reads it). Then we send ourselves SIGTERM, so the
 // service drains as on any stop, and exit regardless after HARD_EXIT_MS.
+// @ts-check
 'use strict';
 
 const fs = require('node:fs');
@@ -32,16 +33,24 @@ if (supervisorPid > 0) {
   // its buffer with fs.writeSync when the process exits, and retries a write that failed with
   // anything but EAGAIN every 100 ms, forever: with the reader gone, a service whose last log
   // lines were still buffered would hang in its exit (sonic-boom 5 throws instead; pino 9 pins 4).
-  const writeSync = fs.writeSync;
-  fs.writeSync = function writeSyncToSupervisor(fd, data, ...rest) {
-    try {
-      return writeSync.call(this, fd, data, ...rest);
-    } catch (err) {
-      if ((fd !== 1 && fd !== 2) || err?.code !== 'EPIPE') throw err;
-      supervisorGone();
-      return byteCount(data, rest);
+  const writeSync = /** @type {(this: unknown, fd: number, data: WriteSyncData, ...rest: unknown[]) => number} */ (fs.writeSync);
+  fs.writeSync = /** @type {typeof fs.writeSync} */ (
+    /**
+     * @this {unknown}
+     * @param {number} fd
+     * @param {WriteSyncData} data
+     * @param {unknown[]} rest
+     */
+    function writeSyncToSupervisor(fd, data, ...rest) {
+      try {
+        return writeSync.call(this, fd, data, ...rest);
+      } catch (err) {
+        if ((fd !== 1 && fd !== 2) || /** @type {NodeJS.ErrnoException | undefined} */ (err)?.code !== 'EPIPE') throw err;
+        supervisorGone();
+        return byteCount(data, rest);
+      }
     }
-  };
+  );
 
   if (process.channel) {
     process.on('disconnect', supervisorGone);
@@ -55,9 +64,16 @@ if (supervisorPid > 0) {
   if (process.ppid !== supervisorPid) setImmediate(supervisorGone);
 }
 
-/** How many bytes fs.writeSync(fd, data, ...rest) was asked to write. */
+/** @typedef {string | NodeJS.ArrayBufferView} WriteSyncData what fs.writeSync writes */
+
+/**
+ * How many bytes fs.writeSync(fd, data, ...rest) was asked to write.
+ * @param {WriteSyncData} data
+ * @param {unknown[]} rest
+ * @returns {number}
+ */
 function byteCount(data, rest) {
-  if (typeof data === 'string') return Buffer.byteLength(data, rest.find((a) => typeof a === 'string') ?? 'utf8');
-  const options = rest[0] !== null && typeof rest[0] === 'object' ? rest[0] : { offset: rest[0], length: rest[1] };
+  if (typeof data === 'string') return Buffer.byteLength(data, /** @type {BufferEncoding | undefined} */ (rest.find((a) => typeof a === 'string')) ?? 'utf8');
+  const options = /** @type {{ offset?: number, length?: number }} */ (rest[0] !== null && typeof rest[0] === 'object' ? rest[0] : { offset: rest[0], length: rest[1] });
   return options.length ?? data.byteLength - (options.offset ?? 0);
 }

@@ -8,6 +8,7 @@
 // The supervisor sends {services: [pid...]} whenever its children change, and
 // {postgres: {pid, dataDir}} once the postmaster is spawned. On a normal stop the supervisor has
 // stopped everything itself: the watchdog finds nothing left and exits with it.
+// @ts-check
 'use strict';
 
 const fs = require('node:fs');
@@ -15,36 +16,45 @@ const path = require('node:path');
 
 // Services end on their own within 12 s (end-with-supervisor.cjs); PostgreSQL gets the rest.
 const SERVICES_MS = 13_000;
+/** @type {Array<[NodeJS.Signals, number]>} */
 const POSTGRES_STEPS = [['SIGINT', 4_000], ['SIGQUIT', 1_000], ['SIGKILL', 500]];
 
 const supervisorPid = process.ppid;
-/** pid -> start time, so that a pid reused by another process is never signalled. */
+/** pid -> start time, so that a pid reused by another process is never signalled. @type {Map<number, string>} */
 let services = new Map();
+/** @type {{ pid: number, dataDir: string, started: string } | undefined} */
 let postgres;
 let stopping = false;
 
+/** @param {number} ms */
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 // What it does goes to the stack's stderr, so a stop that went wrong can be read afterwards;
 // that output may have gone away (a closed pipe), which must never end the watchdog.
 process.stderr.on('error', () => {});
+/** @param {string} msg */
 const say = (msg) => {
   try { process.stderr.write(`[propdesk] watchdog: ${msg}\n`); } catch { /* nobody is reading */ }
 };
 
-/** Start time of a live process (clock ticks since boot), '' where /proc is missing, undefined when gone. */
+/**
+ * Start time of a live process (clock ticks since boot), '' where /proc is missing, undefined when gone.
+ * @param {number} pid
+ * @returns {string | undefined}
+ */
 function startTime(pid) {
   let stat;
   try {
     stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
   } catch (err) {
-    if (err.code !== 'ENOENT' || fs.existsSync('/proc/self/stat')) return undefined;
-    try { process.kill(pid, 0); return ''; } catch (e) { return e.code === 'EPERM' ? '' : undefined; }
+    if (/** @type {NodeJS.ErrnoException} */ (err).code !== 'ENOENT' || fs.existsSync('/proc/self/stat')) return undefined;
+    try { process.kill(pid, 0); return ''; } catch (e) { return /** @type {NodeJS.ErrnoException} */ (e).code === 'EPERM' ? '' : undefined; }
   }
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return fields[0] === 'Z' ? undefined : fields[19];
 }
 
+/** @param {number} pid @param {string} started */
 const alive = (pid, started) => startTime(pid) === started;
 
 /** Only ever signal the postmaster PostgreSQL itself names in its lock file. */
@@ -72,7 +82,7 @@ async function stopEverything() {
     try { process.kill(pid, 'SIGKILL'); } catch { /* gone meanwhile */ }
   }
   for (const [signal, waitMs] of POSTGRES_STEPS) {
-    if (!postmasterRunning()) break;
+    if (!postgres || !postmasterRunning()) break;
     say(`stopping the embedded PostgreSQL ${postgres.pid} with ${signal}`);
     try { process.kill(postgres.pid, signal); } catch { break; }
     const until = Date.now() + waitMs;
@@ -85,15 +95,24 @@ async function stopEverything() {
 // Signals meant for the whole process group must not take the watchdog away first.
 for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(signal, () => {});
 
-process.on('message', (message) => {
+/**
+ * @typedef {object} SupervisorMessage
+ * @property {unknown[]} [services] the running services' pids
+ * @property {{ pid?: unknown, dataDir?: unknown }} [postgres] the postmaster and its data directory
+ */
+process.on('message', (/** @type {SupervisorMessage | undefined} */ message) => {
   if (Array.isArray(message?.services)) {
     services = new Map(
-      message.services.filter(Number.isInteger).map((pid) => [pid, startTime(pid)]).filter(([, started]) => started !== undefined),
+      /** @type {Array<[number, string]>} */ (
+        message.services.filter(Number.isInteger).map((pid) => [pid, startTime(/** @type {number} */ (pid))]).filter(([, started]) => started !== undefined)
+      ),
     );
   }
-  if (Number.isInteger(message?.postgres?.pid) && typeof message.postgres.dataDir === 'string') {
-    const started = startTime(message.postgres.pid);
-    if (started !== undefined) postgres = { ...message.postgres, started };
+  const announced = message?.postgres;
+  if (announced && Number.isInteger(announced.pid) && typeof announced.dataDir === 'string') {
+    const pid = /** @type {number} */ (announced.pid);
+    const started = startTime(pid);
+    if (started !== undefined) postgres = { pid, dataDir: announced.dataDir, started };
   }
 });
 process.on('disconnect', stopEverything);

@@ -1,3 +1,4 @@
+// @ts-check
 // `npm start` (the script `exec`s this file, so npm's SIGTERM reaches it and not a shell): runs
 // the stack supervisor (stack.mjs) in its own process group, so that Ctrl-C in the terminal
 // reaches only this process. The supervisor then stops everything in order — gateway, panel,
@@ -17,6 +18,7 @@ const stack = spawn(process.execPath, [stackScript, ...process.argv.slice(2)], {
 });
 
 // Our output may go away too (a closed pipe): never die of it, the stack needs us to pass signals on.
+/** @param {string} msg */
 const note = (msg) => {
   try { process.stderr.write(`[propdesk] ${msg}\n`); } catch { /* nobody is reading */ }
 };
@@ -24,18 +26,19 @@ process.stdout.on('error', () => {});
 process.stderr.on('error', () => {});
 
 let stopRequested = 0;
+/** @param {NodeJS.Signals | 'parent'} signal */
 const stop = (signal) => {
   if (stopRequested) {
     // npm passes the terminal's Ctrl-C on to us too, so one keypress arrives twice: only a later
     // SIGINT means "stop waiting".
     if (signal !== 'SIGINT' || Date.now() - stopRequested < 1000) return;
-    try { process.kill(-stack.pid, 'SIGKILL'); } catch { /* already gone */ }
+    try { process.kill(-(/** @type {number} */ (stack.pid)), 'SIGKILL'); } catch { /* already gone */ }
     process.exit(130);
   }
   stopRequested = Date.now();
   try { stack.kill('SIGTERM'); } catch { /* already gone */ }
 };
-for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(signal, () => stop(signal));
+for (const signal of /** @type {const} */ (['SIGINT', 'SIGTERM', 'SIGHUP'])) process.on(signal, () => stop(signal));
 
 // npm (or the shell) killed without a chance to pass a signal on: we are re-parented.
 const parent = process.ppid;

@@ -20,7 +20,7 @@ interface PageQuery {
 }
 
 // The product's own list statement (services/accounts/src/data/accounts.ts), for one page.
-const { listAccountsJsonStatement } = require(path.join(ROOT, 'services/accounts/dist/data/accounts.js')) as {
+const { listAccountsJsonStatement } = require(path.join(ROOT, 'services/accounts/dist/data/account-listing.js')) as {
   listAccountsJsonStatement(pages: PageQuery[]): { name: string; text: string; values: unknown[] };
 };
 

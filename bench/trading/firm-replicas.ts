@@ -6,11 +6,14 @@
  * caught up within 250 ms of the window's end. Compared with one replica's capacity (runFirmScale).
  */
 import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Client } from 'pg';
 import { createServiceClient, createTestDatabase } from '@propdesk/kit';
 import { tradingv1 } from '@propdesk/proto';
+import { metric, startService, type Service } from '../support/accounts-service';
 import { cpuMeter } from '../support/cpu';
-import { ACCOUNTS, feedAt, inDigits, metric, POSITIONS, seed, sleep, startService, walker, WINDOW_S, type Service } from './firm-scale';
+import { feedAt, inDigits, walker } from '../support/quote-feed';
+import { ACCOUNTS, POSITIONS, seedFirmBook, WINDOW_S } from './firm-book';
 import { SYMBOLS } from './seed';
 
 const RATES = (process.env.BENCH_FIRM_REPLICA_RATES ?? process.env.BENCH_FIRM_RATES ?? '1000,2000,3000,4000,5000,6000,7000,8000,9000,10000,11000,12000,14000').split(',').map(Number);
@@ -28,7 +31,7 @@ export async function runFirmReplicas(oneReplicaCapacity?: number): Promise<void
     }
     await pg.connect();
     const org = randomUUID();
-    await seed(pg, org);
+    await seedFirmBook(pg, org);
     const m = (k: number, name: string) => metric(services[k].metricsPort, `propdesk_trading_${name}`);
     const both = async (name: string) => [await m(0, name), await m(1, name)];
 
@@ -38,7 +41,7 @@ export async function runFirmReplicas(oneReplicaCapacity?: number): Promise<void
     const first = { symbol: s0.symbol, bid: inDigits(s0.mid, s0.digits), ask: inDigits(s0.mid + s0.spread, s0.digits) };
     await Promise.all(clients.map((c) => new Promise<void>((resolve, reject) => c.raw.publishQuote({ quote: first }, (err) => (err ? reject(err) : resolve())))));
     // Every symbol priced through the feed (a unary quote would also load the other replica's accounts for itself).
-    const prime = feedAt(clients[0].raw, 0, walker());
+    const prime = feedAt(clients[0].raw, 0, walker(SYMBOLS));
     for (const s of SYMBOLS) prime.inject({ symbol: s.symbol, bid: inDigits(s.mid, s.digits), ask: inDigits(s.mid + s.spread, s.digits) });
     await prime.stop();
     let held = [0, 0];
@@ -59,7 +62,7 @@ export async function runFirmReplicas(oneReplicaCapacity?: number): Promise<void
       const evaluated0 = await both('quotes_evaluated_total');
       const cpu0 = services.map((s) => s.cpuSeconds());
       const machine = cpuMeter();
-      const next = walker();
+      const next = walker(SYMBOLS);
       const feeds = clients.map((c) => feedAt(c.raw, rate / 2, next));
       await sleep(WINDOW_S * 1000);
       const results = await Promise.all(feeds.map((f) => f.stop()));

@@ -17,229 +17,31 @@
  * latest. BENCH_FIRM_BREACH_WATCH=poll reads every 2 ms instead (a poller of 500 queries/s that
  * competes with the service for this machine's two cores).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { randomBytes, randomUUID } from 'node:crypto';
-import fs from 'node:fs';
-import http from 'node:http';
+import { randomUUID } from 'node:crypto';
 import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Client } from 'pg';
-import { createServiceClient, createTestDatabase, metricValue } from '@propdesk/kit';
+import { createServiceClient, createTestDatabase } from '@propdesk/kit';
 import { tradingv1 } from '@propdesk/proto';
-import { freePort, ROOT, SERVICE_NODE_FLAGS, serviceNodeOptions } from '../support/stack';
-import { cpuMeter, processCpuSeconds } from '../support/cpu';
-import { BREACH_BASE, SYMBOLS } from './seed';
+import { metric, startService } from '../support/accounts-service';
+import { cpuMeter } from '../support/cpu';
+import { feedAt, inDigits, walker, type Quote } from '../support/quote-feed';
+import { ROOT } from '../support/stack';
+import { ACCOUNTS, POSITIONS, seedFirmBook, WINDOW_S } from './firm-book';
+import { BREACH_BASE, seedBreachAccounts, SYMBOLS } from './seed';
 
-export const POSITIONS = Number(process.env.BENCH_FIRM_POSITIONS ?? 100_000);
-export const ACCOUNTS = Number(process.env.BENCH_FIRM_ACCOUNTS ?? 50_000);
-export const WINDOW_S = Number(process.env.BENCH_FIRM_WINDOW_S ?? 60);
 const RATES = (process.env.BENCH_FIRM_RATES ?? '500,1000,2000,3000,4000,5000,5500,6000,7000,8000,9000,10000,11000,12000,14000,16000').split(',').map(Number);
 const BREACHES = Number(process.env.BENCH_FIRM_BREACHES ?? 100);
 /** Positions each breach candidate holds (its breach closes them all): the EURUSD one and 0.01 lot of each next symbol. */
 const BREACH_POSITIONS = Math.min(Number(process.env.BENCH_FIRM_BREACH_POSITIONS ?? 1), SYMBOLS.length);
-const CPU_PROF = process.env.BENCH_CPU_PROF;
 const POLL = process.env.BENCH_FIRM_BREACH_WATCH === 'poll';
 
 /** The channel the accounts service NOTIFYs when it commits events (data/outbox.ts). */
 const { EVENTS_CHANNEL } = require(path.join(ROOT, 'services/accounts/dist/data/outbox.js')) as { EVENTS_CHANNEL: string };
 
-const TERMS = JSON.stringify(
-  (require(path.join(ROOT, 'services/accounts/dist/domain/programs.js')) as { PROGRAMS: { standard: object } }).PROGRAMS.standard,
-);
-
-export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-export const inDigits = (price: number, digits: number) => Number(price.toFixed(digits));
-
 function percentile(samples: number[], p: number): number {
   const sorted = [...samples].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? NaN;
-}
-
-export interface Service {
-  child: ChildProcess;
-  address: string;
-  metricsPort: number;
-  rssBytes(): number;
-  /** CPU seconds the service process has used (user + system). */
-  cpuSeconds(): number;
-  output(): string;
-  stop(): Promise<void>;
-}
-
-export async function startService(env: Record<string, string>): Promise<Service> {
-  const grpcPort = await freePort();
-  const metricsPort = await freePort();
-  const flags = [...SERVICE_NODE_FLAGS];
-  if (CPU_PROF) flags.push('--cpu-prof', `--cpu-prof-dir=${CPU_PROF}`);
-  const child = spawn(process.execPath, [...flags, path.join(ROOT, 'services/accounts/dist/main.js')], {
-    env: {
-      ...process.env,
-      NODE_OPTIONS: serviceNodeOptions(process.env.NODE_OPTIONS),
-      ACCOUNTS_GRPC_PORT: String(grpcPort),
-      ACCOUNTS_METRICS_PORT: String(metricsPort),
-      AUTH_GRPC_ADDRESS: '127.0.0.1:1',
-      CURSOR_SECRET: randomBytes(16).toString('hex'),
-      CREDENTIALS_KEY: randomBytes(32).toString('hex'),
-      // info: the line saying the gRPC server listens (the metrics endpoint comes up before it).
-      LOG_LEVEL: 'info',
-      ...env,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  child.stdout?.on('data', (c: Buffer) => (out = (out + c.toString()).slice(-20_000)));
-  child.stderr?.on('data', (c: Buffer) => (out = (out + c.toString()).slice(-20_000)));
-  const started = Date.now();
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`accounts service exited:\n${out}`);
-    if (Date.now() - started > 60_000) throw new Error(`accounts service did not start:\n${out}`);
-    if (out.includes('accounts service listening')) break;
-    await sleep(100);
-  }
-  return {
-    child,
-    address: `127.0.0.1:${grpcPort}`,
-    metricsPort,
-    rssBytes() {
-      if (child.exitCode !== null || child.signalCode !== null) throw new Error(`accounts service exited (${child.exitCode ?? child.signalCode}):\n${out}`);
-      const status = fs.readFileSync(`/proc/${child.pid}/status`, 'utf8');
-      return Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? 0) * 1024;
-    },
-    cpuSeconds: () => processCpuSeconds(child.pid!),
-    output: () => `(accounts service ${child.exitCode === null && child.signalCode === null ? 'running' : `exited: ${child.exitCode ?? child.signalCode}`})\n${out}`,
-    async stop() {
-      if (child.exitCode !== null) return;
-      await new Promise<void>((resolve) => {
-        child.once('exit', () => resolve());
-        child.kill('SIGTERM');
-      });
-    },
-  };
-}
-
-function metricsText(port: number): Promise<string> {
-  return new Promise((resolve, reject) => {
-    http
-      .get({ host: '127.0.0.1', port, path: '/metrics' }, (res) => {
-        let body = '';
-        res.on('data', (c: Buffer) => (body += c.toString()));
-        res.on('end', () => (res.statusCode === 200 ? resolve(body) : reject(new Error(`metrics ${res.statusCode}`))));
-      })
-      .on('error', reject);
-  });
-}
-
-export async function metric(port: number, name: string): Promise<number> {
-  return metricValue(await metricsText(port), name) ?? 0;
-}
-
-/** ACCOUNTS accounts, POSITIONS 0.01-lot positions spread evenly over them and the ten symbols (no walk breaches them). */
-export async function seed(pg: Client, org: string): Promise<void> {
-  await pg.query(
-    `INSERT INTO accounts.accounts (organization_id, program, terms, initial_balance, balance, equity, peak_equity, executor_password_sealed)
-     SELECT $1, 'standard', $2::jsonb, 100000, 100000, 100000, 100000, 'bench-not-a-secret' FROM generate_series(1, $3::int)`,
-    [org, TERMS, ACCOUNTS],
-  );
-  await pg.query(
-    `WITH a AS (SELECT number, row_number() OVER (ORDER BY number) - 1 AS k FROM accounts.accounts WHERE organization_id = $1)
-     INSERT INTO accounts.positions (account_number, organization_id, status, symbol, side, volume, type, open_price, opened_at, trading_day, created_at, updated_at)
-     SELECT a.number, $1, 'open', ($3::text[])[1 + ((g + g / $2) % 10)], CASE WHEN g % 2 = 0 THEN 'buy' ELSE 'sell' END, 0.01, 'market',
-            ($4::numeric[])[1 + ((g + g / $2) % 10)], now() - interval '1 hour', current_date, now() - interval '1 hour', now() - interval '1 hour'
-       FROM generate_series(0, $5::int - 1) g JOIN a ON a.k = g % $2`,
-    [org, ACCOUNTS, SYMBOLS.map((s) => s.symbol), SYMBOLS.map((s) => s.mid), POSITIONS],
-  );
-  await pg.query('ANALYZE accounts.positions; ANALYZE accounts.accounts');
-}
-
-/**
- * Breach candidates: 10 lots of EURUSD bought at BREACH_BASE + 0.01 * i; a bid 0.0051 under that breaches account i alone
- * (going down from the top). With BREACH_POSITIONS > 1, also 0.01 lot of each next symbol bought at its walk's start (a few
- * dollars either way: the 100 dollars between the breaching bid's loss and the limit hold).
- */
-async function seedBreachAccounts(pg: Client, org: string, count: number): Promise<number[]> {
-  const res = await pg.query<{ number: string }>(
-    `INSERT INTO accounts.accounts (organization_id, program, terms, initial_balance, balance, equity, peak_equity, executor_password_sealed)
-     SELECT $1, 'standard', $2::jsonb, 100000, 100000, 100000, 100000, 'bench-not-a-secret' FROM generate_series(1, $3::int) RETURNING number`,
-    [org, TERMS, count],
-  );
-  const numbers = res.rows.map((r) => Number(r.number)).sort((a, b) => a - b);
-  await pg.query(
-    `INSERT INTO accounts.positions (account_number, organization_id, status, symbol, side, volume, type, open_price, opened_at, trading_day, created_at, updated_at)
-     SELECT n, $2, 'open', 'EURUSD', 'buy', 10, 'market', $3::numeric + 0.01 * i, now() - interval '1 hour', current_date,
-            now() - interval '1 hour', now() - interval '1 hour'
-       FROM unnest($1::bigint[]) WITH ORDINALITY AS t(n, i)`,
-    [numbers, org, BREACH_BASE],
-  );
-  const others = SYMBOLS.slice(1, BREACH_POSITIONS);
-  await pg.query(
-    `INSERT INTO accounts.positions (account_number, organization_id, status, symbol, side, volume, type, open_price, opened_at, trading_day, created_at, updated_at)
-     SELECT n, $2, 'open', s.symbol, 'buy', 0.01, 'market', s.mid, now() - interval '1 hour', current_date, now() - interval '1 hour', now() - interval '1 hour'
-       FROM unnest($1::bigint[]) AS t(n) CROSS JOIN unnest($3::text[], $4::numeric[]) AS s(symbol, mid)`,
-    [numbers, org, others.map((o) => o.symbol), others.map((o) => o.mid)],
-  );
-  return numbers;
-}
-
-export type Quote = { symbol: string; bid: number; ask: number };
-
-/** A random walk per symbol (EURUSD around 4.0, far above the breach candidates' entries). */
-export function walker(skip?: string): () => Quote {
-  const mids = SYMBOLS.map((s) => s.mid);
-  const list = SYMBOLS.map((s, k) => ({ s, k })).filter((e) => e.s.symbol !== skip);
-  let i = 0;
-  return () => {
-    const { s, k } = list[i++ % list.length];
-    mids[k] = Math.max(s.mid * 0.99, Math.min(s.mid * 1.01, mids[k] + (Math.random() - 0.5) * 2 * s.step));
-    return { symbol: s.symbol, bid: inDigits(mids[k], s.digits), ask: inDigits(mids[k] + s.spread, s.digits) };
-  };
-}
-
-export interface Feed {
-  /** Sends quotes at `rate` per second until stop(); extra quotes can be slipped in. */
-  stop(): Promise<{ sent: number; seconds: number; drainMs: number; accepted: number; error?: string }>;
-  inject(q: Quote): void;
-}
-
-export function feedAt(raw: tradingv1.TradingServiceClient, rate: number, next: () => Quote): Feed {
-  let done: (v: tradingv1.StreamQuotesResponse) => void = () => undefined;
-  let fail: (e: Error) => void = () => undefined;
-  const answer = new Promise<tradingv1.StreamQuotesResponse>((resolve, reject) => ((done = resolve), (fail = reject)));
-  // A feed the service dropped (its event loop starved past the connection's pings) is reported by stop().
-  answer.catch(() => undefined);
-  const stream = raw.streamQuotes((err, res) => (err ? fail(err) : done(res)));
-  const started = Date.now();
-  let sent = 0;
-  let blocked = false;
-  const pump = () => {
-    const due = Math.floor(((Date.now() - started) / 1000) * rate);
-    while (!blocked && sent < due) {
-      sent += 1;
-      if (!stream.write({ quote: next() })) {
-        blocked = true;
-        stream.once('drain', () => {
-          blocked = false;
-          pump();
-        });
-      }
-    }
-  };
-  const timer = setInterval(pump, 5);
-  return {
-    inject(q) {
-      stream.write({ quote: q });
-    },
-    async stop() {
-      clearInterval(timer);
-      const seconds = (Date.now() - started) / 1000;
-      const ended = Date.now();
-      stream.end();
-      try {
-        const res = await answer;
-        return { sent, seconds, drainMs: Date.now() - ended, accepted: Number(res.accepted) };
-      } catch (err) {
-        return { sent, seconds, drainMs: Date.now() - ended, accepted: -1, error: (err as Error).message };
-      }
-    },
-  };
 }
 
 /** Positions marked per second by a bare loop: the same positions in typed arrays, no I/O, no rules beyond a threshold compare. */
@@ -280,7 +82,6 @@ function bareMarkingRate(): number {
 /** Returns the capacity found (quotes/s without collapse). */
 export async function runFirmScale(): Promise<number> {
   const db = await createTestDatabase('pd_bench_firm');
-  if (CPU_PROF) fs.mkdirSync(CPU_PROF, { recursive: true });
   const service = await startService({ DATABASE_URL: db.url });
   const client = createServiceClient(tradingv1.TradingServiceClient, tradingv1.TradingServiceService, service.address, 60_000);
   const raw = client.raw;
@@ -290,8 +91,8 @@ export async function runFirmScale(): Promise<number> {
   try {
     const org = randomUUID();
     let t = Date.now();
-    await seed(pg, org);
-    const breachAccounts = await seedBreachAccounts(pg, org, BREACHES);
+    await seedFirmBook(pg, org);
+    const breachAccounts = await seedBreachAccounts(pg, org, BREACHES, SYMBOLS.slice(1, BREACH_POSITIONS));
     const positions = POSITIONS + BREACHES * BREACH_POSITIONS;
     console.log(`firm scale: seeded ${POSITIONS} open positions over ${SYMBOLS.length} symbols across ${ACCOUNTS} accounts + ${BREACHES} breach candidates holding ${BREACH_POSITIONS} each (${Date.now() - t} ms)`);
 
@@ -337,7 +138,7 @@ export async function runFirmScale(): Promise<number> {
         }
         void metrics('feed_lag_seconds').then((lag) => (maxLag = Math.max(maxLag, lag)), () => undefined);
       }, 1000);
-      const feed = feedAt(raw, rate, walker());
+      const feed = feedAt(raw, rate, walker(SYMBOLS));
       await sleep(WINDOW_S * 1000);
       const r = await feed.stop();
       const cores = machine.summary();
@@ -385,7 +186,7 @@ export async function runFirmScale(): Promise<number> {
         txSum: await metrics('verdict_transaction_seconds_sum'),
       });
       const before = await serverSide();
-      const feed = feedAt(raw, loadRate, walker('EURUSD'));
+      const feed = feedAt(raw, loadRate, walker(SYMBOLS, 'EURUSD'));
       await sleep(2000);
       // The read below, once before the first breach: the bench's own first read of the events is not the service's latency.
       const breached = (account: number) =>

@@ -21,7 +21,7 @@ export const SYMBOLS: Array<{ symbol: string; mid: number; spread: number; step:
 export const BREACH_BASE = 1.5;
 
 /** The standard program's frozen terms, from the accounts service's own definition. */
-const TERMS = JSON.stringify(
+export const TERMS = JSON.stringify(
   (require(path.join(ROOT, 'services/accounts/dist/domain/programs.js')) as { PROGRAMS: { standard: object } }).PROGRAMS.standard,
 );
 
@@ -51,7 +51,18 @@ export async function seedOpenPositions(pg: Client, org: string, count: number):
   );
 }
 
-export async function seedBreachAccounts(pg: Client, org: string, count: number): Promise<number[]> {
+/**
+ * Breach candidates: 10 lots of EURUSD bought at BREACH_BASE + 0.01 * i; a bid 0.0051 under that
+ * breaches account i alone (going down from the top). `alsoHolding`: 0.01 lot of each of these
+ * symbols too, bought at its walk's start (a few dollars either way: the 100 dollars between the
+ * breaching bid's loss and the limit hold), so that a breach closes several positions.
+ */
+export async function seedBreachAccounts(
+  pg: Client,
+  org: string,
+  count: number,
+  alsoHolding: ReadonlyArray<{ symbol: string; mid: number }> = [],
+): Promise<number[]> {
   const numbers = await insertAccounts(pg, org, count);
   await pg.query(
     `INSERT INTO accounts.positions (account_number, organization_id, status, symbol, side, volume, type, open_price, opened_at, trading_day, created_at, updated_at)
@@ -60,6 +71,14 @@ export async function seedBreachAccounts(pg: Client, org: string, count: number)
        FROM unnest($1::bigint[]) WITH ORDINALITY AS t(n, i)`,
     [numbers, org, BREACH_BASE],
   );
+  if (alsoHolding.length > 0) {
+    await pg.query(
+      `INSERT INTO accounts.positions (account_number, organization_id, status, symbol, side, volume, type, open_price, opened_at, trading_day, created_at, updated_at)
+       SELECT n, $2, 'open', s.symbol, 'buy', 0.01, 'market', s.mid, now() - interval '1 hour', current_date, now() - interval '1 hour', now() - interval '1 hour'
+         FROM unnest($1::bigint[]) AS t(n) CROSS JOIN unnest($3::text[], $4::numeric[]) AS s(symbol, mid)`,
+      [numbers, org, alsoHolding.map((o) => o.symbol), alsoHolding.map((o) => o.mid)],
+    );
+  }
   return numbers;
 }
 

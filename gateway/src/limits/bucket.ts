@@ -1,4 +1,4 @@
-import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
+import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, RLWrapperTimeouts, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import type Redis from 'ioredis';
 import { toDecision, type LimitDecision } from './decision';
 
@@ -6,8 +6,10 @@ export const WINDOW_SECONDS = 60;
 
 /** What a bucket reports back so the owner can track Redis health in one place. */
 export interface StoreHealth {
+  /** Redis counted a request. */
   onStoreSuccess(): void;
-  onStoreFailure(err: Error): void;
+  /** Redis failed or did not answer in time, and the insurance limiter answered instead. */
+  onStoreFailure(reason: string): void;
 }
 
 export interface BucketOptions {
@@ -21,41 +23,67 @@ export interface BucketOptions {
   health: StoreHealth;
 }
 
-/** rate-limiter-flexible has it but does not declare it in its types. */
-interface InMemoryBlockLookup {
-  getInMemoryBlockMsBeforeExpire(rlKey: string): number;
-}
+/**
+ * The in-process limiter rate-limiter-flexible falls back on when a Redis call fails or outlasts
+ * its bound (its `insuranceLimiter`): it tells the bucket each time it answers.
+ */
+class InsuranceLimiter extends RateLimiterMemory {
+  constructor(
+    options: ConstructorParameters<typeof RateLimiterMemory>[0],
+    private readonly onAnswer: () => void,
+  ) {
+    super(options);
+  }
 
-class StoreTimeoutError extends Error {
-  constructor(ms: number) {
-    super(`redis did not answer within ${ms} ms`);
+  override consume(key: string | number, points?: number, options?: Record<string, unknown>): Promise<RateLimiterRes> {
+    this.onAnswer();
+    return super.consume(key, points, options);
   }
 }
 
 /**
  * One limit (e.g. "writes per key"): a fixed 60 s window opened by the first request, counted in
- * Redis so every replica shares it, with an in-process insurance limiter holding 1/replicas of the
- * points for when Redis fails.
+ * Redis so every replica shares it. rate-limiter-flexible bounds each Redis call (RLWrapperTimeouts)
+ * and answers from an in-process insurance limiter holding 1/replicas of the points when Redis
+ * fails; without Redis that limiter is the bucket.
  */
 export class Bucket {
   readonly name: string;
   readonly points: number;
-  private readonly store?: RateLimiterRedis;
+  private readonly limiter: RateLimiterAbstract;
+  /**
+   * What this process knows of a key without asking Redis: the insurance limiter's own count
+   * while Redis is down, and Redis's word that a key has used its last point, copied in when
+   * Redis says so (blockedMs reads both).
+   */
   private readonly insurance: RateLimiterMemory;
   private readonly insurancePoints: number;
-  private readonly timeoutMs: number;
+  private readonly shared: boolean;
+  private readonly inMemoryBlock: boolean;
   private readonly health: StoreHealth;
+  /** Requests the insurance limiter answered; one that moved it during a consume was not Redis's answer. */
+  private fallbacks = 0;
 
   constructor(options: BucketOptions) {
     this.name = options.name;
     this.points = options.points;
-    this.timeoutMs = options.timeoutMs;
     this.health = options.health;
+    this.shared = options.redis !== undefined;
+    this.inMemoryBlock = options.inMemoryBlock;
     this.insurancePoints = Math.max(1, Math.floor(options.points / options.replicas));
     const keyPrefix = `${options.keyPrefix}:${options.name}`;
-    this.insurance = new RateLimiterMemory({ keyPrefix, points: this.insurancePoints, duration: WINDOW_SECONDS });
-    if (options.redis) {
-      this.store = new RateLimiterRedis({
+    const insuranceOptions = { keyPrefix, points: this.insurancePoints, duration: WINDOW_SECONDS };
+    if (!options.redis) {
+      this.insurance = new RateLimiterMemory(insuranceOptions);
+      this.limiter = this.insurance;
+      return;
+    }
+    this.insurance = new InsuranceLimiter(insuranceOptions, () => {
+      this.fallbacks += 1;
+      this.health.onStoreFailure(`a Redis call failed or took over ${options.timeoutMs} ms`);
+    });
+    this.limiter = new RLWrapperTimeouts({
+      limiter: new RateLimiterRedis({
         storeClient: options.redis,
         keyPrefix,
         points: options.points,
@@ -66,79 +94,50 @@ export class Bucket {
         inMemoryBlockOnConsumed: options.inMemoryBlock ? options.points : 0,
         // A disconnected client fails at once instead of queueing the command.
         rejectIfRedisNotReady: true,
-      });
-    }
+      }),
+      // ioredis' commandTimeout already bounds a call; this also covers a client configured without one.
+      timeoutMs: options.timeoutMs,
+      insuranceLimiter: this.insurance,
+    });
   }
 
   async consume(key: string): Promise<LimitDecision> {
-    if (!this.store) return this.consumeInsurance(key);
-    // Checked here rather than left to the store so that a refusal below is known to be Redis's
-    // own answer, which tells us Redis is healthy.
-    const blocked = this.inMemoryBlockMs(this.store, key);
-    if (blocked > 0) return this.refusal(blocked);
+    const fallbacks = this.fallbacks;
+    let allowed = true;
     let outcome: RateLimiterRes;
     try {
-      outcome = await this.bounded(this.store.consume(key));
+      outcome = await this.limiter.consume(key);
     } catch (err) {
-      // A refusal is a RateLimiterRes; anything else is the store failing.
-      if (err instanceof RateLimiterRes) {
-        this.health.onStoreSuccess();
-        return toDecision(false, this.points, err);
-      }
-      this.health.onStoreFailure(err instanceof Error ? err : new Error(String(err)));
-      return this.consumeInsurance(key);
+      // A refusal is a RateLimiterRes; a store failure never gets here (the insurance limiter answers it).
+      if (!(err instanceof RateLimiterRes)) throw err;
+      allowed = false;
+      outcome = err;
     }
-    this.health.onStoreSuccess();
-    return toDecision(true, this.points, outcome);
+    // A key blocked in this process's memory is refused without a count (consumedPoints 0):
+    // only a counted answer that the insurance limiter did not give is Redis's.
+    if (this.shared && this.fallbacks === fallbacks && outcome.consumedPoints > 0) await this.answeredByRedis(key, outcome);
+    return toDecision(allowed, this.points, outcome);
   }
 
   /**
-   * Milliseconds this key stays refused, known without asking Redis: the in-memory block set when
-   * it used its last point here, or the insurance limiter's count during an outage. 0 = not known
+   * Milliseconds this key stays refused, known without asking Redis: Redis said it used its last
+   * point (the in-memory block), or the insurance limiter's count during an outage. 0 = not known
    * to be over (another replica may know better; the next consume asks Redis).
    */
   async blockedMs(key: string): Promise<number> {
-    if (this.store) {
-      const ms = this.inMemoryBlockMs(this.store, key);
-      if (ms > 0) return ms;
-    }
-    const local = await this.insurance.get(key);
-    if (local && local.consumedPoints >= this.insurancePoints && local.msBeforeNext > 0) return local.msBeforeNext;
-    return 0;
+    const known = await this.insurance.get(key);
+    return known && known.consumedPoints >= this.insurancePoints && known.msBeforeNext > 0 ? known.msBeforeNext : 0;
   }
 
   refusal(ms: number): LimitDecision {
     return toDecision(false, this.points, { remainingPoints: 0, msBeforeNext: ms });
   }
 
-  private inMemoryBlockMs(store: RateLimiterRedis, key: string): number {
-    return (store as unknown as InMemoryBlockLookup).getInMemoryBlockMsBeforeExpire(store.getKey(key));
-  }
-
-  private async consumeInsurance(key: string): Promise<LimitDecision> {
-    try {
-      const outcome = await this.insurance.consume(key);
-      return toDecision(true, this.points, outcome);
-    } catch (err) {
-      if (err instanceof RateLimiterRes) return toDecision(false, this.points, err);
-      throw err;
+  /** Redis is reachable; a key it says is used up is blocked here too, as the store blocks it in memory. */
+  private async answeredByRedis(key: string, outcome: RateLimiterRes): Promise<void> {
+    this.health.onStoreSuccess();
+    if (this.inMemoryBlock && outcome.consumedPoints >= this.points && outcome.msBeforeNext > 0) {
+      await this.insurance.block(key, outcome.msBeforeNext / 1000);
     }
-  }
-
-  /** ioredis' commandTimeout already bounds a call; this also covers a client configured without one. */
-  private bounded<T>(promise: Promise<T>): Promise<T> {
-    return new Promise<T>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new StoreTimeoutError(this.timeoutMs)), this.timeoutMs);
-      promise.then(
-        (value) => {
-          clearTimeout(timer);
-          resolve(value);
-        },
-        (err: unknown) => {
-          clearTimeout(timer);
-          reject(err);
-        },
-      );
-    });
   }
 }

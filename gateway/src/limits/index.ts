@@ -146,9 +146,9 @@ class RedisBackedLimits implements Limits, StoreHealth {
     this.leaveDegraded();
   }
 
-  onStoreFailure(err: Error): void {
+  onStoreFailure(reason: string): void {
     this.metrics.fallbacks.inc();
-    this.enterDegraded(err);
+    this.enterDegraded(reason);
   }
 
   async close(): Promise<void> {
@@ -180,19 +180,19 @@ class RedisBackedLimits implements Limits, StoreHealth {
 
   /** Lets the gauge show an outage even while no request arrives. */
   private readonly onClientError = (err: Error): void => {
-    if (!this.closed) this.enterDegraded(err);
+    if (!this.closed) this.enterDegraded(err.message);
   };
 
   private readonly onClientReady = (): void => {
     if (!this.closed) this.leaveDegraded();
   };
 
-  private enterDegraded(err: Error): void {
+  private enterDegraded(reason: string): void {
     if (this.isDegraded) return;
     this.isDegraded = true;
     this.metrics.degraded.set(1);
     this.logger.warn(
-      { err: err.message },
+      { err: reason },
       'Redis unreachable: rate limits degraded to per-process insurance limiters until it is back',
     );
   }

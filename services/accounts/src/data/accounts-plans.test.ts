@@ -9,7 +9,8 @@ import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
 import { createTestDatabase, migrate, openDatabase, type Sequelize, type TestDatabase } from '@propdesk/kit';
 import { coreMigrations } from './migrations';
-import { listAccountsJsonStatement, listAccountsStatement, NEXT_CLAIMABLE_SQL, type AccountFilter } from './accounts';
+import { listAccountsJsonStatement, listAccountsStatement, type AccountFilter } from './account-listing';
+import { NEXT_CLAIMABLE_SQL } from './accounts';
 
 let db: TestDatabase;
 let sequelize: Sequelize;

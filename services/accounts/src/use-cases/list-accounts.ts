@@ -1,5 +1,5 @@
 import { AppError, pageSize } from '@propdesk/kit';
-import { keysetShape, listAccounts as listAccountRows, listAccountsJson, type AccountFilter, type PageQuery } from '../data/accounts';
+import { keysetShape, listAccounts as listAccountRows, listAccountsJson, type AccountFilter, type PageQuery } from '../data/account-listing';
 import type { AccountSummary } from '../domain/account';
 import { organizationId, uuidParam } from '../domain/validation';
 import type { AccountsDeps } from '../deps';

@@ -1,9 +1,12 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fromBinary } from '@bufbuild/protobuf';
+import { FileDescriptorSetSchema } from '@bufbuild/protobuf/wkt';
 import { accountsv1, authv1, tradingv1, webhooksv1 } from '@propdesk/proto';
 import { bufCurl } from '../buf-curl';
 import { startGrpcServer, type GrpcServiceRegistration, type StartedGrpcServer } from '../grpc-server';
 import { createLogger } from '../logger';
-import { mapEntryName, repairDescriptors, type FileDescriptor } from './descriptors';
-import { contractFiles } from './reflection-service';
+import { contractsDirectory, DESCRIPTOR_SETS } from './reflection-service';
 
 const logger = createLogger('reflection-test', { level: 'silent' });
 
@@ -89,52 +92,12 @@ describe('gRPC server reflection, as a real client (buf curl) sees it', () => {
     await expect(startGrpcServer({ host: '127.0.0.1', port: 0, services: [unknown], logger })).rejects.toThrow(/NothingService/);
   });
 
-  it('finds every committed .proto file without a list to keep up to date', () => {
-    expect(contractFiles()).toEqual(expect.arrayContaining(['propdesk/auth/v1/auth_service.proto', 'propdesk/accounts/v1/accounts_service.proto']));
-  });
-});
-
-describe('descriptor repair', () => {
-  it('names map entries the way protoc does', () => {
-    expect(mapEntryName('statuses')).toBe('StatusesEntry');
-    expect(mapEntryName('by_symbol')).toBe('BySymbolEntry');
-  });
-
-  it('qualifies references, lists the files they come from, and restores proto3 optional', () => {
-    const files: FileDescriptor[] = [
-      { name: 'google_protobuf.proto', package: 'google.protobuf', messageType: [{ name: 'Timestamp' }] },
-      {
-        name: 'shop_v1.proto',
-        package: 'shop.v1',
-        messageType: [
-          {
-            name: 'Order',
-            field: [
-              { name: 'placed_at', type: 11, label: 1, typeName: 'google.protobuf.Timestamp' },
-              { name: 'note', type: 9, label: 1, oneofIndex: 0 },
-              { name: 'card', type: 9, label: 1, oneofIndex: 1 },
-              { name: 'cash', type: 9, label: 1, oneofIndex: 1 },
-              { name: 'tags', type: 11, label: 3, typeName: 'Tags' },
-            ],
-            oneofDecl: [{ name: '_note' }, { name: 'payment' }],
-            nestedType: [{ name: 'Tags', options: { mapEntry: true }, field: [{ name: 'value', type: 11, label: 1, typeName: 'Order' }] }],
-          },
-        ],
-        service: [{ name: 'Shop', method: [{ name: 'Place', inputType: '.shop.v1.Order', outputType: '.shop.v1.Order' }] }],
-      },
-    ];
-    const [, shop] = repairDescriptors(files);
-    const order = shop.messageType![0];
-    expect(shop.dependency).toEqual(['google_protobuf.proto']);
-    expect(order.field![0].typeName).toBe('.google.protobuf.Timestamp');
-    expect(order.nestedType![0].name).toBe('TagsEntry');
-    expect(order.field![4].typeName).toBe('.shop.v1.Order.TagsEntry');
-    expect(order.nestedType![0].field![0].typeName).toBe('.shop.v1.Order');
-    expect(order.oneofDecl).toEqual([{ name: 'payment' }, { name: '_note' }]);
-    expect(order.field![1]).toMatchObject({ oneofIndex: 1, proto3Optional: true });
-    expect(order.field![2]).toMatchObject({ oneofIndex: 0 });
-    expect(order.field![2].proto3Optional).toBeUndefined();
-    // the input is left as it was
-    expect(files[1].messageType![0].nestedType![0].name).toBe('Tags');
+  it('describes every committed .proto file, built by npm run gen without a list to keep up to date', () => {
+    const committed = readdirSync(path.join(contractsDirectory(), 'propdesk'), { recursive: true, encoding: 'utf8' })
+      .filter((file) => file.endsWith('.proto'))
+      .map((file) => path.join('propdesk', file));
+    const built = fromBinary(FileDescriptorSetSchema, readFileSync(path.join(contractsDirectory(), DESCRIPTOR_SETS[0]))).file.map((f) => f.name);
+    expect(committed).toEqual(expect.arrayContaining(['propdesk/auth/v1/auth_service.proto', 'propdesk/accounts/v1/accounts_service.proto']));
+    expect(built.filter((name) => name.startsWith('propdesk/')).sort()).toEqual(committed.sort());
   });
 });
