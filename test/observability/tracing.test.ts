@@ -47,6 +47,7 @@ beforeAll(async () => {
       WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
       WEBHOOK_EGRESS_PORTS: 'any',
       WEBHOOK_POLL_INTERVAL_MS: '200',
+      WEBHOOK_RETRY_SCHEDULE: '3600',
       AUTH_METRICS_PORT: String(METRICS.auth),
       ACCOUNTS_METRICS_PORT: String(METRICS.accounts),
       WEBHOOKS_METRICS_PORT: String(METRICS.webhooks),
@@ -233,12 +234,32 @@ describe('metrics', () => {
   });
 
   it('the webhooks service counts deliveries by outcome and reports its backlog', async () => {
-    const text = await scrape(METRICS.webhooks);
+    let text = await scrape(METRICS.webhooks);
     expect(sample(text, 'propdesk_webhook_deliveries_total', { outcome: 'succeeded' })).toBeGreaterThanOrEqual(1);
     expect(sample(text, 'propdesk_webhook_pending_deliveries')).toBe(0);
     expect(sample(text, 'propdesk_webhook_oldest_pending_delivery_age_seconds')).toBe(0);
+    expect(sample(text, 'propdesk_webhook_delivery_lag_seconds')).toBe(0);
     expect(sample(text, 'propdesk_webhook_failing_endpoints')).toBe(0);
     expect(sample(text, 'propdesk_webhook_outbox_backlog_events')).toBe(0);
     expect(sample(text, 'propdesk_webhook_event_consumer_leader')).toBe(1);
+
+    // An endpoint that fails: its delivery waits for a retry an hour later (WEBHOOK_RETRY_SCHEDULE).
+    hooks.on('/failing', () => ({ status: 500 }));
+    expect((await api('POST', '/v1/webhooks', { url: hooks.url('/failing'), events: ['account.created'] })).status).toBe(201);
+    expect((await api('POST', '/v1/accounts', { count: 1 })).status).toBe(201);
+    await hooks.waitFor(1, '/failing', 30_000);
+    const deadline = Date.now() + 10_000;
+    do {
+      await new Promise((resolve) => setTimeout(resolve, 1100));
+      text = await scrape(METRICS.webhooks);
+    } while (sample(text, 'propdesk_webhook_deliveries_total', { outcome: 'retrying' }) !== 1 && Date.now() < deadline);
+    expect(sample(text, 'propdesk_webhook_deliveries_total', { outcome: 'retrying' })).toBe(1);
+    expect(sample(text, 'propdesk_webhook_pending_deliveries')).toBe(1);
+    expect(sample(text, 'propdesk_webhook_oldest_pending_delivery_age_seconds')).toBeGreaterThan(0);
+    expect(sample(text, 'propdesk_webhook_failing_endpoints')).toBe(1);
+    // Scheduled, not late.
+    expect(sample(text, 'propdesk_webhook_delivery_lag_seconds')).toBe(0);
+    const failed = await otlp.waitFor((spans) => spans.some((s) => s.name === 'deliver account.created' && s.attributes['propdesk.webhook.outcome'] === 'retrying'));
+    expect(failed.find((s) => s.name === 'deliver account.created')).toMatchObject({ statusCode: 2, attributes: { 'http.response.status_code': 500 } });
   });
 });

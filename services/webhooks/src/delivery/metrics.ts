@@ -24,6 +24,7 @@ const SNAPSHOT_MS = 1000;
 interface Snapshot {
   pending: string;
   oldest_age: number | null;
+  overdue: number | null;
   failing: string;
 }
 
@@ -37,6 +38,8 @@ export function createWebhookMetrics(registry: Registry, db: Sequelize): Webhook
           db,
           `SELECT (SELECT count(*) FROM deliveries WHERE status = 'pending')::text AS pending,
                   (SELECT extract(epoch FROM now() - min(created_at))::float8 FROM deliveries WHERE status = 'pending') AS oldest_age,
+                  (SELECT extract(epoch FROM now() - min(next_attempt_at))::float8 FROM deliveries
+                    WHERE status = 'pending' AND next_attempt_at <= now()) AS overdue,
                   (SELECT count(*) FROM endpoints WHERE status = 'enabled' AND deleted_at IS NULL AND failing_since IS NOT NULL)::text AS failing`,
         ).catch(() => undefined),
       };
@@ -57,6 +60,9 @@ export function createWebhookMetrics(registry: Registry, db: Sequelize): Webhook
     });
   fromDatabase('propdesk_webhook_pending_deliveries', 'Deliveries waiting for their next attempt (due or scheduled)', (s) => Number(s.pending));
   fromDatabase('propdesk_webhook_oldest_pending_delivery_age_seconds', 'Age of the oldest pending delivery (0 when none is pending)', (s) => s.oldest_age ?? 0);
+  // A retry scheduled hours ahead is pending but not late: this one is what a dispatcher that
+  // cannot keep up (or does not run) shows.
+  fromDatabase('propdesk_webhook_delivery_lag_seconds', 'How long the most overdue delivery has been due (0 when none is)', (s) => s.overdue ?? 0);
   fromDatabase('propdesk_webhook_failing_endpoints', 'Enabled endpoints whose deliveries have failed since their last success', (s) => Number(s.failing));
 
   const attempts = new Counter({
