@@ -201,6 +201,11 @@ describe('one REST write is one trace, from the caller to the webhook it caused'
     const services = new Set(otlp.spans.map((s) => s.service));
     for (const name of ['propdesk-gateway', 'propdesk-auth', 'propdesk-accounts', 'propdesk-webhooks']) expect(services).toContain(name);
     expect(otlp.spans.every((s) => s.resource['deployment.environment.name'] === 'test')).toBe(true);
+    // Probes and the streams that last as long as the processes (and their polls) are not traced:
+    // every statement of the accounts service belongs to the trace of a call it handled.
+    expect(otlp.spans.filter((s) => /\/(Check|StreamEvents|WatchInvalidations)$/.test(s.name) || s.name === 'GET /healthz')).toEqual([]);
+    const handled = new Set(otlp.spans.filter((s) => s.service === 'propdesk-accounts' && s.kind === SPAN_KIND.SERVER).map((s) => s.traceId));
+    expect(otlp.spans.filter((s) => s.service === 'propdesk-accounts' && s.scope.includes('pg') && !handled.has(s.traceId)).map((s) => s.name)).toEqual([]);
     expect(otlp.encodings.every((e) => e === 'application/x-protobuf')).toBe(true);
   });
 });

@@ -51,8 +51,11 @@ export function startSdk(settings: TelemetrySettings, defaultServiceName: string
       new HttpInstrumentation({ ignoreIncomingRequestHook: untracedRequest }),
       // Route handlers only: a span per middleware would cost more than it tells.
       new ExpressInstrumentation({ ignoreLayersType: [ExpressLayerType.MIDDLEWARE, ExpressLayerType.ROUTER] }),
-      // Health checks (probes, readiness loops, the gateway's /healthz) and reflection are not traced.
-      new GrpcInstrumentation({ ignoreGrpcMethods: ['Check', 'Watch', 'ServerReflectionInfo'] }),
+      // Not traced: health checks (probes, readiness loops, the gateway's /healthz), reflection, and
+      // the streams that live as long as the processes (the outbox feed, key invalidations, the
+      // market feed): one span each for days, every statement of their polls inside it, and the
+      // events the engine writes for a streamed quote tied to that endless trace.
+      new GrpcInstrumentation({ ignoreGrpcMethods: ['Check', 'Watch', 'ServerReflectionInfo', 'StreamEvents', 'WatchInvalidations', 'StreamQuotes'] }),
       // Statements only under a traced request or delivery (pollers and listeners stay quiet);
       // never the bound values (enhancedDatabaseReporting off): they hold hashes, tokens, names.
       new PgInstrumentation({ requireParentSpan: true, enhancedDatabaseReporting: false, ignoreConnectSpans: true }),
