@@ -1,3 +1,5 @@
+// First: tracing (when configured) must hook the libraries below before they load.
+import './telemetry';
 import { createLogger, loadConfig, ResourceStack, runMain, serviceAddresses, startHttpServer, type Logger, type StartedProcess } from '@propdesk/kit';
 import { gatewayConfigSchema, panelUrl } from './config';
 import { createClients, createHealthCheckers } from './clients';

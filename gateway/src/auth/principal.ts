@@ -1,5 +1,5 @@
 import type { Request } from 'express';
-import { AppError } from '@propdesk/kit';
+import { annotateServerSpan, AppError, ATTR_ORGANIZATION_ID, tracingActive } from '@propdesk/kit';
 
 export const SCOPES = ['accounts:read', 'accounts:write', 'credentials:read', 'trading:write'] as const;
 export type Scope = (typeof SCOPES)[number];
@@ -24,6 +24,7 @@ const principals = new WeakMap<Request, Principal>();
 
 export function setPrincipal(req: Request, principal: Principal): void {
   principals.set(req, principal);
+  if (tracingActive()) annotateServerSpan({ [ATTR_ORGANIZATION_ID]: principal.organizationId });
 }
 
 export function principalOf(req: Request): Principal | undefined {

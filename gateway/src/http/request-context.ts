@@ -1,5 +1,5 @@
 import type { RequestHandler } from 'express';
-import { newRequestId, REQUEST_ID_METADATA } from '@propdesk/kit';
+import { annotateServerSpan, ATTR_REQUEST_ID, newRequestId, REQUEST_ID_METADATA, tracingActive } from '@propdesk/kit';
 
 const requestIds = new WeakMap<object, string>();
 
@@ -21,5 +21,6 @@ export const requestContext: RequestHandler = (req, res, next) => {
   const requestId = acceptedRequestId(req.headers[REQUEST_ID_METADATA]) ?? newRequestId();
   requestIds.set(req, requestId);
   res.setHeader('X-Request-Id', requestId);
+  if (tracingActive()) annotateServerSpan({ [ATTR_REQUEST_ID]: requestId });
   next();
 };

@@ -96,7 +96,7 @@ describe('proto -> REST mapping', () => {
     });
     expect(delivery).toMatchObject({ status: 'pending', response_status: null, error: null, next_attempt_at: null });
     expect(matches('Delivery', delivery)).toBe(true);
-    expect(matches('Event', toRestEvent({ id: 'evt_1', type: 'account.created', organizationId: '0d3c4b1a-6f7e-4a2b-9c8d-1e2f3a4b5c6d', createdAt: created, data: { account: 1 } }))).toBe(true);
+    expect(matches('Event', toRestEvent({ id: 'evt_1', type: 'account.created', organizationId: '0d3c4b1a-6f7e-4a2b-9c8d-1e2f3a4b5c6d', createdAt: created, data: { account: 1 }, traceparent: '', tracestate: '' }))).toBe(true);
   });
 
   it('refuses an unknown status filter with 400 naming status', () => {

@@ -1,3 +1,5 @@
+// First: tracing (when configured) must hook the libraries below before they load.
+import './telemetry';
 import {
   createCursorCodec,
   createLogger,
@@ -12,6 +14,7 @@ import {
   idempotencyRecordsRetention,
   startMetricsServer,
   startRetention,
+  watchDatabase,
   type Logger,
   type StartedProcess,
 } from '@propdesk/kit';
@@ -52,6 +55,7 @@ export async function start(env: NodeJS.ProcessEnv, options: { logger?: Logger }
         : await resources.start('metrics', () => startMetricsServer({ host: config.GRPC_HOST, port: config.ACCOUNTS_METRICS_PORT!, service: 'accounts', logger }), (m) => m.close());
     const sequelize = resources.add('database', openDatabase({ url: config.DATABASE_URL, schema: SCHEMA, logger, poolMax: 20 }), (db) => db.close());
     await migrate(sequelize, SCHEMA, MIGRATIONS, logger);
+    if (metrics) watchDatabase(metrics.registry, sequelize);
     // The trading engine's verdicts (breach, pass) run on connections of their own, kept open.
     const verdictDatabase = resources.add(
       'verdict database',
@@ -106,7 +110,7 @@ export async function start(env: NodeJS.ProcessEnv, options: { logger?: Logger }
 
     const server = await resources.start(
       'gRPC server',
-      () => createServer(deps, { host: config.GRPC_HOST, port: config.ACCOUNTS_GRPC_PORT, trading }),
+      () => createServer(deps, { host: config.GRPC_HOST, port: config.ACCOUNTS_GRPC_PORT, trading, metrics: metrics?.registry }),
       async (s) => {
         // event streams never end on their own, and the server drain waits for them
         s.closeStreams();

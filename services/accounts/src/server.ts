@@ -1,5 +1,6 @@
 import { implementService, loadGrpcTls, startGrpcServer, type AsyncServiceImplementation, type StartedGrpcServer } from '@propdesk/kit';
 import { accountsv1, tradingv1 } from '@propdesk/proto';
+import type { Registry } from 'prom-client';
 import type { AccountsDeps } from './deps';
 import { createAccountsHandlers } from './grpc/handlers';
 import { ActiveStreams } from './grpc/stream-events-handler';
@@ -16,7 +17,7 @@ export interface AccountsServer extends StartedGrpcServer {
  */
 export async function createServer(
   deps: AccountsDeps,
-  options: { host: string; port: number; trading: AsyncServiceImplementation<tradingv1.TradingServiceServer> },
+  options: { host: string; port: number; trading: AsyncServiceImplementation<tradingv1.TradingServiceServer>; metrics?: Registry },
 ): Promise<AccountsServer> {
   const streams = new ActiveStreams();
   const accounts = implementService<accountsv1.AccountsServiceServer>(accountsv1.AccountsServiceService, deps.logger, createAccountsHandlers(deps, streams));
@@ -27,6 +28,7 @@ export async function createServer(
     logger: deps.logger,
     tls: loadGrpcTls(deps.config),
     plaintextHealthPort: deps.config.GRPC_TLS_HEALTH_PORT,
+    metrics: options.metrics,
     services: [
       { name: 'propdesk.accounts.v1.AccountsService', definition: accountsv1.AccountsServiceService, implementation: accounts },
       { name: 'propdesk.trading.v1.TradingService', definition: tradingv1.TradingServiceService, implementation: trading },

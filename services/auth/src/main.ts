@@ -1,5 +1,7 @@
+// First: tracing (when configured) must hook the libraries below before they load.
+import './telemetry';
 import { randomBytes } from 'node:crypto';
-import { createCursorCodec, createLogger, loadConfig, migrate, openDatabase, ResourceStack, runMain, startMetricsServer, startRetention, type Logger, type StartedProcess } from '@propdesk/kit';
+import { createCursorCodec, createLogger, loadConfig, migrate, openDatabase, ResourceStack, runMain, startMetricsServer, startRetention, watchDatabase, type Logger, type StartedProcess } from '@propdesk/kit';
 import { authConfigSchema } from './config';
 import { createApiKeysRepository } from './data/api-keys';
 import { createCreditReservationsRepository } from './data/credit-reservations';
@@ -24,10 +26,12 @@ export async function start(env: NodeJS.ProcessEnv, options: { logger?: Logger }
   const logger = options.logger ?? createLogger('auth', { level: config.LOG_LEVEL });
   const resources = new ResourceStack(logger);
   return resources.build(async () => {
-    if (config.AUTH_METRICS_PORT !== undefined) {
-      await resources.start('metrics', () => startMetricsServer({ host: config.GRPC_HOST, port: config.AUTH_METRICS_PORT!, service: 'auth', logger }), (m) => m.close());
-    }
+    const metrics =
+      config.AUTH_METRICS_PORT === undefined
+        ? undefined
+        : await resources.start('metrics', () => startMetricsServer({ host: config.GRPC_HOST, port: config.AUTH_METRICS_PORT!, service: 'auth', logger }), (m) => m.close());
     const sequelize = resources.add('database', openDatabase({ url: config.DATABASE_URL, schema: 'auth', logger }), (db) => db.close());
+    if (metrics) watchDatabase(metrics.registry, sequelize);
     await migrate(sequelize, 'auth', migrations, logger);
 
     const apiKeys = createApiKeysRepository(sequelize);
@@ -79,7 +83,7 @@ export async function start(env: NodeJS.ProcessEnv, options: { logger?: Logger }
 
     const server = await resources.start(
       'gRPC server',
-      () => createServer(deps, { host: config.GRPC_HOST, port: config.AUTH_GRPC_PORT }),
+      () => createServer(deps, { host: config.GRPC_HOST, port: config.AUTH_GRPC_PORT, metrics: metrics?.registry }),
       async (s) => {
         // watcher streams never end on their own, and the server drain waits for them
         hub.close();

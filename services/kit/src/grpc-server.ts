@@ -9,11 +9,14 @@ import {
   type UntypedServiceImplementation,
 } from '@grpc/grpc-js';
 import { HealthImplementation } from 'grpc-health-check';
+import type { Registry } from 'prom-client';
 import { newRequestId, REQUEST_ID_METADATA, runWithContext } from './context';
 import { AppError, isUnavailableError, toServiceError } from './errors';
 import { serverCredentialsOf, type GrpcTls } from './grpc-tls';
 import type { Logger } from './logger';
 import { createReflectionService } from './reflection/reflection-service';
+import { rpcMetricsInterceptor } from './rpc-metrics';
+import { annotateActiveSpan, ATTR_ORGANIZATION_ID, ATTR_REQUEST_ID, tracingActive } from './telemetry/tracing';
 
 export interface CallContext {
   requestId: string;
@@ -32,6 +35,12 @@ export function requestIdOf(metadata: Metadata): string {
   return typeof value === 'string' && value.length > 0 && value.length <= 128 ? value : newRequestId();
 }
 
+/** The organization a request names, for its span (most requests carry organization_id). */
+function organizationOf(request: unknown): string | undefined {
+  const id = (request as { organizationId?: unknown } | null)?.organizationId;
+  return typeof id === 'string' && id !== '' ? id : undefined;
+}
+
 export function implementUnary<Req, Res>(
   logger: Logger,
   method: string,
@@ -39,6 +48,11 @@ export function implementUnary<Req, Res>(
 ): (call: ServerUnaryCall<Req, Res>, callback: sendUnaryData<Res>) => void {
   return (call, callback) => {
     const requestId = requestIdOf(call.metadata);
+    // The grpc instrumentation's server span is the active one here.
+    if (tracingActive()) {
+      const organizationId = organizationOf(call.request);
+      annotateActiveSpan(organizationId ? { [ATTR_REQUEST_ID]: requestId, [ATTR_ORGANIZATION_ID]: organizationId } : { [ATTR_REQUEST_ID]: requestId });
+    }
     runWithContext({ requestId }, () => {
       handler(call.request, { requestId, metadata: call.metadata, peer: call.getPeer(), method }).then(
         (response) => callback(null, response),
@@ -165,6 +179,8 @@ export async function startGrpcServer(options: {
   tls?: GrpcTls;
   /** With tls: also serve grpc.health.v1 alone, in plaintext, on this port (probes). */
   plaintextHealthPort?: number;
+  /** The service's metrics registry (its /metrics): every call counted and timed there (rpc-metrics.ts). */
+  metrics?: Registry;
 }): Promise<StartedGrpcServer> {
   const server = new Server({
     'grpc.keepalive_time_ms': 30_000,
@@ -172,7 +188,8 @@ export async function startGrpcServer(options: {
     'grpc.http2.min_ping_interval_without_data_ms': 10_000,
     'grpc.max_receive_message_length': 8 * 1024 * 1024,
     'grpc.enable_channelz': 0,
-    interceptors: [refuseUndecodable],
+    // The first wraps the call innermost: the metrics see every status, the refusals' too.
+    interceptors: options.metrics ? [rpcMetricsInterceptor(options.metrics), refuseUndecodable] : [refuseUndecodable],
   });
   // Every service this server carries (ours, health, reflection) decodes through decodingSafely.
   const addService = server.addService.bind(server);

@@ -31,3 +31,4 @@ export * from './tcp-proxy';
 export * from './retention';
 export * from './grpc-tls';
 export * from './metrics';
+export * from './telemetry/tracing';

@@ -1,6 +1,7 @@
 import { ConfigError } from './config';
 import type { Logger } from './logger';
 import type { RetentionScheduler } from './retention';
+import { flushTelemetry } from './telemetry/tracing';
 
 /**
  * Runs the shutdown steps once, in order, on SIGTERM or SIGINT; a second signal or a step
@@ -28,6 +29,8 @@ export function onShutdownSignals(logger: Logger, steps: Array<() => Promise<voi
           logger.error({ err }, 'shutdown step failed');
         }
       }
+      // Spans still in the batch processor (the last requests, the shutdown itself) are sent.
+      await flushTelemetry();
       logger.flush?.();
       process.exit(0);
     })();

@@ -1,6 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { collectDefaultMetrics, Registry } from 'prom-client';
+import { collectDefaultMetrics, Gauge, Registry } from 'prom-client';
+import type { Sequelize } from 'sequelize';
 import type { Logger } from './logger';
 
 /**
@@ -48,6 +49,31 @@ export async function startMetricsServer(options: { host: string; port: number; 
         server.close(() => resolve());
       }),
   };
+}
+
+/**
+ * `propdesk_database_up`: 1 when the service reached PostgreSQL at the scrape (`SELECT 1` within
+ * `timeoutMs`), 0 otherwise: what the "database unavailable" alert watches, per service.
+ */
+export function watchDatabase(registry: Registry, sequelize: Sequelize, timeoutMs = 2000): void {
+  new Gauge({
+    name: 'propdesk_database_up',
+    help: 'Whether this process reached PostgreSQL at the last scrape (1) or not (0)',
+    registers: [registry],
+    async collect() {
+      let timer: NodeJS.Timeout | undefined;
+      const timedOut = new Promise<false>((resolve) => {
+        timer = setTimeout(() => resolve(false), timeoutMs);
+      });
+      const reached = sequelize.query('SELECT 1').then(
+        () => true,
+        () => false,
+      );
+      const up = await Promise.race([reached, timedOut]);
+      clearTimeout(timer);
+      this.set(up ? 1 : 0);
+    },
+  });
 }
 
 /** Reads one sample's value from Prometheus text (first match of the name, any labels). */

@@ -1,3 +1,5 @@
+// First: tracing (when configured) must hook the libraries below before they load.
+import './telemetry';
 import type { ClientWritableStream } from '@grpc/grpc-js';
 import { createLogger, createServiceClient, envInt, loadConfig, logLevel, onShutdownSignals, serviceAddresses, serviceAddressSchema, type Logger } from '@propdesk/kit';
 import { tradingv1 } from '@propdesk/proto';

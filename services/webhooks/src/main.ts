@@ -1,3 +1,5 @@
+// First: tracing (when configured) must hook the libraries below before they load.
+import './telemetry';
 import {
   createCursorCodec,
   createLogger,
@@ -13,6 +15,7 @@ import {
   startMetricsServer,
   startRetention,
   serviceAddresses,
+  watchDatabase,
   type Logger,
   type StartedProcess,
 } from '@propdesk/kit';
@@ -26,6 +29,7 @@ import { migrations } from './data/migrations';
 import { startDispatcher } from './delivery/dispatcher';
 import { startEventConsumer } from './delivery/event-consumer';
 import { createHttpSender } from './delivery/http-sender';
+import { createWebhookMetrics } from './delivery/metrics';
 import type { Deps } from './deps';
 import { registerWebhooksRetention } from './data/retention';
 import { createServer } from './server';
@@ -40,12 +44,15 @@ export async function start(env: NodeJS.ProcessEnv, options: { logger?: Logger }
   const logger = options.logger ?? createLogger('webhooks', { level: config.LOG_LEVEL });
   const resources = new ResourceStack(logger);
   return resources.build(async () => {
-    if (config.WEBHOOKS_METRICS_PORT !== undefined) {
-      await resources.start('metrics', () => startMetricsServer({ host: config.GRPC_HOST, port: config.WEBHOOKS_METRICS_PORT!, service: 'webhooks', logger }), (m) => m.close());
-    }
+    const metricsServer =
+      config.WEBHOOKS_METRICS_PORT === undefined
+        ? undefined
+        : await resources.start('metrics', () => startMetricsServer({ host: config.GRPC_HOST, port: config.WEBHOOKS_METRICS_PORT!, service: 'webhooks', logger }), (m) => m.close());
     const poolMax = Math.min(20, 4 + Math.ceil(config.WEBHOOK_CONCURRENCY / 8));
     const db = resources.add('database', openDatabase({ url: config.DATABASE_URL, schema: SCHEMA, logger, poolMax }), (d) => d.close());
     await migrate(db, SCHEMA, migrations, logger);
+    if (metricsServer) watchDatabase(metricsServer.registry, db);
+    const metrics = metricsServer ? createWebhookMetrics(metricsServer.registry, db) : undefined;
     const secrets = createSecretBox(config.WEBHOOK_SECRET_KEY);
 
     const sender = resources.add(
@@ -66,6 +73,7 @@ export async function start(env: NodeJS.ProcessEnv, options: { logger?: Logger }
         timeoutMs: config.WEBHOOK_TIMEOUT_MS,
         disableAfterHours: config.WEBHOOK_DISABLE_AFTER_HOURS,
         pollIntervalMs: config.WEBHOOK_POLL_INTERVAL_MS,
+        metrics,
       }),
       (d) => d.stop(),
     );
@@ -91,7 +99,7 @@ export async function start(env: NodeJS.ProcessEnv, options: { logger?: Logger }
     );
     resources.add(
       'event consumer',
-      startEventConsumer({ databaseUrl: config.DATABASE_URL, accounts, events: createEventsRepository(db), logger }),
+      startEventConsumer({ databaseUrl: config.DATABASE_URL, accounts, events: createEventsRepository(db), logger, metrics }),
       (c) => c.stop(),
     );
 
@@ -112,7 +120,15 @@ export async function start(env: NodeJS.ProcessEnv, options: { logger?: Logger }
     };
     const server = await resources.start(
       'gRPC server',
-      () => createServer(deps, { host: config.GRPC_HOST, port: config.WEBHOOKS_GRPC_PORT, logger, tls: serviceAddresses(config).tls, plaintextHealthPort: config.GRPC_TLS_HEALTH_PORT }),
+      () =>
+        createServer(deps, {
+          host: config.GRPC_HOST,
+          port: config.WEBHOOKS_GRPC_PORT,
+          logger,
+          tls: serviceAddresses(config).tls,
+          plaintextHealthPort: config.GRPC_TLS_HEALTH_PORT,
+          metrics: metricsServer?.registry,
+        }),
       (s) => s.shutdown(),
     );
     logger.info({ port: server.port }, 'webhooks service listening');

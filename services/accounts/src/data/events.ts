@@ -1,4 +1,4 @@
-import { selectOne, selectRows, toNumber, type Sequelize } from '@propdesk/kit';
+import { selectOne, selectRows, toNumber, type Sequelize, type StoredTraceContext } from '@propdesk/kit';
 
 export interface StoredEvent {
   position: number;
@@ -7,6 +7,8 @@ export interface StoredEvent {
   type: string;
   data: Record<string, unknown>;
   createdAt: Date;
+  /** The trace context of the transaction that wrote it (outbox.ts); null when it was not traced. */
+  trace: StoredTraceContext | null;
 }
 
 interface EventRow {
@@ -16,7 +18,11 @@ interface EventRow {
   type: string;
   data: Record<string, unknown>;
   created_at: Date;
+  traceparent: string | null;
+  tracestate: string | null;
 }
+
+const COLUMNS = 'position, id, organization_id, type, data, created_at, traceparent, tracestate';
 
 const toEvent = (row: EventRow): StoredEvent => ({
   position: toNumber(row.position),
@@ -25,6 +31,7 @@ const toEvent = (row: EventRow): StoredEvent => ({
   type: row.type,
   data: row.data,
   createdAt: row.created_at,
+  trace: row.traceparent ? { traceparent: row.traceparent, tracestate: row.tracestate ?? '' } : null,
 });
 
 /**
@@ -63,7 +70,7 @@ export async function listEvents(
   const horizon = await settledHorizon(sequelize);
   const rows = await selectRows<EventRow>(
     sequelize,
-    `SELECT position, id, organization_id, type, data, created_at FROM events
+    `SELECT ${COLUMNS} FROM events
       WHERE organization_id = $org ${type ? 'AND type = $type' : ''} AND position > $after AND ${SETTLED}
       ORDER BY position LIMIT $limit`,
     type ? { org, type, after, limit, horizon } : { org, after, limit, horizon },
@@ -71,14 +78,21 @@ export async function listEvents(
   return rows.map(toEvent);
 }
 
-/** Every organization's settled events after a position, for the StreamEvents consumer. */
-export async function readSettledEvents(sequelize: Sequelize, after: number, limit: number): Promise<StoredEvent[]> {
+/**
+ * Every organization's settled events after a position, for the StreamEvents consumer, and the
+ * newest settled position (`head`): how far behind the reader is (0 once `after` reaches it).
+ */
+export async function readSettledEvents(sequelize: Sequelize, after: number, limit: number): Promise<{ events: StoredEvent[]; head: number }> {
   const horizon = await settledHorizon(sequelize);
   const rows = await selectRows<EventRow>(
     sequelize,
-    `SELECT position, id, organization_id, type, data, created_at FROM events
+    `SELECT ${COLUMNS} FROM events
       WHERE position > $after AND ${SETTLED} ORDER BY position LIMIT $limit`,
     { after, limit, horizon },
   );
-  return rows.map(toEvent);
+  const events = rows.map(toEvent);
+  if (events.length === 0) return { events, head: after };
+  // The newest rows are settled unless a transaction is still open: a short backward scan.
+  const head = await selectOne<{ head: string }>(sequelize, `SELECT max(position)::text AS head FROM events WHERE ${SETTLED}`, { horizon });
+  return { events, head: Math.max(toNumber(head?.head ?? '0'), events[events.length - 1].position) };
 }

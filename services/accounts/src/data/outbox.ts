@@ -1,4 +1,4 @@
-import { newEventId, selectOne, selectRows, type Sequelize, type Statement, type Transaction } from '@propdesk/kit';
+import { currentTraceContext, newEventId, selectOne, selectRows, type Sequelize, type Statement, type Transaction } from '@propdesk/kit';
 import type { EventType } from '../domain/events';
 
 export const EVENTS_CHANNEL = 'propdesk_events';
@@ -23,6 +23,15 @@ export interface AppendedEvent {
 }
 
 /**
+ * The trace context of the code writing the event (the request's, the quote's), kept with it so
+ * that its webhook deliveries join that trace; null with tracing off.
+ */
+function traceBind(): { traceparent: string | null; tracestate: string | null } {
+  const trace = currentTraceContext();
+  return { traceparent: trace?.traceparent ?? null, tracestate: trace?.tracestate || null };
+}
+
+/**
  * Writes an event into the outbox inside the caller's transaction, so it commits (and is
  * announced to stream readers through NOTIFY) if and only if the change that caused it does.
  */
@@ -31,11 +40,12 @@ export async function appendEvent(sequelize: Sequelize, tx: Transaction, event: 
   const row = (await selectOne<{ position: string; created_at: Date }>(
     sequelize,
     `WITH appended AS (
-       INSERT INTO events (id, organization_id, type, data) VALUES ($id, $org, $type, $data::jsonb)
+       INSERT INTO events (id, organization_id, type, data, traceparent, tracestate)
+       VALUES ($id, $org, $type, $data::jsonb, $traceparent, $tracestate)
        RETURNING position, created_at
      )
      SELECT position, created_at FROM appended, ${NOTIFY}`,
-    { id, org: event.organizationId, type: event.type, data: JSON.stringify(event.data) },
+    { id, org: event.organizationId, type: event.type, data: JSON.stringify(event.data), ...traceBind() },
     tx,
   ))!;
   return { id, position: Number(row.position), createdAt: row.created_at };
@@ -47,8 +57,8 @@ export async function appendEvent(sequelize: Sequelize, tx: Transaction, event: 
  */
 export function eventsStatement(events: NewEvent[]): Statement {
   return {
-    sql: `INSERT INTO events (id, organization_id, type, data)
-       SELECT id, org::uuid, type, data::jsonb
+    sql: `INSERT INTO events (id, organization_id, type, data, traceparent, tracestate)
+       SELECT id, org::uuid, type, data::jsonb, $traceparent::text, $tracestate::text
          FROM unnest($ids::text[], $orgs::text[], $types::text[], $datas::text[])
               WITH ORDINALITY AS t(id, org, type, data, i)
         ORDER BY i`,
@@ -57,6 +67,7 @@ export function eventsStatement(events: NewEvent[]): Statement {
       orgs: events.map((e) => e.organizationId),
       types: events.map((e) => e.type),
       datas: events.map((e) => JSON.stringify(e.data)),
+      ...traceBind(),
     },
   };
 }

@@ -49,5 +49,13 @@ export function toProtoCredentials(credentials: Credentials): accountsv1.Credent
 }
 
 export function toProtoEvent(event: StoredEvent): accountsv1.Event {
-  return { id: event.id, type: event.type, createdAt: event.createdAt, organizationId: event.organizationId, data: event.data };
+  return {
+    id: event.id,
+    type: event.type,
+    createdAt: event.createdAt,
+    organizationId: event.organizationId,
+    data: event.data,
+    traceparent: event.trace?.traceparent ?? '',
+    tracestate: event.trace?.tracestate ?? '',
+  };
 }

@@ -57,8 +57,8 @@ export function createStreamEventsHandler(deps: AccountsDeps, streams: ActiveStr
           if (closed) callback();
           else onClose.push(callback);
         },
-        async send(event: Parameters<typeof toProtoEvent>[0]) {
-          const flushed = call.write({ event: toProtoEvent(event), position: String(event.position) });
+        async send(event: Parameters<typeof toProtoEvent>[0], head: number) {
+          const flushed = call.write({ event: toProtoEvent(event), position: String(event.position), headPosition: String(head) });
           if (flushed || closed) return;
           // Wait for the consumer to read (or leave) instead of buffering without bound.
           await new Promise<void>((resolve) => {

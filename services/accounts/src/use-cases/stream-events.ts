@@ -5,8 +5,8 @@ export const STREAM_BATCH_SIZE = 500;
 export const STREAM_POLL_MS = 500;
 
 export interface EventSink {
-  /** Resolves once the consumer can take more (flow control). */
-  send(event: StoredEvent): Promise<void>;
+  /** Resolves once the consumer can take more (flow control). `head`: the newest settled position. */
+  send(event: StoredEvent, head: number): Promise<void>;
   /** True once the call is cancelled or the server stops. */
   readonly closed: boolean;
   /** Registers a callback run once when the sink closes. */
@@ -25,10 +25,10 @@ export async function streamEvents(deps: AccountsDeps, after: number, sink: Even
   sink.onClose(() => wakeUp?.());
   try {
     while (!sink.closed) {
-      const batch = await readSettledEvents(deps.sequelize, last, STREAM_BATCH_SIZE);
+      const { events: batch, head } = await readSettledEvents(deps.sequelize, last, STREAM_BATCH_SIZE);
       for (const event of batch) {
         if (sink.closed) return;
-        await sink.send(event);
+        await sink.send(event, head);
         last = event.position;
       }
       if (batch.length === STREAM_BATCH_SIZE) continue;

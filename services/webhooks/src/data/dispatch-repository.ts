@@ -1,9 +1,13 @@
-import { execute, selectRows, type Sequelize } from '@propdesk/kit';
+import { execute, selectRows, type Sequelize, type StoredTraceContext } from '@propdesk/kit';
 
 export interface ClaimedDelivery {
   id: string;
   endpointId: string;
   eventId: string;
+  eventType: string;
+  organizationId: string;
+  /** The trace of the request that wrote the event: the attempt is a span of it. */
+  trace: StoredTraceContext | null;
   /** Attempts made before this one. */
   attempt: number;
   attemptBase: number;
@@ -20,6 +24,10 @@ interface ClaimedRow {
   id: string;
   endpoint_id: string;
   event_id: string;
+  event_type: string;
+  organization_id: string;
+  traceparent: string | null;
+  tracestate: string | null;
   attempt: number;
   attempt_base: number;
   lease_token: string;
@@ -77,9 +85,9 @@ export function createDispatchRepository(db: Sequelize) {
          ), claimed AS (
            UPDATE deliveries d SET locked_until = now() + $leaseMs * interval '1 millisecond', lease_token = gen_random_uuid()
            FROM locked WHERE d.id = locked.id
-           RETURNING d.id, d.endpoint_id, d.event_id, d.attempt, d.attempt_base, d.lease_token
+           RETURNING d.id, d.endpoint_id, d.event_id, d.event_type, d.attempt, d.attempt_base, d.lease_token
          )
-         SELECT c.*, ev.body, e.url, e.secret_sealed,
+         SELECT c.*, ev.body, ev.organization_id, ev.traceparent, ev.tracestate, e.url, e.secret_sealed,
            CASE WHEN e.previous_secret_expires_at > now() THEN e.previous_secret_sealed END AS previous_secret_sealed,
            CASE WHEN e.previous_secret_expires_at > now() THEN e.previous_secret_expires_at END AS previous_secret_expires_at
          FROM claimed c JOIN events ev ON ev.id = c.event_id JOIN endpoints e ON e.id = c.endpoint_id`,
@@ -89,6 +97,9 @@ export function createDispatchRepository(db: Sequelize) {
         id: r.id,
         endpointId: r.endpoint_id,
         eventId: r.event_id,
+        eventType: r.event_type,
+        organizationId: r.organization_id,
+        trace: r.traceparent ? { traceparent: r.traceparent, tracestate: r.tracestate ?? '' } : null,
         attempt: r.attempt,
         attemptBase: r.attempt_base,
         leaseToken: r.lease_token,

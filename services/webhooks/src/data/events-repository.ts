@@ -1,4 +1,4 @@
-import { execute, selectRows, type Sequelize } from '@propdesk/kit';
+import { execute, selectRows, type Sequelize, type StoredTraceContext } from '@propdesk/kit';
 import { DELIVERIES_CHANNEL } from './deliveries-repository';
 
 export interface IncomingEvent {
@@ -8,6 +8,8 @@ export interface IncomingEvent {
   /** The serialised envelope, stored once and sent byte for byte on every attempt. */
   body: string;
   createdAt: Date;
+  /** The trace context of the transaction that wrote it in the accounts outbox, when traced. */
+  trace: StoredTraceContext | null;
 }
 
 export function createEventsRepository(db: Sequelize) {
@@ -31,12 +33,15 @@ export function createEventsRepository(db: Sequelize) {
           types: events.map((e) => e.type),
           bodies: events.map((e) => e.body),
           createdAts: events.map((e) => e.createdAt.toISOString()),
+          traceparents: events.map((e) => e.trace?.traceparent ?? null),
+          tracestates: events.map((e) => e.trace?.tracestate || null),
         };
         await execute(
           db,
-          `INSERT INTO events (id, organization_id, type, body, created_at)
-           SELECT v.id, v.org, v.type, v.body, v.created_at
-           FROM unnest($ids::text[], $orgs::text[], $types::text[], $bodies::text[], $createdAts::timestamptz[]) AS v(id, org, type, body, created_at)
+          `INSERT INTO events (id, organization_id, type, body, created_at, traceparent, tracestate)
+           SELECT v.id, v.org, v.type, v.body, v.created_at, v.traceparent, v.tracestate
+           FROM unnest($ids::text[], $orgs::text[], $types::text[], $bodies::text[], $createdAts::timestamptz[], $traceparents::text[], $tracestates::text[])
+             AS v(id, org, type, body, created_at, traceparent, tracestate)
            WHERE EXISTS (SELECT 1 FROM endpoints e WHERE e.organization_id = v.org AND e.deleted_at IS NULL
                            AND (cardinality(e.events) = 0 OR v.type = ANY (e.events)))
            ON CONFLICT (id) DO NOTHING`,

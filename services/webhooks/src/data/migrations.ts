@@ -114,4 +114,16 @@ export const migrations: Migration[] = [
       await sql(IDEMPOTENCY_RECORDS_DDL);
     },
   },
+  {
+    name: '0006_trace_context_and_backlog',
+    async up({ sql }) {
+      // An event keeps the trace context its outbox row carried (SPEC 16): every delivery attempt
+      // is a span of the trace of the request that caused the event. And the age of the oldest
+      // pending delivery (a metric read at every scrape) is an index lookup.
+      await sql(`
+        ALTER TABLE events ADD COLUMN traceparent text, ADD COLUMN tracestate text;
+        CREATE INDEX deliveries_pending_created_idx ON deliveries (created_at) WHERE status = 'pending';
+      `);
+    },
+  },
 ];

@@ -1,7 +1,8 @@
-import type { Logger, SecretBox } from '@propdesk/kit';
+import { ATTR_ORGANIZATION_ID, inSpanOf, SpanKind, SpanStatusCode, type Logger, type SecretBox } from '@propdesk/kit';
 import type { ClaimedDelivery, DispatchRepository } from '../data/dispatch-repository';
 import { nextRetry, parseRetryAfter, shouldDisable } from '../domain/retry-policy';
 import type { HttpSender } from './http-sender';
+import type { DeliveryOutcome, WebhookMetrics } from './metrics';
 
 export interface DispatcherOptions {
   repository: DispatchRepository;
@@ -14,6 +15,8 @@ export interface DispatcherOptions {
   timeoutMs: number;
   disableAfterHours: number;
   pollIntervalMs: number;
+  /** Attempts by outcome (WEBHOOKS_METRICS_PORT). */
+  metrics?: WebhookMetrics;
 }
 
 export interface Dispatcher {
@@ -51,7 +54,40 @@ export function startDispatcher(options: DispatcherOptions): Dispatcher {
   let ticking = false;
   let again = false;
 
-  const processOne = async (delivery: ClaimedDelivery): Promise<void> => {
+  /**
+   * Each attempt is a span in the trace of the request that wrote the event (its outbox row kept
+   * the trace context), parent of the HTTP request to the receiver and of the statements that
+   * record the attempt.
+   */
+  const processOne = (delivery: ClaimedDelivery): Promise<void> =>
+    inSpanOf(
+      delivery.trace,
+      `deliver ${delivery.eventType}`,
+      {
+        kind: SpanKind.PRODUCER,
+        attributes: {
+          [ATTR_ORGANIZATION_ID]: delivery.organizationId,
+          'propdesk.event.id': delivery.eventId,
+          'propdesk.event.type': delivery.eventType,
+          'propdesk.webhook.endpoint_id': delivery.endpointId,
+          'propdesk.webhook.delivery_id': delivery.id,
+          'propdesk.webhook.attempt': delivery.attempt + 1,
+        },
+      },
+      (span) =>
+        attempt(delivery, (outcome, result) => {
+          options.metrics?.attempt(outcome, result.durationMs / 1000);
+          if (!span) return;
+          span.setAttribute('propdesk.webhook.outcome', outcome);
+          if (result.responseStatus !== null) span.setAttribute('http.response.status_code', result.responseStatus);
+          if (outcome !== 'succeeded') span.setStatus({ code: SpanStatusCode.ERROR, message: result.error ?? 'delivery failed' });
+        }),
+    );
+
+  const attempt = async (
+    delivery: ClaimedDelivery,
+    report: (outcome: DeliveryOutcome, result: { responseStatus: number | null; error: string | null; durationMs: number }) => void,
+  ): Promise<void> => {
     const attemptedAt = new Date();
     let secrets: string[];
     try {
@@ -77,6 +113,7 @@ export function startDispatcher(options: DispatcherOptions): Dispatcher {
           attemptsMade: delivery.attempt + 1 - delivery.attemptBase,
           retryAfterSeconds: honoursRetryAfter ? parseRetryAfter(result.retryAfter) : undefined,
         });
+    report(succeeded ? 'succeeded' : decision.retry ? 'retrying' : 'failed', result);
     const outcome = {
       delivery,
       succeeded,

@@ -3,6 +3,7 @@ import { callMetadata, type Logger, type ServiceClient } from '@propdesk/kit';
 import type { accountsv1 } from '@propdesk/proto';
 import type { EventsRepository, IncomingEvent } from '../data/events-repository';
 import { serializeEnvelope } from '../domain/envelope';
+import type { WebhookMetrics } from './metrics';
 
 export const CONSUMER_NAME = 'accounts-events';
 const LOCK_KEY = 'propdesk-webhooks-consumer';
@@ -16,6 +17,8 @@ export interface EventConsumerOptions {
   logger: Logger;
   /** How often a standby replica asks for the consumer lock. */
   lockPollMs?: number;
+  /** The outbox backlog and whether this replica consumes (WEBHOOKS_METRICS_PORT). */
+  metrics?: WebhookMetrics;
 }
 
 export interface EventConsumer {
@@ -33,6 +36,7 @@ function toIncoming(message: accountsv1.StreamEventsResponse): IncomingEvent | u
     organizationId: event.organizationId,
     type: event.type,
     createdAt,
+    trace: event.traceparent ? { traceparent: event.traceparent, tracestate: event.tracestate } : null,
     body: serializeEnvelope({
       id: event.id,
       type: event.type,
@@ -72,6 +76,8 @@ export function startEventConsumer(options: EventConsumerOptions): EventConsumer
         if (stopped) return resolve();
         const stream = options.accounts.raw.streamEvents({ afterPosition: after }, callMetadata());
         const buffer: accountsv1.StreamEventsResponse[] = [];
+        // The newest settled outbox position the accounts service has told us of.
+        let head = 0;
         let flushing = false;
         let ended = false;
         let settled = false;
@@ -99,7 +105,9 @@ export function startEventConsumer(options: EventConsumerOptions): EventConsumer
             while (buffer.length > 0 && !settled) {
               const batch = buffer.splice(0, MAX_BATCH);
               const incoming = batch.map(toIncoming).filter((e): e is IncomingEvent => e !== undefined);
-              await options.events.ingest(CONSUMER_NAME, incoming, batch[batch.length - 1].position);
+              const last = batch[batch.length - 1];
+              await options.events.ingest(CONSUMER_NAME, incoming, last.position);
+              options.metrics?.consumed(Number(last.position), Math.max(head, Number(last.position)));
               if (stream.isPaused() && buffer.length < HIGH_WATER / 2) stream.resume();
             }
           } catch (err) {
@@ -111,6 +119,7 @@ export function startEventConsumer(options: EventConsumerOptions): EventConsumer
           if (ended && buffer.length === 0) settle(new Error('event stream ended'));
         };
         stream.on('data', (message: accountsv1.StreamEventsResponse) => {
+          head = Math.max(head, Number(message.headPosition || 0));
           buffer.push(message);
           if (buffer.length >= HIGH_WATER) stream.pause();
           void flush();
@@ -137,6 +146,7 @@ export function startEventConsumer(options: EventConsumerOptions): EventConsumer
         }
         if (stopped) break;
         leader = true;
+        options.metrics?.consuming(true);
         logger.info('event consumer holds the lock; streaming events');
         const started = Date.now();
         await consume(lockClient);
@@ -145,6 +155,7 @@ export function startEventConsumer(options: EventConsumerOptions): EventConsumer
         if (!stopped) logger.warn({ err: (err as Error).message, retryInMs: backoffMs }, 'event stream interrupted');
       } finally {
         leader = false;
+        options.metrics?.consuming(false);
         await lockClient.end().catch(() => undefined);
       }
       if (stopped) break;

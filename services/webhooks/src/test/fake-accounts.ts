@@ -8,7 +8,8 @@ import { accountsv1 } from '@propdesk/proto';
 export interface FakeAccounts {
   address: string;
   port: number;
-  publish(event: { type: string; organizationId: string; data?: Record<string, unknown>; id?: string }): { id: string; position: number };
+  /** `traceparent`: the W3C trace context the event carries (outbox.ts keeps the writer's). */
+  publish(event: { type: string; organizationId: string; data?: Record<string, unknown>; id?: string; traceparent?: string }): { id: string; position: number };
   /** How many StreamEvents calls were opened (reconnects show up here). */
   streamsOpened(): number;
   /** Ends every open stream with UNAVAILABLE, as a crashing accounts service would. */
@@ -25,7 +26,7 @@ export async function startFakeAccounts(port = 0): Promise<FakeAccounts> {
   const pump = () => {
     for (const sub of open) {
       while (sub.next < events.length) {
-        sub.call.write(events[sub.next]);
+        sub.call.write({ ...events[sub.next], headPosition: String(events.length) });
         sub.next += 1;
       }
     }
@@ -56,7 +57,16 @@ export async function startFakeAccounts(port = 0): Promise<FakeAccounts> {
       const position = events.length + 1;
       events.push({
         position: String(position),
-        event: { id, type: input.type, organizationId: input.organizationId, createdAt: new Date(), data: input.data ?? { account: 1000 + position } },
+        headPosition: String(position),
+        event: {
+          id,
+          type: input.type,
+          organizationId: input.organizationId,
+          createdAt: new Date(),
+          data: input.data ?? { account: 1000 + position },
+          traceparent: input.traceparent ?? '',
+          tracestate: '',
+        },
       });
       pump();
       return { id, position };

@@ -252,7 +252,16 @@ export interface Event {
   type: string;
   createdAt?: Date | undefined;
   organizationId: string;
-  data?: { [key: string]: any } | undefined;
+  data?:
+    | { [key: string]: any }
+    | undefined;
+  /**
+   * W3C trace context of the transaction that wrote the event (empty when it was not traced), so
+   * that what the event causes later (a webhook delivery) joins the trace of the request that
+   * caused it. Internal: not part of the REST event.
+   */
+  traceparent: string;
+  tracestate: string;
 }
 
 export interface ListEventsRequest {
@@ -279,6 +288,11 @@ export interface StreamEventsResponse {
     | undefined;
   /** Commit-ordered position of this event; resume after it. */
   position: string;
+  /**
+   * The newest settled position when this event was read: head_position - position is how far the
+   * consumer is behind the outbox (0 once it has caught up).
+   */
+  headPosition: string;
 }
 
 export interface ListProgramsRequest {
@@ -3705,7 +3719,15 @@ export const GetExecutorSessionResponse: MessageFns<GetExecutorSessionResponse> 
 };
 
 function createBaseEvent(): Event {
-  return { id: "", type: "", createdAt: undefined, organizationId: "", data: undefined };
+  return {
+    id: "",
+    type: "",
+    createdAt: undefined,
+    organizationId: "",
+    data: undefined,
+    traceparent: "",
+    tracestate: "",
+  };
 }
 
 export const Event: MessageFns<Event> = {
@@ -3724,6 +3746,12 @@ export const Event: MessageFns<Event> = {
     }
     if (message.data !== undefined) {
       Struct.encode(Struct.wrap(message.data), writer.uint32(42).fork()).join();
+    }
+    if (message.traceparent !== "") {
+      writer.uint32(50).string(message.traceparent);
+    }
+    if (message.tracestate !== "") {
+      writer.uint32(58).string(message.tracestate);
     }
     return writer;
   },
@@ -3781,6 +3809,22 @@ export const Event: MessageFns<Event> = {
             message.data = Struct.unwrap(Struct.decode(reader, reader.uint32()));
             continue;
           }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.traceparent = reader.string();
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.tracestate = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -3808,6 +3852,8 @@ export const Event: MessageFns<Event> = {
         ? globalThis.String(object.organization_id)
         : "",
       data: isObject(object.data) ? object.data : undefined,
+      traceparent: isSet(object.traceparent) ? globalThis.String(object.traceparent) : "",
+      tracestate: isSet(object.tracestate) ? globalThis.String(object.tracestate) : "",
     };
   },
 
@@ -3828,6 +3874,12 @@ export const Event: MessageFns<Event> = {
     if (message.data !== undefined) {
       obj.data = message.data;
     }
+    if (message.traceparent !== "") {
+      obj.traceparent = message.traceparent;
+    }
+    if (message.tracestate !== "") {
+      obj.tracestate = message.tracestate;
+    }
     return obj;
   },
 
@@ -3841,6 +3893,8 @@ export const Event: MessageFns<Event> = {
     message.createdAt = object.createdAt ?? undefined;
     message.organizationId = object.organizationId ?? "";
     message.data = object.data ?? undefined;
+    message.traceparent = object.traceparent ?? "";
+    message.tracestate = object.tracestate ?? "";
     return message;
   },
 };
@@ -4137,7 +4191,7 @@ export const StreamEventsRequest: MessageFns<StreamEventsRequest> = {
 };
 
 function createBaseStreamEventsResponse(): StreamEventsResponse {
-  return { event: undefined, position: "0" };
+  return { event: undefined, position: "0", headPosition: "0" };
 }
 
 export const StreamEventsResponse: MessageFns<StreamEventsResponse> = {
@@ -4147,6 +4201,9 @@ export const StreamEventsResponse: MessageFns<StreamEventsResponse> = {
     }
     if (message.position !== "0") {
       writer.uint32(16).int64(message.position);
+    }
+    if (message.headPosition !== "0") {
+      writer.uint32(24).int64(message.headPosition);
     }
     return writer;
   },
@@ -4180,6 +4237,14 @@ export const StreamEventsResponse: MessageFns<StreamEventsResponse> = {
             message.position = reader.int64().toString();
             continue;
           }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.headPosition = reader.int64().toString();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -4196,6 +4261,11 @@ export const StreamEventsResponse: MessageFns<StreamEventsResponse> = {
     return {
       event: isSet(object.event) ? Event.fromJSON(object.event) : undefined,
       position: isSet(object.position) ? globalThis.String(object.position) : "0",
+      headPosition: isSet(object.headPosition)
+        ? globalThis.String(object.headPosition)
+        : isSet(object.head_position)
+        ? globalThis.String(object.head_position)
+        : "0",
     };
   },
 
@@ -4207,6 +4277,9 @@ export const StreamEventsResponse: MessageFns<StreamEventsResponse> = {
     if (message.position !== "0") {
       obj.position = message.position;
     }
+    if (message.headPosition !== "0") {
+      obj.headPosition = message.headPosition;
+    }
     return obj;
   },
 
@@ -4217,6 +4290,7 @@ export const StreamEventsResponse: MessageFns<StreamEventsResponse> = {
     const message = createBaseStreamEventsResponse();
     message.event = (object.event !== undefined && object.event !== null) ? Event.fromPartial(object.event) : undefined;
     message.position = object.position ?? "0";
+    message.headPosition = object.headPosition ?? "0";
     return message;
   },
 };

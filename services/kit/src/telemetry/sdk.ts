@@ -1,0 +1,85 @@
+import type { IncomingMessage } from 'node:http';
+import { getRPCMetadata, RPCType } from '@opentelemetry/core';
+import { context, type Span } from '@opentelemetry/api';
+import { OTLPTraceExporter as OtlpJsonExporter } from '@opentelemetry/exporter-trace-otlp-http';
+import { OTLPTraceExporter as OtlpProtobufExporter } from '@opentelemetry/exporter-trace-otlp-proto';
+import { registerInstrumentations } from '@opentelemetry/instrumentation';
+import { ExpressInstrumentation, ExpressLayerType } from '@opentelemetry/instrumentation-express';
+import { GrpcInstrumentation } from '@opentelemetry/instrumentation-grpc';
+import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
+import { IORedisInstrumentation } from '@opentelemetry/instrumentation-ioredis';
+import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
+import { PinoInstrumentation } from '@opentelemetry/instrumentation-pino';
+import { UndiciInstrumentation } from '@opentelemetry/instrumentation-undici';
+import { detectResources, envDetector, resourceFromAttributes } from '@opentelemetry/resources';
+import { BatchSpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
+import { ATTR_SERVICE_NAME } from '@opentelemetry/semantic-conventions';
+import type { TelemetrySettings } from './config';
+import { installTracingHooks } from './tracing';
+
+/** Probes and scrapes: answered every few seconds, never what a trace is looked at for. */
+const UNTRACED_PATHS = new Set(['/healthz', '/metrics']);
+
+function untracedRequest(request: IncomingMessage): boolean {
+  return UNTRACED_PATHS.has((request.url ?? '').split('?', 1)[0]);
+}
+
+/** A webhook URL's query string may hold the receiver's own token: spans keep scheme, host and path. */
+function withoutQuery(url: string): string {
+  const cut = url.search(/[?#]/);
+  return cut === -1 ? url : url.slice(0, cut);
+}
+
+/**
+ * Starts the OpenTelemetry SDK: a NodeTracerProvider (W3C trace context, AsyncLocalStorage
+ * context, the sampler of OTEL_TRACES_SAMPLER), a batch processor exporting over OTLP/HTTP in
+ * the configured encoding, and the instrumentations of every library a PropDesk process talks
+ * through. Loaded only when tracing is on (register.ts): off, none of these modules is required.
+ */
+export function startSdk(settings: TelemetrySettings, defaultServiceName: string): void {
+  // OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES (envDetector) win over the component's default.
+  const resource = resourceFromAttributes({ [ATTR_SERVICE_NAME]: defaultServiceName }).merge(detectResources({ detectors: [envDetector] }));
+  // Both read OTEL_EXPORTER_OTLP_(TRACES_)ENDPOINT, _HEADERS and _TIMEOUT themselves.
+  const exporter = settings.protocol === 'http/json' ? new OtlpJsonExporter() : new OtlpProtobufExporter();
+  const provider = new NodeTracerProvider({ resource, spanProcessors: [new BatchSpanProcessor(exporter)] });
+  provider.register();
+
+  registerInstrumentations({
+    tracerProvider: provider,
+    instrumentations: [
+      new HttpInstrumentation({ ignoreIncomingRequestHook: untracedRequest }),
+      // Route handlers only: a span per middleware would cost more than it tells.
+      new ExpressInstrumentation({ ignoreLayersType: [ExpressLayerType.MIDDLEWARE, ExpressLayerType.ROUTER] }),
+      // Not traced: health checks (probes, readiness loops, the gateway's /healthz), reflection, and
+      // the streams that live as long as the processes (the outbox feed, key invalidations, the
+      // market feed): one span each for days, every statement of their polls inside it, and the
+      // events the engine writes for a streamed quote tied to that endless trace.
+      new GrpcInstrumentation({ ignoreGrpcMethods: ['Check', 'Watch', 'ServerReflectionInfo', 'StreamEvents', 'WatchInvalidations', 'StreamQuotes'] }),
+      // Statements only under a traced request or delivery (pollers and listeners stay quiet);
+      // never the bound values (enhancedDatabaseReporting off): they hold hashes, tokens, names.
+      new PgInstrumentation({ requireParentSpan: true, enhancedDatabaseReporting: false, ignoreConnectSpans: true }),
+      new IORedisInstrumentation({ requireParentSpan: true }),
+      new UndiciInstrumentation({
+        requestHook(span, request) {
+          span.setAttribute('url.full', withoutQuery(`${request.origin}${request.path}`));
+          if (request.path.includes('?')) span.setAttribute('url.query', 'REDACTED');
+        },
+      }),
+      // trace_id and span_id on every log line written under a span; logs stay on stdout.
+      new PinoInstrumentation({ disableLogSending: true }),
+    ],
+  });
+
+  installTracingHooks({
+    serverSpan(): Span | undefined {
+      const metadata = getRPCMetadata(context.active());
+      return metadata?.type === RPCType.HTTP ? metadata.span : undefined;
+    },
+    setHttpRoute(template: string): void {
+      const metadata = getRPCMetadata(context.active());
+      if (metadata?.type === RPCType.HTTP) metadata.route = template;
+    },
+    flush: () => provider.forceFlush(),
+  });
+}

@@ -1,0 +1,96 @@
+import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Attributes, type Span } from '@opentelemetry/api';
+
+/**
+ * What the rest of the kit asks of tracing. Everything here is a no-op until the SDK has been
+ * started (register.ts, only with OTEL_EXPORTER_OTLP_* set), so with tracing off a request pays
+ * one boolean check per call site and nothing else.
+ */
+export interface TracingHooks {
+  /** The HTTP server span of the request in the current context (http instrumentation's RPC metadata). */
+  serverSpan(): Span | undefined;
+  /** Names the current HTTP server span by its route template: http.route and "METHOD /v1/x/{id}". */
+  setHttpRoute(template: string): void;
+  /** Flushes spans still batched (shutdown). */
+  flush(): Promise<void>;
+}
+
+let hooks: TracingHooks | undefined;
+
+/** Called once by the SDK when it starts (sdk.ts). */
+export function installTracingHooks(installed: TracingHooks): void {
+  hooks = installed;
+}
+
+/** True once this process exports spans. */
+export function tracingActive(): boolean {
+  return hooks !== undefined;
+}
+
+/** Span attributes of our own, beside the semantic conventions' (never a secret or a body). */
+export const ATTR_REQUEST_ID = 'propdesk.request_id';
+export const ATTR_ORGANIZATION_ID = 'propdesk.organization_id';
+
+/** Sets attributes on the active span (a gRPC handler's server span, for instance). */
+export function annotateActiveSpan(attributes: Attributes): void {
+  if (!hooks) return;
+  trace.getActiveSpan()?.setAttributes(attributes);
+}
+
+/** Sets attributes on the request's HTTP server span (the gateway's and the panel's). */
+export function annotateServerSpan(attributes: Attributes): void {
+  if (!hooks) return;
+  (hooks.serverSpan() ?? trace.getActiveSpan())?.setAttributes(attributes);
+}
+
+/** The gateway's /v1 router matched a route template: the server span is named after it. */
+export function setHttpRoute(template: string): void {
+  hooks?.setHttpRoute(template);
+}
+
+/** W3C trace context of the current span, as stored beside an outbox row. */
+export interface StoredTraceContext {
+  traceparent: string;
+  tracestate: string;
+}
+
+/** The current trace context (to keep with something that is handled later), or null when none is sampled. */
+export function currentTraceContext(): StoredTraceContext | null {
+  if (!hooks) return null;
+  const carrier: Record<string, string> = {};
+  propagation.inject(context.active(), carrier);
+  return carrier.traceparent ? { traceparent: carrier.traceparent, tracestate: carrier.tracestate ?? '' } : null;
+}
+
+/**
+ * Runs `work` inside a new span whose parent is a stored trace context (an outbox event's), so
+ * what happens now joins the trace of what caused it. Without a stored context the span starts
+ * a trace of its own; with tracing off, `work` just runs. The span ends when `work` settles, in
+ * error when it throws; `work` may set the outcome on the span it is given.
+ */
+export async function inSpanOf<T>(
+  stored: StoredTraceContext | null,
+  name: string,
+  options: { kind?: SpanKind; attributes?: Attributes },
+  work: (span: Span | undefined) => Promise<T>,
+): Promise<T> {
+  if (!hooks) return work(undefined);
+  const parent = stored ? propagation.extract(ROOT_CONTEXT, { traceparent: stored.traceparent, tracestate: stored.tracestate }) : ROOT_CONTEXT;
+  const span = trace.getTracer('propdesk').startSpan(name, { kind: options.kind ?? SpanKind.INTERNAL, attributes: options.attributes }, parent);
+  try {
+    return await context.with(trace.setSpan(parent, span), () => work(span));
+  } catch (err) {
+    span.recordException(err as Error);
+    span.setStatus({ code: SpanStatusCode.ERROR, message: (err as Error).message });
+    throw err;
+  } finally {
+    span.end();
+  }
+}
+
+/** Sends what is batched; resolves at once with tracing off, and within `timeoutMs` whatever the collector does. */
+export async function flushTelemetry(timeoutMs = 2000): Promise<void> {
+  if (!hooks) return;
+  await Promise.race([hooks.flush().catch(() => undefined), new Promise((resolve) => setTimeout(resolve, timeoutMs).unref())]);
+}
+
+export { SpanKind, SpanStatusCode };
