@@ -2,6 +2,7 @@ import { createLogger, createServiceClient, QueryTypes, type PromiseClient, type
 import { accountsv1, tradingv1 } from '@propdesk/proto';
 import { start, type StartedAccountsService } from '../main';
 import { startHarness, type Harness } from '../test/harness';
+import { fixedClock } from './domain/clock';
 import { TradingEngine } from './engine/trading-engine';
 import { tradingHelpers } from './test-helpers';
 
@@ -101,7 +102,7 @@ it('a position held over the weekend is flagged once, and trading continues', as
     sequelize: h.sql,
     logger: createLogger('test', { level: 'silent' }),
     rolloverHourUtc: 0,
-    now: () => new Date('2026-03-16T09:00:00Z'),
+    clock: fixedClock(new Date('2026-03-16T09:00:00Z')),
   });
   try {
     await engine.publishQuote({ symbol: 'US30', bid: 39_010, ask: 39_011, time: new Date() });

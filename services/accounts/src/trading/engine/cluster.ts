@@ -42,7 +42,8 @@ export interface PgClusterOptions {
  * fanned out to the others with NOTIFY (batched; the others LISTEN on one connection each).
  * No consensus of our own: every replica computes the same owner from the same rows; while two
  * replicas briefly disagree (one saw a lease expire a renewal earlier) an account may be
- * evaluated twice, which the locked re-check makes harmless.
+ * evaluated twice, which the locked re-check makes harmless. * Leases are timed by PostgreSQL's clock (now() in data/engine-leases.ts), the one clock every
+ * replica shares; the engine's clock (domain/clock.ts) is the trading time and never expires a lease.
  */
 export class PgCluster implements EngineCluster {
   readonly replicaId = randomUUID();

@@ -1,3 +1,4 @@
+import { performance } from 'node:perf_hooks';
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { Logger, Sequelize } from '@propdesk/kit';
 import type { Registry } from 'prom-client';
@@ -8,6 +9,7 @@ import { allLivePositions, livePositionsOfAccounts, recentlyChangedAccounts, tra
 import { liveAccountNumbers } from '../data/engine-leases';
 import { loadQuotes, upsertQuotes } from '../data/quotes';
 import { nextWeekendStart, tradingDayOf, tradingDayStart } from '../domain/calendar';
+import { dateOf, systemClock, type Clock } from '../domain/clock';
 import { mid, roundMoney, type Quote } from '../domain/instruments';
 import { pendingTriggers, protectiveExit } from '../domain/orders';
 import { consistencyHolds, followPeak, thresholdsMoveWith, warningsAt } from '../domain/rules';
@@ -29,7 +31,8 @@ export interface TradingEngineOptions {
   sequelize: Sequelize;
   logger: Logger;
   rolloverHourUtc: number;
-  now?: () => Date;
+  /** The time the engine and the use cases it runs decide by (default: the wall clock). */
+  clock?: Clock;
   /** The core's side of the challenge lifecycle (main.ts wires it through the port). */
   lifecycle?: PhaseLifecycle;
   /** Background tick: persists streamed quotes, picks up other replicas' changes (default 250 ms). */
@@ -63,6 +66,7 @@ export interface TradingEngineOptions {
 
 interface QueuedQuote {
   quote: Quote;
+  /** performance.now() at arrival: what the lag and the verdict latency are measured from. */
   receivedAt: number;
   resolve: () => void;
 }
@@ -113,6 +117,7 @@ async function runLimited<T>(items: T[], worker: (item: T) => Promise<void>): Pr
  * never double-fill, double-close or double-breach; the loser finds nothing to do.
  */
 export class TradingEngine implements LiveEngine {
+  readonly clock: Clock;
   private readonly ctx: TradingContext;
   /** ctx on the verdict pool (options.verdicts), or ctx itself. */
   private readonly verdictCtx: TradingContext;
@@ -140,7 +145,7 @@ export class TradingEngine implements LiveEngine {
   /** The minute the accounts' open equity buckets are of (markSlot rolls it). */
   private openMinute = NaN;
   private day?: string;
-  private lastLagWarning = 0;
+  private lastLagWarning = -Infinity;
   private loading?: Promise<void>;
   private timer?: NodeJS.Timeout;
   private draining = false;
@@ -148,6 +153,7 @@ export class TradingEngine implements LiveEngine {
   private stopped = false;
 
   constructor(private readonly options: TradingEngineOptions) {
+    const clock = (this.clock = options.clock ?? systemClock);
     this.metrics = createEngineMetrics(options.metricsRegistry);
     this.writer = new EquityWriter(
       options.sequelize,
@@ -155,12 +161,13 @@ export class TradingEngine implements LiveEngine {
       { threshold: options.equityWriteThreshold ?? 1, maxAgeMs: options.equityMaxAgeMs ?? 15_000 },
       this.table,
       () => this.verdictsFirst(),
+      clock,
     );
     this.ctx = {
       sequelize: options.sequelize,
       logger: options.logger,
       rolloverHourUtc: options.rolloverHourUtc,
-      now: options.now ?? (() => new Date()),
+      now: () => dateOf(clock),
       quote: (symbol) => this.quotes.get(symbol),
       lifecycle: options.lifecycle,
     };
@@ -318,7 +325,7 @@ export class TradingEngine implements LiveEngine {
   private enqueue(quote: Quote): Promise<void> {
     this.metrics.received.inc();
     return new Promise<void>((resolve) => {
-      this.queue.push({ quote, receivedAt: Date.now(), resolve });
+      this.queue.push({ quote, receivedAt: performance.now(), resolve });
       this.metrics.backlog.set(this.feedBacklog());
       void this.drain();
     });
@@ -328,7 +335,7 @@ export class TradingEngine implements LiveEngine {
     if (this.draining) return;
     this.draining = true;
     try {
-      let sliceStart = Date.now();
+      let sliceStart = performance.now();
       while (this.queueHead < this.queue.length) {
         const queued = this.queue[this.queueHead];
         this.queue[this.queueHead++] = undefined as unknown as QueuedQuote;
@@ -345,9 +352,9 @@ export class TradingEngine implements LiveEngine {
         }
         queued.resolve();
         this.releaseBacklogWaiters();
-        if (Date.now() - sliceStart >= SLICE_MS) {
+        if (performance.now() - sliceStart >= SLICE_MS) {
           await yieldToEventLoop();
-          sliceStart = Date.now();
+          sliceStart = performance.now();
         }
       }
     } finally {
@@ -371,7 +378,7 @@ export class TradingEngine implements LiveEngine {
 
   /** The lag metric, and a warning (at most every 10 s) when this replica falls behind its feed. */
   private reportLag(receivedAt: number): void {
-    const now = Date.now();
+    const now = performance.now();
     const lagMs = now - receivedAt;
     this.metrics.lag.set(lagMs / 1000);
     this.metrics.backlog.set(this.feedBacklog());
@@ -421,7 +428,7 @@ export class TradingEngine implements LiveEngine {
     this.quotes.set(quote.symbol, quote);
     const book = this.books.get(quote.symbol);
     if (!book || (book.size === 0 && book.pending.size === 0)) return;
-    const now = this.ctx.now();
+    const now = dateOf(this.clock);
     await this.ensureDay(now);
     const nowMs = now.getTime();
     const minute = Math.floor(nowMs / 60_000) * 60_000;
@@ -589,20 +596,20 @@ export class TradingEngine implements LiveEngine {
   private async rehearseVerdicts(): Promise<void> {
     const pool = this.options.verdicts;
     const seen = this.verdictConnections;
-    if (!pool || this.accounts.size === 0 || seen.opened === seen.rehearsed || Date.now() < seen.retryAt) return;
-    const started = Date.now();
+    if (!pool || this.accounts.size === 0 || seen.opened === seen.rehearsed || this.clock.now() < seen.retryAt) return;
+    const started = performance.now();
     const held: number[] = [];
     for (const n of this.accounts.keys()) if (held.push(n) === pool.connections) break;
     const numbers = Array.from({ length: pool.connections }, (_, i) => held[i % held.length]);
     const failed = (await Promise.allSettled(numbers.map((n) => rehearseBreach(this.verdictCtx, n)))).find((r) => r.status === 'rejected');
     if (failed) {
-      seen.retryAt = Date.now() + REHEARSAL_RETRY_MS;
+      seen.retryAt = this.clock.now() + REHEARSAL_RETRY_MS;
       this.options.logger.warn({ err: failed.reason }, 'rehearsing the verdict connections failed; trying again shortly');
       return;
     }
     seen.rehearsed = seen.opened;
     this.metrics.rehearsals.inc(pool.connections);
-    this.options.logger.debug({ connections: pool.connections, ms: Date.now() - started }, 'verdict connections rehearsed');
+    this.options.logger.debug({ connections: pool.connections, ms: performance.now() - started }, 'verdict connections rehearsed');
   }
 
   /** Resolves when no verdict runs, or after VERDICT_WAIT_MS (marks are bounded in age, not starved by a run of breaches). */
@@ -655,10 +662,11 @@ export class TradingEngine implements LiveEngine {
   /**
    * Marks the accounts at the cached quotes, records their equity for the batched flush, and
    * hands the ones whose marks crossed a threshold to a locked re-check (evaluate-account.ts,
-   * which judges again on committed rows); decided ones are reloaded.
+   * which judges again on committed rows); decided ones are reloaded. `receivedAt`: performance.now()
+   * at the arrival of the quote that marked them.
    */
-  async evaluate(numbers: number[], receivedAt = Date.now()): Promise<void> {
-    const now = this.ctx.now();
+  async evaluate(numbers: number[], receivedAt = performance.now()): Promise<void> {
+    const now = dateOf(this.clock);
     await this.ensureDay(now);
     const minute = Math.floor(now.getTime() / 60_000) * 60_000;
     const day = tradingDayOf(now, this.options.rolloverHourUtc);
@@ -687,7 +695,7 @@ export class TradingEngine implements LiveEngine {
     }
     const decided: number[] = [];
     await runLimited(suspects, async (state) => {
-      const started = Date.now();
+      const started = performance.now();
       const done = this.verdictStarted();
       const outcome = await this.guard(() =>
         evaluateAccount(this.verdictCtx, state.account.number, {
@@ -698,7 +706,7 @@ export class TradingEngine implements LiveEngine {
         }),
       );
       done();
-      const ended = Date.now();
+      const ended = performance.now();
       this.metrics.verdictTransaction.observe((ended - started) / 1000);
       if (outcome?.kind === 'breached' || outcome?.kind === 'passed') this.metrics.verdictLatency.observe((ended - receivedAt) / 1000);
       // Reloaded whatever the outcome: an unchanged verdict means this replica's view was stale.
@@ -777,7 +785,7 @@ export class TradingEngine implements LiveEngine {
       const previous = this.accounts.get(n);
       return day !== undefined && account?.status === 'active' && !(previous?.sodDay === day && sameMoney(previous, account));
     });
-    const sods = day !== undefined && unstarted.length > 0 ? await this.readDayStarts(unstarted, this.ctx.now(), day) : new Map<number, DayStart>();
+    const sods = day !== undefined && unstarted.length > 0 ? await this.readDayStarts(unstarted, dateOf(this.clock), day) : new Map<number, DayStart>();
     const late: AccountState[] = [];
     const consistent = [...accounts.values()].filter((a) => a.status === 'active' && a.terms.consistencyPct !== null).map((a) => a.number);
     const dayProfits = await dailyProfitsOf(this.options.sequelize, consistent, this.options.rolloverHourUtc);
@@ -838,7 +846,7 @@ export class TradingEngine implements LiveEngine {
     this.forgetOldTickets();
     // The day turned while this rebuild read (ensureDay started the others), or a state's start
     // was not read above (replaced meanwhile): read now. Before the engine began a day, ensureDay does.
-    if (this.day !== undefined) await this.startDays(this.day !== day ? rebuilt : late, this.ctx.now(), this.day);
+    if (this.day !== undefined) await this.startDays(this.day !== day ? rebuilt : late, dateOf(this.clock), this.day);
   }
 
   /** Tickets far older than any rebuild still reading are dropped (the map would otherwise keep every account ever indexed). */
@@ -851,7 +859,7 @@ export class TradingEngine implements LiveEngine {
   /** Start-of-day balance as the engine knows it (null before the account was first marked today). */
   startOfDayBalance(accountNumber: number): number | null {
     const s = this.accounts.get(accountNumber);
-    return s && s.sodDay === tradingDayOf(this.ctx.now(), this.options.rolloverHourUtc) ? (s.sod ?? null) : null;
+    return s && s.sodDay === tradingDayOf(dateOf(this.clock), this.options.rolloverHourUtc) ? (s.sod ?? null) : null;
   }
 
   private async tick(): Promise<void> {
@@ -870,7 +878,7 @@ export class TradingEngine implements LiveEngine {
       await this.reloadAccounts(reload.map((c) => c.accountNumber));
       // Not while a verdict runs: the rehearsals take every verdict connection for a few milliseconds.
       if (this.verdicts.running === 0) await this.rehearseVerdicts();
-      if (Date.now() - this.writer.lastFlush >= (this.options.equityFlushMs ?? 1000)) await this.flushMarks('none');
+      if (this.clock.now() - this.writer.lastFlush >= (this.options.equityFlushMs ?? 1000)) await this.flushMarks('none');
     } catch (err) {
       if (/closed/i.test(String((err as Error)?.message))) {
         // The pool was closed by the service's shutdown: nothing left to keep fresh.
