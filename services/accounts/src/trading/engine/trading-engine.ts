@@ -24,6 +24,7 @@ import { accountState, sameMoney, startDay, storeThresholds, type AccountState }
 import { AccountTable, BALANCE, BREACH_BELOW, DRAWDOWN, EQUITY, HIGH, LOW, MINUTE, PASS_AT_OR_ABOVE, PEAK, STRIDE, TRAILING, W_FLOATING, W_HIGH, W_LOW, W_STAMP, WARN_BELOW, WSTRIDE } from './account-table';
 import type { EngineCluster } from './cluster';
 import { EquityWriter } from './equity-writer';
+import { guarded, inLanes } from './lanes';
 import { createEngineMetrics, type EngineMetrics } from './metrics';
 import { PositionBook } from './position-book';
 
@@ -71,7 +72,6 @@ interface QueuedQuote {
   resolve: () => void;
 }
 
-const CONCURRENCY = 4;
 const CHANGE_LOOKBACK_SECONDS = 10;
 /** Synchronous marking work between two yields to the event loop (so the feed's socket and other RPCs are served). */
 const SLICE_MS = 8;
@@ -82,14 +82,6 @@ const VERDICT_WAIT_MS = 200;
 const REHEARSAL_RETRY_MS = 5000;
 /** How far inside its thresholds an account's band ends (USD): equity is judged rounded to the cent. */
 const BAND_MARGIN = 0.02;
-
-async function runLimited<T>(items: T[], worker: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  const lanes = Array.from({ length: Math.min(CONCURRENCY, items.length) }, async () => {
-    while (next < items.length) await worker(items[next++]);
-  });
-  await Promise.all(lanes);
-}
 
 /**
  * The per-replica trading engine: a quote cache and an index symbol -> live positions, so a
@@ -499,15 +491,15 @@ export class TradingEngine implements LiveEngine {
     const suspectNumbers = suspects.map((slot) => (t.states[slot] as AccountState).account.number);
     if (fills.length === 0 && exits.length === 0 && weekend.length === 0 && suspects.length === 0) return;
     const changed = new Set<number>();
-    await runLimited(fills, async (p) => {
-      if (await this.guard(() => fillPendingOrder(this.ctx, p.accountNumber, p.id, p.price as number))) changed.add(p.accountNumber);
+    await inLanes(fills, async (p) => {
+      if (await guarded(this.options.logger, () => fillPendingOrder(this.ctx, p.accountNumber, p.id, p.price as number))) changed.add(p.accountNumber);
     });
-    await runLimited(exits, async (e) => {
-      const closed = await this.guard(() => exitPosition(this.ctx, { accountNumber: e.position.accountNumber, positionId: e.position.id, reason: e.reason, price: e.price }));
+    await inLanes(exits, async (e) => {
+      const closed = await guarded(this.options.logger, () => exitPosition(this.ctx, { accountNumber: e.position.accountNumber, positionId: e.position.id, reason: e.reason, price: e.price }));
       if (closed) changed.add(e.position.accountNumber);
     });
-    await runLimited(weekend, async (p) => {
-      if (p.openedAt) await this.guard(() => flagWeekendHolding(this.ctx, { ...p, openedAt: p.openedAt as Date }));
+    await inLanes(weekend, async (p) => {
+      if (p.openedAt) await guarded(this.options.logger, () => flagWeekendHolding(this.ctx, { ...p, openedAt: p.openedAt as Date }));
     });
     if (changed.size > 0) await this.reloadAccounts([...changed]);
     await this.evaluate([...new Set([...suspectNumbers, ...changed])], receivedAt);
@@ -634,15 +626,6 @@ export class TradingEngine implements LiveEngine {
     storeThresholds(s, this.table);
   }
 
-  private async guard<T>(action: () => Promise<T>): Promise<T | null> {
-    try {
-      return await action();
-    } catch (err) {
-      this.options.logger.error({ err }, 'trading action failed');
-      return null;
-    }
-  }
-
   /** Recomputes an indexed account's floating P/L from its positions at the cached quotes (exact, no running sum). */
   private remark(s: AccountState): void {
     let floating = 0;
@@ -694,10 +677,10 @@ export class TradingEngine implements LiveEngine {
       } else if (equity < h[o + WARN_BELOW]) warnings.push(s);
     }
     const decided: number[] = [];
-    await runLimited(suspects, async (state) => {
+    await inLanes(suspects, async (state) => {
       const started = performance.now();
       const done = this.verdictStarted();
-      const outcome = await this.guard(() =>
+      const outcome = await guarded(this.options.logger, () =>
         evaluateAccount(this.verdictCtx, state.account.number, {
           peakEquity: this.table.get(state.slot, PEAK),
           startOfDayBalance: state.sod ?? state.account.balance,
@@ -724,14 +707,14 @@ export class TradingEngine implements LiveEngine {
    * day (daily) or attempt (total); what was sent is remembered here, the database decides.
    */
   private async sendWarnings(states: AccountState[], day: string): Promise<void> {
-    await runLimited(states, async (s) => {
+    await inLanes(states, async (s) => {
       const equity = this.table.get(s.slot, EQUITY);
       const due = warningsAt(s.account.terms, s.limits, equity, s.account.initialBalance).filter(
         (w) => !s.warned.has(warningKey(w.rule, day, s.account.attempt)),
       );
       if (due.length > 0) {
         for (const w of due) s.warned.add(warningKey(w.rule, day, s.account.attempt));
-        await this.guard(() => recordWarnings(this.ctx, s.account, due, equity, day));
+        await guarded(this.options.logger, () => recordWarnings(this.ctx, s.account, due, equity, day));
       }
       // What was sent is no longer a threshold for this period.
       if (this.accounts.get(s.account.number) === s && s.sodDay === day) storeThresholds(s, this.table);
