@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
-import type { Logger, Sequelize } from '@propdesk/kit';
+import { AppError, type Logger, type Sequelize } from '@propdesk/kit';
 import type { Registry } from 'prom-client';
 import { readAccounts, type PhaseLifecycle } from '../core-port';
 import { startOfDayBalances, type DayStart } from '../data/account-days';
@@ -63,6 +63,14 @@ export interface TradingEngineOptions {
    * use `sequelize`.
    */
   verdicts?: { sequelize: Sequelize; connections: number };
+}
+
+/** A quote offered to an engine that has stopped: it is not taken (the caller may retry on another replica). */
+export class EngineClosedError extends AppError {
+  constructor() {
+    super('unavailable', 'the trading engine is stopping');
+    this.name = 'EngineClosedError';
+  }
 }
 
 interface QueuedQuote {
@@ -141,8 +149,12 @@ export class TradingEngine implements LiveEngine {
   private loading?: Promise<void>;
   private timer?: NodeJS.Timeout;
   private draining = false;
-  private ticking = false;
-  private stopped = false;
+  /** The running drain, or the last one: what stop() awaits. */
+  private drainRun: Promise<void> = Promise.resolve();
+  /** The tick in flight: what stop() awaits. */
+  private ticking?: Promise<void>;
+  /** Aborted by stop(): quotes are refused, the tick and rebalances do not begin again. */
+  private readonly closing = new AbortController();
 
   constructor(private readonly options: TradingEngineOptions) {
     const clock = (this.clock = options.clock ?? systemClock);
@@ -193,7 +205,9 @@ export class TradingEngine implements LiveEngine {
     await this.options.cluster?.start({
       onMembership: () => void this.rebalance(),
       // Another replica's quote: stored by that replica, evaluated here for this replica's accounts.
-      onQuote: (quote) => void this.enqueue(quote),
+      onQuote: (quote) => {
+        if (!this.closing.signal.aborted) void this.enqueue(quote);
+      },
     });
     for (const q of await loadQuotes(this.options.sequelize)) this.quotes.set(q.symbol, q);
     const ticket = ++this.rebuildTicket;
@@ -201,7 +215,7 @@ export class TradingEngine implements LiveEngine {
     const numbers = [...new Set(live.map((p) => p.accountNumber))];
     await this.rebuildAccounts(numbers, live, ticket);
     await this.rehearseVerdicts();
-    if (!this.stopped) {
+    if (!this.closing.signal.aborted) {
       this.timer = setInterval(() => void this.tick(), this.options.tickMs ?? 250);
       // The engine never keeps a process alive on its own: main's stop() closes the pool.
       this.timer.unref();
@@ -277,6 +291,8 @@ export class TradingEngine implements LiveEngine {
   private rebalanceAgain = false;
 
   private rebalance(): Promise<void> {
+    // A replica that is stopping takes nothing more: the others take its accounts once it has left.
+    if (this.closing.signal.aborted) return this.rebalancing ?? Promise.resolve();
     if (this.rebalancing) {
       this.rebalanceAgain = true;
       return this.rebalancing;
@@ -297,7 +313,7 @@ export class TradingEngine implements LiveEngine {
         } catch (err) {
           this.options.logger.error({ err }, 'trading engine rebalance failed');
         }
-      } while (this.rebalanceAgain && !this.stopped);
+      } while (this.rebalanceAgain && !this.closing.signal.aborted);
       this.rebalancing = undefined;
     })();
     return this.rebalancing;
@@ -314,18 +330,26 @@ export class TradingEngine implements LiveEngine {
     return new Promise((resolve) => this.backlogWaiters.push({ below, resolve }));
   }
 
+  /** Takes a quote for evaluation in turn; resolves once it was evaluated. Refused once the engine stopped. */
   private enqueue(quote: Quote): Promise<void> {
+    if (this.closing.signal.aborted) return Promise.reject(new EngineClosedError());
     this.metrics.received.inc();
     return new Promise<void>((resolve) => {
       this.queue.push({ quote, receivedAt: performance.now(), resolve });
       this.metrics.backlog.set(this.feedBacklog());
-      void this.drain();
+      if (!this.draining) {
+        this.draining = true;
+        this.drainRun = this.drain();
+      }
     });
   }
 
+  /** Resolves once every quote taken so far is evaluated (a drain that starts meanwhile is awaited too). */
+  private async drained(): Promise<void> {
+    while (this.draining) await this.drainRun;
+  }
+
   private async drain(): Promise<void> {
-    if (this.draining) return;
-    this.draining = true;
     try {
       let sliceStart = performance.now();
       while (this.queueHead < this.queue.length) {
@@ -845,9 +869,16 @@ export class TradingEngine implements LiveEngine {
     return s && s.sodDay === tradingDayOf(dateOf(this.clock), this.options.rolloverHourUtc) ? (s.sod ?? null) : null;
   }
 
-  private async tick(): Promise<void> {
-    if (this.ticking || this.stopped) return;
-    this.ticking = true;
+  private tick(): Promise<void> {
+    if (this.ticking || this.closing.signal.aborted) return this.ticking ?? Promise.resolve();
+    this.ticking = this.refresh().finally(() => {
+      this.ticking = undefined;
+    });
+    return this.ticking;
+  }
+
+  /** The background tick: streamed quotes stored, other replicas' quotes and changes picked up, verdict connections rehearsed, marks flushed. */
+  private async refresh(): Promise<void> {
     try {
       await this.flushQuotes();
       for (const q of await loadQuotes(this.options.sequelize)) {
@@ -863,14 +894,8 @@ export class TradingEngine implements LiveEngine {
       if (this.verdicts.running === 0) await this.rehearseVerdicts();
       if (this.clock.now() - this.writer.lastFlush >= (this.options.equityFlushMs ?? 1000)) await this.flushMarks('none');
     } catch (err) {
-      if (/closed/i.test(String((err as Error)?.message))) {
-        // The pool was closed by the service's shutdown: nothing left to keep fresh.
-        this.stopTimer();
-      } else {
-        this.options.logger.warn({ err }, 'trading engine tick failed');
-      }
-    } finally {
-      this.ticking = false;
+      // A tick cut short by stop() has nothing to report: the final flush follows.
+      if (!this.closing.signal.aborted) this.options.logger.warn({ err }, 'trading engine tick failed');
     }
   }
 
@@ -881,18 +906,15 @@ export class TradingEngine implements LiveEngine {
     await upsertQuotes(this.options.sequelize, batch);
   }
 
-  private stopTimer(): void {
-    if (this.timer) clearInterval(this.timer);
-    this.timer = undefined;
-  }
-
-  /** Stops the background tick and writes what is pending. Call before closing the pool. */
+  /** Stops taking quotes and ticking, waits for the work under way, and writes what is pending. Call before closing the pool. */
   async stop(): Promise<void> {
-    this.stopped = true;
-    this.stopTimer();
+    this.closing.abort();
+    clearInterval(this.timer);
+    this.timer = undefined;
     await this.loading?.catch(() => undefined);
-    while (this.ticking || this.draining) await new Promise((r) => setTimeout(r, 10));
-    await this.rebalancing;
+    await this.ticking;
+    await this.drained();
+    while (this.rebalancing) await this.rebalancing;
     try {
       await this.flushQuotes();
       await this.flushMarks('all');
