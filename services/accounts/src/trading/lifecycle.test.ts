@@ -12,7 +12,6 @@ let h: Harness;
 let second: StartedAccountsService;
 let secondTrading: ServiceClient<tradingv1.TradingServiceClient>;
 let secondApi: ServiceClient<accountsv1.AccountsServiceClient>;
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 beforeAll(async () => {
   h = await startHarness();
@@ -150,7 +149,8 @@ describe('progression', () => {
     for (let i = 0; i < 5; i += 1) numbers.push(await assignedAccount(org, 'race'));
     await a.quote('GBPUSD', 1.27, 1.27);
     for (const n of numbers) await a.order(org, n, { symbol: 'GBPUSD', volume: 10 });
-    await sleep(700);
+    // Both replicas have picked up the positions (each on its next tick).
+    await Promise.all([h.service.engine.caughtUp(), second.engine.caughtUp()]);
     await Promise.all([
       h.trading.publishQuote({ quote: { symbol: 'GBPUSD', bid: 1.2815, ask: 1.2815 } }),
       secondTrading.call.publishQuote({ quote: { symbol: 'GBPUSD', bid: 1.2815, ask: 1.2815 } }),

@@ -34,6 +34,11 @@ export class ReplicaShare {
     return this.options.cluster?.owns(accountNumber) ?? true;
   }
 
+  /** Replicas in the current membership, this one included (1 without a cluster). */
+  size(): number {
+    return this.options.cluster?.size() ?? 1;
+  }
+
   /** Joins the replicas: `onQuote` gets every quote another replica received. */
   async start(onQuote: (quote: Quote) => void): Promise<void> {
     await this.options.cluster?.start({ onMembership: () => void this.rebalance(), onQuote });
@@ -97,9 +102,10 @@ export class ReplicaShare {
     return this.rebalancing;
   }
 
-  /** Resolves once no rebalance runs. */
+  /** Resolves once no rebalance runs and every quote published so far was fanned out. */
   async settled(): Promise<void> {
     while (this.rebalancing) await this.rebalancing;
+    await this.options.cluster?.sent();
   }
 
   /** Leaves the replicas: the lease is given back, so the others take this replica's accounts at once. */

@@ -47,8 +47,9 @@ export class TradingEngine implements LiveEngine {
   private readonly closing = new AbortController();
   private loading?: Promise<void>;
   private timer?: NodeJS.Timeout;
-  /** The tick in flight: what stop() awaits. */
+  /** The tick in flight, and who waits for the next complete one (caughtUp). */
   private ticking?: Promise<void>;
+  private tickWaiters: Array<() => void> = [];
 
   constructor(private readonly options: TradingEngineOptions) {
     const { sequelize, logger, rolloverHourUtc } = options;
@@ -203,10 +204,32 @@ export class TradingEngine implements LiveEngine {
     return s && s.sodDay === tradingDayOf(dateOf(this.clock), this.options.rolloverHourUtc) ? (s.sod ?? null) : null;
   }
 
+  /**
+   * Resolves once this replica's view holds every change committed before the call: after its next
+   * complete tick (at once before its first load, which reads everything, and once stopped).
+   */
+  caughtUp(): Promise<void> {
+    if (!this.loading || this.closing.signal.aborted) return Promise.resolve();
+    return new Promise((resolve) => this.tickWaiters.push(resolve));
+  }
+
+  /** Resolves once every quote taken so far is evaluated and fanned out, and no rebalance runs. */
+  async settled(): Promise<void> {
+    await this.feed.drained();
+    await this.replicas.settled();
+  }
+
+  /** Replicas in this replica's current membership, itself included. */
+  replicaCount(): number {
+    return this.replicas.size();
+  }
+
   private tick(): Promise<void> {
     if (this.ticking || this.closing.signal.aborted) return this.ticking ?? Promise.resolve();
+    const waiting = this.tickWaiters.splice(0);
     this.ticking = this.refresh().finally(() => {
       this.ticking = undefined;
+      for (const resolve of waiting) resolve();
     });
     return this.ticking;
   }
@@ -239,8 +262,8 @@ export class TradingEngine implements LiveEngine {
     this.timer = undefined;
     await this.loading?.catch(() => undefined);
     await this.ticking;
-    await this.feed.drained();
-    await this.replicas.settled();
+    await this.settled();
+    for (const resolve of this.tickWaiters.splice(0)) resolve();
     try {
       await this.quotes.flush();
       await this.flushMarks('all');
