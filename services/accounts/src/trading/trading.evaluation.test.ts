@@ -1,25 +1,18 @@
 import { createLogger, QueryTypes } from '@propdesk/kit';
 import { accountsv1, tradingv1 } from '@propdesk/proto';
-import { startHarness, type Harness } from '../test/harness';
-import { expectCode, tradingHelpers } from './test-helpers';
+import type { Harness } from '../test/harness';
+import { expectCode, startTradingSuite, type TradingHelpers } from './test-helpers';
 import { upsertEquityMinutes } from './data/equity-minutes';
 import { lockAccount } from './core-port';
 import { rehearseBreach } from './use-cases/rehearse-breach';
 
 /** The engine's verdicts through TradingService: daily limit, profit target, manual breach, rehearsals, the writer beside a verdict, the quote stream. */
 let h: Harness;
-let t: ReturnType<typeof tradingHelpers>;
+let t: TradingHelpers;
 let org: string;
 
-beforeAll(async () => {
-  h = await startHarness();
-  t = tradingHelpers(h, h.sql);
-  org = h.newOrg(1000);
-});
-
-afterAll(async () => {
-  await h.close();
-});
+beforeAll(async () => ({ h, t, org } = await startTradingSuite()));
+afterAll(() => h.close());
 
 describe('evaluation', () => {
   it('equity at the daily limit is kept; below it the account breaches with evidence', async () => {

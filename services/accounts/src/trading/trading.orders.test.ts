@@ -1,21 +1,14 @@
 import { tradingv1 } from '@propdesk/proto';
-import { startHarness, type Harness } from '../test/harness';
-import { expectCode, LIMIT, SELL, tradingHelpers } from './test-helpers';
+import type { Harness } from '../test/harness';
+import { expectCode, LIMIT, SELL, startTradingSuite, type TradingHelpers } from './test-helpers';
 
 /** Orders and positions through TradingService: fills, closes, refusals, flags, resting orders, stop losses and take profits. */
 let h: Harness;
-let t: ReturnType<typeof tradingHelpers>;
+let t: TradingHelpers;
 let org: string;
 
-beforeAll(async () => {
-  h = await startHarness();
-  t = tradingHelpers(h, h.sql);
-  org = h.newOrg(1000);
-});
-
-afterAll(async () => {
-  await h.close();
-});
+beforeAll(async () => ({ h, t, org } = await startTradingSuite()));
+afterAll(() => h.close());
 
 describe('orders and positions', () => {
   it('a market buy fills at the ask, floats at the bid, and its close books the deal into the balance', async () => {

@@ -1,24 +1,17 @@
 import { executeTogether, QueryTypes } from '@propdesk/kit';
 import { accountsv1 } from '@propdesk/proto';
-import { startHarness, type Harness } from '../test/harness';
+import type { Harness } from '../test/harness';
 import { closeStatements } from './data/closing';
 import { rebuildDealStats } from './data/deal-stats';
-import { BUY, expectCode, SELL, tradingHelpers } from './test-helpers';
+import { BUY, expectCode, SELL, startTradingSuite, type TradingHelpers } from './test-helpers';
 
 /** What TradingService reads back: trades, analytics, equity curve, report, summaries kept deal by deal, instruments. */
 let h: Harness;
-let t: ReturnType<typeof tradingHelpers>;
+let t: TradingHelpers;
 let org: string;
 
-beforeAll(async () => {
-  h = await startHarness();
-  t = tradingHelpers(h, h.sql);
-  org = h.newOrg(1000);
-});
-
-afterAll(async () => {
-  await h.close();
-});
+beforeAll(async () => ({ h, t, org } = await startTradingSuite()));
+afterAll(() => h.close());
 
 /** The report's sections that come from the summaries kept deal by deal. */
 const summaries = (r: Record<string, unknown> | undefined) => ({
