@@ -41,11 +41,7 @@ export class DayStarts {
     const stale = states.filter((s) => s.sodDay !== day);
     for (let i = 0; i < stale.length; i += SOD_CHUNK) {
       const chunk = stale.slice(i, i + SOD_CHUNK);
-      const sods = await this.read(
-        chunk.map((s) => s.account.number),
-        now,
-        day,
-      );
+      const sods = await this.read(chunk.map((s) => s.account.number), now, day);
       for (const s of chunk) {
         const balance = s.account.balance;
         startDay(s, day, sods.get(s.account.number) ?? { balance, equity: balance, highestEodBalance: balance }, this.options.table.get(s.slot, PEAK));
