@@ -41,7 +41,10 @@ export const MIGRATIONS = [...coreMigrations, ...tradingMigrations];
 /** As many as the engine's verdicts run at once (its evaluation lanes). */
 const VERDICT_CONNECTIONS = 4;
 
-export type StartedAccountsService = StartedProcess;
+export interface StartedAccountsService extends StartedProcess {
+  /** The trading engine (tests wait on its hooks: caughtUp, settled). */
+  engine: TradingEngine;
+}
 
 /** Composition root: config, database, resources (auth client, events notifier, trading engine, background jobs), server. */
 export async function start(env: NodeJS.ProcessEnv, options: { logger?: Logger } = {}): Promise<StartedAccountsService> {
@@ -118,7 +121,7 @@ export async function start(env: NodeJS.ProcessEnv, options: { logger?: Logger }
       },
     );
     logger.info({ port: server.port }, 'accounts service listening');
-    return { port: server.port, address: server.address, logger, retention, stop: () => resources.stop() };
+    return { port: server.port, address: server.address, logger, retention, engine, stop: () => resources.stop() };
   });
 }
 

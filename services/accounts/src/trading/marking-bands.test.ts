@@ -78,7 +78,7 @@ it('marks every account as exactly as marking each at every quote: minute bucket
     sequelize: h.sql,
     logger: createLogger('test', { level: 'silent' }),
     rolloverHourUtc: 0,
-    now: () => new Date(clock),
+    clock: { now: () => clock },
     tickMs: 3_600_000,
   });
   const latest = new Map(Object.entries(start));

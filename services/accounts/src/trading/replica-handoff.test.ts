@@ -19,11 +19,15 @@ const MAIN_JS = path.resolve(__dirname, '../../dist/main.js');
 const METRICS_A = 19300;
 const METRICS_B = 19301;
 const LEASES = { TRADING_LEASE_TTL_MS: '2000', TRADING_LEASE_RENEW_MS: '500' };
+/** A notification of the test's own on the quotes channel, sent after A settled. */
+const SENTINEL = 'test-sentinel';
 
 let h: Harness;
 let child: ChildProcess;
 let clientsB: { accounts: ServiceClient<accountsv1.AccountsServiceClient>; trading: ServiceClient<tradingv1.TradingServiceClient> };
 let org: string;
+/** The membership B last logged ('trading engine membership changed'). */
+let membersSeenByB = 0;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -34,7 +38,8 @@ function spawnReplica(env: NodeJS.ProcessEnv): Promise<{ child: ChildProcess; ad
     const timer = setTimeout(() => reject(new Error('accounts child did not start')), 30_000);
     lines.on('line', (line) => {
       try {
-        const entry = JSON.parse(line) as { msg?: string; port?: number };
+        const entry = JSON.parse(line) as { msg?: string; port?: number; members?: number };
+        if (entry.msg === 'trading engine membership changed' && entry.members !== undefined) membersSeenByB = entry.members;
         if (entry.msg === 'accounts service listening') {
           clearTimeout(timer);
           resolve({ child: c, address: `127.0.0.1:${entry.port}` });
@@ -98,7 +103,7 @@ beforeAll(async () => {
   await tradingHelpers({ api: clientsB.accounts.call, trading: clientsB.trading.call }, h.sql).quote('GBPUSD', 1.27, 1.27);
   await until('two live leases', async () => (await liveMembers()).length === 2, 10_000);
   // Both have read the membership of two (one renewal later).
-  await sleep(800);
+  await until('both replicas see two', async () => h.service.engine.replicaCount() === 2 && membersSeenByB === 2, 5000);
 }, 60_000);
 
 afterAll(async () => {
@@ -177,13 +182,21 @@ it('alone again, the replica fans no quote out: no NOTIFY per quote while no oth
   await listener.connect();
   try {
     const heard: string[] = [];
-    listener.on('notification', (n) => heard.push(n.payload ?? ''));
+    let sentinelHeard = false;
+    listener.on('notification', (n) => {
+      if (n.payload === SENTINEL) sentinelHeard = true;
+      else heard.push(n.payload ?? '');
+    });
     await listener.query(`LISTEN ${QUOTES_CHANNEL}`);
     for (let i = 0; i < 5; i++) expect(await streamToA({ symbol: 'GBPUSD', bid: 1.27 + i / 10_000, ask: 1.2701 + i / 10_000 })).toMatchObject({ accepted: '1', rejected: '0' });
-    // The same wait in which a fanned-out quote reaches the other replica (the first test).
-    await sleep(1000);
+    // Whatever A fanned out was sent before it settled; a notification sent after that arrives
+    // after any of A's (PostgreSQL delivers them in commit order).
+    await h.service.engine.settled();
+    await h.sql.query(`SELECT pg_notify('${QUOTES_CHANNEL}', :sentinel)`, { replacements: { sentinel: SENTINEL } });
+    await until('the sentinel notification arrives', async () => sentinelHeard, 5000);
     expect(heard).toEqual([]);
-    // The quotes were taken all the same: the last one is the symbol's price.
+    // The quotes were taken all the same (stored by A's next tick): the last one is the symbol's price.
+    await h.service.engine.caughtUp();
     const [row] = await h.sql.query<{ bid: string }>("SELECT bid FROM quotes_latest WHERE symbol = 'GBPUSD'", { type: QueryTypes.SELECT });
     expect(Number(row.bid)).toBeCloseTo(1.2704, 6);
   } finally {

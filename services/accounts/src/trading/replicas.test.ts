@@ -2,6 +2,7 @@ import { createLogger, createServiceClient, QueryTypes, type PromiseClient, type
 import { accountsv1, tradingv1 } from '@propdesk/proto';
 import { start, type StartedAccountsService } from '../main';
 import { startHarness, type Harness } from '../test/harness';
+import { fixedClock } from './domain/clock';
 import { TradingEngine } from './engine/trading-engine';
 import { tradingHelpers } from './test-helpers';
 
@@ -18,7 +19,10 @@ let secondTrading: ServiceClient<tradingv1.TradingServiceClient>;
 let b: { api: PromiseClient<accountsv1.AccountsServiceClient>; trading: PromiseClient<tradingv1.TradingServiceClient> };
 let org: string;
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** Both replicas have picked up the positions changed elsewhere (each on its next tick). */
+function bothCaughtUp(): Promise<unknown> {
+  return Promise.all([h.service.engine.caughtUp(), second.engine.caughtUp()]);
+}
 
 beforeAll(async () => {
   h = await startHarness();
@@ -47,7 +51,7 @@ it('a position opened on one replica is breached by a quote that reaches the oth
   await a.quote('EURUSD', 1.1, 1.1);
   await a.order(org, n, { volume: 10 });
   // The other replica picks up positions changed elsewhere on its next tick (250 ms).
-  await sleep(700);
+  await bothCaughtUp();
   await b.trading.publishQuote({ quote: { symbol: 'EURUSD', bid: 1.0949, ask: 1.095 } });
   expect((await a.account(org, n)).status).toBe(accountsv1.AccountStatus.ACCOUNT_STATUS_BREACHED);
   expect(await a.events(n, 'account.breached')).toHaveLength(1);
@@ -63,7 +67,7 @@ it('the same breaching quote on both replicas at once breaches each account once
     await side.order(org, n, { symbol: 'GBPUSD', volume: 5 });
     await side.order(org, n, { symbol: 'GBPUSD', volume: 5 });
   }
-  await sleep(700);
+  await bothCaughtUp();
   await Promise.all([
     h.trading.publishQuote({ quote: { symbol: 'GBPUSD', bid: 1.2649, ask: 1.265 } }),
     b.trading.publishQuote({ quote: { symbol: 'GBPUSD', bid: 1.2649, ask: 1.265 } }),
@@ -82,7 +86,7 @@ it('a resting order triggered on both replicas fills once', async () => {
   const [n] = await a.newAccounts(org, 1);
   await a.quote('XAUUSD', 2350, 2350.3);
   const pending = await a.order(org, n, { symbol: 'XAUUSD', type: tradingv1.OrderType.ORDER_TYPE_STOP, price: 2360, volume: 0.2 });
-  await sleep(700);
+  await bothCaughtUp();
   await Promise.all([
     h.trading.publishQuote({ quote: { symbol: 'XAUUSD', bid: 2360, ask: 2360.3 } }),
     b.trading.publishQuote({ quote: { symbol: 'XAUUSD', bid: 2360, ask: 2360.3 } }),
@@ -101,7 +105,7 @@ it('a position held over the weekend is flagged once, and trading continues', as
     sequelize: h.sql,
     logger: createLogger('test', { level: 'silent' }),
     rolloverHourUtc: 0,
-    now: () => new Date('2026-03-16T09:00:00Z'),
+    clock: fixedClock(new Date('2026-03-16T09:00:00Z')),
   });
   try {
     await engine.publishQuote({ symbol: 'US30', bid: 39_010, ask: 39_011, time: new Date() });

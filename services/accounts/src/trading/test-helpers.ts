@@ -1,5 +1,6 @@
 import { QueryTypes, type PromiseClient, type Sequelize } from '@propdesk/kit';
 import { accountsv1, tradingv1 } from '@propdesk/proto';
+import { startHarness, type Harness } from '../test/harness';
 
 /** One replica's clients: AccountsService and TradingService at the same address. */
 interface Clients {
@@ -55,4 +56,12 @@ export async function expectCode(promise: Promise<unknown>, code: string, param?
     caught = err;
   }
   expect(caught).toMatchObject(param ? { code, param } : { code });
+}
+
+export type TradingHelpers = ReturnType<typeof tradingHelpers>;
+
+/** A suite's own service and database, a fresh organization with 1,000 credits, and the helpers on them. */
+export async function startTradingSuite(): Promise<{ h: Harness; t: TradingHelpers; org: string }> {
+  const h = await startHarness();
+  return { h, t: tradingHelpers(h, h.sql), org: h.newOrg(1000) };
 }

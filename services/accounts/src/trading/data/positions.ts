@@ -95,6 +95,8 @@ export interface NewPosition {
   takeProfit: number | null;
   openedAt: Date | null;
   tradingDay: string | null;
+  /** When the order was placed (the engine's clock). */
+  createdAt: Date;
 }
 
 export async function insertPosition(sequelize: Sequelize, tx: Transaction, p: NewPosition): Promise<Position> {
@@ -119,7 +121,7 @@ export async function insertPosition(sequelize: Sequelize, tx: Transaction, p: N
       takeProfit: p.takeProfit,
       openedAt: p.openedAt,
       tradingDay: p.tradingDay,
-      now: p.openedAt ?? new Date(),
+      now: p.createdAt,
     },
     tx,
   );

@@ -73,13 +73,12 @@ export function roundMoney(amount: number): number {
   return Math.round((amount + Number.EPSILON * Math.sign(amount)) * 100) / 100;
 }
 
-/** bid <= ask, finite, > 0, in the instrument's digits, known symbol; otherwise invalid_request naming the field. */
-export function validateQuote(input: { symbol?: string; bid?: number; ask?: number; time?: Date }, prefix = 'quote.'): Quote {
+/** bid <= ask, finite, > 0, in the instrument's digits, known symbol; otherwise invalid_request naming the field. The caller stamps the time. */
+export function validateQuote(input: { symbol?: string; bid?: number; ask?: number }, prefix = 'quote.'): Omit<Quote, 'time'> {
   const instrument = requireInstrument(input.symbol ?? '', `${prefix}symbol`);
   // A quote is stored and traded at exactly the prices given: finer than the instrument quotes is refused.
   const bid = requireExactNumber(input.bid, `${prefix}bid`, { decimals: instrument.digits });
   const ask = requireExactNumber(input.ask, `${prefix}ask`, { decimals: instrument.digits });
   if (bid > ask) throw new AppError('invalid_request', 'bid must not be above ask', `${prefix}bid`);
-  const time = input.time instanceof Date && !Number.isNaN(input.time.getTime()) ? input.time : new Date();
-  return { symbol: instrument.symbol, bid, ask, time };
+  return { symbol: instrument.symbol, bid, ask };
 }

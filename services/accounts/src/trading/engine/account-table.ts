@@ -33,7 +33,7 @@ export const TRAILING = 15;
  * firm's book stay in the core's cache where the 128-byte figures above would not): the account's
  * floating P/L summed over its open positions, kept exact by every quote, and the band of that sum
  * inside which nothing about the account can change. The band is set by each exact mark
- * (TradingEngine.markSlot) from the thresholds, the peak, the drawdown so far and the open
+ * (marker.ts markSlot) from the thresholds, the peak, the drawdown so far and the open
  * minute's high and low, with a margin of two cents (equity is judged rounded to the cent), so a
  * sum inside it cannot breach, pass, warn, move the peak, the drawdown or the minute's high or low;
  * only a sum that leaves it has its account marked exactly. Any other write to the account's

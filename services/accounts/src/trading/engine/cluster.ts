@@ -15,6 +15,8 @@ export interface EngineCluster {
   start(handlers: { onMembership(): void; onQuote(quote: Quote): void }): Promise<void>;
   /** Fans a quote this replica received out to the others (none while it is alone). */
   publish(quote: Quote): void;
+  /** Resolves once every quote published so far was sent (or dropped by a failed send). */
+  sent(): Promise<void>;
   /** Gives the lease back (the others take the accounts at once) and stops listening. */
   stop(): Promise<void>;
 }
@@ -42,7 +44,8 @@ export interface PgClusterOptions {
  * fanned out to the others with NOTIFY (batched; the others LISTEN on one connection each).
  * No consensus of our own: every replica computes the same owner from the same rows; while two
  * replicas briefly disagree (one saw a lease expire a renewal earlier) an account may be
- * evaluated twice, which the locked re-check makes harmless.
+ * evaluated twice, which the locked re-check makes harmless. * Leases are timed by PostgreSQL's clock (now() in data/engine-leases.ts), the one clock every
+ * replica shares; the engine's clock (domain/clock.ts) is the trading time and never expires a lease.
  */
 export class PgCluster implements EngineCluster {
   readonly replicaId = randomUUID();
@@ -51,6 +54,8 @@ export class PgCluster implements EngineCluster {
   private listener?: ChannelListener;
   private outbox: WireQuote[] = [];
   private sending = false;
+  /** The send in flight (publish schedules it): what sent() awaits. */
+  private sendRun: Promise<void> = Promise.resolve();
   private stopped = false;
   private handlers?: { onMembership(): void; onQuote(quote: Quote): void };
   private readonly ttlMs: number;
@@ -112,8 +117,12 @@ export class PgCluster implements EngineCluster {
     this.outbox.push([quote.symbol, quote.bid, quote.ask, quote.time.getTime()]);
     if (!this.sending) {
       this.sending = true;
-      setImmediate(() => void this.send());
+      this.sendRun = new Promise((resolve) => setImmediate(() => void this.send().then(resolve)));
     }
+  }
+
+  async sent(): Promise<void> {
+    while (this.sending) await this.sendRun;
   }
 
   private async send(): Promise<void> {

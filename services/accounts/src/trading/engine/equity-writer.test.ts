@@ -21,8 +21,6 @@ afterAll(async () => {
   await h.close();
 });
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
 it('writes the marks a chunk at a time, each statement held until no verdict runs', async () => {
   const org = randomUUID();
   const rows = await h.sql.query<{ number: string }>(
@@ -40,8 +38,11 @@ it('writes the marks a chunk at a time, each statement held until no verdict run
   let asked = 0;
   let verdictsDone = () => {};
   const quiet = new Promise<void>((resolve) => (verdictsDone = resolve));
+  let firstAsked = () => {};
+  const askedOnce = new Promise<void>((resolve) => (firstAsked = resolve));
   const writer = new EquityWriter(h.sql, createLogger('test', { level: 'silent' }), { threshold: 1, maxAgeMs: 15_000 }, table, async () => {
     asked += 1;
+    firstAsked();
     await quiet;
   });
   const written = async () => {
@@ -53,7 +54,7 @@ it('writes the marks a chunk at a time, each statement held until no verdict run
   };
 
   const flushing = writer.flush('marks');
-  await sleep(200);
+  await askedOnce;
   // A verdict runs: the first statement waits for it, nothing is written yet.
   expect(asked).toBe(1);
   expect(await written()).toBe(0);

@@ -1,7 +1,9 @@
+import { performance } from 'node:perf_hooks';
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { Logger, Sequelize } from '@propdesk/kit';
 import { writeMarkedEquity } from '../core-port';
 import { recordEquityDrawdowns } from '../data/deal-stats';
+import { systemClock, type Clock } from '../domain/clock';
 import { upsertEquityMinutes, type EquitySample } from '../data/equity-minutes';
 import { roundMoney } from '../domain/instruments';
 import { BALANCE, CLOSE, DRAWDOWN, DRAWDOWN_PCT, EQUITY, HIGH, LOW, MINUTE, OPEN, PEAK, STRIDE, type AccountTable } from './account-table';
@@ -59,12 +61,12 @@ const SLICE_MS = 4;
 
 /** Visits every slot of the table (its end read as it grows), yielding to the event loop every SLICE_MS. */
 async function eachSlot(table: AccountTable, visit: (slot: number) => void): Promise<void> {
-  let sliceStart = Date.now();
+  let sliceStart = performance.now();
   for (let slot = 0; slot < table.end; slot++) {
     visit(slot);
-    if ((slot & 1023) === 1023 && Date.now() - sliceStart >= SLICE_MS) {
+    if ((slot & 1023) === 1023 && performance.now() - sliceStart >= SLICE_MS) {
       await yieldToEventLoop();
-      sliceStart = Date.now();
+      sliceStart = performance.now();
     }
   }
 }
@@ -112,6 +114,8 @@ export class EquityWriter {
     private readonly table: AccountTable,
     /** Resolves when no verdict is being taken (bounded): each statement waits for it, so a breach never queues behind a flush. */
     private readonly verdictsFirst: () => Promise<void> = async () => undefined,
+    /** What a mark's age and the flushes' cadence are measured by (the engine's clock). */
+    private readonly clock: Clock = systemClock,
   ) {}
 
   private bucketOf(slot: number, accountNumber: number): EquitySample {
@@ -142,7 +146,7 @@ export class EquityWriter {
     t.set(slot, DRAWDOWN, 0);
     t.set(slot, DRAWDOWN_PCT, 0);
     t.written[slot] = account.equity;
-    t.writtenAt[slot] = Date.now();
+    t.writtenAt[slot] = this.clock.now();
     t.drawdownWritten[slot] = 0;
     this.retiredMarks = this.retiredMarks.filter((m) => m.number !== account.number);
   }
@@ -181,7 +185,7 @@ export class EquityWriter {
    * so row locks are held briefly next to the breach and close transactions.
    */
   async flush(force: 'none' | 'marks' | 'all'): Promise<void> {
-    const now = Date.now();
+    const now = this.clock.now();
     this.lastFlush = now;
     const t = this.table;
     const { threshold, maxAgeMs: maxAge } = this.limits;

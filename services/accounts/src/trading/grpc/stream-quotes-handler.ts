@@ -25,7 +25,7 @@ export function createStreamQuotesHandler(engine: LiveEngine): handleClientStrea
     call.on('data', (req: tradingv1.StreamQuotesRequest) => {
       let quote: Quote;
       try {
-        quote = receivedQuote(req.quote);
+        quote = receivedQuote(req.quote, engine.clock);
       } catch {
         rejected += 1;
         return;

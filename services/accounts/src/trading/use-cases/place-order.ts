@@ -98,6 +98,7 @@ async function placeValidatedOrder(ctx: TradingContext, organizationId: string, 
       takeProfit: order.takeProfit ?? null,
       openedAt: filled ? now : null,
       tradingDay: filled ? tradingDayOf(now, ctx.rolloverHourUtc) : null,
+      createdAt: now,
     });
 
     const threshold = account.terms.flagLotsAbove;

@@ -2,6 +2,7 @@ import { AppError, type Logger, type Sequelize, type Statement, type Transaction
 import type { PhaseLifecycle } from '../core-port';
 import type { Position } from '../data/positions';
 import { equityMinutesStatement, upsertEquityMinutes } from '../data/equity-minutes';
+import type { Clock } from '../domain/clock';
 import { roundMoney, type Quote, type QuoteLookup } from '../domain/instruments';
 import { equityOf, floatingProfit } from '../domain/pnl';
 
@@ -10,6 +11,7 @@ export interface TradingContext {
   sequelize: Sequelize;
   logger: Logger;
   rolloverHourUtc: number;
+  /** The engine's clock (domain/clock.ts), as the instant the use case runs at. */
   now(): Date;
   quote: QuoteLookup;
   /** The core's side of progression and resets (absent: a pass just ends in passed, resets are unavailable). */
@@ -22,6 +24,8 @@ export interface TradingContext {
  * in-memory view in step with what a request changed.
  */
 export interface LiveEngine {
+  /** The time the engine decides by: a quote taken through the API is stamped with it. */
+  readonly clock: Clock;
   /** The context, after the engine's first load (quotes priced, live positions indexed). */
   context(): Promise<TradingContext>;
   /** Reads the stored latest quote of a symbol, so an order priced here sees quotes other replicas received. */

@@ -1,0 +1,188 @@
+import type { Sequelize } from '@propdesk/kit';
+import { readAccounts } from '../core-port';
+import type { DayStart } from '../data/account-days';
+import { dailyProfitsOf } from '../data/daily-profits';
+import { allLivePositions, livePositionsOfAccounts, recentlyChangedAccounts, tradingDaysOf, type Position } from '../data/positions';
+import { nextWeekendStart } from '../domain/calendar';
+import { dateOf, type Clock } from '../domain/clock';
+import { thresholdsMoveWith } from '../domain/rules';
+import { accountState, sameMoney, startDay, storeThresholds, type AccountState } from './account-state';
+import { BALANCE, EQUITY, PEAK, TRAILING, type AccountTable } from './account-table';
+import { DayStarts } from './day-starts';
+import type { EquityWriter } from './equity-writer';
+import type { Marker } from './marker';
+import type { EngineMetrics } from './metrics';
+import { PositionBook } from './position-book';
+
+/** How far back the tick looks for positions changed on any replica. */
+const CHANGE_LOOKBACK_SECONDS = 10;
+
+export interface AccountIndexOptions {
+  sequelize: Sequelize;
+  rolloverHourUtc: number;
+  clock: Clock;
+  table: AccountTable;
+  books: Map<string, PositionBook>;
+  marker: Marker;
+  writer: EquityWriter;
+  metrics: EngineMetrics;
+  /** Whether this replica evaluates the account (replica-share.ts). */
+  owns(accountNumber: number): boolean;
+}
+
+/**
+ * The accounts this replica evaluates and their live positions, in the hot path's shapes: an
+ * AccountState and a table slot per account, a PositionBook per symbol. Rebuilt from committed
+ * rows for the accounts a change touched (this replica's transactions at once, other replicas'
+ * by the engine's tick); rebuilds are ordered by the ticket they took before reading, so a late
+ * one never takes an account back in time.
+ */
+export class AccountIndex {
+  readonly accounts = new Map<number, AccountState>();
+  /** The trading day and each indexed account's start of it. */
+  readonly days: DayStarts;
+  /** Rebuilds in the order they began reading, and the last one applied to each account. */
+  private ticket = 0;
+  private readonly appliedTicket = new Map<number, number>();
+  /** When each account's positions last changed, as this replica saw it (catchUp). */
+  private readonly knownChanges = new Map<number, number>();
+
+  constructor(private readonly options: AccountIndexOptions) {
+    this.days = new DayStarts({ sequelize: options.sequelize, rolloverHourUtc: options.rolloverHourUtc, table: options.table, accounts: this.accounts });
+  }
+
+  /** Indexes every live position of the accounts this replica owns (the engine's first load). */
+  async loadAll(): Promise<void> {
+    const ticket = ++this.ticket;
+    const live = (await allLivePositions(this.options.sequelize)).filter((p) => this.options.owns(p.accountNumber));
+    await this.rebuild([...new Set(live.map((p) => p.accountNumber))], live, ticket);
+  }
+
+  /** Reloads the owned accounts whose positions changed lately (on any replica) since this replica last looked. */
+  async catchUp(): Promise<void> {
+    const changes = (await recentlyChangedAccounts(this.options.sequelize, CHANGE_LOOKBACK_SECONDS)).filter((c) => this.options.owns(c.accountNumber));
+    const reload = changes.filter((c) => (this.knownChanges.get(c.accountNumber) ?? 0) < c.changedAt.getTime());
+    for (const c of reload) this.knownChanges.set(c.accountNumber, c.changedAt.getTime());
+    if (this.knownChanges.size > 10_000) this.knownChanges.clear();
+    await this.reload(reload.map((c) => c.accountNumber));
+  }
+
+  /**
+   * Re-reads accounts and their live positions after a change (ours or another replica's). An
+   * account another replica owns is loaded only as a guest (for one call: `guests`); otherwise only
+   * if still indexed, so an account handed over meanwhile is not taken back.
+   */
+  async reload(numbers: number[], guests = false): Promise<void> {
+    if (!guests) numbers = numbers.filter((n) => this.options.owns(n) || this.accounts.has(n));
+    if (numbers.length === 0) return;
+    const ticket = ++this.ticket;
+    await this.rebuild(numbers, await livePositionsOfAccounts(this.options.sequelize, numbers), ticket);
+  }
+
+  /**
+   * Indexes the accounts as read (`live`: their live positions, read after `ticket` was taken). A
+   * rebuild that began reading before another one already applied to an account holds older rows
+   * for it (a balance before a close, a position since closed): that account is left as the newer
+   * one published it, so a late rebuild never takes an account back in time.
+   */
+  private async rebuild(numbers: number[], live: Position[], ticket: number): Promise<void> {
+    const { sequelize, table: t, books, marker, writer, clock } = this.options;
+    const accounts = new Map((await readAccounts(sequelize, numbers)).map((a) => [a.number, a]));
+    const days = await tradingDaysOf(sequelize, numbers);
+    // The day's start is read before any rebuilt state is indexed: a state published without it
+    // would be judged (by a concurrent evaluate or quote) with no daily limit at all.
+    // (Accounts already started today with the same money keep their start: no query for them.)
+    const day = this.days.day;
+    const unstarted = numbers.filter((n) => {
+      const account = accounts.get(n);
+      const previous = this.accounts.get(n);
+      return day !== undefined && account?.status === 'active' && !(previous?.sodDay === day && sameMoney(previous, account));
+    });
+    const sods = day !== undefined && unstarted.length > 0 ? await this.days.read(unstarted, dateOf(clock), day) : new Map<number, DayStart>();
+    const late: AccountState[] = [];
+    const consistent = [...accounts.values()].filter((a) => a.status === 'active' && a.terms.consistencyPct !== null).map((a) => a.number);
+    const dayProfits = await dailyProfitsOf(sequelize, consistent, this.options.rolloverHourUtc);
+    const byAccount = new Map<number, Position[]>();
+    for (const p of live) {
+      const list = byAccount.get(p.accountNumber);
+      if (list) list.push(p);
+      else byAccount.set(p.accountNumber, [p]);
+    }
+    const rebuilt: AccountState[] = [];
+    for (const n of numbers) {
+      if ((this.appliedTicket.get(n) ?? 0) > ticket) continue;
+      this.appliedTicket.set(n, ticket);
+      const previous = this.accounts.get(n);
+      if (previous) for (const p of previous.positions.values()) books.get(p.symbol)?.remove(p.id);
+      const account = accounts.get(n);
+      const mine = byAccount.get(n) ?? [];
+      // Accounts without live positions stay until evaluated once (a closing loss may breach), then evaluate() prunes them.
+      if (!account || account.status !== 'active') {
+        if (previous) this.drop(previous);
+        continue;
+      }
+      const slot = previous?.slot ?? t.allocate();
+      // A reset or payout moved the money: what this replica learnt of the account before is dropped.
+      const same = sameMoney(previous, account);
+      if (previous && !same) writer.forget(slot, account);
+      const peakEquity = Math.max(account.peakEquity, same ? t.get(slot, PEAK) : 0);
+      const state = accountState(account, mine, days.get(n) ?? 0, same ? previous : undefined, slot, peakEquity);
+      if (account.terms.consistencyPct !== null) state.dayProfits = dayProfits.get(n) ?? [];
+      if (day !== undefined && day === this.days.day && state.sodDay !== day) {
+        const start = sods.get(n);
+        if (start) startDay(state, day, start, peakEquity);
+        else late.push(state);
+      }
+      this.accounts.set(n, state);
+      t.states[slot] = state;
+      t.set(slot, BALANCE, account.balance);
+      t.set(slot, PEAK, peakEquity);
+      t.set(slot, TRAILING, thresholdsMoveWith(account.terms).peakEquity ? 1 : 0);
+      if (Number.isNaN(t.get(slot, EQUITY))) t.set(slot, EQUITY, account.equity);
+      for (const p of mine) {
+        let book = books.get(p.symbol);
+        if (!book) books.set(p.symbol, (book = new PositionBook(p.symbol)));
+        if (p.status === 'pending') {
+          book.pending.set(p.id, p);
+          continue;
+        }
+        if (p.status !== 'open' || p.openPrice === null) continue;
+        const watched = account.terms.flagWeekendHolding && p.openedAt && !state.weekendChecked.has(p.id);
+        book.add(p, slot, watched ? nextWeekendStart(p.openedAt as Date) : Infinity);
+      }
+      marker.remark(state);
+      storeThresholds(state, t);
+      rebuilt.push(state);
+    }
+    this.countPositions();
+    this.forgetOldTickets();
+    // The day turned while this rebuild read (ensure started the others), or a state's start
+    // was not read above (replaced meanwhile): read now. Before the engine began a day, ensure does.
+    const today = this.days.day;
+    if (today !== undefined) await this.days.start(today !== day ? rebuilt : late, dateOf(clock), today);
+  }
+
+  /** Takes an account out of the index (its unwritten marks and open minute are kept for the next flush). */
+  drop(s: AccountState): void {
+    // Its last mark exact before it is kept for the next flush.
+    this.options.marker.settleSlot(s.slot);
+    for (const p of s.positions.values()) this.options.books.get(p.symbol)?.remove(p.id);
+    this.options.writer.retire(s.slot, s.account.number);
+    this.options.table.release(s.slot);
+    this.accounts.delete(s.account.number);
+    this.countPositions();
+  }
+
+  private countPositions(): void {
+    let n = 0;
+    for (const b of this.options.books.values()) n += b.size + b.pending.size;
+    this.options.metrics.positions.set(n);
+  }
+
+  /** Tickets far older than any rebuild still reading are dropped (the map would otherwise keep every account ever indexed). */
+  private forgetOldTickets(): void {
+    if (this.appliedTicket.size <= 2 * this.accounts.size + 10_000) return;
+    const horizon = this.ticket - 10_000;
+    for (const [n, ticket] of this.appliedTicket) if (ticket < horizon && !this.accounts.has(n)) this.appliedTicket.delete(n);
+  }
+}

@@ -1,0 +1,54 @@
+import type { Sequelize } from '@propdesk/kit';
+import { loadQuotes, upsertQuotes } from '../data/quotes';
+import type { Quote } from '../domain/instruments';
+
+/**
+ * The latest quote of each symbol as this replica knows it (what positions are marked and orders
+ * priced at), and its storage: a unary quote is stored at once, streamed ones by the engine's next
+ * tick (the latest per symbol), which also picks up what other replicas stored.
+ */
+export class QuoteCache {
+  readonly latest = new Map<string, Quote>();
+  private readonly unsaved = new Map<string, Quote>();
+
+  constructor(private readonly sequelize: Sequelize) {}
+
+  get(symbol: string): Quote | undefined {
+    return this.latest.get(symbol);
+  }
+
+  /** A quote taken for evaluation: the symbol's price from now on. */
+  set(quote: Quote): void {
+    this.latest.set(quote.symbol, quote);
+  }
+
+  /** Every stored quote (the engine's first load). */
+  async load(): Promise<void> {
+    for (const q of await loadQuotes(this.sequelize)) this.latest.set(q.symbol, q);
+  }
+
+  /** The stored quotes newer than the cached ones (other replicas' quotes). */
+  async pickUp(symbol?: string): Promise<void> {
+    for (const q of await loadQuotes(this.sequelize, symbol)) {
+      const cached = this.latest.get(q.symbol);
+      if (!cached || q.time.getTime() > cached.time.getTime()) this.latest.set(q.symbol, q);
+    }
+  }
+
+  /** A unary quote, stored at once. */
+  store(quote: Quote): Promise<void> {
+    return upsertQuotes(this.sequelize, [quote]);
+  }
+
+  /** A streamed quote, stored by the next flush (only the latest of its symbol). */
+  storeLater(quote: Quote): void {
+    this.unsaved.set(quote.symbol, quote);
+  }
+
+  async flush(): Promise<void> {
+    if (this.unsaved.size === 0) return;
+    const batch = [...this.unsaved.values()];
+    this.unsaved.clear();
+    await upsertQuotes(this.sequelize, batch);
+  }
+}
