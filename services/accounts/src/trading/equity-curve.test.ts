@@ -1,7 +1,7 @@
 import { QueryTypes } from '@propdesk/kit';
 import { startHarness, type Harness } from '../test/harness';
 import { rebuildEquityHours } from './data/equity-minutes';
-import { tradingHelpers } from './test-helpers';
+import { tradingHelpers } from '../test/trading-helpers';
 
 let h: Harness;
 let t: ReturnType<typeof tradingHelpers>;

@@ -1,7 +1,7 @@
 import { accountsv1 } from '@propdesk/proto';
 import { startHarness, type Harness } from '../test/harness';
-import { phase, lifecycleHelpers } from './lifecycle-helpers';
-import { tradingHelpers } from './test-helpers';
+import { phase, lifecycleHelpers } from '../test/lifecycle-helpers';
+import { tradingHelpers } from '../test/trading-helpers';
 
 /** SPEC 10's warnings (once per period) and trailing floors as the engine moves them, against the real service. */
 let h: Harness;

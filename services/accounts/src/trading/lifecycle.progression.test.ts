@@ -2,8 +2,8 @@ import { createServiceClient, type ServiceClient } from '@propdesk/kit';
 import { accountsv1, tradingv1 } from '@propdesk/proto';
 import { start, type StartedAccountsService } from '../main';
 import { startHarness, type Harness } from '../test/harness';
-import { phase, threeStep, lifecycleHelpers } from './lifecycle-helpers';
-import { tradingHelpers } from './test-helpers';
+import { phase, threeStep, lifecycleHelpers } from '../test/lifecycle-helpers';
+import { tradingHelpers } from '../test/trading-helpers';
 
 /**
  * SPEC 10's lifecycle against the real service: progression to the next phase in the pass's

@@ -1,7 +1,7 @@
 import { accountsv1, tradingv1 } from '@propdesk/proto';
 import { startHarness, type Harness } from '../test/harness';
-import { phase, failure, lifecycleHelpers } from './lifecycle-helpers';
-import { tradingHelpers } from './test-helpers';
+import { phase, failure, lifecycleHelpers } from '../test/lifecycle-helpers';
+import { tradingHelpers } from '../test/trading-helpers';
 
 /** SPEC 10's resets (a new attempt for a credit) and payouts (the closed profit, split, once) against the real service. */
 let h: Harness;

@@ -3,7 +3,7 @@ import { startHarness, type Harness } from '../test/harness';
 import type { Quote } from './domain/instruments';
 import { equityOf, type PricedPosition } from './domain/pnl';
 import { TradingEngine } from './engine/trading-engine';
-import { BUY, SELL, tradingHelpers } from './test-helpers';
+import { BUY, SELL, tradingHelpers } from '../test/trading-helpers';
 
 /**
  * The engine marks an account exactly only when its floating P/L leaves the band inside which

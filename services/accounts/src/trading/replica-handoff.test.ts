@@ -8,7 +8,7 @@ import { accountsv1, tradingv1 } from '@propdesk/proto';
 import { startHarness, type Harness } from '../test/harness';
 import { QUOTES_CHANNEL } from './engine/cluster';
 import { Ring } from './engine/ring';
-import { tradingHelpers } from './test-helpers';
+import { tradingHelpers } from '../test/trading-helpers';
 
 /**
  * Two replicas splitting the accounts: this process's (the harness) and one in a child process

@@ -4,7 +4,7 @@ import { start, type StartedAccountsService } from '../main';
 import { startHarness, type Harness } from '../test/harness';
 import { fixedClock } from './domain/clock';
 import { TradingEngine } from './engine/trading-engine';
-import { tradingHelpers } from './test-helpers';
+import { tradingHelpers } from '../test/trading-helpers';
 
 /**
  * Two accounts-service replicas on one database, quotes arriving at either: every replica

@@ -1,7 +1,7 @@
 import { createLogger, QueryTypes } from '@propdesk/kit';
 import { accountsv1, tradingv1 } from '@propdesk/proto';
 import type { Harness } from '../test/harness';
-import { expectCode, startTradingSuite, type TradingHelpers } from './test-helpers';
+import { expectCode, startTradingSuite, type TradingHelpers } from '../test/trading-helpers';
 import { upsertEquityMinutes } from './data/equity-minutes';
 import { lockAccount } from './core-port';
 import { rehearseBreach } from './use-cases/rehearse-breach';

@@ -1,6 +1,6 @@
 import { tradingv1 } from '@propdesk/proto';
 import type { Harness } from '../test/harness';
-import { expectCode, LIMIT, SELL, startTradingSuite, type TradingHelpers } from './test-helpers';
+import { expectCode, LIMIT, SELL, startTradingSuite, type TradingHelpers } from '../test/trading-helpers';
 
 /** Orders and positions through TradingService: fills, closes, refusals, flags, resting orders, stop losses and take profits. */
 let h: Harness;

@@ -3,7 +3,7 @@ import { accountsv1 } from '@propdesk/proto';
 import type { Harness } from '../test/harness';
 import { closeStatements } from './data/closing';
 import { rebuildDealStats } from './data/deal-stats';
-import { BUY, expectCode, SELL, startTradingSuite, type TradingHelpers } from './test-helpers';
+import { BUY, expectCode, SELL, startTradingSuite, type TradingHelpers } from '../test/trading-helpers';
 
 /** What TradingService reads back: trades, analytics, equity curve, report, summaries kept deal by deal, instruments. */
 let h: Harness;

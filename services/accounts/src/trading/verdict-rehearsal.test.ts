@@ -3,7 +3,7 @@ import { accountsv1 } from '@propdesk/proto';
 import { SCHEMA } from '../main';
 import { startHarness, type Harness } from '../test/harness';
 import { TradingEngine } from './engine/trading-engine';
-import { tradingHelpers } from './test-helpers';
+import { tradingHelpers } from '../test/trading-helpers';
 
 /**
  * The engine's verdict pool keeps its connections warm: each is rehearsed (a breach rolled back)

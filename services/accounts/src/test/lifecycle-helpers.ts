@@ -1,5 +1,5 @@
 import { QueryTypes } from '@propdesk/kit';
-import type { Harness } from '../test/harness';
+import type { Harness } from './harness';
 
 /** What the lifecycle suites share: programs to create, and reads of what the service stored. */
 

@@ -1,6 +1,6 @@
 import { QueryTypes, type PromiseClient, type Sequelize } from '@propdesk/kit';
 import { accountsv1, tradingv1 } from '@propdesk/proto';
-import { startHarness, type Harness } from '../test/harness';
+import { startHarness, type Harness } from './harness';
 
 /** One replica's clients: AccountsService and TradingService at the same address. */
 interface Clients {
