@@ -3,7 +3,7 @@ import type { ApiErrorCode } from '@propdesk/kit';
 import type { Route } from '../http/route';
 import { routeErrorsByStatus } from '../http/route-errors';
 import { z } from '../http/zod';
-import { ERROR_MEANINGS, errorBodySchema } from './errors';
+import { anyErrorSchema, ERROR_MEANINGS, errorBodySchema } from './errors';
 import { withIntegerFormats } from './integer-formats';
 import { outsideV1Operations } from './outside-v1';
 import { TAGS } from './tags';
@@ -33,6 +33,15 @@ function registerShared(registry: OpenAPIRegistry): void {
   registry.registerComponent('headers', 'RateLimit-Limit', { description: 'size of the bucket this request used, per window', schema: integer });
   registry.registerComponent('headers', 'RateLimit-Remaining', { description: 'requests left in the window', schema: integer });
   registry.registerComponent('headers', 'RateLimit-Reset', { description: 'seconds until the window resets', schema: integer });
+  registry.register('Error', anyErrorSchema);
+  registry.registerComponent('responses', 'Error', {
+    description: [
+      'Any other answer is the error envelope, with a code of the table.',
+      `Among them the answers of no single operation: 404 \`not_found\` for a path that does not exist and 405 \`method_not_allowed\` (${ERROR_MEANINGS.method_not_allowed}), both with the RateLimit-* headers;`,
+      `408 \`request_timeout\` and 431 \`headers_too_large\` (${ERROR_MEANINGS.headers_too_large}), which the HTTP server answers before any route, without them.`,
+    ].join(' '),
+    content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+  });
   registry.registerComponent('headers', 'Retry-After', { description: 'seconds to wait before retrying (at least 1)', required: true, schema: { type: 'integer', minimum: 1 } });
 }
 
@@ -42,7 +51,7 @@ function registerShared(registry: OpenAPIRegistry): void {
  */
 const API_DESCRIPTION = [
   'Simulated trading accounts for prop-trading firms.',
-  'Errors are always {"error":{"code","message"(,"param")}}; each operation lists the codes it can answer.',
+  'Errors are always {"error":{"code","message"(,"param")}}; each operation lists the codes it can answer, and its `default` answer (components.responses.Error) is the envelope with any code, for the answers below that belong to no operation.',
   'Every /v1 answer carries RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset of the bucket the request was counted in: a valid API key\'s own bucket wherever it is sent (also on unknown routes, the public document and the executor login), otherwise the client IP\'s.',
   'A path under /v1 that does not exist is 404 `not_found` for every method, with the RateLimit-* headers.',
   'A method a path does not have is 405 `method_not_allowed` with the RateLimit-* headers and an Allow header listing the path\'s methods (e.g. GET, HEAD, POST). OPTIONS is such a method: the API configures no CORS (it is called from servers, with secret keys), so there is no preflight to answer.',
@@ -70,6 +79,9 @@ const IDEMPOTENCY_KEY_HEADER = z
     pattern: '^[^\\u0000-\\u0008\\u000A-\\u001F\\u007F]+$',
     description: 'a retry with the same key and body gets the first answer again (24 hours, per API key)',
   });
+
+/** Every operation's `default`: any answer it does not list is the error envelope (components.responses.Error). */
+export const ANY_OTHER_ANSWER = { $ref: '#/components/responses/Error' };
 
 function errorResponse(status: number, codes: ApiErrorCode[]): ResponseConfig {
   return {
@@ -106,6 +118,7 @@ function operationOf(route: Route, idempotencyKey: z.ZodTypeAny): RouteConfig {
     if (schema) responses[status] = { description: route.summary, headers: rateLimitHeaders(), content: json(schema) };
   }
   for (const [status, codes] of routeErrorsByStatus(route)) responses[String(status)] = errorResponse(status, codes);
+  responses.default = ANY_OTHER_ANSWER;
   return {
     method: route.method,
     path: route.path,

@@ -66,6 +66,7 @@ export function outsideV1Operations(): RouteConfig[] {
         200: { description: 'every service serving', content: { 'application/json': { schema: healthSchema } } },
         500: errorAnswer('internal_error'),
         503: errorAnswer('unavailable'),
+        default: { $ref: '#/components/responses/Error' },
       },
     },
     {
@@ -85,6 +86,7 @@ export function outsideV1Operations(): RouteConfig[] {
         404: errorAnswer('not_found'),
         500: errorAnswer('internal_error'),
         503: errorAnswer('unavailable'),
+        default: { $ref: '#/components/responses/Error' },
       },
     },
     {
@@ -110,6 +112,7 @@ export function outsideV1Operations(): RouteConfig[] {
         409: errorAnswer('conflict'),
         500: errorAnswer('internal_error'),
         503: errorAnswer('unavailable'),
+        default: { $ref: '#/components/responses/Error' },
       },
     },
   ];
