@@ -2,6 +2,7 @@ import type { Request } from 'express';
 import type { ApiErrorCode, CallOpts } from '@propdesk/kit';
 import type { Clients } from '../clients';
 import type { Scope } from '../auth/principal';
+import type { ApiTag } from '../openapi/tags';
 import type { Rendered } from './errors';
 import { parseBody, parsePath, parseQuery, queryOf, type FieldShape, type ParsedFields } from './validation';
 import type { z } from './zod';
@@ -35,7 +36,7 @@ export interface RouteSpec<P extends FieldShape, Q extends FieldShape, B extends
   operationId: string;
   summary: string;
   description?: string;
-  tag: string;
+  tag: ApiTag;
   access: Access;
   params?: P;
   query?: Q;
@@ -59,7 +60,7 @@ export interface Route {
   operationId: string;
   summary: string;
   description?: string;
-  tag: string;
+  tag: ApiTag;
   access: Access;
   params: FieldShape;
   query: FieldShape;

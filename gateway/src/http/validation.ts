@@ -1,5 +1,5 @@
 import type { Request } from 'express';
-import { AppError, emailSchema, issueParam, exactNumberSchema, textPattern, textSchema, type ApiErrorCode, type ExactNumberRule, type TextRule } from '@propdesk/kit';
+import { AppError, emailSchema, issueParam, exactNumberSchema, textSchema, type ApiErrorCode, type ExactNumberRule, type TextRule } from '@propdesk/kit';
 import { z } from './zod';
 
 /**
@@ -118,7 +118,8 @@ export const pageQuery = {
       z.number({ invalid_type_error: LIMIT_MESSAGE }).int(LIMIT_MESSAGE).min(1, LIMIT_MESSAGE).default(DEFAULT_PAGE_SIZE),
     )
     .transform((n) => Math.min(n, MAX_PAGE_SIZE))
-    .openapi({ description: `page size; values above ${MAX_PAGE_SIZE} are clamped to ${MAX_PAGE_SIZE}` }),
+    // The largest page is the document's maximum; a larger value is still taken, as MAX_PAGE_SIZE.
+    .openapi({ maximum: MAX_PAGE_SIZE, description: `page size, at most ${MAX_PAGE_SIZE} (a larger value is taken as ${MAX_PAGE_SIZE})` }),
   cursor: failsAs(
     z
       .string()
@@ -223,7 +224,7 @@ export const objectBody = <T extends z.ZodRawShape>(shape: T) => z.object(shape)
  * Free text (names, reasons, descriptions): taken exactly as sent or refused (control characters,
  * broken UTF-16, blank), the kit's rule that the services apply again for gRPC callers.
  */
-export const freeText = (rule: TextRule) => textSchema(rule).openapi({ pattern: textPattern(rule) });
+export const freeText = (rule: TextRule) => textSchema(rule);
 
 /** An email address exactly as sent, at most 254 characters (the services check it again). */
 export const emailAddress = () => emailSchema().openapi({ format: 'email' });

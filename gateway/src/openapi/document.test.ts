@@ -72,7 +72,7 @@ interface Operation {
 interface Document {
   openapi: string;
   paths: Record<string, Record<string, Operation>>;
-  components: { schemas: Record<string, Schema> };
+  components: { schemas: Record<string, Schema>; securitySchemes: Record<string, { type: string; in?: string; scheme?: string }> };
 }
 
 let doc: Document;
@@ -94,7 +94,7 @@ const resolve = (schema: Schema): Schema => (schema.$ref ? doc.components.schema
 function documentedErrors(op: Operation): Record<string, string[]> {
   const errors: Record<string, string[]> = {};
   for (const [status, response] of Object.entries(op.responses)) {
-    if (Number(status) < 400) continue;
+    if (status === 'default' || Number(status) < 400) continue;
     const schema = response.content?.['application/json'].schema ?? {};
     const variants = schema.anyOf ?? [schema];
     errors[status] = variants.flatMap((v) => (resolve(v).properties?.error.properties?.code.enum ?? []) as string[]);
@@ -142,9 +142,45 @@ describe('the served OpenAPI document', () => {
     }
   });
 
+  it('names a declared scheme in every security requirement: a cookie for the panel routes, bearer for the rest', () => {
+    const schemes = doc.components.securitySchemes;
+    for (const { route, op } of operations(() => true)) {
+      for (const requirement of op.security) for (const name of Object.keys(requirement)) expect({ route, declared: name in schemes }).toEqual({ route, declared: true });
+    }
+    for (const path of ['/api-keys/{id}/revoke', '/api-keys/{id}/roll']) expect(doc.paths[path].post.security).toEqual([{ panelSession: [] }]);
+    expect(schemes.panelSession).toMatchObject({ type: 'apiKey', in: 'cookie' });
+    expect(schemes.apiKey).toMatchObject({ type: 'http', scheme: 'bearer' });
+  });
+
+  it('bounds what a client sends: limit at most 200, path numbers, every integer with its width', () => {
+    for (const { route, op } of operations()) {
+      for (const parameter of op.parameters ?? []) {
+        const schema = parameter.schema as Schema & { maximum?: number; minimum?: number };
+        if (parameter.name === 'limit') expect({ route, maximum: schema.maximum }).toEqual({ route, maximum: 200 });
+        if (parameter.in === 'path' && schema.type === 'integer') expect({ route, min: schema.minimum, max: schema.maximum }).toEqual({ route, min: 1, max: Number.MAX_SAFE_INTEGER });
+      }
+    }
+    const widths = new Set<string>();
+    const visit = (node: unknown): void => {
+      if (Array.isArray(node)) node.forEach(visit);
+      else if (node !== null && typeof node === 'object') {
+        const schema = node as { type?: unknown; format?: string };
+        if (schema.type === 'integer') widths.add(schema.format ?? 'none');
+        Object.values(node).forEach(visit);
+      }
+    };
+    visit(doc);
+    expect([...widths].sort()).toEqual(['int32', 'int64']);
+    expect(doc.paths['/v1/accounts'].get.parameters?.find((p) => p.name === 'limit')?.schema).toMatchObject({ format: 'int32' });
+    expect(doc.paths['/v1/accounts/{number}'].get.parameters?.find((p) => p.name === 'number')?.schema).toMatchObject({ format: 'int64' });
+  });
+
   it('declares the RateLimit-* headers on every /v1 answer and Retry-After on every 429', () => {
     for (const { route, op } of operations()) {
+      // Any other answer is the shared envelope, whose description says which carry the headers.
+      expect({ route, default: op.responses.default }).toEqual({ route, default: { $ref: '#/components/responses/Error' } });
       for (const [status, response] of Object.entries(op.responses)) {
+        if (status === 'default') continue;
         const headers = Object.keys(response.headers ?? {}).sort();
         const expected = ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', ...(status === '429' ? ['Retry-After'] : [])].sort();
         expect({ route, status, headers }).toEqual({ route, status, headers: expected });

@@ -67,3 +67,21 @@ export function errorBodySchema(codes: readonly ApiErrorCode[]): z.ZodTypeAny {
   if (first === undefined) throw new Error('an error answer needs at least one code');
   return second === undefined ? first : z.union([first, second, ...rest]);
 }
+
+/**
+ * The envelope with any code of the kit's table: the `default` answer of every operation. It
+ * covers what no operation lists: a path that does not exist (404), a method a path does not have
+ * (405), and what the HTTP server answers before any route (408, 431).
+ */
+export const anyErrorSchema = z
+  .object({
+    error: z
+      .object({
+        code: z.enum(Object.keys(API_ERRORS) as [ApiErrorCode, ...ApiErrorCode[]]),
+        message: z.string(),
+        param: z.string().optional().openapi({ description: 'the parameter, field or header at fault' }),
+      })
+      .strict(),
+  })
+  .strict()
+  .openapi('Error');

@@ -64,7 +64,9 @@ export function outsideV1Operations(): RouteConfig[] {
       security: [],
       responses: {
         200: { description: 'every service serving', content: { 'application/json': { schema: healthSchema } } },
+        500: errorAnswer('internal_error'),
         503: errorAnswer('unavailable'),
+        default: { $ref: '#/components/responses/Error' },
       },
     },
     {
@@ -72,16 +74,19 @@ export function outsideV1Operations(): RouteConfig[] {
       path: '/api-keys/{id}/revoke',
       operationId: 'revokeApiKey',
       summary: 'Revoke an API key (panel session of an owner or admin)',
-      description: 'Revoking again answers 200 with the first revoked_at.',
+      description: 'Revoking again answers 200 with the first revoked_at. It takes no body; one that is not application/json is 400.',
       tags: ['Meta'],
       security: [{ panelSession: [] }],
       request: { params: z.object({ id: z.string().uuid().max(36).openapi({ description: 'API key id' }) }) },
       responses: {
         200: { description: 'the revoked key', content: { 'application/json': { schema: revokedKeySchema } } },
+        400: errorAnswer('invalid_request'),
         401: errorAnswer('unauthorized'),
         403: errorAnswer('forbidden'),
         404: errorAnswer('not_found'),
+        500: errorAnswer('internal_error'),
         503: errorAnswer('unavailable'),
+        default: { $ref: '#/components/responses/Error' },
       },
     },
     {
@@ -105,7 +110,9 @@ export function outsideV1Operations(): RouteConfig[] {
         403: errorAnswer('forbidden'),
         404: errorAnswer('not_found'),
         409: errorAnswer('conflict'),
+        500: errorAnswer('internal_error'),
         503: errorAnswer('unavailable'),
+        default: { $ref: '#/components/responses/Error' },
       },
     },
   ];

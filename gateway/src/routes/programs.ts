@@ -1,4 +1,4 @@
-import { PROGRAM_STATUSES, programCreateSchema, programUpdateSchema, restProgramSchema, type RestProgram } from '@propdesk/kit';
+import { PROGRAM_NAME_PATTERN, PROGRAM_STATUSES, programCreateSchema, programUpdateSchema, restProgramSchema, type RestProgram } from '@propdesk/kit';
 import { apiKeyOf } from '../auth/principal';
 import { renderJson } from '../http/errors';
 import { route } from '../http/route';
@@ -13,14 +13,16 @@ export const programSchema = restProgramSchema.openapi('Program');
 const programPageSchema = pageSchema(programSchema).openapi('ProgramPage');
 
 const programPath = {
-  name: failsAsNotFound(z.string().regex(/^[a-z0-9][a-z0-9-]{1,62}$/, 'program not found').openapi({ description: 'the program name' })),
+  name: failsAsNotFound(z.string().max(63, 'program not found').regex(PROGRAM_NAME_PATTERN, 'program not found').openapi({ description: 'the program name' })),
 };
 
 const VERSION_MESSAGE = 'version must be a positive integer';
+/** Nine digits at most: a longer value is not read as a number at all. */
+const MAX_VERSION = 999_999_999;
 const versionQuery = z
   .preprocess(
     (v) => (typeof v === 'string' && /^[0-9]{1,9}$/.test(v) ? Number(v) : v),
-    z.number({ invalid_type_error: VERSION_MESSAGE }).int(VERSION_MESSAGE).min(1, VERSION_MESSAGE).optional(),
+    z.number({ invalid_type_error: VERSION_MESSAGE }).int(VERSION_MESSAGE).min(1, VERSION_MESSAGE).max(MAX_VERSION, VERSION_MESSAGE).optional(),
   )
   .openapi({ description: 'an earlier version; default: the latest' });
 

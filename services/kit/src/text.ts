@@ -50,17 +50,21 @@ export function requireText(value: unknown, param: string, rule: TextRule): stri
   return value as string;
 }
 
-/** The same rule as a zod string schema (the gateway's request schemas). */
+/**
+ * The same rule as a zod string schema (the gateway's and the panel's request schemas). The rule
+ * is a `regex` check of textPattern, so the OpenAPI document generated from the schema states it
+ * as the field's pattern; its failure message is textProblem's (blank, control characters), and a
+ * lone surrogate, which no pattern can express, is refused by the refinement after it.
+ */
 export function textSchema(rule: TextRule) {
   const min = rule.min ?? 1;
+  const length = `must be ${min} to ${rule.max} characters`;
   return z
-    .string()
-    .min(min, `must be ${min} to ${rule.max} characters`)
-    .max(rule.max, `must be ${min} to ${rule.max} characters`)
-    .superRefine((value, ctx) => {
-      const problem = textProblem(value, rule);
-      if (problem !== undefined) ctx.addIssue({ code: z.ZodIssueCode.custom, message: problem });
-    });
+    .string({ errorMap: (issue, ctx) => ({ message: issue.code === 'invalid_string' ? (textProblem(ctx.data, rule) ?? ctx.defaultError) : ctx.defaultError }) })
+    .min(min, length)
+    .max(rule.max, length)
+    .regex(new RegExp(textPattern(rule)))
+    .refine((value) => !LONE_SURROGATE.test(value), 'must be well-formed Unicode (it contains a lone surrogate)');
 }
 
 /** RFC 5321: a path is at most 256 octets with its angle brackets, so an address at most 254. */

@@ -1,4 +1,5 @@
-import { authv1 } from '@propdesk/proto';
+import { authv1, type tradingv1 } from '@propdesk/proto';
+import { toRestPosition } from '@propdesk/kit';
 
 /**
  * proto (camelCase, enums, Dates) -> the panel's JSON (snake_case, names, ISO strings), in one place.
@@ -24,6 +25,19 @@ export interface UserJson {
 
 export function presentUser(user: authv1.User): UserJson {
   return { id: user.id, email: user.email, role: roleName(user.role), organization_id: user.organizationId };
+}
+
+/**
+ * A position as the panel shows it: the REST shape, and for an open one the price it is marked at
+ * and its floating P/L (null without a quote), so the account page can show them as quotes arrive.
+ */
+export function presentPosition(position: tradingv1.Position) {
+  return { ...toRestPosition(position), current_price: position.currentPrice ?? null, floating_profit: position.floatingProfit ?? null };
+}
+
+/** The signed-in user's organization: what the panel shows of it (credits left where accounts are created). */
+export function presentOrganization(org: authv1.Organization) {
+  return { id: org.id, name: org.name, plan_status: org.planStatus === authv1.PlanStatus.PLAN_STATUS_PAID ? 'paid' : 'unpaid', credits: Number(org.credits) };
 }
 
 /** A member of the team as the Team page shows it. */

@@ -23,9 +23,12 @@ describe('orders and positions', () => {
     expect(await t.account(org, n)).toMatchObject({ balance: 100_000, equity: 99_400 });
     const { positions } = await h.trading.listPositions({ organizationId: org, number: n, pageSize: 0, pageToken: '', status: tradingv1.PositionStatus.POSITION_STATUS_OPEN });
     expect(positions[0].floatingProfit).toBe(-600);
+    // The price it is marked at: the bid, for a buy.
+    expect(positions[0].currentPrice).toBe(1.094);
 
     const { position: closed } = await h.trading.closePosition({ organizationId: org, number: n, positionId: opened.id });
     expect(closed).toMatchObject({ status: tradingv1.PositionStatus.POSITION_STATUS_CLOSED, closePrice: 1.094, profit: -600, closeReason: 'manual' });
+    expect(closed?.currentPrice).toBeUndefined();
     expect(await t.account(org, n)).toMatchObject({ balance: 99_400, equity: 99_400 });
     const { deals } = await h.trading.listTrades({ organizationId: org, number: n, pageSize: 0, pageToken: '' });
     expect(deals).toEqual([expect.objectContaining({ positionId: opened.id, profit: -600, balanceAfter: 99_400, closeReason: 'manual' })]);

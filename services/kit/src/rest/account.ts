@@ -54,8 +54,13 @@ interface SqlJsonValue {
 
 /** Renderers for the SQL fast path, each taking the column (the REST name unless given). */
 export const sqlJson = {
-  /** integer and numeric columns: their text is a valid JSON number. */
+  /** integer columns: their text is the JSON number JSON.stringify writes. */
   number: (column?: string) => (name: string): SqlJsonValue => ({ before: '', expression: column ?? name, after: '' }),
+  /**
+   * numeric columns (money, numeric(20,2)): without the scale's trailing zeros, as JSON.stringify
+   * writes the same number (100000, 95000.5), so the list and the single answer are the same text.
+   */
+  amount: (column?: string) => (name: string): SqlJsonValue => ({ before: '', expression: `trim_scale(${column ?? name})::text`, after: '' }),
   /** text that never needs escaping (enum names, uuids): quoted as it is. */
   plainString: (column?: string) => (name: string): SqlJsonValue => ({ before: '"', expression: column ?? name, after: '"' }),
   /** like plainString, null when the column is NULL. */
@@ -68,8 +73,8 @@ export const sqlJson = {
   text: (column?: string) => (name: string): SqlJsonValue => ({ before: '', expression: `to_json(${column ?? name})`, after: '' }),
   /** integer columns that may be NULL. */
   numberOrNull: (column?: string) => (name: string): SqlJsonValue => ({ before: '', expression: `coalesce(${column ?? name}::text, 'null')`, after: '' }),
-  /** any SQL expression yielding JSON text (nested objects). */
-  json: (expression: string) => (): SqlJsonValue => ({ before: '', expression, after: '' }),
+  /** a nested object, written compactly like the top level (json_build_object would add spaces). */
+  object: (fields: Record<string, (name: string) => SqlJsonValue>) => (): SqlJsonValue => ({ before: '', expression: objectJsonSql(fields), after: '' }),
   /** timestamptz as ISO 8601 UTC with milliseconds, as Date#toISOString writes it. */
   timestamp: (column?: string) => (name: string): SqlJsonValue => ({
     before: '"',
@@ -103,16 +108,16 @@ export const ACCOUNT_FIELDS = {
   ),
   program: field(z.string(), (a) => a.program, sqlJson.text()),
   currency: field(z.string(), (a) => a.currency, sqlJson.text()),
-  initial_balance: field(z.number(), (a) => a.initialBalance, sqlJson.number()),
-  balance: field(z.number(), (a) => a.balance, sqlJson.number()),
-  equity: field(z.number(), (a) => a.equity, sqlJson.number()),
-  peak_equity: field(z.number(), (a) => a.peakEquity, sqlJson.number()),
+  initial_balance: field(z.number(), (a) => a.initialBalance, sqlJson.amount()),
+  balance: field(z.number(), (a) => a.balance, sqlJson.amount()),
+  equity: field(z.number(), (a) => a.equity, sqlJson.amount()),
+  peak_equity: field(z.number(), (a) => a.peakEquity, sqlJson.amount()),
   created_at: field(z.string().datetime(), (a) => iso(a.createdAt), sqlJson.timestamp()),
   program_version: field(z.number().int().min(1), (a) => a.programVersion || 1, sqlJson.number()),
   phase: field(
     z.object({ index: z.number().int().min(0).describe('0-based'), name: z.string(), kind: z.enum(['evaluation', 'funded']) }).strict(),
     (a) => ({ index: a.phase?.index ?? 0, name: a.phase?.name || 'evaluation', kind: a.phase?.kind === 'funded' ? ('funded' as const) : ('evaluation' as const) }),
-    sqlJson.json(`json_build_object('index', phase_index, 'name', phase_name, 'kind', phase_kind)::text`),
+    sqlJson.object({ index: sqlJson.number('phase_index'), name: sqlJson.text('phase_name'), kind: sqlJson.plainString('phase_kind') }),
   ),
   attempt: field(z.number().int().min(1).describe('1, then +1 per reset'), (a) => a.attempt || 1, sqlJson.number()),
   previous_account: field(
@@ -149,20 +154,26 @@ function sqlLiteral(text: string): string {
 }
 
 /**
- * One account row as its REST JSON text, a SQL expression over the accounts table's columns:
- * literal runs and one expression per field, joined with ||.
+ * An object as its JSON text, a SQL expression over a row's columns: literal runs and one
+ * expression per field, joined with ||, in the fields' order and with no whitespace, the way
+ * JSON.stringify writes the same object.
  */
-function accountJsonSql(): string {
+function objectJsonSql(fields: Record<string, (name: string) => SqlJsonValue>): string {
   const parts: string[] = [];
   let literal = '{';
-  FIELD_NAMES.forEach((name, i) => {
-    const value = ACCOUNT_FIELDS[name].sql(name);
+  Object.entries(fields).forEach(([name, render], i) => {
+    const value = render(name);
     literal += `${i === 0 ? '' : ','}${JSON.stringify(name)}:${value.before}`;
     parts.push(sqlLiteral(literal), value.expression);
     literal = value.after;
   });
   parts.push(sqlLiteral(`${literal}}`));
   return parts.join(' || ');
+}
+
+/** One account row as its REST JSON text (ACCOUNT_FIELDS in REST order). */
+function accountJsonSql(): string {
+  return objectJsonSql(Object.fromEntries(FIELD_NAMES.map((name) => [name, ACCOUNT_FIELDS[name].sql])));
 }
 
 export const ACCOUNT_JSON_SQL = accountJsonSql();

@@ -17,6 +17,7 @@ export const TOTAL_LOSS_MODES = ['static', 'trailing', 'trailing_eod'] as const;
 export const PROGRAM_STATUSES = ['active', 'archived'] as const;
 export const PROGRAM_NAME_PATTERN = /^[a-z0-9][a-z0-9-]{1,62}$/;
 export const MAX_PHASES = 5;
+const PROGRAM_NAME_MESSAGE = 'must match ^[a-z0-9][a-z0-9-]{1,62}$ (lowercase letters, digits and dashes)';
 
 export type PhaseKind = (typeof PHASE_KINDS)[number];
 export type DailyLossBasis = (typeof DAILY_LOSS_BASES)[number];
@@ -36,7 +37,8 @@ const pctRange = (min: number, max: number) =>
     .min(min, `must be from ${min} to ${max}`)
     .max(max, `must be from ${min} to ${max}`);
 
-const symbolSchema = z.string().regex(/^[A-Z0-9._-]{1,20}$/, 'must be an instrument symbol such as EURUSD');
+const SYMBOL_MESSAGE = 'must be an instrument symbol such as EURUSD';
+const symbolSchema = z.string().max(20, SYMBOL_MESSAGE).regex(/^[A-Z0-9._-]{1,20}$/, SYMBOL_MESSAGE);
 
 /** One phase as a client sends it; omitted fields take the defaults of SPEC 10. */
 export const programPhaseInputSchema = z.object({
@@ -125,7 +127,7 @@ const programFields = {
 
 /** POST /v1/programs. */
 export const programCreateSchema = z.object({
-  name: z.string().regex(PROGRAM_NAME_PATTERN, 'must match ^[a-z0-9][a-z0-9-]{1,62}$ (lowercase letters, digits and dashes)'),
+  name: z.string().max(63, PROGRAM_NAME_MESSAGE).regex(PROGRAM_NAME_PATTERN, PROGRAM_NAME_MESSAGE),
   ...programFields,
 });
 

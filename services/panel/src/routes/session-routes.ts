@@ -2,7 +2,7 @@ import { Router } from 'express';
 import { AppError, z } from '@propdesk/kit';
 import type { PanelClients } from '../clients';
 import { clearSessionCookie, requireSession, sessionOf, sessionToken, setSessionCookie } from '../http/session';
-import { presentUser } from '../presenters';
+import { presentOrganization, presentUser } from '../presenters';
 import { parseBody } from '../validation';
 
 const loginBody = z.object({
@@ -39,6 +39,13 @@ export function sessionRoutes(clients: PanelClients): Router {
 
   router.get('/panel/api/me', requireSession(clients), (req, res) => {
     res.json({ user: sessionOf(req).user });
+  });
+
+  // Credits left, shown where accounts are created and reset (each spends one).
+  router.get('/panel/api/organization', requireSession(clients), async (req, res) => {
+    const { organization } = await clients.auth.getOrganization({ organizationId: sessionOf(req).user.organization_id });
+    if (!organization) throw new AppError('internal_error', 'the auth service returned no organization');
+    res.json(presentOrganization(organization));
   });
 
   return router;

@@ -1,7 +1,8 @@
 import { Router, type Request } from 'express';
-import { AppError, POSITION_STATUS_NAMES, positionStatusFilter, textSchema, toRestAccount, toRestDeal, toRestEquityPoint, toRestFlag, toRestPosition, z } from '@propdesk/kit';
+import { AppError, POSITION_STATUS_NAMES, positionStatusFilter, textSchema, toRestAccount, toRestDeal, toRestEquityPoint, toRestFlag, z } from '@propdesk/kit';
 import type { PanelClients } from '../clients';
 import { managers } from '../http/roles';
+import { presentPosition } from '../presenters';
 import { requireSession, sessionOf } from '../http/session';
 import { accountNumberParam, pageOf, pageParams, parseBody, queryString } from '../validation';
 
@@ -42,7 +43,7 @@ export function tradingRoutes(clients: PanelClients): Router {
 
   router.get('/panel/api/accounts/:number/positions', session, async (req, res) => {
     const result = await clients.trading.listPositions({ ...target(req), ...pageParams(req), status: positionStatusParam(req) });
-    res.json(pageOf(result.positions.map(toRestPosition), result.nextPageToken));
+    res.json(pageOf(result.positions.map(presentPosition), result.nextPageToken));
   });
 
   router.get('/panel/api/accounts/:number/trades', session, async (req, res) => {

@@ -193,6 +193,11 @@ export interface Position {
     | undefined;
   /** The account's attempt it belongs to (1, then +1 per reset). */
   attempt: number;
+  /**
+   * The price an open position is marked at, the latest quote's bid for a buy and ask for a sell
+   * (what floating_profit is computed at); unset without a quote or unless open.
+   */
+  currentPrice?: number | undefined;
 }
 
 export interface PlaceOrderRequest {
@@ -461,6 +466,7 @@ function createBasePosition(): Position {
     createdAt: undefined,
     floatingProfit: undefined,
     attempt: 0,
+    currentPrice: undefined,
   };
 }
 
@@ -522,6 +528,9 @@ export const Position: MessageFns<Position> = {
     }
     if (message.attempt !== 0) {
       writer.uint32(152).int32(message.attempt);
+    }
+    if (message.currentPrice !== undefined) {
+      writer.uint32(161).double(message.currentPrice);
     }
     return writer;
   },
@@ -691,6 +700,14 @@ export const Position: MessageFns<Position> = {
             message.attempt = reader.int32();
             continue;
           }
+          case 20: {
+            if (tag !== 161) {
+              break;
+            }
+
+            message.currentPrice = reader.double();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -760,6 +777,11 @@ export const Position: MessageFns<Position> = {
         ? globalThis.Number(object.floating_profit)
         : undefined,
       attempt: isSet(object.attempt) ? globalThis.Number(object.attempt) : 0,
+      currentPrice: isSet(object.currentPrice)
+        ? globalThis.Number(object.currentPrice)
+        : isSet(object.current_price)
+        ? globalThis.Number(object.current_price)
+        : undefined,
     };
   },
 
@@ -822,6 +844,9 @@ export const Position: MessageFns<Position> = {
     if (message.attempt !== 0) {
       obj.attempt = Math.round(message.attempt);
     }
+    if (message.currentPrice !== undefined) {
+      obj.currentPrice = floatToJson(message.currentPrice);
+    }
     return obj;
   },
 
@@ -849,6 +874,7 @@ export const Position: MessageFns<Position> = {
     message.createdAt = object.createdAt ?? undefined;
     message.floatingProfit = object.floatingProfit ?? undefined;
     message.attempt = object.attempt ?? 0;
+    message.currentPrice = object.currentPrice ?? undefined;
     return message;
   },
 };

@@ -71,6 +71,7 @@ export function toProtoPosition(p: MarkedPosition): tradingv1.Position {
     closeReason: p.closeReason,
     createdAt: p.createdAt,
     floatingProfit: opt(p.floatingProfit),
+    currentPrice: opt(p.currentPrice),
     attempt: p.attempt,
   };
 }

@@ -4,7 +4,7 @@ import type { Position } from '../data/positions';
 import { equityMinutesStatement, upsertEquityMinutes } from '../data/equity-minutes';
 import type { Clock } from '../domain/clock';
 import { roundMoney, type Quote, type QuoteLookup } from '../domain/instruments';
-import { equityOf, floatingProfit } from '../domain/pnl';
+import { equityOf, exitPrice, floatingProfit } from '../domain/pnl';
 
 /** What the trading use cases run with; the engine provides the quote cache and the clock. */
 export interface TradingContext {
@@ -74,13 +74,15 @@ function equityPoint(accountNumber: number, time: Date, equity: number, balance:
   return { accountNumber, minute, open: equity, high: equity, low: equity, close: equity, balance };
 }
 
-/** A position with its floating P/L at the cached quote (null unless open and priced). */
+/** A position with the price it is marked at and its floating P/L, at the cached quote (null unless open and priced). */
 export interface MarkedPosition extends Position {
   floatingProfit: number | null;
+  currentPrice: number | null;
 }
 
 export function markPosition(ctx: TradingContext, p: Position): MarkedPosition {
-  const priced = p.status === 'open' && p.openPrice !== null && ctx.quote(p.symbol) !== undefined;
-  const floating = priced ? roundMoney(floatingProfit({ symbol: p.symbol, side: p.side, volume: p.volume, openPrice: p.openPrice as number }, ctx.quote)) : null;
-  return { ...p, floatingProfit: floating };
+  const quote = p.status === 'open' && p.openPrice !== null ? ctx.quote(p.symbol) : undefined;
+  if (quote === undefined) return { ...p, floatingProfit: null, currentPrice: null };
+  const floating = roundMoney(floatingProfit({ symbol: p.symbol, side: p.side, volume: p.volume, openPrice: p.openPrice as number }, ctx.quote));
+  return { ...p, floatingProfit: floating, currentPrice: exitPrice(p.side, quote) };
 }

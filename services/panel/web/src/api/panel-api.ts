@@ -12,6 +12,7 @@ import type {
   Flag,
   Meta,
   NewApiKey,
+  Organization,
   Page,
   PanelEvent,
   Payout,
@@ -111,6 +112,7 @@ export interface ProgramInput {
 export const panelApi = {
   me: () => get<{ user: User }>('/panel/api/me'),
   meta: () => get<Meta>('/panel/api/meta'),
+  organization: () => get<Organization>('/panel/api/organization'),
   login: (email: string, password: string) => post<{ user: User }>('/panel/api/login', { email, password }),
   logout: () => post<{ ok: true }>('/panel/api/logout'),
 
@@ -179,6 +181,7 @@ export const panelApi = {
 export const queryKeys = {
   me: ['me'] as const,
   meta: ['meta'] as const,
+  organization: ['organization'] as const,
   accounts: (filter?: AccountFilter) => (filter ? (['accounts', filter] as const) : (['accounts'] as const)),
   account: (n: number) => ['account', n] as const,
   programs: ['programs'] as const,

@@ -90,6 +90,17 @@ export interface Position {
   closed_at: string | null;
   close_reason: string | null;
   attempt?: number;
+  /** Open positions: the price it is marked at (bid for a buy, ask for a sell) and the floating P/L; null without a quote. */
+  current_price: number | null;
+  floating_profit: number | null;
+}
+
+/** The signed-in user's organization (GET /panel/api/organization). */
+export interface Organization {
+  id: string;
+  name: string;
+  plan_status: 'paid' | 'unpaid';
+  credits: number;
 }
 
 export interface Deal {

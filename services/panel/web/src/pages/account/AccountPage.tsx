@@ -3,13 +3,14 @@ import { Link, useParams } from 'react-router';
 import { ApiError, panelApi, queryKeys } from '../../api/panel-api';
 import type { Account } from '../../api/types';
 import { useCanManage } from '../../app/session';
-import { formatMoney, formatTime } from '../../components/format';
+import { formatAmount, formatTime } from '../../components/format';
 import { QueryState } from '../../components/QueryState';
 import { StatusBadge } from '../../components/StatusBadge';
 import { usePageTitle } from '../../components/usePageTitle';
 import { NotFoundPage } from '../NotFoundPage';
-import { programAndPhase } from '../accounts/AccountsPage';
+import { phaseText, programText } from '../accounts/account-text';
 import { AccountActions } from './AccountActions';
+import { EndingActions } from './EndingActions';
 import { CredentialsSection } from './CredentialsSection';
 import { EquityChart } from './EquityChart';
 import { LimitsSection } from './LimitsSection';
@@ -18,6 +19,7 @@ import { TraderSection } from './TraderSection';
 import { Flags, OpenPositions, Trades } from './TradingTables';
 
 function Identity({ account }: { account: Account }) {
+  const amount = (value: number) => formatAmount(value, account.currency);
   return (
     <dl className="facts identity">
       <dt>Status</dt>
@@ -25,23 +27,19 @@ function Identity({ account }: { account: Account }) {
         <StatusBadge status={account.status} />
       </dd>
       <dt>Program</dt>
-      <dd>{programAndPhase(account)}</dd>
+      <dd>{programText(account)}</dd>
       <dt>Phase</dt>
-      <dd>{account.phase ? `${account.phase.index + 1}: ${account.phase.name} (${account.phase.kind})` : '—'}</dd>
+      <dd>{phaseText(account)}</dd>
       <dt>Attempt</dt>
       <dd>{account.attempt ?? '—'}</dd>
       <dt>Balance</dt>
-      <dd>
-        {formatMoney(account.balance)} {account.currency}
-      </dd>
+      <dd>{amount(account.balance)}</dd>
       <dt>Equity</dt>
-      <dd>
-        {formatMoney(account.equity)} {account.currency}
-      </dd>
+      <dd>{amount(account.equity)}</dd>
       <dt>Peak equity</dt>
-      <dd>{formatMoney(account.peak_equity)}</dd>
+      <dd>{amount(account.peak_equity)}</dd>
       <dt>Initial balance</dt>
-      <dd>{formatMoney(account.initial_balance)}</dd>
+      <dd>{amount(account.initial_balance)}</dd>
       <dt>Created</dt>
       <dd>{formatTime(account.created_at)}</dd>
       {account.previous_account ? (
@@ -77,6 +75,8 @@ export function AccountPage() {
 
   if (!valid || (detail.error instanceof ApiError && detail.error.status === 404)) return <NotFoundPage />;
   const account = detail.data?.account;
+  // Every amount on the page is in the account's currency (all USD today).
+  const currency = account?.currency ?? 'USD';
   return (
     <>
       <div className="page-head">
@@ -97,15 +97,16 @@ export function AccountPage() {
       </QueryState>
       <section className="card">
         <h2 id="equity-title">Equity</h2>
-        <EquityChart number={number} analytics={analytics.data} />
+        <EquityChart number={number} analytics={analytics.data} analyticsSettled={!analytics.isPending} currency={currency} />
       </section>
-      <LimitsSection number={number} analytics={analytics.data} analyticsPending={analytics.isPending} analyticsError={analytics.error} />
-      <OpenPositions number={number} />
+      <LimitsSection number={number} currency={currency} analytics={analytics.data} analyticsPending={analytics.isPending} analyticsError={analytics.error} />
+      <OpenPositions number={number} currency={currency} />
       <Flags number={number} />
-      <Trades number={number} />
-      {account?.phase?.kind === 'funded' ? <PayoutsSection number={number} /> : null}
+      <Trades number={number} currency={currency} />
+      {account?.phase?.kind === 'funded' ? <PayoutsSection number={number} currency={currency} /> : null}
       {canManage && account ? <AccountActions account={account} /> : null}
       {canManage ? <CredentialsSection number={number} /> : null}
+      {canManage && account ? <EndingActions account={account} /> : null}
     </>
   );
 }

@@ -4,7 +4,7 @@ import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
 import { panelApi, queryKeys } from '../../api/panel-api';
 import type { Analytics, EquityPoint } from '../../api/types';
-import { formatMoney } from '../../components/format';
+import { formatAmount, formatMoney } from '../../components/format';
 import { ErrorMessage } from '../../components/QueryState';
 
 /**
@@ -33,7 +33,7 @@ export function levelsOf(analytics: Analytics | undefined): Levels {
   };
 }
 
-function describe(number: number, points: EquityPoint[], levels: Levels): string {
+function describe(number: number, points: EquityPoint[], levels: Levels, currency: string): string {
   if (points.length === 0) return `Equity curve of account ${number}: no history yet.`;
   const first = points[0]!;
   const last = points[points.length - 1]!;
@@ -46,7 +46,7 @@ function describe(number: number, points: EquityPoint[], levels: Levels): string
   if (levels.dailyFloor !== undefined) parts.push(`daily loss limit at ${formatMoney(levels.dailyFloor)}`);
   if (levels.totalFloor !== undefined) parts.push(`total loss limit at ${formatMoney(levels.totalFloor)}`);
   if (levels.target !== undefined) parts.push(`profit target at ${formatMoney(levels.target)}`);
-  return `${parts.join('; ')}.`;
+  return `${parts.join('; ')}. Amounts in ${currency}, times in UTC.`;
 }
 
 const COLORS = { equity: '#1f5fd6', balance: '#6b7687', daily: '#c2410c', total: '#b42318', target: '#137333' };
@@ -90,10 +90,26 @@ function drawLevels(lines: LevelLine[]): (u: uPlot) => void {
   };
 }
 
-function chartOptions(width: number, lines: LevelLine[], pointCount: number): uPlot.Options {
+/**
+ * The time axis in UTC and 24-hour time, like every time on the page (formatTime): uPlot's own
+ * tick table with its 12-hour templates replaced. Columns: the tick spacing it applies from, the
+ * tick's text, then the text added when the year, month, day, hour, minute or second changed.
+ */
+const UTC_TIME_TICKS: uPlot.Axis.Values = [
+  [3600 * 24 * 365, '{YYYY}', null, null, null, null, null, null, 1],
+  [3600 * 24 * 28, '{MMM}', '\n{YYYY}', null, null, null, null, null, 1],
+  [3600 * 24, '{D} {MMM}', '\n{YYYY}', null, null, null, null, null, 1],
+  [3600, '{HH}:{mm}', '\n{D} {MMM} {YYYY}', null, '\n{D} {MMM}', null, null, null, 1],
+  [60, '{HH}:{mm}', '\n{D} {MMM} {YYYY}', null, '\n{D} {MMM}', null, null, null, 1],
+  [1, ':{ss}', '\n{D} {MMM} {YYYY} {HH}:{mm}', null, '\n{D} {MMM} {HH}:{mm}', null, '\n{HH}:{mm}', null, 1],
+];
+
+function chartOptions(width: number, lines: LevelLine[], pointCount: number, currency: string): uPlot.Options {
   const few = pointCount <= FEW_POINTS;
   return {
     width,
+    // Dates are drawn in UTC, whatever the viewer's time zone.
+    tzDate: (seconds) => uPlot.tzDate(new Date(seconds * 1000), 'Etc/UTC'),
     height: width < 500 ? 220 : 300,
     series: [
       {},
@@ -103,9 +119,14 @@ function chartOptions(width: number, lines: LevelLine[], pointCount: number): uP
     scales: {
       x: {
         time: true,
-        range: (_u, min, max) => {
-          if (max - min >= MIN_SPAN_SECONDS) return [min, max];
-          const middle = (min + max) / 2;
+        // From the data itself: for a single point uPlot passes a day's span of its own.
+        range: (u, min, max) => {
+          const times = u.data[0];
+          const first = times[0];
+          const last = times[times.length - 1];
+          if (first === undefined || last === undefined) return [min, max];
+          if (last - first >= MIN_SPAN_SECONDS) return [first, last];
+          const middle = (first + last) / 2;
           return [middle - MIN_SPAN_SECONDS / 2, middle + MIN_SPAN_SECONDS / 2];
         },
       },
@@ -119,7 +140,10 @@ function chartOptions(width: number, lines: LevelLine[], pointCount: number): uP
         },
       },
     },
-    axes: [{}, { size: 72, values: (_u, ticks) => ticks.map((t) => wholeMoney.format(t)) }],
+    axes: [
+      { values: UTC_TIME_TICKS, label: 'Time (UTC)', labelSize: 24 },
+      { size: 72, values: (_u, ticks) => ticks.map((t) => wholeMoney.format(t)), label: currency, labelSize: 24 },
+    ],
     legend: { live: false },
     cursor: { drag: { x: true, y: false } },
     hooks: { draw: [drawLevels(lines)] },
@@ -143,7 +167,7 @@ function upToNow(points: EquityPoint[], analytics: Analytics | undefined): Equit
 }
 
 /** The equity curve drawn from /equity, with the breach and target levels as dashed lines. */
-export function EquityChart({ number, analytics }: { number: number; analytics: Analytics | undefined }) {
+export function EquityChart({ number, analytics, analyticsSettled, currency }: { number: number; analytics: Analytics | undefined; analyticsSettled: boolean; currency: string }) {
   const equity = useQuery({ queryKey: [...queryKeys.account(number), 'equity'], queryFn: () => panelApi.accounts.equity(number, EQUITY_MAX_POINTS) });
   const holder = useRef<HTMLDivElement>(null);
   const [drawn, setDrawn] = useState(false);
@@ -152,9 +176,10 @@ export function EquityChart({ number, analytics }: { number: number; analytics: 
 
   useEffect(() => {
     const element = holder.current;
-    if (!element || !points || points.length === 0) return;
+    // Drawn once the analytics are in (or failed): the levels and the point at now come from them.
+    if (!element || !points || points.length === 0 || !analyticsSettled) return;
     const drawnPoints = upToNow(points, analytics);
-    const chart = new uPlot(chartOptions(element.clientWidth, levelLines(levels), drawnPoints.length), chartData(drawnPoints), element);
+    const chart = new uPlot(chartOptions(element.clientWidth, levelLines(levels), drawnPoints.length, currency), chartData(drawnPoints), element);
     setDrawn(true);
     const resize = new ResizeObserver(() => chart.setSize({ width: element.clientWidth, height: element.clientWidth < 500 ? 220 : 300 }));
     resize.observe(element);
@@ -164,10 +189,10 @@ export function EquityChart({ number, analytics }: { number: number; analytics: 
       setDrawn(false);
     };
     // levels derive from analytics: the chart is redrawn when the points or the analytics change
-  }, [points, analytics]);
+  }, [points, analytics, analyticsSettled, currency]);
 
   if (equity.error) return <ErrorMessage error={equity.error}>The equity curve could not be loaded: </ErrorMessage>;
-  const label = points ? describe(number, points, levels) : `Equity curve of account ${number}: loading.`;
+  const label = points ? describe(number, points, levels, currency) : `Equity curve of account ${number}: loading.`;
   return (
     <figure className="chart" role="img" aria-label={label} data-state={drawn ? 'drawn' : points && points.length === 0 ? 'empty' : 'loading'}>
       {points && points.length === 0 ? <p className="muted">No equity history yet.</p> : <div ref={holder} className="chart-area" />}
@@ -175,7 +200,7 @@ export function EquityChart({ number, analytics }: { number: number; analytics: 
         <ul className="chart-levels">
           {levelLines(levels).map((line) => (
             <li key={line.label} className={`level-${line.label.split(' ')[0]?.toLowerCase() ?? ''}`}>
-              {line.label} {formatMoney(line.value)}
+              {line.label} {formatAmount(line.value, currency)}
             </li>
           ))}
         </ul>

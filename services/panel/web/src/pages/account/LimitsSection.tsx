@@ -1,11 +1,23 @@
 import { useQuery } from '@tanstack/react-query';
 import { panelApi, queryKeys } from '../../api/panel-api';
 import type { Analytics } from '../../api/types';
-import { formatMoney, formatNumber, formatPct } from '../../components/format';
+import { formatAmount, formatNumber, formatPct } from '../../components/format';
 import { QueryState } from '../../components/QueryState';
 
 /** The frozen terms and, next to each limit, how much is left before it (analytics' headroom). */
-export function LimitsSection({ number, analytics, analyticsPending, analyticsError }: { number: number; analytics?: Analytics; analyticsPending: boolean; analyticsError: unknown }) {
+export function LimitsSection({
+  number,
+  currency,
+  analytics,
+  analyticsPending,
+  analyticsError,
+}: {
+  number: number;
+  currency: string;
+  analytics?: Analytics;
+  analyticsPending: boolean;
+  analyticsError: unknown;
+}) {
   const terms = useQuery({ queryKey: [...queryKeys.account(number), 'terms'], queryFn: () => panelApi.accounts.terms(number) });
   const h = analytics?.headroom;
   const t = terms.data;
@@ -29,17 +41,17 @@ export function LimitsSection({ number, analytics, analyticsPending, analyticsEr
               <tr>
                 <th scope="row">Max daily loss</th>
                 <td>{t ? formatPct(t.max_daily_loss_pct) : '—'}</td>
-                <td className="num">{formatMoney(h?.daily_loss_remaining)}</td>
+                <td className="num">{formatAmount(h?.daily_loss_remaining, currency)}</td>
               </tr>
               <tr>
                 <th scope="row">Max total loss</th>
                 <td>{t ? `${formatPct(t.max_total_loss_pct)} (${t.total_loss_mode})` : '—'}</td>
-                <td className="num">{formatMoney(h?.total_loss_remaining)}</td>
+                <td className="num">{formatAmount(h?.total_loss_remaining, currency)}</td>
               </tr>
               <tr>
                 <th scope="row">Profit target</th>
                 <td>{t ? formatPct(t.profit_target_pct) : '—'}</td>
-                <td className="num">{formatMoney(h?.profit_target_remaining)}</td>
+                <td className="num">{formatAmount(h?.profit_target_remaining, currency)}</td>
               </tr>
               <tr>
                 <th scope="row">Minimum trading days</th>

@@ -1,91 +1,92 @@
 import type { ReactNode } from 'react';
 import { panelApi, queryKeys } from '../../api/panel-api';
 import type { Deal, Flag, Position } from '../../api/types';
-import { formatMoney, formatNumber, formatTime } from '../../components/format';
-import { ListTable, type Column } from '../../components/ListTable';
+import { formatAmount, formatNumber, formatTime } from '../../components/format';
+import { ListTable, type Columns } from '../../components/ListTable';
 import { LoadMore } from '../../components/LoadMore';
 import { QueryState } from '../../components/QueryState';
 import { StatusBadge } from '../../components/StatusBadge';
 import { usePaged } from '../../components/usePaged';
+
+/** How often open positions are read again while there are any: their price and P/L follow the quotes. */
+export const LIVE_POSITIONS_MS = 2000;
 
 function PagedTable<T>({
   title,
   columns,
   empty,
   paged,
-  row,
+  rowKey,
+  footer,
 }: {
   title: string;
-  columns: Column[];
+  columns: Columns<T>;
   empty: string;
   paged: ReturnType<typeof usePaged<T>>;
-  row: (item: T) => ReactNode;
+  rowKey: (item: T) => string;
+  footer?: ReactNode;
 }) {
   const { query, items } = paged;
   return (
     <section className="card">
       <QueryState isPending={query.isPending} error={query.error} label={title}>
-        <ListTable caption={title} columns={columns} items={items} empty={empty} row={row} />
+        <ListTable caption={title} columns={columns} items={items} empty={empty} rowKey={rowKey} />
+        {footer}
         <LoadMore hasNextPage={query.hasNextPage} isFetchingNextPage={query.isFetchingNextPage} fetchNextPage={query.fetchNextPage} />
       </QueryState>
     </section>
   );
 }
 
-export function OpenPositions({ number }: { number: number }) {
-  const paged = usePaged<Position>([...queryKeys.account(number), 'positions', 'open'], (cursor) => panelApi.accounts.positions(number, 'open', cursor));
+const lossClass = (value: number | null) => (value !== null && value < 0 ? 'loss' : undefined);
+
+/** Open positions with the price each is marked at and its floating P/L, read again every LIVE_POSITIONS_MS while any is open. */
+export function OpenPositions({ number, currency }: { number: number; currency: string }) {
+  const paged = usePaged<Position>([...queryKeys.account(number), 'positions', 'open'], (cursor) => panelApi.accounts.positions(number, 'open', cursor), {
+    pollWhile: (open) => (open.length > 0 ? LIVE_POSITIONS_MS : false),
+  });
+  const live = paged.items.length > 0;
   return (
     <PagedTable
       title="Open positions"
       empty="No open positions."
       paged={paged}
-      columns={[{ label: 'Symbol' }, { label: 'Side' }, { label: 'Lots', num: true }, { label: 'Open price', num: true }, { label: 'Stop loss', num: true }, { label: 'Take profit', num: true }, { label: 'Opened' }]}
-      row={(p) => (
-        <tr key={p.id}>
-          <td>{p.symbol}</td>
-          <td>{p.side}</td>
-          <td className="num">{formatNumber(p.volume)}</td>
-          <td className="num">{formatNumber(p.open_price)}</td>
-          <td className="num">{formatNumber(p.stop_loss)}</td>
-          <td className="num">{formatNumber(p.take_profit)}</td>
-          <td>{formatTime(p.opened_at)}</td>
-        </tr>
-      )}
+      rowKey={(p) => p.id}
+      columns={[
+        { label: 'Symbol', phone: 'title', cell: (p) => p.symbol },
+        { label: 'Side', cell: (p) => p.side },
+        { label: 'Lots', num: true, cell: (p) => formatNumber(p.volume) },
+        { label: 'Open price', num: true, cell: (p) => formatNumber(p.open_price) },
+        { label: 'Current price', num: true, cell: (p) => formatNumber(p.current_price) },
+        { label: 'Floating P/L', num: true, cellClass: (p) => lossClass(p.floating_profit), cell: (p) => formatAmount(p.floating_profit, currency) },
+        { label: 'Stop loss', num: true, cell: (p) => formatNumber(p.stop_loss) },
+        { label: 'Take profit', num: true, cell: (p) => formatNumber(p.take_profit) },
+        { label: 'Opened', cell: (p) => formatTime(p.opened_at) },
+      ]}
+      footer={live ? <p className="hint">Prices and P/L follow the market: read again every {LIVE_POSITIONS_MS / 1000} seconds.</p> : null}
     />
   );
 }
 
-export function Trades({ number }: { number: number }) {
+export function Trades({ number, currency }: { number: number; currency: string }) {
   const paged = usePaged<Deal>([...queryKeys.account(number), 'trades'], (cursor) => panelApi.accounts.trades(number, cursor));
   return (
     <PagedTable
       title="Trades"
       empty="No trades yet."
       paged={paged}
+      rowKey={(d) => d.id}
       columns={[
-        { label: 'Closed' },
-        { label: 'Symbol' },
-        { label: 'Side' },
-        { label: 'Lots', num: true },
-        { label: 'Open', num: true },
-        { label: 'Close', num: true },
-        { label: 'Profit', num: true },
-        { label: 'Balance after', num: true },
-        { label: 'Reason' },
+        { label: 'Closed', cell: (d) => formatTime(d.closed_at) },
+        { label: 'Symbol', phone: 'title', cell: (d) => d.symbol },
+        { label: 'Side', cell: (d) => d.side },
+        { label: 'Lots', num: true, cell: (d) => formatNumber(d.volume) },
+        { label: 'Open', num: true, cell: (d) => formatNumber(d.open_price) },
+        { label: 'Close', num: true, cell: (d) => formatNumber(d.close_price) },
+        { label: 'Profit', num: true, cellClass: (d) => lossClass(d.profit), cell: (d) => formatAmount(d.profit, currency) },
+        { label: 'Balance after', num: true, cell: (d) => formatAmount(d.balance_after, currency) },
+        { label: 'Reason', cell: (d) => d.close_reason ?? '—' },
       ]}
-      row={(d) => (
-        <tr key={d.id}>
-          <td>{formatTime(d.closed_at)}</td>
-          <td>{d.symbol}</td>
-          <td>{d.side}</td>
-          <td className="num">{formatNumber(d.volume)}</td>
-          <td className="num">{formatNumber(d.open_price)}</td>
-          <td className="num">{formatNumber(d.close_price)}</td>
-          <td className={d.profit < 0 ? 'num loss' : 'num'}>{formatMoney(d.profit)}</td>
-          <td className="num">{formatMoney(d.balance_after)}</td>
-          <td>{d.close_reason ?? '—'}</td>
-        </tr>
-      )}
     />
   );
 }
@@ -113,20 +114,14 @@ export function Flags({ number }: { number: number }) {
       title="Flags and breaches"
       empty="No flags or breaches."
       paged={paged}
-      columns={[{ label: 'When' }, { label: 'Action' }, { label: 'Rule' }, { label: 'Reason' }, { label: 'Evidence' }]}
-      row={(f) => (
-        <tr key={f.id}>
-          <td>{formatTime(f.created_at)}</td>
-          <td>
-            <StatusBadge status={f.action === 'breach' ? 'breached' : 'flagged'} />
-          </td>
-          <td>{f.rule.replace(/_/g, ' ')}</td>
-          <td className="wrap">{f.reason}</td>
-          <td>
-            <Evidence evidence={f.evidence} />
-          </td>
-        </tr>
-      )}
+      rowKey={(f) => f.id}
+      columns={[
+        { label: 'When', cell: (f) => formatTime(f.created_at) },
+        { label: 'Action', cell: (f) => <StatusBadge status={f.action === 'breach' ? 'breached' : 'flagged'} /> },
+        { label: 'Rule', phone: 'wide', cell: (f) => f.rule.replace(/_/g, ' ') },
+        { label: 'Reason', phone: 'wide', cellClass: () => 'wrap', cell: (f) => f.reason },
+        { label: 'Evidence', phone: 'wide', cell: (f) => <Evidence evidence={f.evidence} /> },
+      ]}
     />
   );
 }

@@ -4,13 +4,14 @@ import { panelApi, queryKeys, type AccountFilter } from '../../api/panel-api';
 import type { Account, AccountPage, Trader } from '../../api/types';
 import { useCanManage, useMeta } from '../../app/session';
 import { SelectField } from '../../components/Field';
-import { formatMoney } from '../../components/format';
+import { formatAmount } from '../../components/format';
 import { ListTable } from '../../components/ListTable';
 import { LoadMore } from '../../components/LoadMore';
 import { QueryState } from '../../components/QueryState';
 import { StatusBadge } from '../../components/StatusBadge';
 import { usePageTitle } from '../../components/usePageTitle';
 import { usePaged } from '../../components/usePaged';
+import { programAndPhase } from './account-text';
 import { CreateAccountsForm } from './CreateAccountsForm';
 
 const SEARCH_DELAY_MS = 300;
@@ -26,11 +27,6 @@ function useFilter(): [AccountFilter, (next: AccountFilter) => void] {
     setParams(search, { replace: true });
   };
   return [filter, setFilter];
-}
-
-export function programAndPhase(account: Account): string {
-  const version = account.program_version ? ` v${account.program_version}` : '';
-  return account.phase ? `${account.program}${version} · ${account.phase.name}` : `${account.program}${version}`;
 }
 
 function traderText(account: Account, traders: Record<string, Trader>): string {
@@ -94,23 +90,17 @@ export function AccountsPage() {
         <QueryState isPending={list.isPending} error={list.error} label="Accounts">
           <ListTable
             caption="Accounts"
-            columns={[{ label: 'Number' }, { label: 'Status' }, { label: 'Trader' }, { label: 'Program and phase' }, { label: 'Balance', num: true }, { label: 'Equity', num: true }]}
+            columns={[
+              { label: 'Number', phone: 'title', cell: (a) => <Link to={`/accounts/${a.number}`}>{a.number}</Link> },
+              { label: 'Status', cell: (a) => <StatusBadge status={a.status} /> },
+              { label: 'Trader', phone: 'wide', cellClass: () => 'wrap', cell: (a) => traderText(a, traders) },
+              { label: 'Program and phase', phone: 'wide', cell: (a) => programAndPhase(a) },
+              { label: 'Balance', num: true, cell: (a) => formatAmount(a.balance, a.currency) },
+              { label: 'Equity', num: true, cell: (a) => formatAmount(a.equity, a.currency) },
+            ]}
             items={accounts}
+            rowKey={(a) => a.number}
             empty="No accounts match."
-            row={(a) => (
-              <tr key={a.number}>
-                <td>
-                  <Link to={`/accounts/${a.number}`}>{a.number}</Link>
-                </td>
-                <td>
-                  <StatusBadge status={a.status} />
-                </td>
-                <td className="wrap">{traderText(a, traders)}</td>
-                <td>{programAndPhase(a)}</td>
-                <td className="num">{formatMoney(a.balance)}</td>
-                <td className="num">{formatMoney(a.equity)}</td>
-              </tr>
-            )}
           />
           <LoadMore hasNextPage={list.hasNextPage} isFetchingNextPage={list.isFetchingNextPage} fetchNextPage={list.fetchNextPage} />
         </QueryState>

@@ -15,6 +15,8 @@ export function CreateAccountsForm() {
   // Its own key under the programs prefix: the Programs page keeps an infinite query (pages) under queryKeys.programs itself.
   const programs = useQuery({ queryKey: [...queryKeys.programs, 'choices'], queryFn: () => panelApi.programs.list(), retry: false });
   const active = programs.data?.data.filter((p) => p.status === 'active') ?? [];
+  const organization = useQuery({ queryKey: queryKeys.organization, queryFn: panelApi.organization });
+  const credits = organization.data?.credits;
 
   const create = useMutation({
     mutationFn: () => panelApi.accounts.create(Number(count), program.trim() || undefined),
@@ -22,7 +24,10 @@ export function CreateAccountsForm() {
       const numbers = result.data.map((a) => a.number);
       setDone(`${numbers.length} ${numbers.length === 1 ? 'account' : 'accounts'} created${numbers.length ? `: ${numbers.join(', ')}` : ''}.`);
       void queryClient.invalidateQueries({ queryKey: queryKeys.accounts() });
+      void queryClient.invalidateQueries({ queryKey: queryKeys.organization });
     },
+    // A refusal for want of credits means the count shown was stale.
+    onError: () => void queryClient.invalidateQueries({ queryKey: queryKeys.organization }),
   });
 
   const submit = (e: FormEvent) => {
@@ -41,6 +46,10 @@ export function CreateAccountsForm() {
   return (
     <section className="card">
       <h2 id="create-accounts-title">Create accounts</h2>
+      <p className="credits">
+        Credits left: <strong>{credits === undefined ? (organization.error ? 'unknown' : '…') : credits.toLocaleString('en-US')}</strong>
+        <span className="muted"> (each account spends one)</span>
+      </p>
       <form className="inline-form" onSubmit={submit} noValidate>
         <TextField
           label="Count"

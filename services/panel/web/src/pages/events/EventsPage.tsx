@@ -37,28 +37,40 @@ export function EventsPage() {
         <QueryState isPending={list.isPending} error={list.error} label="Events">
           <ListTable
             caption="Events"
-            columns={[{ label: 'When' }, { label: 'Type' }, { label: 'Account' }, { label: 'Data' }]}
-            items={events}
-            empty="No events."
-            row={(e) => {
-              const account = typeof e.data.account === 'number' ? e.data.account : undefined;
-              return (
-                <tr key={e.id}>
-                  <td>{formatTime(e.created_at)}</td>
-                  <td>
+            columns={[
+              { label: 'When', cell: (e) => formatTime(e.created_at) },
+              {
+                label: 'Type',
+                phone: 'title-wide',
+                cell: (e) => (
+                  <>
                     {e.type}
                     <div className="muted small">{e.id}</div>
-                  </td>
-                  <td>{account ? <Link to={`/accounts/${account}`}>{account}</Link> : '—'}</td>
-                  <td className="data-cell">
-                    <details>
-                      <summary>Data of {e.id}</summary>
-                      <pre>{JSON.stringify(e.data, null, 2)}</pre>
-                    </details>
-                  </td>
-                </tr>
-              );
-            }}
+                  </>
+                ),
+              },
+              {
+                label: 'Account',
+                cell: (e) => {
+                  const account = typeof e.data.account === 'number' ? e.data.account : undefined;
+                  return account ? <Link to={`/accounts/${account}`}>{account}</Link> : '—';
+                },
+              },
+              {
+                label: 'Data',
+                phone: 'wide',
+                cellClass: () => 'data-cell',
+                cell: (e) => (
+                  <details>
+                    <summary>Data of {e.id}</summary>
+                    <pre>{JSON.stringify(e.data, null, 2)}</pre>
+                  </details>
+                ),
+              },
+            ]}
+            items={events}
+            rowKey={(e) => e.id}
+            empty="No events."
           />
           <LoadMore hasNextPage={list.hasNextPage} isFetchingNextPage={list.isFetchingNextPage} fetchNextPage={list.fetchNextPage} />
         </QueryState>

@@ -1,5 +1,5 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { Fragment, useState, type FormEvent } from 'react';
+import { useState, type FormEvent } from 'react';
 import { ApiError, panelApi, queryKeys } from '../../api/panel-api';
 import type { ApiKey, NewApiKey, Page } from '../../api/types';
 import { useCanManage, useMeta } from '../../app/session';
@@ -131,74 +131,61 @@ export function KeysPage() {
         <QueryState isPending={list.isPending} error={list.error} label="API keys">
           <ListTable
             caption="API keys"
-            columns={[{ label: 'Name' }, { label: 'Prefix' }, { label: 'Scopes' }, { label: 'Status' }, { label: 'Expires' }, { label: 'Limits per minute, read / write' }, { label: 'Created, last used' }, canManage && { label: 'Actions' }]}
-            items={keys}
-            empty="No keys yet."
-            row={(k) => {
-              const status = keyStatus(k);
-              return (
-                <Fragment key={k.id}>
-                <tr>
-                  <td className="wrap">{k.name}</td>
-                  <td>
-                    <code>{k.prefix}</code>
-                  </td>
-                  <td>{k.scopes.length ? k.scopes.map((s) => <span key={s} className="scope">{s}</span>) : <span className="muted">none</span>}</td>
-                  <td>
-                    <StatusBadge status={status} />
-                  </td>
-                  <td>{k.expires_at ? formatTime(k.expires_at) : 'never'}</td>
-                  <td>{limitsText(k)}</td>
-                  <td>
+            columns={[
+              { label: 'Name', phone: 'title-wide', cellClass: () => 'wrap', cell: (k) => k.name },
+              { label: 'Prefix', cell: (k) => <code>{k.prefix}</code> },
+              { label: 'Scopes', cell: (k) => (k.scopes.length ? k.scopes.map((s) => <span key={s} className="scope">{s}</span>) : <span className="muted">none</span>) },
+              { label: 'Status', cell: (k) => <StatusBadge status={keyStatus(k)} /> },
+              { label: 'Expires', cell: (k) => (k.expires_at ? formatTime(k.expires_at) : 'never') },
+              { label: 'Limits per minute, read / write', cell: (k) => limitsText(k) },
+              {
+                label: 'Created, last used',
+                cell: (k) => (
+                  <>
                     {formatTime(k.created_at)}
                     <div className="muted small">{k.last_used_at ? `used ${formatTime(k.last_used_at)}` : 'never used'}</div>
-                  </td>
-                  {canManage ? (
-                    <td>
+                  </>
+                ),
+              },
+              canManage && {
+                label: 'Actions',
+                phone: 'actions',
+                cell: (k) =>
+                  keyStatus(k) === 'revoked' ? null : (
                     <div className="row-actions">
-                      {status === 'revoked' ? null : (
-                        <>
-                          <button
-                            type="button"
-                            className="secondary small"
-                            aria-label={`Roll key ${k.name}`}
-                            disabled={roll.isPending}
-                            onClick={() => {
-                              if (confirmed(`Roll "${k.name}"? A new key with the same scopes is created; this one keeps working for a day.`)) roll.mutate(k.id);
-                            }}
-                          >
-                            Roll
-                          </button>
-                          <button type="button" className="secondary small" aria-label={`Set limits of key ${k.name}`} onClick={() => setLimitsOf(k.id)}>
-                            Limits
-                          </button>
-                          <button
-                            type="button"
-                            className="secondary danger small"
-                            aria-label={`Revoke key ${k.name}`}
-                            disabled={revoke.isPending}
-                            onClick={() => {
-                              if (confirmed(`Revoke "${k.name}"? Calls with it fail at once.`)) revoke.mutate(k.id);
-                            }}
-                          >
-                            Revoke
-                          </button>
-                        </>
-                      )}
+                      <button
+                        type="button"
+                        className="secondary small"
+                        aria-label={`Roll key ${k.name}`}
+                        disabled={roll.isPending}
+                        onClick={() => {
+                          if (confirmed(`Roll "${k.name}"? A new key with the same scopes is created; this one keeps working for a day.`)) roll.mutate(k.id);
+                        }}
+                      >
+                        Roll
+                      </button>
+                      <button type="button" className="secondary small" aria-label={`Set limits of key ${k.name}`} onClick={() => setLimitsOf(k.id)}>
+                        Limits
+                      </button>
+                      <button
+                        type="button"
+                        className="secondary danger small"
+                        aria-label={`Revoke key ${k.name}`}
+                        disabled={revoke.isPending}
+                        onClick={() => {
+                          if (confirmed(`Revoke "${k.name}"? Calls with it fail at once.`)) revoke.mutate(k.id);
+                        }}
+                      >
+                        Revoke
+                      </button>
                     </div>
-                  </td>
-                  ) : null}
-                </tr>
-                {canManage && limitsOf === k.id ? (
-                  <tr>
-                    <td colSpan={8}>
-                      <KeyLimitsForm apiKey={k} onDone={() => setLimitsOf(null)} />
-                    </td>
-                  </tr>
-                ) : null}
-                </Fragment>
-              );
-            }}
+                  ),
+              },
+            ]}
+            items={keys}
+            rowKey={(k) => k.id}
+            detail={(k) => (canManage && limitsOf === k.id ? <KeyLimitsForm apiKey={k} onDone={() => setLimitsOf(null)} /> : null)}
+            empty="No keys yet."
           />
           <LoadMore hasNextPage={list.hasNextPage} isFetchingNextPage={list.isFetchingNextPage} fetchNextPage={list.fetchNextPage} />
         </QueryState>

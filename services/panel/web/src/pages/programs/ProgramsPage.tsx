@@ -4,13 +4,14 @@ import { ApiError, panelApi, queryKeys } from '../../api/panel-api';
 import type { Program } from '../../api/types';
 import { useCanManage } from '../../app/session';
 import { confirmed } from '../../components/confirm';
-import { formatMoney, formatTime } from '../../components/format';
+import { formatAmount, formatTime } from '../../components/format';
 import { ListTable } from '../../components/ListTable';
 import { LoadMore } from '../../components/LoadMore';
 import { ErrorMessage, QueryState } from '../../components/QueryState';
 import { StatusBadge } from '../../components/StatusBadge';
 import { usePageTitle } from '../../components/usePageTitle';
 import { usePaged } from '../../components/usePaged';
+import { phaseName } from '../accounts/account-text';
 import { draftOf, type ProgramDraft } from './program-form';
 import { ProgramForm } from './ProgramForm';
 
@@ -45,48 +46,51 @@ export function ProgramsPage() {
         <QueryState isPending={list.isPending} error={list.error instanceof ApiError && list.error.status === 503 ? null : list.error} label="Programs">
           <ListTable
             caption="Programs"
-            columns={[{ label: 'Name' }, { label: 'Version' }, { label: 'Status' }, { label: 'Phases' }, { label: 'Initial balance', num: true }, { label: 'Updated' }, canManage && { label: 'Actions' }]}
-            items={programs}
-            empty="No programs."
-            row={(p) => (
-              <tr key={p.name}>
-                <td>
-                  {p.name}
-                  {p.builtin ? <span className="muted"> (built-in)</span> : null}
-                  {p.description ? <div className="muted small">{p.description}</div> : null}
-                </td>
-                <td>{p.version}</td>
-                <td>
-                  <StatusBadge status={p.status} />
-                </td>
-                <td className="wrap">{p.phases.map((ph) => `${ph.name} (${ph.kind})`).join(' → ')}</td>
-                <td className="num">{formatMoney(p.initial_balance)}</td>
-                <td>{formatTime(p.created_at)}</td>
-                {canManage ? (
-                  <td>
-                    {p.builtin ? null : (
-                      <div className="row-actions">
-                        <button type="button" className="secondary small" aria-label={`Edit program ${p.name}`} onClick={() => setForm({ editing: p.name, initial: draftOf(p), key: Date.now() })}>
-                          Edit
+            columns={[
+              {
+                label: 'Name',
+                phone: 'title-wide',
+                cell: (p) => (
+                  <>
+                    {p.name}
+                    {p.builtin ? <span className="muted"> (built-in)</span> : null}
+                    {p.description ? <div className="muted small description">{p.description}</div> : null}
+                  </>
+                ),
+              },
+              { label: 'Version', cell: (p) => p.version },
+              { label: 'Status', cell: (p) => <StatusBadge status={p.status} /> },
+              { label: 'Phases', phone: 'wide', cellClass: () => 'wrap', cell: (p) => p.phases.map(phaseName).join(' → ') },
+              { label: 'Initial balance', num: true, cell: (p) => formatAmount(p.initial_balance, p.currency) },
+              { label: 'Updated', cell: (p) => formatTime(p.created_at) },
+              canManage && {
+                label: 'Actions',
+                phone: 'actions',
+                cell: (p) =>
+                  p.builtin ? null : (
+                    <div className="row-actions">
+                      <button type="button" className="secondary small" aria-label={`Edit program ${p.name}`} onClick={() => setForm({ editing: p.name, initial: draftOf(p), key: Date.now() })}>
+                        Edit
+                      </button>
+                      {p.status === 'active' ? (
+                        <button
+                          type="button"
+                          className="secondary danger small"
+                          aria-label={`Archive program ${p.name}`}
+                          onClick={() => {
+                            if (confirmed(`Archive ${p.name}? No new accounts can be created from it; issued accounts keep their terms.`)) archive.mutate(p.name);
+                          }}
+                        >
+                          Archive
                         </button>
-                        {p.status === 'active' ? (
-                          <button
-                            type="button"
-                            className="secondary danger small"
-                            aria-label={`Archive program ${p.name}`}
-                            onClick={() => {
-                              if (confirmed(`Archive ${p.name}? No new accounts can be created from it; issued accounts keep their terms.`)) archive.mutate(p.name);
-                            }}
-                          >
-                            Archive
-                          </button>
-                        ) : null}
-                      </div>
-                    )}
-                  </td>
-                ) : null}
-              </tr>
-            )}
+                      ) : null}
+                    </div>
+                  ),
+              },
+            ]}
+            items={programs}
+            rowKey={(p) => p.name}
+            empty="No programs."
           />
           <LoadMore hasNextPage={list.hasNextPage} isFetchingNextPage={list.isFetchingNextPage} fetchNextPage={list.fetchNextPage} />
         </QueryState>

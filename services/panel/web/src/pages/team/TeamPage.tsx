@@ -79,91 +79,84 @@ function AddUserForm() {
   );
 }
 
-/** One user; an owner changes the role (a select shown on request) or removes the user. */
-function MemberRow({ member, isOwner, isSelf }: { member: TeamUser; isOwner: boolean; isSelf: boolean }) {
+/** A user's role; for an owner who chose "Change role", a select with Save and Cancel. */
+function RoleCell({ member, isSelf, editing, onDone }: { member: TeamUser; isSelf: boolean; editing: boolean; onDone: () => void }) {
   const meta = useMeta();
   const queryClient = useQueryClient();
-  const [editing, setEditing] = useState(false);
   const [role, setRole] = useState<Role>(member.role);
-  const refresh = () => void queryClient.invalidateQueries({ queryKey: queryKeys.team });
   const change = useMutation({
     mutationFn: () => panelApi.team.changeRole(member.id, role),
     onSuccess: () => {
-      setEditing(false);
-      refresh();
+      onDone();
+      void queryClient.invalidateQueries({ queryKey: queryKeys.team });
       // One's own role changes what this panel may show.
       if (isSelf) void queryClient.invalidateQueries({ queryKey: queryKeys.me });
     },
   });
-  const remove = useMutation({ mutationFn: () => panelApi.team.remove(member.id), onSuccess: refresh });
+  if (!editing) return <>{member.role}</>;
   return (
-    <tr>
-      <td className="wrap">
-        {member.email}
-        {isSelf ? <span className="muted"> (you)</span> : null}
-      </td>
-      <td>
-        {editing ? (
-          <form
-            className="role-edit"
-            onSubmit={(e) => {
-              e.preventDefault();
-              if (role !== member.role && confirmed(`Make ${member.email} ${role}?`)) change.mutate();
-            }}
-          >
-            <label className="sr-only" htmlFor={`role-${member.id}`}>{`New role for ${member.email}`}</label>
-            <select id={`role-${member.id}`} value={role} onChange={(e) => setRole(e.target.value as Role)} autoFocus>
-              {meta.roles.map((r) => (
-                <option key={r} value={r}>
-                  {r}
-                </option>
-              ))}
-            </select>
-            <button type="submit" className="small" disabled={role === member.role || change.isPending}>
-              Save
-            </button>
-            <button
-              type="button"
-              className="secondary small"
-              onClick={() => {
-                setEditing(false);
-                setRole(member.role);
-                change.reset();
-              }}
-            >
-              Cancel
-            </button>
-          </form>
-        ) : (
-          member.role
+    <>
+      <form
+        className="role-edit"
+        onSubmit={(e) => {
+          e.preventDefault();
+          if (role !== member.role && confirmed(`Make ${member.email} ${role}?`)) change.mutate();
+        }}
+      >
+        <label className="sr-only" htmlFor={`role-${member.id}`}>{`New role for ${member.email}`}</label>
+        <select id={`role-${member.id}`} value={role} onChange={(e) => setRole(e.target.value as Role)} autoFocus>
+          {meta.roles.map((r) => (
+            <option key={r} value={r}>
+              {r}
+            </option>
+          ))}
+        </select>
+        <button type="submit" className="small" disabled={role === member.role || change.isPending}>
+          Save
+        </button>
+        <button
+          type="button"
+          className="secondary small"
+          onClick={() => {
+            setRole(member.role);
+            change.reset();
+            onDone();
+          }}
+        >
+          Cancel
+        </button>
+      </form>
+      <ErrorMessage error={change.error} />
+    </>
+  );
+}
+
+/** An owner's actions on a user: change the role (opens the select in the role's cell), remove. */
+function MemberActions({ member, editing, onChangeRole }: { member: TeamUser; editing: boolean; onChangeRole: () => void }) {
+  const queryClient = useQueryClient();
+  const remove = useMutation({ mutationFn: () => panelApi.team.remove(member.id), onSuccess: () => void queryClient.invalidateQueries({ queryKey: queryKeys.team }) });
+  return (
+    <>
+      <div className="row-actions">
+        {editing ? null : (
+          <button type="button" className="secondary small" aria-label={`Change role of ${member.email}`} onClick={onChangeRole}>
+            Change role
+          </button>
         )}
-        <ErrorMessage error={change.error} />
-      </td>
-      <td>{formatTime(member.created_at)}</td>
-      {isOwner ? (
-        <td>
-          <div className="row-actions">
-            {editing ? null : (
-              <button type="button" className="secondary small" aria-label={`Change role of ${member.email}`} onClick={() => setEditing(true)}>
-                Change role
-              </button>
-            )}
-            <button
-              type="button"
-              className="secondary danger small"
-              aria-label={`Remove ${member.email}`}
-              disabled={remove.isPending}
-              onClick={() => {
-                if (confirmed(`Remove ${member.email} from the team? Their sessions end at once.`)) remove.mutate();
-              }}
-            >
-              Remove
-            </button>
-          </div>
-          <ErrorMessage error={remove.error} />
-        </td>
-      ) : null}
-    </tr>
+        <button
+          type="button"
+          className="secondary danger small"
+          aria-label={`Remove ${member.email}`}
+          disabled={remove.isPending}
+          onClick={() => {
+            if (confirmed(`Remove ${member.email} from the team? Their sessions end at once.`)) remove.mutate();
+          }}
+        >
+          Remove
+        </button>
+      </div>
+      <ErrorMessage error={remove.error} />
+    </>
   );
 }
 
@@ -171,6 +164,7 @@ export function TeamPage() {
   usePageTitle('Team');
   const user = useUser();
   const isOwner = user.role === 'owner';
+  const [editing, setEditing] = useState<string | null>(null);
   const { query: list, items: members } = usePaged<TeamUser>(queryKeys.team, (cursor) => panelApi.team.list(cursor));
   return (
     <>
@@ -182,12 +176,25 @@ export function TeamPage() {
         <QueryState isPending={list.isPending} error={list.error} label="Team">
           <ListTable
             caption="Team"
-            columns={[{ label: 'Email' }, { label: 'Role' }, { label: 'Added' }, isOwner && { label: 'Actions' }]}
+            columns={[
+              {
+                label: 'Email',
+                phone: 'title-wide',
+                cellClass: () => 'wrap',
+                cell: (m) => (
+                  <>
+                    {m.email}
+                    {m.id === user.id ? <span className="muted"> (you)</span> : null}
+                  </>
+                ),
+              },
+              { label: 'Role', cell: (m) => <RoleCell key={`${m.id}:${m.role}`} member={m} isSelf={m.id === user.id} editing={editing === m.id} onDone={() => setEditing(null)} /> },
+              { label: 'Added', cell: (m) => formatTime(m.created_at) },
+              isOwner && { label: 'Actions', phone: 'actions', cell: (m) => <MemberActions member={m} editing={editing === m.id} onChangeRole={() => setEditing(m.id)} /> },
+            ]}
             items={members}
+            rowKey={(m) => m.id}
             empty="No members."
-            row={(m) => (
-              <MemberRow key={`${m.id}:${m.role}`} member={m} isOwner={isOwner} isSelf={m.id === user.id} />
-            )}
           />
           <LoadMore hasNextPage={list.hasNextPage} isFetchingNextPage={list.isFetchingNextPage} fetchNextPage={list.fetchNextPage} />
         </QueryState>

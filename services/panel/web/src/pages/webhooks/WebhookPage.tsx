@@ -138,37 +138,41 @@ export function WebhookPage() {
         <QueryState isPending={deliveries.isPending} error={deliveries.error} label="Deliveries">
           <ListTable
             caption="Deliveries"
-            columns={[{ label: 'Created' }, { label: 'Event' }, { label: 'Status' }, { label: 'Response' }, { label: 'Attempts', num: true }, { label: 'Duration', num: true }, canManage && { label: 'Actions' }]}
+            columns={[
+              { label: 'Created', cell: (d) => formatTime(d.created_at) },
+              {
+                label: 'Event',
+                phone: 'title-wide',
+                cell: (d) => (
+                  <>
+                    {d.event_type}
+                    <div className="muted small">{d.event_id}</div>
+                  </>
+                ),
+              },
+              { label: 'Status', cell: (d) => <StatusBadge status={d.status} /> },
+              { label: 'Response', phone: 'wide', cellClass: () => 'wrap', cell: (d) => responseText(d) },
+              { label: 'Attempts', num: true, cell: (d) => d.attempt },
+              { label: 'Duration', num: true, cell: (d) => (d.duration_ms === null ? '—' : `${d.duration_ms} ms`) },
+              canManage && {
+                label: 'Actions',
+                phone: 'actions',
+                cell: (d) => (
+                  <button
+                    type="button"
+                    className="secondary small"
+                    aria-label={`Retry delivery of ${d.event_type} ${d.event_id}`}
+                    disabled={retry.isPending}
+                    onClick={() => retry.mutate(d.id)}
+                  >
+                    Retry
+                  </button>
+                ),
+              },
+            ]}
             items={items}
+            rowKey={(d) => d.id}
             empty="No deliveries yet."
-            row={(d) => (
-              <tr key={d.id}>
-                <td>{formatTime(d.created_at)}</td>
-                <td>
-                  {d.event_type}
-                  <div className="muted small">{d.event_id}</div>
-                </td>
-                <td>
-                  <StatusBadge status={d.status} />
-                </td>
-                <td className="wrap">{responseText(d)}</td>
-                <td className="num">{d.attempt}</td>
-                <td className="num">{d.duration_ms === null ? '—' : `${d.duration_ms} ms`}</td>
-                {canManage ? (
-                  <td>
-                    <button
-                      type="button"
-                      className="secondary small"
-                      aria-label={`Retry delivery of ${d.event_type} ${d.event_id}`}
-                      disabled={retry.isPending}
-                      onClick={() => retry.mutate(d.id)}
-                    >
-                      Retry
-                    </button>
-                  </td>
-                ) : null}
-              </tr>
-            )}
           />
           <LoadMore hasNextPage={deliveries.hasNextPage} isFetchingNextPage={deliveries.isFetchingNextPage} fetchNextPage={deliveries.fetchNextPage} />
         </QueryState>

@@ -34,22 +34,16 @@ export function WebhooksPage() {
         <QueryState isPending={list.isPending} error={list.error} label="Webhooks">
           <ListTable
             caption="Webhooks"
-            columns={[{ label: 'URL' }, { label: 'Events' }, { label: 'Status' }, { label: 'Registered' }, canManage && { label: 'Actions' }]}
-            items={endpoints}
-            empty="No endpoints registered."
-            row={(w) => (
-              <tr key={w.id}>
-                <td className="wrap">
-                  <Link to={`/webhooks/${w.id}`}>{w.url}</Link>
-                </td>
-                <td className="wrap">{eventsText(w.events)}</td>
-                <td>
-                  <StatusBadge status={w.status} />
-                </td>
-                <td>{formatTime(w.created_at)}</td>
-                {canManage ? (
-                  <td>
-                    <div className="row-actions">
+            columns={[
+              { label: 'URL', phone: 'title-wide', cellClass: () => 'wrap', cell: (w) => <Link to={`/webhooks/${w.id}`}>{w.url}</Link> },
+              { label: 'Events', phone: 'wide', cellClass: () => 'wrap', cell: (w) => eventsText(w.events) },
+              { label: 'Status', cell: (w) => <StatusBadge status={w.status} /> },
+              { label: 'Registered', cell: (w) => formatTime(w.created_at) },
+              canManage && {
+                label: 'Actions',
+                phone: 'actions',
+                cell: (w) => (
+                  <div className="row-actions">
                     {w.status === 'disabled' ? (
                       <button type="button" className="secondary small" aria-label={`Enable ${w.url}`} onClick={() => enable.mutate(w.id)}>
                         Enable
@@ -66,10 +60,12 @@ export function WebhooksPage() {
                       Delete
                     </button>
                   </div>
-                  </td>
-                ) : null}
-              </tr>
-            )}
+                ),
+              },
+            ]}
+            items={endpoints}
+            rowKey={(w) => w.id}
+            empty="No endpoints registered."
           />
           <LoadMore hasNextPage={list.hasNextPage} isFetchingNextPage={list.isFetchingNextPage} fetchNextPage={list.fetchNextPage} />
         </QueryState>
