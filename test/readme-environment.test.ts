@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { retentionIntervalSchema, serviceAddressSchema, z } from '@propdesk/kit';
+import { telemetryEnvSchema } from '@propdesk/kit/telemetry';
 import { gatewayConfigSchema } from '../gateway/src/config';
 import { accountsConfigSchema } from '../services/accounts/src/config';
 import { authConfigSchema } from '../services/auth/src/config';
@@ -30,10 +31,12 @@ const CONFIG_SCHEMAS: Record<string, z.AnyZodObject> = {
   feedConfigSchema,
 };
 /** Shared parts every schema above extends (kept here so a part no process reads still shows). */
-const SHARED_SCHEMAS: z.AnyZodObject[] = [serviceAddressSchema, retentionIntervalSchema];
+const SHARED_SCHEMAS: z.AnyZodObject[] = [serviceAddressSchema, retentionIntervalSchema, telemetryEnvSchema];
 
 /** Read by `npm start` (scripts/stack.mjs) or by Node itself, not by a config module. */
 const OUTSIDE_CONFIG = ['SIMULATE_MARKET', 'PROPDESK_DATA_DIR', 'NODE_EXTRA_CA_CERTS'];
+/** Standard OpenTelemetry variables the SDK reads itself (telemetry/config.ts decides only on the exporter). */
+const READ_BY_THE_SDK = ['OTEL_SERVICE_NAME', 'OTEL_TRACES_SAMPLER', 'OTEL_TRACES_SAMPLER_ARG', 'OTEL_RESOURCE_ATTRIBUTES'];
 /** Read by the code, not an operator's: the supervisor's pid it hands its children; Node's own options. */
 const INTERNAL = ['PROPDESK_SUPERVISOR_PID', 'NODE_OPTIONS'];
 
@@ -74,7 +77,7 @@ describe("the README's environment table", () => {
   it('names every variable the config modules read, and only those and what npm start and Node read', () => {
     const documented = readmeRows().flatMap((row) => row.names);
     expect(documented.length).toBe(new Set(documented).size);
-    expect([...documented].sort()).toEqual([...schemaVariables(), ...OUTSIDE_CONFIG].sort());
+    expect([...documented].sort()).toEqual([...schemaVariables(), ...OUTSIDE_CONFIG, ...READ_BY_THE_SDK].sort());
   });
 
   it("lists what npm start's scripts read from the environment", () => {
