@@ -11,6 +11,7 @@ module.exports = {
   },
   moduleNameMapper: {
     '^@propdesk/kit$': '<rootDir>/services/kit/src/index.ts',
+    '^@propdesk/kit/testing$': '<rootDir>/services/kit/src/testing/index.ts',
     '^@propdesk/proto$': '<rootDir>/proto/index.ts',
   },
 };

@@ -7,7 +7,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
-import { createServiceClient, createTestDatabase } from '@propdesk/kit';
+import { createServiceClient } from '@propdesk/kit';
+import { createTestDatabase } from '@propdesk/kit/testing';
 import { tradingv1 } from '@propdesk/proto';
 import { cpuMeter } from '../support/cpu';
 import { ACCOUNTS, feedAt, inDigits, metric, POSITIONS, seed, sleep, startService, walker, WINDOW_S, type Service } from './firm-scale';

@@ -10,7 +10,7 @@
 import { Client } from 'pg';
 import { request, type ApiResponse, type ErrorBody } from '../support/http';
 import { startStack, type Stack } from '../support/stack';
-import { generateCertificate, startHttpsReceiver, type HttpsReceiver, type TestCertificate } from '../../services/webhooks/src/test/https-receiver';
+import { generateCertificate, startHttpsReceiver, type HttpsReceiver, type TestCertificate } from '@propdesk/kit/testing';
 import { verifyWebhook } from '../../services/webhooks/src/verify';
 
 jest.setTimeout(180_000);

@@ -11,7 +11,7 @@
 import { Client } from 'pg';
 import { request } from '../support/http';
 import { startStack, type Stack } from '../support/stack';
-import { generateCertificate, startHttpsReceiver, type HttpsReceiver, type TestCertificate } from '../../services/webhooks/src/test/https-receiver';
+import { generateCertificate, startHttpsReceiver, type HttpsReceiver, type TestCertificate } from '@propdesk/kit/testing';
 
 jest.setTimeout(120_000);
 

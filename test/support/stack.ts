@@ -16,7 +16,8 @@
 import { randomBytes } from 'node:crypto';
 import type { Writable } from 'node:stream';
 import { authv1 } from '@propdesk/proto';
-import { createLogger, createTestDatabase, databaseUrlVia, loadGrpcTls, startTcpProxy, type Logger, type RetentionScheduler, type TcpProxy, type TestDatabase } from '@propdesk/kit';
+import { createLogger, loadGrpcTls, type Logger, type RetentionScheduler } from '@propdesk/kit';
+import { createTestDatabase, databaseUrlVia, startTcpProxy, type TcpProxy, type TestDatabase } from '@propdesk/kit/testing';
 import { start as startAuth } from '../../services/auth/src/main';
 import { start as startAccounts } from '../../services/accounts/src/main';
 import { start as startWebhooks } from '../../services/webhooks/src/main';

@@ -5,7 +5,8 @@
  */
 import { status, type ServerWritableStream } from '@grpc/grpc-js';
 import { authv1, accountsv1 } from '@propdesk/proto';
-import { AppError, createLogger, implementServiceDouble, sha256Hex, startGrpcServer, type StartedGrpcServer } from '@propdesk/kit';
+import { AppError, createLogger, sha256Hex, startGrpcServer, type StartedGrpcServer } from '@propdesk/kit';
+import { implementServiceDouble } from '@propdesk/kit/testing';
 import { start, type StartedGateway } from '../main';
 
 const GOOD = `pfx_live_${'G'.repeat(40)}`;

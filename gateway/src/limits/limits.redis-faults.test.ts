@@ -3,7 +3,7 @@ import { Registry } from 'prom-client';
 import { createLimits, createRedisForLimits, waitForRedis, type Limits, type LimitsConfig } from './index';
 import { captureLogger } from './testing/capture-logger';
 import { repeat, uniquePrefix } from './testing/fixtures';
-import { startOwnRedisServer, type OwnRedisServer } from './testing/redis-server';
+import { startOwnRedisServer, type OwnRedisServer } from '@propdesk/kit/testing';
 
 // A Redis of this suite's own: it gets stopped, paused and its commands counted.
 let server: OwnRedisServer;

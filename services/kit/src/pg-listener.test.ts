@@ -1,7 +1,7 @@
 import { Client } from 'pg';
 import { createLogger } from './logger';
 import { listenToChannel, type ChannelListener } from './pg-listener';
-import { createTestDatabase, type TestDatabase } from './test-database';
+import { createTestDatabase, type TestDatabase } from './testing';
 
 const logger = createLogger('pg-listener-test', { level: 'silent' });
 

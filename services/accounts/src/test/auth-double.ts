@@ -1,4 +1,5 @@
-import { AppError, createLogger, implementServiceDouble, startGrpcServer, type AsyncServiceImplementation } from '@propdesk/kit';
+import { AppError, createLogger, startGrpcServer, type AsyncServiceImplementation } from '@propdesk/kit';
+import { implementServiceDouble } from '@propdesk/kit/testing';
 import { authv1 } from '@propdesk/proto';
 
 /**

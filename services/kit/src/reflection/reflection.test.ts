@@ -1,5 +1,5 @@
 import { accountsv1, authv1, tradingv1, webhooksv1 } from '@propdesk/proto';
-import { bufCurl } from '../buf-curl';
+import { bufCurl } from '../testing';
 import { startGrpcServer, type GrpcServiceRegistration, type StartedGrpcServer } from '../grpc-server';
 import { createLogger } from '../logger';
 import { mapEntryName, repairDescriptors, type FileDescriptor } from './descriptors';

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { createLogger, createTestDatabase, type TestDatabase } from '@propdesk/kit';
+import { createLogger } from '@propdesk/kit';
+import { createTestDatabase, generateCertificate, type HttpsReceiver, startHttpsReceiver, type TestCertificate, type TestDatabase } from '@propdesk/kit/testing';
 import { startFakeAccounts, type FakeAccounts } from './fake-accounts';
-import { generateCertificate, startHttpsReceiver, type HttpsReceiver, type TestCertificate } from './https-receiver';
 import { start, type StartedWebhooks } from '../main';
 import { createWebhooksClient, type WebhooksTestClient } from './webhooks-client';
 
