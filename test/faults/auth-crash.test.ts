@@ -105,7 +105,7 @@ test('auth SIGKILLed under read load: cached keys answer 200 or 503, never 500 o
   const killedAt = Date.now();
   process.kill(auth.pid, 'SIGKILL');
   // The supervisor restarts it; wait for the new process, then for every key to work again.
-  await waitUntil(() => run!.stderr().includes('restarting auth'), { what: 'the supervisor restarting auth' });
+  await waitUntil(() => run!.stderr().includes('restarting auth'), { timeoutMs: 10_000, what: 'the supervisor restarting auth' });
   let backMs = -1;
   while (Date.now() - killedAt < 60_000) {
     const [c, u, r] = await Promise.all([read(cached.token), read(unused.token), read(revoked.token)]);

@@ -115,7 +115,7 @@ describe('stopping a stack on the local PostgreSQL', () => {
       env,
     });
     // grep has printed the ready line and exits: nobody reads npm's output any more.
-    await waitUntil(() => !stackProcesses(run.marker, run.seen).some((p) => /^grep /.test(p.command)), { what: 'the pipeline\'s grep gone' });
+    await waitUntil(() => !stackProcesses(run.marker, run.seen).some((p) => /^grep /.test(p.command)), { timeoutMs: 10_000, what: 'the pipeline\'s grep gone' });
     const npm = findProcess(run, /^npm start/);
     process.kill(npm.pid, 'SIGTERM');
     await expectAllGone(run);
@@ -178,7 +178,7 @@ describe('stopping a stack on the embedded PostgreSQL', () => {
       await waitUntil(() => cut.stderr().includes('initialising the embedded PostgreSQL cluster'), { timeoutMs: 60_000, what: 'the initialising line' });
       // What start.mjs does on a second Ctrl-C: SIGKILL to the supervisor's process group, which
       // holds initdb too.
-      await waitUntil(() => stackProcesses(cut.marker).some((p) => /initdb/.test(p.command)), { what: 'initdb running' });
+      await waitUntil(() => stackProcesses(cut.marker).some((p) => /initdb/.test(p.command)), { timeoutMs: 10_000, what: 'initdb running' });
       process.kill(-findProcess(cut, /scripts\/stack\.mjs/).pid, 'SIGKILL');
       await expectAllGone(cut);
       const run = await start({ via: 'node', ports, env: fresh });
