@@ -1,6 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
+import { Writable } from 'node:stream';
 import { createLogger } from '@propdesk/kit';
 import {
   createTestDatabase,
@@ -12,6 +13,7 @@ import {
   startTcpProxy,
   stopProcess,
   testServerUrl,
+  waitUntil,
   type HttpsReceiver,
   type ReceivedRequest,
   type TestCertificate,
@@ -115,7 +117,14 @@ describe('reliability', () => {
   it('PostgreSQL going away during delivery loses nothing once it is back', async () => {
     const target = new URL(testServerUrl());
     const proxy = await startTcpProxy(target.hostname, Number(target.port || 5432));
-    const service = await start(baseEnv(databaseUrlVia(db.url, proxy.port)), { logger: createLogger('webhooks-rel', { level: 'silent' }) });
+    const logged: string[] = [];
+    const logLines = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        logged.push(chunk.toString('utf8'));
+        done();
+      },
+    });
+    const service = await start(baseEnv(databaseUrlVia(db.url, proxy.port)), { logger: createLogger('webhooks-rel', { level: 'warn', destination: logLines }) });
     const client = createWebhooksClient(service.address);
     try {
       const org = randomUUID();
@@ -123,10 +132,12 @@ describe('reliability', () => {
       const ids: string[] = [];
       for (let i = 0; i < 300; i += 1) ids.push(accounts.publish({ type: 'position.opened', organizationId: org, data: { account: i } }).id);
       await receiver.waitFor(30, '/db-outage', 30_000);
+      const refusedBefore = proxy.refused;
       proxy.down();
       // Events committed upstream while the database is unreachable must still be delivered afterwards.
       for (let i = 0; i < 50; i += 1) ids.push(accounts.publish({ type: 'position.closed', organizationId: org, data: { account: i } }).id);
-      await new Promise((r) => setTimeout(r, 2000));
+      // The outage lasts until the service has felt it: its event stream cut, and a reconnection refused.
+      await waitUntil(() => logged.some((line) => line.includes('"event stream interrupted"')) && proxy.refused > refusedBefore, { what: 'the outage felt' });
       proxy.up();
       await waitForIds('/db-outage', ids, 90_000);
       expectEveryEventOnce(receiver.received('/db-outage'), ids, secret);

@@ -68,13 +68,3 @@ export async function startHarness(extraEnv: NodeJS.ProcessEnv = {}): Promise<Ha
   };
   return harness;
 }
-
-export async function eventually<T>(fn: () => Promise<T | undefined | false>, timeoutMs = 20_000, stepMs = 100): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await fn();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, stepMs));
-  }
-}
