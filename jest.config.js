@@ -27,7 +27,7 @@ const SOURCES = ['<rootDir>/services', '<rootDir>/gateway'];
 /** Pure suites: domain rules, mappers, codecs, in-memory structures. */
 const UNIT = [
   '/src/(.+/)?domain/[^/]+\\.test\\.ts$',
-  '/services/kit/src/(cursor|errors|ids|retention|rest/account)\\.test\\.ts$',
+  '/services/kit/src/(cursor|errors|ids|resources|retention|rest/account)\\.test\\.ts$',
   '/services/accounts/src/trading/engine/ring\\.test\\.ts$',
   '/services/webhooks/src/verify\\.test\\.ts$',
   '/services/market-feed/src/random-walk\\.test\\.ts$',
