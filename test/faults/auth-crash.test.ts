@@ -99,7 +99,8 @@ test('auth SIGKILLed under read load: cached keys answer 200 or 503, never 500 o
     reader('revoked', revoked.token),
     reader('unused', unused.token),
   ];
-  await new Promise((resolve) => setTimeout(resolve, 1_000));
+  // The load is on when the kill lands: every reader has had answers.
+  await waitUntil(() => answers.cached.length >= 8 && answers.revoked.length >= 2 && answers.unused.length >= 2, { what: 'the read load running' });
 
   const auth = findProcess(run!, /services\/auth\/dist\/main\.js/);
   const killedAt = Date.now();
@@ -115,6 +116,7 @@ test('auth SIGKILLed under read load: cached keys answer 200 or 503, never 500 o
     }
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
+  // A second of load on the recovered stack: a revoked key let in again would show here.
   await new Promise((resolve) => setTimeout(resolve, 1_000));
   loading = false;
   await Promise.all(readers);

@@ -20,7 +20,7 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { createHealthChecker } from '@propdesk/kit';
-import { createTestDatabase, REPOSITORY_ROOT, type TestDatabase } from '@propdesk/kit/testing';
+import { createTestDatabase, REPOSITORY_ROOT, waitUntil, type TestDatabase } from '@propdesk/kit/testing';
 import { createTenant, duplicates, type FeedEvent, type Tenant } from './retrying-client';
 
 jest.setTimeout(300_000);
@@ -244,7 +244,7 @@ test('a rolling restart of every replicated process under load: zero failed read
     const numbers = ((await seeded.json()) as { data: Array<{ number: number }> }).data.map((a) => a.number);
 
     const load = startLoad(lb, tenant, numbers);
-    await sleep(1500);
+    await waitUntil(() => load.reads >= 20 && load.writes.length >= 3, { what: 'the load running' });
     const drains: Array<{ name: string; code: number | null; ms: number }> = [];
     // Replica by replica, as a Deployment's rolling update: stop one, start its replacement.
     for (const index of [0, 1]) {
