@@ -4,9 +4,11 @@
  *  - integration: services/* and gateway suites against real PostgreSQL and Redis, servers on port 0;
  *  - e2e: test/**, whole stacks in process, real HTTP and gRPC;
  *  - serial: suites that must not overlap one another (fixed ports, real process stacks whose
- *    processes and ports they scan, the built panel that `npm start` rebuilds): one at a time, in a
- *    worker of their own, beside the others (jest.runner.js).
- * The others run in parallel: each suite creates its own database and Redis key prefix.
+ *    processes and ports they scan): one at a time, in a worker of their own, beside the others
+ *    (jest.runner.js).
+ * The others run in parallel: each suite creates its own database and Redis key prefix. What suites
+ * share besides (the built panel, which `npm start` builds again) is guarded by holdTestLock of
+ * @propdesk/kit/testing.
  * `--selectProjects unit` (or integration, e2e, serial) runs one of them.
  */
 const common = {
@@ -43,10 +45,6 @@ const SERIAL = [
   '/test/faults/(stopping|auth-crash|exactly-once|rolling-restart)\\.test\\.ts$',
   // Fixed metrics ports 19300-19301 and a replica child process killed for real.
   '/services/accounts/src/trading/replica-handoff\\.test\\.ts$',
-  // They serve the built panel (services/panel/dist/web), which every `npm start` of the stopping
-  // suite builds again, emptying the directory first.
-  '/services/panel/src/app\\.test\\.ts$',
-  '/test/panel/(panel-pages|panel-flows|through-gateway)\\.test\\.ts$',
 ];
 
 module.exports = {

@@ -11,7 +11,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { execFileSync, spawn } from 'node:child_process';
-import { createTestDatabase, REPOSITORY_ROOT, waitUntil, type TestDatabase } from '@propdesk/kit/testing';
+import { BUILT_PANEL, createTestDatabase, holdTestLock, REPOSITORY_ROOT, waitUntil, type TestDatabase } from '@propdesk/kit/testing';
 import {
   describeProcess,
   findProcess,
@@ -32,8 +32,14 @@ const STOP_WITHIN_MS = 20_000;
 let current: StackRun | undefined;
 
 async function start(options: LaunchOptions): Promise<StackRun> {
-  current = launch(options);
-  await current.ready;
+  // npm start builds the panel again, emptying its directory first: suites serving it wait meanwhile.
+  const build = options.via === 'node' ? undefined : await holdTestLock(BUILT_PANEL, 'exclusive');
+  try {
+    current = launch(options);
+    await current.ready;
+  } finally {
+    await build?.release();
+  }
   return current;
 }
 

@@ -1,5 +1,6 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { tradingv1 } from '@propdesk/proto';
+import { BUILT_PANEL, holdTestLock, type TestLock } from '@propdesk/kit/testing';
 import { startStack, type Stack } from '../support/stack';
 import { launchChromium, openContext, pwned, screenshot, signIn } from './browser';
 
@@ -14,8 +15,10 @@ describe('the panel in Chromium: what staff do', () => {
   let page: Page;
   let orgId = '';
   let base = '';
+  let builtPanel: TestLock | undefined;
 
   beforeAll(async () => {
+    builtPanel = await holdTestLock(BUILT_PANEL, 'shared');
     stack = await startStack();
     base = stack.url;
     orgId = (await stack.createOrg({ name: 'Flows Firm', credits: 200 })).id;
@@ -29,6 +32,7 @@ describe('the panel in Chromium: what staff do', () => {
     await context?.close();
     await browser?.close();
     await stack?.stop();
+    await builtPanel?.release();
   });
 
   const table = (name: string) => page.getByRole('table', { name, exact: true });

@@ -1,5 +1,6 @@
 import { request } from 'undici';
 import { ConfigError, createLogger } from '@propdesk/kit';
+import { BUILT_PANEL, holdTestLock, type TestLock } from '@propdesk/kit/testing';
 import { start, type StartedPanel } from './main';
 
 // The panel alone, with no services behind it: everything here is decided before any gRPC call.
@@ -7,8 +8,10 @@ import { start, type StartedPanel } from './main';
 describe('the panel HTTP edge', () => {
   let panel: StartedPanel;
   let base: string;
+  let builtPanel: TestLock | undefined;
 
   beforeAll(async () => {
+    builtPanel = await holdTestLock(BUILT_PANEL, 'shared');
     panel = await start(
       { PANEL_PORT: '0', AUTH_GRPC_ADDRESS: '127.0.0.1:1', ACCOUNTS_GRPC_ADDRESS: '127.0.0.1:1', GRPC_DEADLINE_MS: '1000' },
       { logger: createLogger('panel-test', { level: 'silent' }) },
@@ -17,7 +20,8 @@ describe('the panel HTTP edge', () => {
   });
 
   afterAll(async () => {
-    await panel.stop();
+    await panel?.stop();
+    await builtPanel?.release();
   });
 
   async function call(method: 'GET' | 'POST', path: string, headers: Record<string, string> = {}, body?: string) {

@@ -12,4 +12,5 @@ export * from './processes';
 export * from './service-double';
 export * from './tcp-proxy';
 export * from './test-database';
+export * from './test-lock';
 export * from './wait-until';
