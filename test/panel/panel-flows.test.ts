@@ -18,6 +18,7 @@ describe('the panel in Chromium: what staff do', () => {
   let builtPanel: TestLock | undefined;
 
   beforeAll(async () => {
+    // Served from services/panel/dist/web: wait while npm start builds it again (a long wait: 180 s).
     builtPanel = await holdTestLock(BUILT_PANEL, 'shared');
     stack = await startStack();
     base = stack.url;
@@ -26,7 +27,7 @@ describe('the panel in Chromium: what staff do', () => {
     browser = await launchChromium();
     context = await openContext(browser, 'desktop');
     page = await context.newPage();
-  });
+  }, 180_000);
 
   afterAll(async () => {
     await context?.close();

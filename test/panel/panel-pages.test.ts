@@ -138,6 +138,7 @@ describe('the panel in Chromium: every page for every role, at 1280×800 and 390
   }
 
   beforeAll(async () => {
+    // Served from services/panel/dist/web: wait while npm start builds it again (a long wait: 180 s).
     builtPanel = await holdTestLock(BUILT_PANEL, 'shared');
     stack = await startStack({ env: { WEBHOOK_RETRY_SCHEDULE: '1' } });
     orgId = (await stack.createOrg({ name: 'Pages Firm', credits: 50 })).id;
@@ -159,7 +160,7 @@ describe('the panel in Chromium: every page for every role, at 1280×800 and 390
         pages.set(`${role}/${viewport}`, page);
       }
     }
-  });
+  }, 180_000);
 
   afterAll(async () => {
     for (const context of contexts) await context.close();

@@ -13,6 +13,7 @@ describe('the panel behind the gateway, in a real browser', () => {
   let builtPanel: TestLock | undefined;
 
   beforeAll(async () => {
+    // Served from services/panel/dist/web: wait while npm start builds it again (a long wait: 180 s).
     builtPanel = await holdTestLock(BUILT_PANEL, 'shared');
     stack = await startStack();
     const org = await stack.createOrg({ name: 'Gateway Firm', credits: 5 });
@@ -21,7 +22,7 @@ describe('the panel behind the gateway, in a real browser', () => {
       executablePath: CHROMIUM,
       args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
     });
-  });
+  }, 180_000);
 
   afterAll(async () => {
     await browser?.close();

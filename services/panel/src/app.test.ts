@@ -11,13 +11,14 @@ describe('the panel HTTP edge', () => {
   let builtPanel: TestLock | undefined;
 
   beforeAll(async () => {
+    // Served from services/panel/dist/web: wait while npm start builds it again (a long wait: 180 s).
     builtPanel = await holdTestLock(BUILT_PANEL, 'shared');
     panel = await start(
       { PANEL_PORT: '0', AUTH_GRPC_ADDRESS: '127.0.0.1:1', ACCOUNTS_GRPC_ADDRESS: '127.0.0.1:1', GRPC_DEADLINE_MS: '1000' },
       { logger: createLogger('panel-test', { level: 'silent' }) },
     );
     base = panel.url;
-  });
+  }, 180_000);
 
   afterAll(async () => {
     await panel?.stop();
