@@ -1,6 +1,6 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { tradingv1 } from '@propdesk/proto';
-import { BUILT_PANEL, holdTestLock, type TestLock } from '@propdesk/kit/testing';
+import { BUILT_PANEL, holdTestLock, waitUntil, type TestLock } from '@propdesk/kit/testing';
 import { startStack, type Stack } from '../support/stack';
 import { launchChromium, openContext, pwned, screenshot, signIn } from './browser';
 
@@ -281,7 +281,12 @@ describe('the panel in Chromium: what staff do', () => {
     await page.getByText('breached', { exact: true }).first().waitFor();
     await page.locator('figure[data-state="drawn"]').waitFor();
     const chart = page.getByRole('img', { name: new RegExp(`^Equity curve of account ${number}`) });
-    const name = (await chart.getAttribute('aria-label')) ?? '';
+    // The curve is drawn from the equity points, then again with the levels once the account's
+    // analytics have arrived: its label names them from then on.
+    const name = await waitUntil(async () => {
+      const label = (await chart.getAttribute('aria-label')) ?? '';
+      return label.includes('loss limit') && label;
+    }, { timeoutMs: 10_000, what: 'the chart labelled with its loss limits' });
     expect(name).toMatch(/equity now 85,000\.00/);
     expect(name).toMatch(/daily loss limit at 95,000\.00; total loss limit at 90,000\.00/);
   });

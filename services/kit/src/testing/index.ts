@@ -1,7 +1,7 @@
 /**
- * @propdesk/kit/testing: what tests and benchmarks share and production code never imports
- * (a database per suite, a TCP proxy to cut, a Redis of its own, throwaway certificates, an HTTPS receiver, service
- * doubles, child processes, waiting on a condition).
+ * @propdesk/kit/testing: what tests and benchmarks share and production code never imports (a
+ * database per suite, a TCP proxy to cut, a Redis of its own, throwaway certificates, an HTTPS
+ * receiver, service doubles, child processes, waiting on a condition, a lock between jest workers).
  */
 export * from './buf-curl';
 export * from './certificates';
