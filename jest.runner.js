@@ -10,6 +10,14 @@ const TestRunner = require('jest-runner').default;
 
 const isSerial = (test) => test.context.config.displayName?.name === 'serial';
 
+/**
+ * Last in the serial lane: the stopping suite runs `npm start`, which builds the panel again, and
+ * takes the built-panel lock for it, waiting for the suites serving the panel. Those run early
+ * (jest starts the slowest suites first), so by then they are done and nothing waits.
+ */
+const BUILDS_THE_PANEL = /\/test\/faults\/stopping\.test\.ts$/;
+const buildsLast = (tests) => [...tests.filter((t) => !BUILDS_THE_PANEL.test(t.path)), ...tests.filter((t) => BUILDS_THE_PANEL.test(t.path))];
+
 class PropDeskRunner extends TestRunner {
   #serialRunner;
 
@@ -19,7 +27,7 @@ class PropDeskRunner extends TestRunner {
   }
 
   async runTests(tests, watcher, options) {
-    const serial = tests.filter(isSerial);
+    const serial = buildsLast(tests.filter(isSerial));
     const parallel = tests.filter((test) => !isSerial(test));
     if (options.serial) {
       if (parallel.length > 0) await super.runTests(parallel, watcher, options);
