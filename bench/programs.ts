@@ -13,7 +13,8 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { Client } from 'pg';
-import { createServiceClient, createTestDatabase } from '@propdesk/kit';
+import { createServiceClient } from '@propdesk/kit';
+import { createTestDatabase } from '@propdesk/kit/testing';
 import { tradingv1 } from '@propdesk/proto';
 import { ROOT } from './support/stack';
 import { BREACH_BASE, SYMBOLS } from './trading/seed';

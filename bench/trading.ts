@@ -16,7 +16,8 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { Client } from 'pg';
-import { createServiceClient, createTestDatabase, openDatabase, type Sequelize } from '@propdesk/kit';
+import { createServiceClient, openDatabase, type Sequelize } from '@propdesk/kit';
+import { createTestDatabase } from '@propdesk/kit/testing';
 import { tradingv1 } from '@propdesk/proto';
 import { ROOT } from './support/stack';
 import { runFirmReplicas } from './trading/firm-replicas';

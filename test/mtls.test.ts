@@ -11,7 +11,7 @@ import { AppError, createHealthChecker, createServiceClient, loadGrpcTls, type G
 import { start as startAuth } from '../services/auth/src/main';
 import { request } from './support/http';
 import { startStack, type Stack } from './support/stack';
-import { makeTestPki, type TestPki } from './support/tls';
+import { makeTestPki, type TestPki } from '@propdesk/kit/testing';
 
 jest.setTimeout(120_000);
 

@@ -10,16 +10,13 @@ let stack: Stack;
 let orgId: string;
 let ownerCookie: string;
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
 beforeAll(async () => {
   stack = await startStack({ gatewayReplicas: 2 });
   orgId = (await stack.createOrg()).id;
   await stack.createAccounts(orgId, 2);
   const owner = await stack.createUser(orgId, { role: 'owner' });
+  // startStack has waited for both gateways' invalidation streams: they cache.
   ownerCookie = await stack.panelLogin(owner.email, owner.password);
-  // Let both gateways open their invalidation streams, so they cache.
-  await sleep(500);
 });
 
 afterAll(async () => {

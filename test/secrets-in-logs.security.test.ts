@@ -4,6 +4,7 @@
  * base64 part) appears in any log line of any service, at debug level, during a run that uses them all.
  */
 import { Writable } from 'node:stream';
+import { waitUntil } from '@propdesk/kit/testing';
 import { startStack, type Stack } from './support/stack';
 import { client, request } from './support/http';
 
@@ -89,8 +90,14 @@ it('never logs a secret', async () => {
   await client(stack.url, `${key.token}x`).get('/v1/accounts');
   await api.post('/v1/accounts', '/v1/accounts', { body: '{"count":' });
 
-  // Let the dispatcher attempt the test delivery before stopping.
-  await new Promise((resolve) => setTimeout(resolve, 1500));
+  // The dispatcher has attempted the test delivery (and the signing path has logged) before the stop.
+  await waitUntil(
+    async () => {
+      const listed = await api.get<{ data: Array<{ attempt: number }> }>('/v1/webhooks/{id}/deliveries', `/v1/webhooks/${webhook.body.id}/deliveries`);
+      return listed.body.data.some((delivery) => delivery.attempt >= 1);
+    },
+    { what: 'the test delivery attempted' },
+  );
   await stack.stop();
   await new Promise((resolve) => setTimeout(resolve, 200));
   expect(lines.length).toBeGreaterThan(10);

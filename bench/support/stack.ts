@@ -1,32 +1,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import fs from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
-import { createTestDatabase, type TestDatabase } from '@propdesk/kit';
+import { createTestDatabase, freePort, REPOSITORY_ROOT as ROOT, type TestDatabase } from '@propdesk/kit/testing';
 
-/** The repository root: the nearest parent holding the workspace's package.json (works compiled or not). */
-export const ROOT = (() => {
-  let dir = __dirname;
-  while (!fs.existsSync(path.join(dir, 'scripts', 'stack.mjs'))) {
-    const parent = path.dirname(dir);
-    if (parent === dir) throw new Error('repository root not found');
-    dir = parent;
-  }
-  return dir;
-})();
-
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const address = srv.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      srv.close(() => resolve(port));
-    });
-  });
-}
+/** The repository root and free ports: the same as the tests'. */
+export { freePort, REPOSITORY_ROOT as ROOT } from '@propdesk/kit/testing';
 
 export interface ProcessStack {
   url: string;

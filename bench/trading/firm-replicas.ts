@@ -8,7 +8,8 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Client } from 'pg';
-import { createServiceClient, createTestDatabase } from '@propdesk/kit';
+import { createServiceClient } from '@propdesk/kit';
+import { createTestDatabase } from '@propdesk/kit/testing';
 import { tradingv1 } from '@propdesk/proto';
 import { metric, startService, type Service } from '../support/accounts-service';
 import { cpuMeter } from '../support/cpu';

@@ -1,9 +1,7 @@
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { generateCertificate } from '@propdesk/kit/testing';
 
 export interface Receipt {
   path: string;
@@ -23,16 +21,9 @@ export interface BenchReceiver {
 
 /** A local HTTPS receiver answering 200 at once, with a throwaway self-signed certificate. */
 export async function startBenchReceiver(): Promise<BenchReceiver> {
-  const dir = mkdtempSync(join(tmpdir(), 'pd-bench-webhooks-'));
-  const certFile = join(dir, 'cert.pem');
-  const keyFile = join(dir, 'key.pem');
-  execFileSync(
-    'openssl',
-    ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', keyFile, '-out', certFile, '-days', '1', '-subj', '/CN=localhost', '-addext', 'subjectAltName=DNS:localhost,IP:127.0.0.1'],
-    { stdio: 'ignore' },
-  );
+  const cert = generateCertificate();
   const receipts: Receipt[] = [];
-  const server = createServer({ cert: readFileSync(certFile), key: readFileSync(keyFile) }, (req, res) => {
+  const server = createServer({ cert: readFileSync(cert.certFile), key: readFileSync(cert.keyFile) }, (req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
@@ -50,12 +41,12 @@ export async function startBenchReceiver(): Promise<BenchReceiver> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
     port: (server.address() as AddressInfo).port,
-    certFile,
+    certFile: cert.certFile,
     receipts,
     async close() {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
-      rmSync(dir, { recursive: true, force: true });
+      cert.remove();
     },
   };
 }

@@ -9,9 +9,9 @@
  */
 import { execFileSync } from 'node:child_process';
 import { authv1 } from '@propdesk/proto';
-import { createTestDatabase, type TestDatabase } from '@propdesk/kit';
+import { createTestDatabase, REPOSITORY_ROOT, waitUntil, type TestDatabase } from '@propdesk/kit/testing';
 import { createClients, type Clients } from '../../gateway/src/clients';
-import { findProcess, killLeftovers, launch, portsFrom, ROOT, waitFor, type StackRun } from './stack-process';
+import { findProcess, killLeftovers, launch, portsFrom, type StackRun } from './stack-process';
 
 jest.setTimeout(240_000);
 
@@ -24,7 +24,7 @@ let run: StackRun | undefined;
 let admin: Clients | undefined;
 
 beforeAll(async () => {
-  execFileSync('npx', ['tsc', '-b'], { cwd: ROOT, stdio: 'inherit' });
+  execFileSync('npx', ['tsc', '-b'], { cwd: REPOSITORY_ROOT, stdio: 'inherit' });
   db = await createTestDatabase('pd_auth_crash');
   run = launch({
     via: 'node',
@@ -99,13 +99,14 @@ test('auth SIGKILLed under read load: cached keys answer 200 or 503, never 500 o
     reader('revoked', revoked.token),
     reader('unused', unused.token),
   ];
-  await new Promise((resolve) => setTimeout(resolve, 1_000));
+  // The load is on when the kill lands: every reader has had answers.
+  await waitUntil(() => answers.cached.length >= 8 && answers.revoked.length >= 2 && answers.unused.length >= 2, { what: 'the read load running' });
 
   const auth = findProcess(run!, /services\/auth\/dist\/main\.js/);
   const killedAt = Date.now();
   process.kill(auth.pid, 'SIGKILL');
   // The supervisor restarts it; wait for the new process, then for every key to work again.
-  await waitFor(() => run!.stderr().includes('restarting auth'), 10_000);
+  await waitUntil(() => run!.stderr().includes('restarting auth'), { timeoutMs: 10_000, what: 'the supervisor restarting auth' });
   let backMs = -1;
   while (Date.now() - killedAt < 60_000) {
     const [c, u, r] = await Promise.all([read(cached.token), read(unused.token), read(revoked.token)]);
@@ -115,6 +116,7 @@ test('auth SIGKILLed under read load: cached keys answer 200 or 503, never 500 o
     }
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
+  // A second of load on the recovered stack: a revoked key let in again would show here.
   await new Promise((resolve) => setTimeout(resolve, 1_000));
   loading = false;
   await Promise.all(readers);

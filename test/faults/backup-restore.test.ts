@@ -10,7 +10,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { createTestDatabase } from '@propdesk/kit';
+import { createTestDatabase } from '@propdesk/kit/testing';
 import { request } from '../support/http';
 import { startStack, type Stack } from '../support/stack';
 

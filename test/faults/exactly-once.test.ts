@@ -8,11 +8,11 @@
  * Ports 19200-19204 (the stack) are fixed, outside the ephemeral range.
  */
 import { execFileSync } from 'node:child_process';
-import { createServiceClient, createTestDatabase, type TestDatabase } from '@propdesk/kit';
+import { createServiceClient } from '@propdesk/kit';
+import { createTestDatabase, generateCertificate, REPOSITORY_ROOT, type HttpsReceiver, startHttpsReceiver, type TestCertificate, type TestDatabase } from '@propdesk/kit/testing';
 import { tradingv1 } from '@propdesk/proto';
-import { generateCertificate, startHttpsReceiver, type HttpsReceiver, type TestCertificate } from '../../services/webhooks/src/test/https-receiver';
 import { verifyWebhook } from '../../services/webhooks/src/verify';
-import { findProcess, killLeftovers, launch, portsFrom, ROOT, waitUntilGone, type StackRun } from './stack-process';
+import { findProcess, killLeftovers, launch, portsFrom, waitUntilGone, type StackRun } from './stack-process';
 import { createTenant, creditsLeft, duplicates, RetryingClient, type Answer, type FeedEvent, type Tenant } from './retrying-client';
 
 jest.setTimeout(600_000);
@@ -36,7 +36,7 @@ let cert: TestCertificate;
 let receiver: HttpsReceiver;
 
 beforeAll(async () => {
-  execFileSync('npx', ['tsc', '-b'], { cwd: ROOT, stdio: 'inherit' });
+  execFileSync('npx', ['tsc', '-b'], { cwd: REPOSITORY_ROOT, stdio: 'inherit' });
   db = await createTestDatabase('pd_faults_once');
   cert = generateCertificate();
   receiver = await startHttpsReceiver(cert);

@@ -10,7 +10,7 @@
 import { Client } from 'pg';
 import { request, type ApiResponse, type ErrorBody } from '../support/http';
 import { startStack, type Stack } from '../support/stack';
-import { generateCertificate, startHttpsReceiver, type HttpsReceiver, type TestCertificate } from '../../services/webhooks/src/test/https-receiver';
+import { generateCertificate, startHttpsReceiver, waitUntil, type HttpsReceiver, type TestCertificate } from '@propdesk/kit/testing';
 import { verifyWebhook } from '../../services/webhooks/src/verify';
 
 jest.setTimeout(180_000);
@@ -123,7 +123,7 @@ test('PostgreSQL gone for 10 s: 503 unavailable everywhere, full service within 
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
   })();
-  await new Promise((resolve) => setTimeout(resolve, 500));
+  await waitUntil(() => writerAnswers.includes(200), { what: 'a claim before the cut' });
 
   proxy.down();
   const downAt = Date.now();
@@ -157,7 +157,9 @@ test('PostgreSQL gone for 10 s: 503 unavailable everywhere, full service within 
   expect(proxy.connections).toBeGreaterThan(connectionsBefore);
   process.stdout.write(`PostgreSQL outage: ${during.length} answers during it, all 503 unavailable (slowest ${Math.max(...during.map((r) => r.ms))} ms); full service ${recoveredMs} ms after its return\n`);
 
-  await new Promise((resolve) => setTimeout(resolve, 500));
+  // The writer goes on until a claim after the return has succeeded too.
+  const answersBack = writerAnswers.length;
+  await waitUntil(() => writerAnswers.slice(answersBack).includes(200), { what: 'a claim after the return' });
   writing = false;
   await writer;
   expect(writerAnswers.filter((s) => s !== 200 && s !== 503)).toEqual([]);

@@ -11,7 +11,7 @@
 import { Client } from 'pg';
 import { request } from '../support/http';
 import { startStack, type Stack } from '../support/stack';
-import { generateCertificate, startHttpsReceiver, type HttpsReceiver, type TestCertificate } from '../../services/webhooks/src/test/https-receiver';
+import { generateCertificate, startHttpsReceiver, waitUntil, type HttpsReceiver, type TestCertificate } from '@propdesk/kit/testing';
 
 jest.setTimeout(120_000);
 
@@ -56,13 +56,8 @@ afterAll(async () => {
 
 const count = async (table: string, where = 'TRUE'): Promise<number> => Number((await db.query(`SELECT count(*) AS n FROM ${table} WHERE ${where}`)).rows[0].n);
 
-async function waitUntil(check: () => Promise<boolean>, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-}
+/** The deliveries are made by the webhooks service's own loop: poll the tables it writes. */
+const deliveriesReach = (check: () => Promise<boolean>) => waitUntil(check, { timeoutMs: 30_000, intervalMs: 200, what: 'deliveries' });
 
 test('webhooks: delivered deliveries and unreferenced events past their horizon go; pending ones and their events stay', async () => {
   const ok = await request<{ id: string }>(stack.url, 'POST', '/v1/webhooks', { token, body: { url: receiver.url('/ok'), events: ['account.created'] } });
@@ -70,7 +65,7 @@ test('webhooks: delivered deliveries and unreferenced events past their horizon 
   expect([ok.status, down.status]).toEqual([201, 201]);
   await stack.createAccounts(orgId, 3);
   expect((await request(stack.url, 'POST', '/v1/accounts/claim', { token, body: { name: 'Old Trader', email: 'old@example.com' } })).status).toBe(200);
-  await waitUntil(async () => (await count('webhooks.deliveries', "status = 'succeeded'")) === 3 && (await count('webhooks.delivery_attempts')) === 4);
+  await deliveriesReach(async () => (await count('webhooks.deliveries', "status = 'succeeded'")) === 3 && (await count('webhooks.delivery_attempts')) === 4);
   expect(await count('webhooks.deliveries', "status = 'pending'")).toBe(1);
   expect(await count('webhooks.events')).toBe(4);
 
@@ -79,7 +74,7 @@ test('webhooks: delivered deliveries and unreferenced events past their horizon 
   await db.query("UPDATE webhooks.events SET received_at = received_at - interval '2 hours'");
   // Something recent, delivered: under the horizon, it stays.
   await stack.createAccounts(orgId, 1);
-  await waitUntil(async () => (await count('webhooks.deliveries', "status = 'succeeded'")) === 4);
+  await deliveriesReach(async () => (await count('webhooks.deliveries', "status = 'succeeded'")) === 4);
 
   const removed = await stack.services.webhooks.retention!.runOnce();
   expect(removed).toEqual({ 'webhook deliveries': 3, 'webhook events': 3, 'idempotency records': 0 });
@@ -93,7 +88,7 @@ test('webhooks: delivered deliveries and unreferenced events past their horizon 
   expect(listed.status).toBe(200);
   expect(listed.body.data).toHaveLength(1);
   await stack.createAccounts(orgId, 1);
-  await waitUntil(async () => (await count('webhooks.deliveries', "status = 'succeeded'")) === 2);
+  await deliveriesReach(async () => (await count('webhooks.deliveries', "status = 'succeeded'")) === 2);
   // A second pass finds nothing more to do.
   expect(await stack.services.webhooks.retention!.runOnce()).toEqual({ 'webhook deliveries': 0, 'webhook events': 0, 'idempotency records': 0 });
 });

@@ -19,8 +19,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { createHealthChecker, createTestDatabase, type TestDatabase } from '@propdesk/kit';
-import { ROOT } from './stack-process';
+import { createHealthChecker } from '@propdesk/kit';
+import { createTestDatabase, REPOSITORY_ROOT, waitUntil, type TestDatabase } from '@propdesk/kit/testing';
 import { createTenant, duplicates, type FeedEvent, type Tenant } from './retrying-client';
 
 jest.setTimeout(300_000);
@@ -44,7 +44,7 @@ const replicas: Replica[] = [];
 function spawnReplica(name: 'auth' | 'accounts' | 'webhooks' | 'gateway', port: number): Replica {
   const entry = name === 'gateway' ? 'gateway/dist/main.js' : `services/${name}/dist/main.js`;
   const portVar = { auth: 'AUTH_GRPC_PORT', accounts: 'ACCOUNTS_GRPC_PORT', webhooks: 'WEBHOOKS_GRPC_PORT', gateway: 'PORT' }[name];
-  const child = spawn(process.execPath, [path.join(ROOT, entry)], { env: { ...env, [portVar]: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [path.join(REPOSITORY_ROOT, entry)], { env: { ...env, [portVar]: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] });
   let log = '';
   child.stdout?.on('data', (chunk: Buffer) => (log += chunk.toString()));
   child.stderr?.on('data', (chunk: Buffer) => (log += chunk.toString()));
@@ -244,7 +244,7 @@ test('a rolling restart of every replicated process under load: zero failed read
     const numbers = ((await seeded.json()) as { data: Array<{ number: number }> }).data.map((a) => a.number);
 
     const load = startLoad(lb, tenant, numbers);
-    await sleep(1500);
+    await waitUntil(() => load.reads >= 20 && load.writes.length >= 3, { what: 'the load running' });
     const drains: Array<{ name: string; code: number | null; ms: number }> = [];
     // Replica by replica, as a Deployment's rolling update: stop one, start its replacement.
     for (const index of [0, 1]) {

@@ -1,19 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
-import net from 'node:net';
-import path from 'node:path';
-
-/** The repository root (this file lives in test/faults/, compiled or not). */
-export const ROOT = (() => {
-  let dir = __dirname;
-  while (!fs.existsSync(path.join(dir, 'scripts', 'stack.mjs'))) {
-    const parent = path.dirname(dir);
-    if (parent === dir) throw new Error('repository root not found');
-    dir = parent;
-  }
-  return dir;
-})();
+import { portIsFree, REPOSITORY_ROOT } from '@propdesk/kit/testing';
 
 /** Where the services log "shutting down" when stopped, in the order SPEC 3 stops them. */
 export const STOP_ORDER = ['gateway', 'panel', 'market-feed', 'webhooks', 'accounts', 'auth'];
@@ -80,14 +68,6 @@ export function stackProcesses(marker: string, seen: ProcessInfo[] = []): Proces
   return [...found.values()];
 }
 
-export function portIsFree(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const srv = net.createServer();
-    srv.once('error', () => resolve(false));
-    srv.listen(port, '127.0.0.1', () => srv.close(() => resolve(true)));
-  });
-}
-
 export interface StackPorts {
   PORT: number;
   AUTH_GRPC_PORT: number;
@@ -138,7 +118,7 @@ export function launch(options: LaunchOptions): StackRun {
   env[name] = value;
   const [command, args] =
     options.via === 'npm' ? ['npm', ['start']] : options.via === 'node' ? [process.execPath, ['scripts/start.mjs']] : ['sh', ['-c', options.shellCommand ?? '']];
-  const child = spawn(command, args, { cwd: ROOT, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(command, args, { cwd: REPOSITORY_ROOT, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   let err = '';
   child.stdout?.on('data', (chunk: Buffer) => (out += chunk.toString()));
@@ -208,14 +188,6 @@ export async function waitUntilGone(run: StackRun, timeoutMs = 20_000, extraPort
     const ms = Date.now() - started;
     if ((processes.length === 0 && busyPorts.length === 0) || ms >= timeoutMs) return { ms, processes, busyPorts };
     await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-}
-
-export async function waitFor(condition: () => boolean, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
 

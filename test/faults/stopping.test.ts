@@ -11,18 +11,16 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { execFileSync, spawn } from 'node:child_process';
-import { createTestDatabase, type TestDatabase } from '@propdesk/kit';
+import { BUILT_PANEL, createTestDatabase, holdTestLock, REPOSITORY_ROOT, waitUntil, type TestDatabase } from '@propdesk/kit/testing';
 import {
   describeProcess,
   findProcess,
   killLeftovers,
   launch,
   portsFrom,
-  ROOT,
   shutdownOrder,
   stackProcesses,
   STOP_ORDER,
-  waitFor,
   waitUntilGone,
   type LaunchOptions,
   type StackRun,
@@ -34,8 +32,14 @@ const STOP_WITHIN_MS = 20_000;
 let current: StackRun | undefined;
 
 async function start(options: LaunchOptions): Promise<StackRun> {
-  current = launch(options);
-  await current.ready;
+  // npm start builds the panel again, emptying its directory first: suites serving it wait meanwhile.
+  const build = options.via === 'node' ? undefined : await holdTestLock(BUILT_PANEL, 'exclusive');
+  try {
+    current = launch(options);
+    await current.ready;
+  } finally {
+    await build?.release();
+  }
   return current;
 }
 
@@ -64,7 +68,7 @@ afterEach(async () => {
 
 beforeAll(() => {
   // The `node scripts/start.mjs` cases run what npm runs after its build.
-  execFileSync('npx', ['tsc', '-b'], { cwd: ROOT, stdio: 'inherit' });
+  execFileSync('npx', ['tsc', '-b'], { cwd: REPOSITORY_ROOT, stdio: 'inherit' });
 });
 
 describe('stopping a stack on the local PostgreSQL', () => {
@@ -117,7 +121,7 @@ describe('stopping a stack on the local PostgreSQL', () => {
       env,
     });
     // grep has printed the ready line and exits: nobody reads npm's output any more.
-    await waitFor(() => !stackProcesses(run.marker, run.seen).some((p) => /^grep /.test(p.command)));
+    await waitUntil(() => !stackProcesses(run.marker, run.seen).some((p) => /^grep /.test(p.command)), { timeoutMs: 10_000, what: 'the pipeline\'s grep gone' });
     const npm = findProcess(run, /^npm start/);
     process.kill(npm.pid, 'SIGTERM');
     await expectAllGone(run);
@@ -177,10 +181,10 @@ describe('stopping a stack on the embedded PostgreSQL', () => {
       const cut = launch({ via: 'node', ports, env: fresh });
       current = cut;
       cut.ready.catch(() => {});
-      await waitFor(() => cut.stderr().includes('initialising the embedded PostgreSQL cluster'), 60_000);
+      await waitUntil(() => cut.stderr().includes('initialising the embedded PostgreSQL cluster'), { timeoutMs: 60_000, what: 'the initialising line' });
       // What start.mjs does on a second Ctrl-C: SIGKILL to the supervisor's process group, which
       // holds initdb too.
-      await waitFor(() => stackProcesses(cut.marker).some((p) => /initdb/.test(p.command)), 10_000);
+      await waitUntil(() => stackProcesses(cut.marker).some((p) => /initdb/.test(p.command)), { timeoutMs: 10_000, what: 'initdb running' });
       process.kill(-findProcess(cut, /scripts\/stack\.mjs/).pid, 'SIGKILL');
       await expectAllGone(cut);
       const run = await start({ via: 'node', ports, env: fresh });
@@ -206,7 +210,7 @@ describe('the stack watchdog', () => {
     // A stand-in supervisor: the watchdog, and a "service" that ignores SIGTERM and never exits.
     const supervisorScript = `
       const { spawn } = require('node:child_process');
-      const watchdog = spawn(process.execPath, [${JSON.stringify(path.join(ROOT, 'scripts', 'stack-watchdog.cjs'))}], { stdio: ['ignore', 'ignore', 'ignore', 'ipc'] });
+      const watchdog = spawn(process.execPath, [${JSON.stringify(path.join(REPOSITORY_ROOT, 'scripts', 'stack-watchdog.cjs'))}], { stdio: ['ignore', 'ignore', 'ignore', 'ipc'] });
       const stubborn = spawn(process.execPath, ['-e', "process.on('SIGTERM', () => {}); setInterval(() => {}, 1000)"], { stdio: 'ignore' });
       watchdog.send({ services: [stubborn.pid] }, () => console.log(JSON.stringify({ stubborn: stubborn.pid, watchdog: watchdog.pid })));
       setInterval(() => {}, 1000);`;

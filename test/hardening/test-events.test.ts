@@ -6,7 +6,7 @@
 import { EVENT_TYPES } from '@propdesk/kit';
 import { startStack, type Stack } from '../support/stack';
 import { client } from '../support/http';
-import { generateCertificate, startHttpsReceiver, type HttpsReceiver, type TestCertificate } from '../../services/webhooks/src/test/https-receiver';
+import { generateCertificate, startHttpsReceiver, type HttpsReceiver, type TestCertificate } from '@propdesk/kit/testing';
 import { verifyWebhook } from '../../services/webhooks/src/verify';
 
 let stack: Stack;

@@ -43,9 +43,8 @@ beforeAll(async () => {
   };
   ownerCookie = await login('owner');
   adminCookie = await login('admin');
+  // startStack has waited for both gateways' invalidation streams: they cache.
   memberCookie = await login('member');
-  // Let both gateways open their invalidation streams, so they cache.
-  await sleep(500);
 }, 120_000);
 
 afterAll(async () => {

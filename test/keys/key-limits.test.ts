@@ -27,8 +27,8 @@ beforeAll(async () => {
   const owner = await stack.createUser(orgId, { role: 'owner' });
   ownerCookie = await stack.panelLogin(owner.email, owner.password);
   const member = await stack.createUser(orgId, { role: 'member' });
+  // startStack has waited for both gateways' invalidation streams: they apply changes they are told of.
   memberCookie = await stack.panelLogin(member.email, member.password);
-  await new Promise((resolve) => setTimeout(resolve, 500));
 }, 120_000);
 
 afterAll(async () => {

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { startOwnRedisServer, type OwnRedisServer } from '../../gateway/src/limits/testing/redis-server';
+import { startOwnRedisServer, type OwnRedisServer } from '@propdesk/kit/testing';
 import { startLimitsStack, type Answer, type LimitsStack, type RunningGateway } from './gateways';
 
 /**

@@ -10,7 +10,7 @@ import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { ROOT } from '../faults/stack-process';
+import { REPOSITORY_ROOT as ROOT } from '@propdesk/kit/testing';
 import { SPAN_KIND, startOtlpReceiver, type OtlpReceiver } from '../support/otlp-receiver';
 
 jest.setTimeout(120_000);

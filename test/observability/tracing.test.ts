@@ -10,9 +10,8 @@
  */
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { createTestDatabase, type TestDatabase } from '@propdesk/kit';
-import { generateCertificate, startHttpsReceiver, type HttpsReceiver, type TestCertificate } from '../../services/webhooks/src/test/https-receiver';
-import { killLeftovers, launch, portsFrom, ROOT, waitUntilGone, type StackRun } from '../faults/stack-process';
+import { createTestDatabase, generateCertificate, REPOSITORY_ROOT as ROOT, startHttpsReceiver, type HttpsReceiver, type TestCertificate, type TestDatabase } from '@propdesk/kit/testing';
+import { killLeftovers, launch, portsFrom, waitUntilGone, type StackRun } from '../faults/stack-process';
 import { createTenant, type Tenant } from '../faults/retrying-client';
 import { SPAN_KIND, startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '../support/otlp-receiver';
 

@@ -1,5 +1,6 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { tradingv1 } from '@propdesk/proto';
+import { BUILT_PANEL, holdTestLock, type TestLock } from '@propdesk/kit/testing';
 import { startStack, type Stack } from '../support/stack';
 import { launchChromium, screenshot, signIn, VIEWPORTS } from './browser';
 
@@ -12,6 +13,7 @@ import { launchChromium, screenshot, signIn, VIEWPORTS } from './browser';
 const PASSWORD = 'correct horse battery';
 
 let stack: Stack;
+let builtPanel: TestLock | undefined;
 let browser: Browser;
 let context: BrowserContext;
 let page: Page;
@@ -25,6 +27,8 @@ const table = (name: string) => page.getByRole('table', { name, exact: true });
 const fact = (term: string) => page.locator('dl.identity dt', { hasText: new RegExp(`^${term}$`) }).locator('xpath=following-sibling::dd[1]');
 
 beforeAll(async () => {
+  // Served from services/panel/dist/web: wait while npm start builds it again (a long wait: 180 s).
+  builtPanel = await holdTestLock(BUILT_PANEL, 'shared');
   stack = await startStack();
   orgId = (await stack.createOrg({ name: 'Glance Firm', credits: 12 })).id;
   await stack.createUser(orgId, { email: 'owner@glance.example', password: PASSWORD, role: 'owner' });
@@ -49,12 +53,13 @@ beforeAll(async () => {
   });
   page = await context.newPage();
   await signIn(page, stack.url, 'owner@glance.example', PASSWORD);
-});
+}, 180_000);
 
 afterAll(async () => {
   await context?.close();
   await browser?.close();
   await stack?.stop();
+  await builtPanel?.release();
 });
 
 it('shows the current price and floating P/L of open positions, following the quotes as they arrive', async () => {

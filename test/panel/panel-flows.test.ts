@@ -1,5 +1,6 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { tradingv1 } from '@propdesk/proto';
+import { BUILT_PANEL, holdTestLock, waitUntil, type TestLock } from '@propdesk/kit/testing';
 import { startStack, type Stack } from '../support/stack';
 import { launchChromium, openContext, pwned, screenshot, signIn } from './browser';
 
@@ -14,8 +15,11 @@ describe('the panel in Chromium: what staff do', () => {
   let page: Page;
   let orgId = '';
   let base = '';
+  let builtPanel: TestLock | undefined;
 
   beforeAll(async () => {
+    // Served from services/panel/dist/web: wait while npm start builds it again (a long wait: 180 s).
+    builtPanel = await holdTestLock(BUILT_PANEL, 'shared');
     stack = await startStack();
     base = stack.url;
     orgId = (await stack.createOrg({ name: 'Flows Firm', credits: 200 })).id;
@@ -23,12 +27,13 @@ describe('the panel in Chromium: what staff do', () => {
     browser = await launchChromium();
     context = await openContext(browser, 'desktop');
     page = await context.newPage();
-  });
+  }, 180_000);
 
   afterAll(async () => {
     await context?.close();
     await browser?.close();
     await stack?.stop();
+    await builtPanel?.release();
   });
 
   const table = (name: string) => page.getByRole('table', { name, exact: true });
@@ -276,7 +281,12 @@ describe('the panel in Chromium: what staff do', () => {
     await page.getByText('breached', { exact: true }).first().waitFor();
     await page.locator('figure[data-state="drawn"]').waitFor();
     const chart = page.getByRole('img', { name: new RegExp(`^Equity curve of account ${number}`) });
-    const name = (await chart.getAttribute('aria-label')) ?? '';
+    // The curve is drawn from the equity points, then again with the levels once the account's
+    // analytics have arrived: its label names them from then on.
+    const name = await waitUntil(async () => {
+      const label = (await chart.getAttribute('aria-label')) ?? '';
+      return label.includes('loss limit') && label;
+    }, { timeoutMs: 10_000, what: 'the chart labelled with its loss limits' });
     expect(name).toMatch(/equity now 85,000\.00/);
     expect(name).toMatch(/daily loss limit at 95,000\.00; total loss limit at 90,000\.00/);
   });

@@ -1,5 +1,6 @@
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { tradingv1 } from '@propdesk/proto';
+import { BUILT_PANEL, holdTestLock, type TestLock } from '@propdesk/kit/testing';
 import { startStack, type Stack } from '../support/stack';
 import { horizontalOverflow, launchChromium, screenshot, signIn, VIEWPORTS, type ViewportName } from './browser';
 
@@ -21,6 +22,7 @@ interface Seed {
 }
 
 let stack: Stack;
+let builtPanel: TestLock | undefined;
 let browser: Browser;
 let orgId = '';
 const seed: Seed = { assigned: 0, traded: 0, webhookId: '' };
@@ -30,6 +32,8 @@ const contexts: BrowserContext[] = [];
 const quote = (price: number) => stack.admin.trading.call.publishQuote({ quote: { symbol: 'EURUSD', bid: price, ask: price, time: new Date() } });
 
 beforeAll(async () => {
+  // Served from services/panel/dist/web: wait while npm start builds it again (a long wait: 180 s).
+  builtPanel = await holdTestLock(BUILT_PANEL, 'shared');
   stack = await startStack();
   orgId = (await stack.createOrg({ name: 'Layout Firm', credits: 40 })).id;
   await stack.createUser(orgId, { email: 'owner@layout.example', password: PASSWORD, role: 'owner' });
@@ -58,12 +62,13 @@ beforeAll(async () => {
     await signIn(page, stack.url, 'owner@layout.example', PASSWORD);
     pages.set(viewport, page);
   }
-});
+}, 180_000);
 
 afterAll(async () => {
   for (const context of contexts) await context.close();
   await browser?.close();
   await stack?.stop();
+  await builtPanel?.release();
 });
 
 /** Whether the element lies across the viewport's width (it may be further down: pages scroll down). */

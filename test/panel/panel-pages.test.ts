@@ -1,5 +1,6 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { tradingv1 } from '@propdesk/proto';
+import { BUILT_PANEL, holdTestLock, type TestLock } from '@propdesk/kit/testing';
 import { startStack, type Stack } from '../support/stack';
 import { horizontalOverflow, launchChromium, openContext, pwned, screenshot, signIn, VIEWPORTS, type ViewportName } from './browser';
 
@@ -116,6 +117,7 @@ const PAGES: PageSpec[] = [
 
 describe('the panel in Chromium: every page for every role, at 1280×800 and 390×844', () => {
   let stack: Stack;
+  let builtPanel: TestLock | undefined;
   let browser: Browser;
   let orgId = '';
   const seed: Seed = { accounts: [], traded: 0, webhookId: '' };
@@ -136,6 +138,8 @@ describe('the panel in Chromium: every page for every role, at 1280×800 and 390
   }
 
   beforeAll(async () => {
+    // Served from services/panel/dist/web: wait while npm start builds it again (a long wait: 180 s).
+    builtPanel = await holdTestLock(BUILT_PANEL, 'shared');
     stack = await startStack({ env: { WEBHOOK_RETRY_SCHEDULE: '1' } });
     orgId = (await stack.createOrg({ name: 'Pages Firm', credits: 50 })).id;
     for (const role of ['owner', 'admin', 'member'] as const) await stack.createUser(orgId, { email: `${role}@pages.example`, password: PASSWORD, role });
@@ -156,12 +160,13 @@ describe('the panel in Chromium: every page for every role, at 1280×800 and 390
         pages.set(`${role}/${viewport}`, page);
       }
     }
-  });
+  }, 180_000);
 
   afterAll(async () => {
     for (const context of contexts) await context.close();
     await browser?.close();
     await stack?.stop();
+    await builtPanel?.release();
   });
 
   describe.each(['owner', 'admin', 'member'] as const)('as %s', (role) => {

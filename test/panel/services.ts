@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { createLogger, createTestDatabase, type Logger, type TestDatabase } from '@propdesk/kit';
+import { createLogger, type Logger } from '@propdesk/kit';
+import { createTestDatabase, type TestDatabase } from '@propdesk/kit/testing';
 import { start as startAccounts } from '../../services/accounts/src/main';
 import { start as startAuth } from '../../services/auth/src/main';
 import { start as startPanel } from '../../services/panel/src/main';

@@ -1,4 +1,5 @@
 import { chromium, type Browser } from 'playwright-core';
+import { BUILT_PANEL, holdTestLock, type TestLock } from '@propdesk/kit/testing';
 import { startStack, type Stack } from '../support/stack';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -9,8 +10,11 @@ describe('the panel behind the gateway, in a real browser', () => {
   let browser: Browser;
   let email = '';
   const password = 'correct horse battery';
+  let builtPanel: TestLock | undefined;
 
   beforeAll(async () => {
+    // Served from services/panel/dist/web: wait while npm start builds it again (a long wait: 180 s).
+    builtPanel = await holdTestLock(BUILT_PANEL, 'shared');
     stack = await startStack();
     const org = await stack.createOrg({ name: 'Gateway Firm', credits: 5 });
     ({ email } = await stack.createUser(org.id, { email: 'owner@gw.example', password, role: 'owner' }));
@@ -18,11 +22,12 @@ describe('the panel behind the gateway, in a real browser', () => {
       executablePath: CHROMIUM,
       args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
     });
-  });
+  }, 180_000);
 
   afterAll(async () => {
     await browser?.close();
     await stack?.stop();
+    await builtPanel?.release();
   });
 
   it('creates a key that works on /v1 at once and stops working the moment it is revoked', async () => {

@@ -16,13 +16,15 @@
 import { randomBytes } from 'node:crypto';
 import type { Writable } from 'node:stream';
 import { authv1 } from '@propdesk/proto';
-import { createLogger, createTestDatabase, databaseUrlVia, loadGrpcTls, startTcpProxy, type Logger, type RetentionScheduler, type TcpProxy, type TestDatabase } from '@propdesk/kit';
+import { createLogger, loadGrpcTls, type Logger, type RetentionScheduler } from '@propdesk/kit';
+import { createTestDatabase, databaseUrlVia, startTcpProxy, within, type TcpProxy, type TestDatabase } from '@propdesk/kit/testing';
 import { start as startAuth } from '../../services/auth/src/main';
 import { start as startAccounts } from '../../services/accounts/src/main';
 import { start as startWebhooks } from '../../services/webhooks/src/main';
 import { start as startPanel } from '../../services/panel/src/main';
 import { start as startGateway } from '../../gateway/src/main';
 import { createClients, type Clients } from '../../gateway/src/clients';
+import { gatewayLogger } from './gateway-logger';
 
 export interface StartedPart {
   port: number;
@@ -91,9 +93,11 @@ export interface Stack {
 
 const ROLES = { owner: authv1.Role.ROLE_OWNER, admin: authv1.Role.ROLE_ADMIN, member: authv1.Role.ROLE_MEMBER };
 
+const levelOf = (options: StackOptions) => options.logLevel ?? (options.logDestination ? 'debug' : 'warn');
+
 function loggerFor(name: string, options: StackOptions): Logger {
   return createLogger(name, {
-    level: options.logLevel ?? (options.logDestination ? 'debug' : 'warn'),
+    level: levelOf(options),
     ...(options.logDestination ? { destination: options.logDestination } : {}),
   });
 }
@@ -150,9 +154,13 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     env.PANEL_URL = `http://127.0.0.1:${panel.port}`;
     const gatewayParts: StartedPart[] = [];
     for (let i = 0; i < (options.gatewayReplicas ?? 1); i += 1) {
-      const gateway = await startGateway(env, { logger: loggerFor('gateway', options) });
+      const { logger, cacheEnabled } = gatewayLogger(levelOf(options), options.logDestination);
+      const gateway = await startGateway(env, { logger });
       started.push({ name: i === 0 ? 'gateway' : `gateway-${i}`, part: gateway });
       gatewayParts.push(gateway);
+      // Requests are served either way; from here on a valid key is cached as it would be in a
+      // running stack, so what the suites measure does not depend on how fast the stream opened.
+      await within(cacheEnabled, 10_000, 'the gateway\'s key cache fed by auth\'s invalidation stream');
     }
     admin = createClients({ auth: auth.address, accounts: accounts.address, webhooks: webhooks.address, tls: loadGrpcTls(env) }, 10_000);
     const clients = admin;

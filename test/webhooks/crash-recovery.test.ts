@@ -3,22 +3,19 @@
  * provisioning, the webhooks service running as its own process (dist/main.js) and killed with
  * SIGKILL mid-way, then restarted: every event id arrives at least once, duplicates are identical.
  */
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { startStack, type Stack } from '../support/stack';
-import { generateCertificate, startHttpsReceiver, type HttpsReceiver, type TestCertificate } from '../../services/webhooks/src/test/https-receiver';
+import { generateCertificate, REPOSITORY_ROOT, spawnService, startHttpsReceiver, stopProcess, type HttpsReceiver, type TestCertificate } from '@propdesk/kit/testing';
 import { verifyWebhook } from '../../services/webhooks/src/verify';
 import { createWebhooksClient } from '../../services/webhooks/src/test/webhooks-client';
-
-const ROOT = join(__dirname, '..', '..');
 
 let stack: Stack;
 let cert: TestCertificate;
 let receiver: HttpsReceiver;
 
 beforeAll(async () => {
-  execFileSync('npx', ['tsc', '-b', 'services/webhooks'], { cwd: ROOT, stdio: 'ignore' });
+  execFileSync('npx', ['tsc', '-b', 'services/webhooks'], { cwd: REPOSITORY_ROOT, stdio: 'ignore' });
   cert = generateCertificate();
   receiver = await startHttpsReceiver(cert);
   stack = await startStack({ env: { WEBHOOK_CA_FILE: cert.certFile, WEBHOOK_RETRY_SCHEDULE: '1,1,1', WEBHOOK_TIMEOUT_MS: '2000' } });
@@ -32,36 +29,8 @@ afterAll(async () => {
   cert?.remove();
 });
 
-function spawnWebhooks(): Promise<{ child: ChildProcess; address: string }> {
-  const env = { ...process.env, ...stack.env, WEBHOOKS_GRPC_PORT: '0', LOG_LEVEL: 'info' };
-  const child = spawn(process.execPath, [join(ROOT, 'services/webhooks/dist/main.js')], { env, stdio: ['ignore', 'pipe', 'inherit'] });
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error('webhooks did not start')), 30_000);
-    createInterface({ input: child.stdout! }).on('line', (line) => {
-      try {
-        const entry = JSON.parse(line) as { msg?: string; port?: number };
-        if (entry.msg === 'webhooks service listening') {
-          clearTimeout(timer);
-          resolve({ child, address: `127.0.0.1:${entry.port}` });
-        }
-      } catch {
-        /* not a log line */
-      }
-    });
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`webhooks exited early (${code})`));
-    });
-  });
-}
-
-function stop(child: ChildProcess, signal: NodeJS.Signals): Promise<void> {
-  return new Promise((resolve) => {
-    if (child.exitCode !== null || child.signalCode !== null) return resolve();
-    child.once('exit', () => resolve());
-    child.kill(signal);
-  });
-}
+const spawnWebhooks = () =>
+  spawnService(join(REPOSITORY_ROOT, 'services/webhooks/dist/main.js'), { env: { ...stack.env, WEBHOOKS_GRPC_PORT: '0' }, listening: 'webhooks service listening' });
 
 it('SIGKILL of the webhooks process mid-way through 1,000 real events: after a restart every event arrives, duplicates identical', async () => {
   let running = await spawnWebhooks();
@@ -73,7 +42,7 @@ it('SIGKILL of the webhooks process mid-way through 1,000 real events: after a r
   expect(numbers).toHaveLength(1000);
 
   await receiver.waitFor(150, '/crash', 60_000);
-  await stop(running.child, 'SIGKILL');
+  await stopProcess(running.child, 'SIGKILL');
   const beforeRestart = new Set(receiver.received('/crash').map((r) => r.headers['x-service-id'])).size;
   running = await spawnWebhooks();
   try {
@@ -115,6 +84,6 @@ it('SIGKILL of the webhooks process mid-way through 1,000 real events: after a r
       records.close();
     }
   } finally {
-    await stop(running.child, 'SIGTERM');
+    await stopProcess(running.child, 'SIGTERM');
   }
 }, 240_000);

@@ -5,7 +5,7 @@
  */
 import { startStack, type Stack } from '../support/stack';
 import { client } from '../support/http';
-import { generateCertificate, startHttpsReceiver, type HttpsReceiver, type ReceivedRequest, type TestCertificate } from '../../services/webhooks/src/test/https-receiver';
+import { generateCertificate, startHttpsReceiver, type HttpsReceiver, type ReceivedRequest, type TestCertificate } from '@propdesk/kit/testing';
 import { verifyWebhook } from '../../services/webhooks/src/verify';
 
 let stack: Stack;

@@ -5,7 +5,7 @@
  */
 import { startStack, type Stack } from '../support/stack';
 import { client, type ErrorBody } from '../support/http';
-import { generateCertificate, startHttpsReceiver, type HttpsReceiver, type ReceivedRequest, type TestCertificate } from '../../services/webhooks/src/test/https-receiver';
+import { generateCertificate, startHttpsReceiver, type HttpsReceiver, type ReceivedRequest, type TestCertificate } from '@propdesk/kit/testing';
 import { ALL_ACCEPT, NONE_ACCEPT, verdicts } from '../../services/webhooks/src/test/receiver-libraries';
 
 let stack: Stack;

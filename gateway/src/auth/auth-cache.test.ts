@@ -5,7 +5,8 @@
  */
 import { status, type ServerWritableStream } from '@grpc/grpc-js';
 import { authv1, accountsv1 } from '@propdesk/proto';
-import { AppError, createLogger, implementServiceDouble, sha256Hex, startGrpcServer, type StartedGrpcServer } from '@propdesk/kit';
+import { AppError, createLogger, sha256Hex, startGrpcServer, type StartedGrpcServer } from '@propdesk/kit';
+import { implementServiceDouble, waitUntil } from '@propdesk/kit/testing';
 import { start, type StartedGateway } from '../main';
 
 const GOOD = `pfx_live_${'G'.repeat(40)}`;
@@ -17,7 +18,11 @@ const acks: string[] = [];
 const streams = new Set<ServerWritableStream<authv1.WatchInvalidationsRequest, authv1.WatchInvalidationsResponse>>();
 let heartbeats = true;
 let streamsRefused = false;
+/** Watch attempts refused while streamsRefused is set. */
+let refusals = 0;
 let seq = 0;
+/** The seq of the flush that opens the latest stream: once the gateway acknowledges it, its cache is on. */
+let openingSeq = '';
 let heartbeatTimer: NodeJS.Timeout;
 let grpc: StartedGrpcServer;
 let gateway: StartedGateway;
@@ -42,12 +47,14 @@ beforeAll(async () => {
     },
     watchInvalidations(call: ServerWritableStream<authv1.WatchInvalidationsRequest, authv1.WatchInvalidationsResponse>) {
       if (streamsRefused) {
+        refusals += 1;
         call.emit('error', { code: status.UNAVAILABLE, details: 'invalidation hub down' });
         return;
       }
       streams.add(call);
       call.on('cancelled', () => streams.delete(call));
       seq += 1;
+      openingSeq = String(seq);
       call.write({ seq: String(seq), apiKeyId: '', organizationId: '', flushAll: true, keyFingerprints: [], fingerprintsComplete: false });
     },
   });
@@ -73,8 +80,7 @@ beforeAll(async () => {
     { PORT: '0', AUTH_GRPC_ADDRESS: grpc.address, ACCOUNTS_GRPC_ADDRESS: grpc.address, WEBHOOKS_GRPC_ADDRESS: grpc.address, LOG_LEVEL: 'silent' },
     { logger },
   );
-  await waitFor(() => streams.size === 1);
-  await sleep(300);
+  await cacheEnabled();
 });
 
 afterAll(async () => {
@@ -84,14 +90,11 @@ afterAll(async () => {
   await grpc?.shutdown(1000);
 });
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const waitFor = (condition: () => boolean, what: string) => waitUntil(condition, { timeoutMs: 5000, intervalMs: 20, what });
 
-async function waitFor(condition: () => boolean, timeoutMs = 5000): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > until) throw new Error('condition not met in time');
-    await sleep(20);
-  }
+/** The gateway has opened a stream and acknowledged the flush it opens with: it uses its cache. */
+async function cacheEnabled(): Promise<void> {
+  await waitFor(() => streams.size === 1 && acks.includes(openingSeq), 'the opening flush acknowledged');
 }
 
 async function get(token: string): Promise<number> {
@@ -121,7 +124,7 @@ describe('the key cache', () => {
   it('verifies a key once, then serves it from the cache without an auth round trip', async () => {
     push({ flushAll: true });
     const flushed = String(seq);
-    await waitFor(() => acks.includes(flushed));
+    await waitFor(() => acks.includes(flushed), 'the flush acknowledged');
     const before = verifyCalls;
     for (let i = 0; i < 5; i += 1) expect(await get(GOOD)).toBe(200);
     expect(verifyCalls - before).toBe(1);
@@ -137,7 +140,7 @@ describe('the key cache', () => {
     await get(GOOD);
     push({ apiKeyId: 'key-1' });
     const pushed = String(seq);
-    await waitFor(() => acks.includes(pushed));
+    await waitFor(() => acks.includes(pushed), 'the invalidation acknowledged');
     const before = verifyCalls;
     expect(await get(GOOD)).toBe(200);
     expect(verifyCalls - before).toBe(1);
@@ -146,27 +149,38 @@ describe('the key cache', () => {
   it('stops trusting the cache when the stream goes silent for 3 s', async () => {
     await get(GOOD);
     heartbeats = false;
-    await sleep(3300);
+    // The cached key is served until the stream has been silent for 3 s; then it is verified.
+    await waitUntil(async () => {
+      const calls = verifyCalls;
+      await get(GOOD);
+      return verifyCalls > calls;
+    }, { timeoutMs: 5000, intervalMs: 100, what: 'the cache distrusted' });
     const before = verifyCalls;
     await get(GOOD);
     await get(GOOD);
     expect(verifyCalls - before).toBe(2);
     heartbeats = true;
-    await sleep(400);
+    // The next heartbeat covers the cache again: a key is served from it.
+    await waitUntil(async () => {
+      const calls = verifyCalls;
+      await get(GOOD);
+      return verifyCalls === calls;
+    }, { timeoutMs: 5000, what: 'the cache trusted again' });
   });
 
   it('verifies every request while the stream is down, and caches again once it reconnects', async () => {
     streamsRefused = true;
     for (const stream of streams) stream.emit('error', { code: status.UNAVAILABLE, details: 'invalidation hub restarting' });
     streams.clear();
-    await sleep(100);
+    // The gateway has seen the stream end and tried again: refused.
+    const refusedBefore = refusals;
+    await waitFor(() => refusals > refusedBefore, 'a refused reconnection');
     const before = verifyCalls;
     await get(GOOD);
     await get(GOOD);
     expect(verifyCalls - before).toBe(2);
     streamsRefused = false;
-    await waitFor(() => streams.size === 1);
-    await sleep(300);
+    await cacheEnabled();
     const afterReconnect = verifyCalls;
     for (let i = 0; i < 3; i += 1) await get(GOOD);
     expect(verifyCalls - afterReconnect).toBe(1);

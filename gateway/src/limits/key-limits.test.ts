@@ -7,7 +7,7 @@ import type Redis from 'ioredis';
 import { createLimits, createRedisForLimits, waitForRedis, type Limits } from './index';
 import { captureLogger } from './testing/capture-logger';
 import { repeat, uniquePrefix } from './testing/fixtures';
-import { startOwnRedisServer, type OwnRedisServer } from './testing/redis-server';
+import { startOwnRedisServer, type OwnRedisServer } from '@propdesk/kit/testing';
 
 let server: OwnRedisServer;
 let redis: Redis;

@@ -3,7 +3,7 @@ import { Registry } from 'prom-client';
 import { createLimits, createRedisForLimits, waitForRedis, type Limits, type LimitsConfig } from './index';
 import { captureLogger } from './testing/capture-logger';
 import { repeat, uniquePrefix } from './testing/fixtures';
-import { startOwnRedisServer, type OwnRedisServer } from './testing/redis-server';
+import { startOwnRedisServer, waitUntil, type OwnRedisServer } from '@propdesk/kit/testing';
 
 // A Redis of this suite's own: it gets stopped, paused and its commands counted.
 let server: OwnRedisServer;
@@ -48,13 +48,7 @@ async function timed<T>(fn: () => Promise<T>): Promise<{ value: T; ms: number }>
   return { value, ms: performance.now() - started };
 }
 
-async function eventually(check: () => boolean, timeoutMs = 5_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error('condition not reached in time');
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
+const eventually = (check: () => boolean, timeoutMs = 5_000) => waitUntil(check, { timeoutMs, intervalMs: 20 });
 
 describe('a flooding client costs almost no Redis calls', () => {
   it('a key at 10x its limit is blocked in memory after its last point', async () => {
@@ -136,8 +130,10 @@ describe('when Redis fails', () => {
     expect(a.limits.degraded).toBe(true);
     expect(await gauge(a.registry)).toBe(1);
     expect(await counter(a.registry, 'propdesk_rate_limit_fallbacks_total')).toBeGreaterThanOrEqual(80);
-    // Reconnection attempts keep failing during the outage; still a single warning.
-    await new Promise((r) => setTimeout(r, 1_200));
+    // Reconnection attempts keep failing during the outage (two more here); still a single warning.
+    let reconnections = 0;
+    a.redis.on('reconnecting', () => (reconnections += 1));
+    await eventually(() => reconnections >= 2);
     await a.limits.onValid('k2', true);
     expect(a.warnings()).toHaveLength(1);
     expect(a.warnings()[0].msg).toMatch(/Redis unreachable/);

@@ -4,7 +4,8 @@
  * what is recorded, and leave a schema identical to a fresh one.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
-import { createServiceClient, createTestDatabase, migrate, openDatabase, QueryTypes, type Migration, type Sequelize, type TestDatabase } from '@propdesk/kit';
+import { createServiceClient, migrate, openDatabase, QueryTypes, type Migration, type Sequelize } from '@propdesk/kit';
+import { createTestDatabase, type TestDatabase } from '@propdesk/kit/testing';
 import { tradingv1 } from '@propdesk/proto';
 import { PROGRAMS } from './domain/programs';
 import { MIGRATIONS, SCHEMA, start } from './main';

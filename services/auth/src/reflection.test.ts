@@ -1,4 +1,4 @@
-import { bufCurl } from '@propdesk/kit';
+import { bufCurl } from '@propdesk/kit/testing';
 import { startAuthForTest } from './test-support';
 
 // What proto/README.md promises an internal caller with no .proto files at hand.

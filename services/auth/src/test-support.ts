@@ -1,4 +1,5 @@
-import { createLogger, createServiceClient, createTestDatabase, type Logger, type PromiseClient, type TestDatabase } from '@propdesk/kit';
+import { createLogger, createServiceClient, type Logger, type PromiseClient } from '@propdesk/kit';
+import { createTestDatabase, type TestDatabase } from '@propdesk/kit/testing';
 import { authv1 } from '@propdesk/proto';
 import { start, type StartedAuthService } from './main';
 

@@ -79,7 +79,12 @@ export type AsyncServiceImplementation<S> = {
     : S[K];
 };
 
-function adaptHandlers<S extends UntypedServiceImplementation>(definition: ServiceDefinition, logger: Logger, handlers: object): S {
+/**
+ * Adapts the handlers given; a method without one is left out, and grpc-js answers it
+ * UNIMPLEMENTED. Not in the kit's index: production code goes through implementService, test
+ * doubles through implementServiceDouble of @propdesk/kit/testing.
+ */
+export function adaptHandlers<S extends UntypedServiceImplementation>(definition: ServiceDefinition, logger: Logger, handlers: object): S {
   const impl: Record<string, unknown> = {};
   for (const [name, method] of Object.entries(definition)) {
     const handler = (handlers as Record<string, unknown>)[name];
@@ -98,15 +103,6 @@ export function implementService<S extends UntypedServiceImplementation>(
   definition: ServiceDefinition,
   logger: Logger,
   handlers: AsyncServiceImplementation<S>,
-): S {
-  return adaptHandlers<S>(definition, logger, handlers);
-}
-
-/** For test doubles only: a stand-in that implements some RPCs; the others answer UNIMPLEMENTED. */
-export function implementServiceDouble<S extends UntypedServiceImplementation>(
-  definition: ServiceDefinition,
-  logger: Logger,
-  handlers: Partial<AsyncServiceImplementation<S>>,
 ): S {
   return adaptHandlers<S>(definition, logger, handlers);
 }

@@ -22,17 +22,28 @@ describe('the HTTP server', () => {
   });
 
   it('lets a request in flight finish when it closes', async () => {
-    const http = await startHttpServer((_req, res) => setTimeout(() => res.end('late but whole'), 150), { host: '127.0.0.1', port: 0 });
+    let arrived: () => void = () => undefined;
+    const inFlight = new Promise<void>((resolve) => (arrived = resolve));
+    const http = await startHttpServer(
+      (_req, res) => {
+        arrived();
+        setTimeout(() => res.end('late but whole'), 150);
+      },
+      { host: '127.0.0.1', port: 0 },
+    );
     const pending = get(http.address, '/');
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await inFlight;
     await http.close();
     expect(await pending).toEqual({ status: 200, body: 'late but whole' });
   });
 
   it('cuts a request that outlasts the drain', async () => {
-    const http = await startHttpServer(() => undefined, { host: '127.0.0.1', port: 0, drainMs: 100 });
+    let arrived: () => void = () => undefined;
+    const inFlight = new Promise<void>((resolve) => (arrived = resolve));
+    const http = await startHttpServer(() => arrived(), { host: '127.0.0.1', port: 0, drainMs: 100 });
     const pending = get(http.address, '/');
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    pending.catch(() => undefined);
+    await inFlight;
     const started = Date.now();
     await http.close();
     expect(Date.now() - started).toBeLessThan(2000);

@@ -14,7 +14,7 @@ import {
   type ResponseCodec,
 } from './idempotency';
 import { execute, selectRows } from './sql';
-import { createTestDatabase, type TestDatabase } from './test-database';
+import { createTestDatabase, type TestDatabase } from './testing';
 
 /** A one-field response message (field 1, string), encoded as ts-proto would. */
 interface Said {

@@ -3,7 +3,18 @@ export * from './events';
 export * from './context';
 export * from './logger';
 export * from './config';
-export * from './grpc-server';
+// adaptHandlers stays out: it accepts a partial implementation (see @propdesk/kit/testing).
+export {
+  implementService,
+  implementUnary,
+  requestIdOf,
+  startGrpcServer,
+  type AsyncServiceImplementation,
+  type AsyncUnary,
+  type CallContext,
+  type GrpcServiceRegistration,
+  type StartedGrpcServer,
+} from './grpc-server';
 export * from './grpc-client';
 export * from './db';
 export * from './idempotency';
@@ -14,9 +25,7 @@ export * from './cursor';
 export * from './decimal';
 export * from './text';
 export * from './lifecycle';
-export * from './buf-curl';
 export { createReflectionService, contractsDirectory, HEALTH_SERVICE } from './reflection/reflection-service';
-export * from './test-database';
 export * from './pg-listener';
 export * from './resources';
 export * from './http-server';
@@ -27,7 +36,6 @@ export * from './rest/program';
 export * from './rest/webhooks';
 export * from './rest/trading';
 export * from './credential-rules';
-export * from './tcp-proxy';
 export * from './retention';
 export * from './grpc-tls';
 export * from './metrics';

@@ -1,17 +1,11 @@
 import { Client } from 'pg';
 import { createLogger } from './logger';
 import { listenToChannel, type ChannelListener } from './pg-listener';
-import { createTestDatabase, type TestDatabase } from './test-database';
+import { createTestDatabase, startTcpProxy, waitUntil, type TestDatabase } from './testing';
 
 const logger = createLogger('pg-listener-test', { level: 'silent' });
 
-async function until(condition: () => boolean, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
+const until = (condition: () => boolean) => waitUntil(condition, { timeoutMs: 10_000, intervalMs: 20 });
 
 describe('LISTEN with reconnect', () => {
   let db: TestDatabase;
@@ -67,17 +61,24 @@ describe('LISTEN with reconnect', () => {
   });
 
   it('keeps retrying a database it cannot reach, and stops when closed', async () => {
-    const unreachable = listenToChannel({
-      databaseUrl: 'postgres://postgres@127.0.0.1:1/none',
-      channel: 'kit_test_channel',
-      applicationName: 'kit-listen-c',
-      logger,
-      retry: { initialMs: 10, maxMs: 20 },
-      onNotification: () => undefined,
-    });
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    await unreachable.close();
-    await expect(unreachable.listening).rejects.toThrow(/stopped before LISTEN/);
+    // A port that resets every connection and counts them.
+    const nowhere = await startTcpProxy('127.0.0.1', 1);
+    nowhere.down();
+    try {
+      const unreachable = listenToChannel({
+        databaseUrl: `postgres://postgres@127.0.0.1:${nowhere.port}/none`,
+        channel: 'kit_test_channel',
+        applicationName: 'kit-listen-c',
+        logger,
+        retry: { initialMs: 10, maxMs: 20 },
+        onNotification: () => undefined,
+      });
+      await until(() => nowhere.refused >= 3);
+      await unreachable.close();
+      await expect(unreachable.listening).rejects.toThrow(/stopped before LISTEN/);
+    } finally {
+      await nowhere.close();
+    }
   });
 
   it('after close, neither listens nor reconnects', async () => {

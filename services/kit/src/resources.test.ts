@@ -1,5 +1,6 @@
 import { createLogger } from './logger';
 import { ResourceStack, StackClosedError } from './resources';
+import { waitUntil } from './testing';
 
 const logger = createLogger('resources-test', { level: 'silent' });
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
@@ -76,12 +77,14 @@ describe('the resource stack', () => {
     });
     await expect(slow).rejects.toThrow(/start did not finish within 50 ms \(open: database\)/);
     expect(log).toEqual(['close db']);
-    await sleep(200);
+    // The abandoned start goes on and opens the listener on a closed stack.
+    await waitUntil(() => late !== undefined, { what: 'the late start' });
     await expect(late).rejects.toBeInstanceOf(StackClosedError);
     const opened = new ResourceStack(logger);
     await opened.stop();
     expect(() => opened.add('late', 'x', () => void log.push('close late'))).toThrow(StackClosedError);
-    await sleep(10);
+    // What is added to a closed stack is closed at once.
+    await waitUntil(() => log.includes('close late'), { what: 'the late resource closed' });
     expect(log).toEqual(['close db', 'close late']);
   });
 });

@@ -1,6 +1,6 @@
 import { openDatabase, type Sequelize } from './db';
 import { bigintText, execute, executeTogether, preparedRows, selectOne, selectRows, selectTogether, toNumber } from './sql';
-import { createTestDatabase, type TestDatabase } from './test-database';
+import { createTestDatabase, type TestDatabase } from './testing';
 
 describe('SQL with bind parameters', () => {
   let testDb: TestDatabase;

@@ -1,5 +1,6 @@
 import { request } from 'undici';
 import { ConfigError, createLogger } from '@propdesk/kit';
+import { BUILT_PANEL, holdTestLock, type TestLock } from '@propdesk/kit/testing';
 import { start, type StartedPanel } from './main';
 
 // The panel alone, with no services behind it: everything here is decided before any gRPC call.
@@ -7,17 +8,21 @@ import { start, type StartedPanel } from './main';
 describe('the panel HTTP edge', () => {
   let panel: StartedPanel;
   let base: string;
+  let builtPanel: TestLock | undefined;
 
   beforeAll(async () => {
+    // Served from services/panel/dist/web: wait while npm start builds it again (a long wait: 180 s).
+    builtPanel = await holdTestLock(BUILT_PANEL, 'shared');
     panel = await start(
       { PANEL_PORT: '0', AUTH_GRPC_ADDRESS: '127.0.0.1:1', ACCOUNTS_GRPC_ADDRESS: '127.0.0.1:1', GRPC_DEADLINE_MS: '1000' },
       { logger: createLogger('panel-test', { level: 'silent' }) },
     );
     base = panel.url;
-  });
+  }, 180_000);
 
   afterAll(async () => {
-    await panel.stop();
+    await panel?.stop();
+    await builtPanel?.release();
   });
 
   async function call(method: 'GET' | 'POST', path: string, headers: Record<string, string> = {}, body?: string) {

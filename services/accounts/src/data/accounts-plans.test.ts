@@ -7,7 +7,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
-import { createTestDatabase, migrate, openDatabase, type Sequelize, type TestDatabase } from '@propdesk/kit';
+import { migrate, openDatabase, type Sequelize } from '@propdesk/kit';
+import { createTestDatabase, type TestDatabase } from '@propdesk/kit/testing';
 import { coreMigrations } from './migrations';
 import { listAccountsJsonStatement, listAccountsStatement, type AccountFilter } from './account-listing';
 import { NEXT_CLAIMABLE_SQL } from './accounts';

@@ -1,16 +1,19 @@
-import { AppError, createLogger, implementServiceDouble, startGrpcServer, type AsyncServiceImplementation } from '@propdesk/kit';
+import { AppError, createLogger, isUuid, startGrpcServer, type AsyncServiceImplementation } from '@propdesk/kit';
+import { implementServiceDouble } from '@propdesk/kit/testing';
 import { authv1 } from '@propdesk/proto';
 
 /**
  * A stand-in for ANOTHER service (auth) in this service's own integration tests: real gRPC,
  * a real credits counter, the reservation semantics auth documents (reserve debits, confirm,
- * cancel refunds once, all idempotent on reservation_id). The end-to-end suite uses the real one.
+ * cancel refunds once, all idempotent on reservation_id). The end-to-end suite uses the real one;
+ * test/contracts/auth-credits.contract.test.ts runs the same cases against both.
  */
 export interface AuthDouble {
   address: string;
   credits(org: string): number;
   setCredits(org: string, credits: number, lowThreshold?: number): void;
-  reservations: Map<string, { org: string; count: number; status: 'reserved' | 'confirmed' | 'cancelled' }>;
+  /** remainingAfter: the credits left right after the reservation, which a repeat answers again. */
+  reservations: Map<string, { org: string; count: number; status: 'reserved' | 'confirmed' | 'cancelled'; remainingAfter: number }>;
   /** When set, ConfirmCreditReservation fails with unavailable (a crash after the accounts commit). */
   failConfirm: boolean;
   /** When set, ReserveCredits debits and then fails with unavailable (a lost answer). */
@@ -24,17 +27,22 @@ export async function startAuthDouble(): Promise<AuthDouble> {
   const state = { failConfirm: false, failAfterReserve: false };
   const handlers: Partial<AsyncServiceImplementation<authv1.AuthServiceServer>> = {
     async reserveCredits(req) {
-      const existing = reservations.get(req.reservationId);
+      if (!isUuid(req.reservationId)) throw new AppError('invalid_request', 'reservation_id must be a uuid', 'reservation_id');
       const org = orgs.get(req.organizationId);
       if (!org) throw new AppError('not_found', 'organization not found');
-      if (!existing) {
-        const count = Number(req.count);
+      const count = Number(req.count);
+      let reservation = reservations.get(req.reservationId);
+      if (reservation && (reservation.org !== req.organizationId || reservation.count !== count)) {
+        throw new AppError('conflict', 'reservation_id is already used for another reservation', 'reservation_id');
+      }
+      if (!reservation) {
         if (org.credits < count) throw new AppError('insufficient_credits', 'not enough account credits');
         org.credits -= count;
-        reservations.set(req.reservationId, { org: req.organizationId, count, status: 'reserved' });
+        reservation = { org: req.organizationId, count, status: 'reserved', remainingAfter: org.credits };
+        reservations.set(req.reservationId, reservation);
       }
       if (state.failAfterReserve) throw new AppError('unavailable', 'simulated failure after reserving');
-      return { remaining: String(org.credits), creditsLowThreshold: String(org.threshold) };
+      return { remaining: String(reservation.remainingAfter), creditsLowThreshold: String(org.threshold) };
     },
     async confirmCreditReservation(req) {
       if (state.failConfirm) throw new AppError('unavailable', 'simulated confirm failure');

@@ -1,5 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { createServiceClient, createTestDatabase, openDatabase, type PromiseClient, type Sequelize, type ServiceClient, type TestDatabase } from '@propdesk/kit';
+import { createServiceClient, openDatabase, type PromiseClient, type Sequelize, type ServiceClient } from '@propdesk/kit';
+import { createTestDatabase, type TestDatabase } from '@propdesk/kit/testing';
 import { accountsv1, tradingv1 } from '@propdesk/proto';
 import { start, SCHEMA, type StartedAccountsService } from '../main';
 import { startAuthDouble, type AuthDouble } from './auth-double';

@@ -116,13 +116,16 @@ describe('the event feed', () => {
     const second = await start(h.env);
     const client = createServiceClient(accounts.AccountsServiceClient, accounts.AccountsServiceService, second.address);
     try {
+      await provision(h.newOrg(), 1);
       const call = client.raw.streamEvents({ afterPosition: '0' });
+      // The stream is open once it has carried an event.
+      const streaming = new Promise<void>((resolve) => call.once('data', () => resolve()));
       const ended = new Promise<string>((resolve) => {
         call.on('data', () => undefined);
         call.on('end', () => resolve('end'));
         call.on('error', () => resolve('error'));
       });
-      await new Promise((r) => setTimeout(r, 300));
+      await streaming;
       const began = Date.now();
       await second.stop();
       expect(await ended).toBe('end');

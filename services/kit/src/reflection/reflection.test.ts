@@ -3,7 +3,7 @@ import path from 'node:path';
 import { fromBinary } from '@bufbuild/protobuf';
 import { FileDescriptorSetSchema } from '@bufbuild/protobuf/wkt';
 import { accountsv1, authv1, tradingv1, webhooksv1 } from '@propdesk/proto';
-import { bufCurl } from '../buf-curl';
+import { bufCurl } from '../testing';
 import { startGrpcServer, type GrpcServiceRegistration, type StartedGrpcServer } from '../grpc-server';
 import { createLogger } from '../logger';
 import { contractsDirectory, DESCRIPTOR_SETS } from './reflection-service';

@@ -2,7 +2,8 @@ import { Client } from 'pg';
 import { webhooksv1 } from '@propdesk/proto';
 import { createLogger } from '@propdesk/kit';
 import { start } from '../main';
-import { eventually, startHarness, type Harness } from '../test/harness';
+import { waitUntil } from '@propdesk/kit/testing';
+import { startHarness, type Harness } from '../test/harness';
 
 let h: Harness;
 
@@ -32,7 +33,7 @@ describe('consuming the accounts event stream', () => {
     await h.client.call.createEndpoint({ organizationId: org, url: h.receiver.url('/resume'), events: [] });
     const before = h.accounts.publish({ type: 'account.created', organizationId: org });
     await h.receiver.waitFor(1, '/resume');
-    await eventually(async () => (await storedPosition()) >= before.position);
+    await waitUntil(async () => (await storedPosition()) >= before.position);
 
     await h.service.stop();
     const missed = [1, 2, 3].map(() => h.accounts.publish({ type: 'account.created', organizationId: org }));
@@ -50,7 +51,7 @@ describe('consuming the accounts event stream', () => {
     await h.client.call.createEndpoint({ organizationId: org, url: h.receiver.url('/reconnect'), events: [] });
     const opened = h.accounts.streamsOpened();
     h.accounts.dropStreams();
-    await eventually(async () => h.accounts.streamsOpened() > opened);
+    await waitUntil(async () => h.accounts.streamsOpened() > opened);
     const { id } = h.accounts.publish({ type: 'account.created', organizationId: org });
     const [req] = await h.receiver.waitFor(1, '/reconnect');
     expect(req.headers['x-service-id']).toBe(id);
@@ -65,7 +66,7 @@ describe('consuming the accounts event stream', () => {
       await new Promise((r) => setTimeout(r, 1500));
       expect(h.accounts.streamsOpened()).toBe(opened);
       await h.service.stop();
-      await eventually(async () => h.accounts.streamsOpened() > opened);
+      await waitUntil(async () => h.accounts.streamsOpened() > opened);
       const { id } = h.accounts.publish({ type: 'account.created', organizationId: org });
       const [req] = await h.receiver.waitFor(1, '/replicas');
       expect(req.headers['x-service-id']).toBe(id);
@@ -80,10 +81,10 @@ describe('consuming the accounts event stream', () => {
     h.receiver.on('/dead', () => ({ status: 500 }));
     const { endpoint } = await h.client.call.createEndpoint({ organizationId: org, url: h.receiver.url('/dead'), events: [] });
     h.accounts.publish({ type: 'account.created', organizationId: org });
-    await eventually(async () => {
+    await waitUntil(async () => {
       const { endpoints } = await h.client.call.listEndpoints({ organizationId: org, pageSize: 0, pageToken: '' });
       return endpoints[0].status === webhooksv1.EndpointStatus.ENDPOINT_STATUS_DISABLED;
-    }, 15_000);
+    }, { timeoutMs: 15_000 });
     const attempts = h.receiver.received('/dead').length;
     expect(attempts).toBeGreaterThanOrEqual(2);
     expect(attempts).toBeLessThan(4);

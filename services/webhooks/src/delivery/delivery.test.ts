@@ -1,5 +1,6 @@
 import { webhooksv1 } from '@propdesk/proto';
-import { eventually, startHarness, type Harness } from '../test/harness';
+import { waitUntil } from '@propdesk/kit/testing';
+import { startHarness, type Harness } from '../test/harness';
 import { verifyWebhook } from '../verify';
 
 let h: Harness;
@@ -69,7 +70,7 @@ describe('delivering events', () => {
     const [req] = await h.receiver.waitFor(1, '/test-event');
     const verified = verifyWebhook({ rawBody: req.body, headers: req.headers, secret: endpoint.secret });
     expect(verified.ok && verified.event).toMatchObject({ id: sent.eventId, type: 'account.passed', organization_id: org });
-    const recorded = await eventually(async () => {
+    const recorded = await waitUntil(async () => {
       const list = await deliveries(org, endpoint.id);
       return list[0]?.status === webhooksv1.DeliveryStatus.DELIVERY_STATUS_SUCCEEDED && list;
     });
@@ -82,7 +83,7 @@ describe('delivering events', () => {
     const endpoint = await register(org, '/always-500');
     const { id } = h.accounts.publish({ type: 'account.created', organizationId: org });
     const attempts = await h.receiver.waitFor(4, '/always-500', 20_000);
-    const failed = await eventually(async () => {
+    const failed = await waitUntil(async () => {
       const [d] = await deliveries(org, endpoint.id);
       return d?.status === webhooksv1.DeliveryStatus.DELIVERY_STATUS_FAILED && d;
     });
@@ -106,7 +107,7 @@ describe('delivering events', () => {
     h.receiver.on('/retry-me', () => ({ status: answer }));
     const endpoint = await register(org, '/retry-me');
     h.accounts.publish({ type: 'account.archived', organizationId: org });
-    const [failed] = await eventually(async () => {
+    const [failed] = await waitUntil(async () => {
       const list = await deliveries(org, endpoint.id, { status: webhooksv1.DeliveryStatus.DELIVERY_STATUS_FAILED });
       return list.length === 1 && list;
     });
@@ -115,7 +116,7 @@ describe('delivering events', () => {
     expect(retried).toEqual({ deliveryId: failed.id, eventId: failed.eventId });
     const all = await h.receiver.waitFor(5, '/retry-me');
     expect(new Set(all.map((r) => r.body)).size).toBe(1);
-    const done = await eventually(async () => {
+    const done = await waitUntil(async () => {
       const [d] = await deliveries(org, endpoint.id);
       return d.status === webhooksv1.DeliveryStatus.DELIVERY_STATUS_SUCCEEDED && d;
     });
@@ -128,7 +129,7 @@ describe('delivering events', () => {
     const endpoint = await register(org, '/redirect');
     h.accounts.publish({ type: 'account.created', organizationId: org });
     await h.receiver.waitFor(1, '/redirect');
-    const [d] = await eventually(async () => {
+    const [d] = await waitUntil(async () => {
       const list = await deliveries(org, endpoint.id);
       return list[0]?.attempt >= 1 && list;
     });
@@ -142,7 +143,7 @@ describe('delivering events', () => {
     const endpoint = await register(org, '/gone');
     h.accounts.publish({ type: 'account.created', organizationId: org });
     await h.receiver.waitFor(1, '/gone');
-    await eventually(async () => {
+    await waitUntil(async () => {
       const { endpoints } = await h.client.call.listEndpoints({ organizationId: org, pageSize: 0, pageToken: '' });
       return endpoints[0].status === webhooksv1.EndpointStatus.ENDPOINT_STATUS_DISABLED;
     });
@@ -154,7 +155,7 @@ describe('delivering events', () => {
     const enabled = await h.client.call.enableEndpoint({ organizationId: org, endpointId: endpoint.id, redeliverSince: new Date(Date.now() - 60_000) });
     expect(enabled.endpoint?.status).toBe(webhooksv1.EndpointStatus.ENDPOINT_STATUS_ENABLED);
     await h.receiver.waitFor(3, '/gone');
-    await eventually(async () => {
+    await waitUntil(async () => {
       const list = await deliveries(org, endpoint.id, { status: webhooksv1.DeliveryStatus.DELIVERY_STATUS_SUCCEEDED });
       return list.length === 2;
     });
@@ -175,7 +176,7 @@ describe('delivering events', () => {
     const two = await h.receiver.waitFor(2, '/busy', 10_000);
     // Capped at the schedule's largest step (1 s), not the hour asked for.
     expect(two[1].receivedAt - two[0].receivedAt).toBeLessThan(3000);
-    await eventually(async () => (await deliveries(org, endpoint.id))[0]?.status === webhooksv1.DeliveryStatus.DELIVERY_STATUS_SUCCEEDED);
+    await waitUntil(async () => (await deliveries(org, endpoint.id))[0]?.status === webhooksv1.DeliveryStatus.DELIVERY_STATUS_SUCCEEDED);
   });
 
   it('a hanging receiver does not delay deliveries to another endpoint', async () => {

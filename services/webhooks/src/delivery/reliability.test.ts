@@ -1,18 +1,31 @@
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
-import { createLogger, createTestDatabase, testServerUrl, type TestDatabase } from '@propdesk/kit';
+import { Writable } from 'node:stream';
+import { createLogger } from '@propdesk/kit';
+import {
+  createTestDatabase,
+  databaseUrlVia,
+  generateCertificate,
+  REPOSITORY_ROOT,
+  spawnService,
+  startHttpsReceiver,
+  startTcpProxy,
+  stopProcess,
+  testServerUrl,
+  waitUntil,
+  type HttpsReceiver,
+  type ReceivedRequest,
+  type TestCertificate,
+  type TestDatabase,
+} from '@propdesk/kit/testing';
 import { start } from '../main';
 import { startFakeAccounts, type FakeAccounts } from '../test/fake-accounts';
 import { CURSOR_SECRET, WEBHOOK_SECRET_KEY } from '../test/harness';
-import { generateCertificate, startHttpsReceiver, type HttpsReceiver, type ReceivedRequest, type TestCertificate } from '../test/https-receiver';
-import { startTcpProxy } from '../test/tcp-proxy';
 import { createWebhooksClient } from '../test/webhooks-client';
 import { verifyWebhook } from '../verify';
 
-const REPO_ROOT = join(__dirname, '..', '..', '..', '..');
-const MAIN_JS = join(REPO_ROOT, 'services', 'webhooks', 'dist', 'main.js');
+const MAIN_JS = join(REPOSITORY_ROOT, 'services', 'webhooks', 'dist', 'main.js');
 
 let db: TestDatabase;
 let cert: TestCertificate;
@@ -36,7 +49,7 @@ function baseEnv(databaseUrl: string): NodeJS.ProcessEnv {
 
 beforeAll(async () => {
   // The SIGKILL test runs the compiled service as a child process.
-  execFileSync('npx', ['tsc', '-b', 'services/webhooks'], { cwd: REPO_ROOT, stdio: 'ignore' });
+  execFileSync('npx', ['tsc', '-b', 'services/webhooks'], { cwd: REPOSITORY_ROOT, stdio: 'ignore' });
   db = await createTestDatabase('pd_webhooks_rel');
   cert = generateCertificate();
   receiver = await startHttpsReceiver(cert);
@@ -51,36 +64,7 @@ afterAll(async () => {
 });
 
 /** Starts `node services/webhooks/dist/main.js` and resolves with its gRPC address once it listens. */
-function spawnService(env: NodeJS.ProcessEnv): Promise<{ child: ChildProcess; address: string }> {
-  const child = spawn(process.execPath, [MAIN_JS], { env: { ...process.env, ...env, LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'inherit'] });
-  return new Promise((resolve, reject) => {
-    const lines = createInterface({ input: child.stdout! });
-    const timer = setTimeout(() => reject(new Error('webhooks child did not start')), 30_000);
-    lines.on('line', (line) => {
-      try {
-        const entry = JSON.parse(line) as { msg?: string; port?: number };
-        if (entry.msg === 'webhooks service listening') {
-          clearTimeout(timer);
-          resolve({ child, address: `127.0.0.1:${entry.port}` });
-        }
-      } catch {
-        /* not a log line */
-      }
-    });
-    child.on('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`webhooks child exited early (${code})`));
-    });
-  });
-}
-
-function kill(child: ChildProcess, signal: NodeJS.Signals): Promise<void> {
-  return new Promise((resolve) => {
-    if (child.exitCode !== null || child.signalCode !== null) return resolve();
-    child.once('exit', () => resolve());
-    child.kill(signal);
-  });
-}
+const spawnWebhooks = (env: NodeJS.ProcessEnv) => spawnService(MAIN_JS, { env, listening: 'webhooks service listening' });
 
 /** Every event id at least once; every copy of one id carries the same body, correctly signed. */
 function expectEveryEventOnce(got: ReceivedRequest[], ids: string[], secret: string): void {
@@ -111,32 +95,36 @@ describe('reliability', () => {
   it('SIGKILL in the middle of 1,000 events loses nothing: after a restart every event arrives, duplicates identical', async () => {
     const org = randomUUID();
     const env = baseEnv(db.url);
-    let running = await spawnService(env);
+    let running = await spawnWebhooks(env);
     const client = createWebhooksClient(running.address);
     const { secret } = await client.call.createEndpoint({ organizationId: org, url: receiver.url('/crash'), events: [] });
     client.close();
     const ids: string[] = [];
     for (let i = 0; i < 1000; i += 1) ids.push(accounts.publish({ type: 'account.created', organizationId: org, data: { account: i } }).id);
     await receiver.waitFor(200, '/crash', 60_000);
-    await kill(running.child, 'SIGKILL');
+    await stopProcess(running.child, 'SIGKILL');
     const atKill = new Set(receiver.received('/crash').map((r) => r.headers['x-service-id'])).size;
     expect(atKill).toBeLessThan(1000);
-    running = await spawnService(env);
+    running = await spawnWebhooks(env);
     try {
       await waitForIds('/crash', ids, 90_000);
       expectEveryEventOnce(receiver.received('/crash'), ids, secret);
     } finally {
-      await kill(running.child, 'SIGTERM');
+      await stopProcess(running.child, 'SIGTERM');
     }
   }, 180_000);
 
   it('PostgreSQL going away during delivery loses nothing once it is back', async () => {
     const target = new URL(testServerUrl());
     const proxy = await startTcpProxy(target.hostname, Number(target.port || 5432));
-    const viaProxy = new URL(db.url);
-    viaProxy.hostname = '127.0.0.1';
-    viaProxy.port = String(proxy.port);
-    const service = await start(baseEnv(viaProxy.toString()), { logger: createLogger('webhooks-rel', { level: 'silent' }) });
+    const logged: string[] = [];
+    const logLines = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        logged.push(chunk.toString('utf8'));
+        done();
+      },
+    });
+    const service = await start(baseEnv(databaseUrlVia(db.url, proxy.port)), { logger: createLogger('webhooks-rel', { level: 'warn', destination: logLines }) });
     const client = createWebhooksClient(service.address);
     try {
       const org = randomUUID();
@@ -144,10 +132,12 @@ describe('reliability', () => {
       const ids: string[] = [];
       for (let i = 0; i < 300; i += 1) ids.push(accounts.publish({ type: 'position.opened', organizationId: org, data: { account: i } }).id);
       await receiver.waitFor(30, '/db-outage', 30_000);
+      const refusedBefore = proxy.refused;
       proxy.down();
       // Events committed upstream while the database is unreachable must still be delivered afterwards.
       for (let i = 0; i < 50; i += 1) ids.push(accounts.publish({ type: 'position.closed', organizationId: org, data: { account: i } }).id);
-      await new Promise((r) => setTimeout(r, 2000));
+      // The outage lasts until the service has felt it: its event stream cut, and a reconnection refused.
+      await waitUntil(() => logged.some((line) => line.includes('"event stream interrupted"')) && proxy.refused > refusedBefore, { what: 'the outage felt' });
       proxy.up();
       await waitForIds('/db-outage', ids, 90_000);
       expectEveryEventOnce(receiver.received('/db-outage'), ids, secret);

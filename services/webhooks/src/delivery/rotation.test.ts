@@ -8,7 +8,7 @@
 import { Client } from 'pg';
 import { AppError, createSecretBox, fromServiceError } from '@propdesk/kit';
 import { startHarness, WEBHOOK_SECRET_KEY, type Harness } from '../test/harness';
-import type { ReceivedRequest } from '../test/https-receiver';
+import type { ReceivedRequest } from '@propdesk/kit/testing';
 import { ALL_ACCEPT, NONE_ACCEPT, verdicts } from '../test/receiver-libraries';
 import { verifyWebhook } from '../verify';
 

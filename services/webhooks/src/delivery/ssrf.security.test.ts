@@ -5,7 +5,8 @@ import { createLogger } from '@propdesk/kit';
 import { webhooksv1 } from '@propdesk/proto';
 import { start } from '../main';
 import { createWebhooksClient } from '../test/webhooks-client';
-import { eventually, startHarness, type Harness } from '../test/harness';
+import { waitUntil } from '@propdesk/kit/testing';
+import { startHarness, type Harness } from '../test/harness';
 import { guardedConnector, type ResolveAll } from './http-sender';
 
 let h: Harness;
@@ -67,7 +68,7 @@ describe('SSRF guard', () => {
     openClient.close();
     await open.stop();
     await h.client.call.sendTestEvent({ organizationId: org, endpointId: endpoint!.id });
-    const [delivery] = await eventually(async () => {
+    const [delivery] = await waitUntil(async () => {
       const { deliveries } = await h.client.call.listDeliveries({ organizationId: org, endpointId: endpoint!.id, pageSize: 0, pageToken: '', status: 0, eventType: '' });
       return deliveries[0]?.attempt >= 1 && deliveries;
     });

@@ -1,4 +1,5 @@
-import { AppError, bufCurl } from '@propdesk/kit';
+import { AppError } from '@propdesk/kit';
+import { bufCurl } from '@propdesk/kit/testing';
 import { webhooksv1 } from '@propdesk/proto';
 import { Client } from 'pg';
 import { startHarness, type Harness } from '../test/harness';

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { createLogger, createTestDatabase, type TestDatabase } from '@propdesk/kit';
+import { createLogger } from '@propdesk/kit';
+import { createTestDatabase, generateCertificate, type HttpsReceiver, startHttpsReceiver, type TestCertificate, type TestDatabase } from '@propdesk/kit/testing';
 import { startFakeAccounts, type FakeAccounts } from './fake-accounts';
-import { generateCertificate, startHttpsReceiver, type HttpsReceiver, type TestCertificate } from './https-receiver';
 import { start, type StartedWebhooks } from '../main';
 import { createWebhooksClient, type WebhooksTestClient } from './webhooks-client';
 
@@ -67,14 +67,4 @@ export async function startHarness(extraEnv: NodeJS.ProcessEnv = {}): Promise<Ha
     },
   };
   return harness;
-}
-
-export async function eventually<T>(fn: () => Promise<T | undefined | false>, timeoutMs = 20_000, stepMs = 100): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await fn();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, stepMs));
-  }
 }

@@ -10,6 +10,8 @@ export interface TcpProxy {
   port: number;
   /** Connections passed through since start (a test can check the services really use it). */
   readonly connections: number;
+  /** Connections reset while down (a test can wait until a client has tried during an outage). */
+  readonly refused: number;
   /** Cuts every connection and resets new ones. */
   down(): void;
   up(): void;
@@ -20,9 +22,11 @@ export async function startTcpProxy(targetHost: string, targetPort: number, list
   const sockets = new Set<Socket>();
   let isDown = false;
   let connections = 0;
+  let refused = 0;
   const server = createServer((client) => {
     client.on('error', () => undefined);
     if (isDown) {
+      refused += 1;
       client.resetAndDestroy();
       return;
     }
@@ -49,6 +53,9 @@ export async function startTcpProxy(targetHost: string, targetPort: number, list
     port: (server.address() as AddressInfo).port,
     get connections() {
       return connections;
+    },
+    get refused() {
+      return refused;
     },
     down() {
       isDown = true;

@@ -1,10 +1,8 @@
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:https';
 import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import type { TestCertificate } from './certificates';
 
 export interface ReceivedRequest {
   path: string;
@@ -15,26 +13,6 @@ export interface ReceivedRequest {
 
 /** What the receiver does for one request: answer, or hold the connection open forever. */
 export type Behaviour = (req: ReceivedRequest) => { status: number; headers?: Record<string, string> } | 'hang';
-
-export interface TestCertificate {
-  dir: string;
-  certFile: string;
-  keyFile: string;
-  remove(): void;
-}
-
-/** A throwaway self-signed certificate for localhost / 127.0.0.1, trusted through WEBHOOK_CA_FILE. */
-export function generateCertificate(): TestCertificate {
-  const dir = mkdtempSync(join(tmpdir(), 'pd-webhooks-tls-'));
-  const certFile = join(dir, 'cert.pem');
-  const keyFile = join(dir, 'key.pem');
-  execFileSync(
-    'openssl',
-    ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', keyFile, '-out', certFile, '-days', '1', '-subj', '/CN=localhost', '-addext', 'subjectAltName=DNS:localhost,IP:127.0.0.1'],
-    { stdio: 'ignore' },
-  );
-  return { dir, certFile, keyFile, remove: () => rmSync(dir, { recursive: true, force: true }) };
-}
 
 export interface HttpsReceiver {
   port: number;
@@ -47,6 +25,7 @@ export interface HttpsReceiver {
   close(): Promise<void>;
 }
 
+/** An HTTPS server that records every request and answers as told per path (a webhook receiver). */
 export async function startHttpsReceiver(cert: TestCertificate, host = '127.0.0.1'): Promise<HttpsReceiver> {
   const requests: ReceivedRequest[] = [];
   const behaviours = new Map<string, Behaviour>();

@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import net from 'node:net';
+import { freePort } from './ports';
 
 /**
  * A redis-server of the test's (or benchmark's) own, on its own port, so it can be stopped,
@@ -32,19 +33,6 @@ export interface CommandCount {
 
 const SCRIPT_INNER = new Set(['set', 'incrby', 'pttl', 'expire']);
 const HOUSEKEEPING = new Set(['info', 'client', 'ping', 'select', 'hello', 'command', 'quit', 'config', 'script']);
-
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.unref();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 /** Sends one inline command and returns the raw reply once the connection goes quiet. */
 function rawCommand(port: number, command: string, timeoutMs = 500): Promise<string> {
