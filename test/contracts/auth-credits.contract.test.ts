@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { createServiceClient, type ServiceClient } from '@propdesk/kit';
 import { authv1 } from '@propdesk/proto';
 import { startAuthDouble } from '../../services/accounts/src/test/auth-double';
-import { createOrg, startAuthForTest } from '../../services/auth/src/test-support';
+import { createOrg, startAuthForTest } from '../../services/auth/src/test/harness';
 
 interface AuthUnderTest {
   address: string;

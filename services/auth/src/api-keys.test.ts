@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { authv1 } from '@propdesk/proto';
 import { Client } from 'pg';
-import { createOrg, rejection, startAuthForTest } from './test-support';
+import { createOrg, rejection, startAuthForTest } from './test/harness';
 
 const sha256 = (token: string) => createHash('sha256').update(token).digest('hex');
 

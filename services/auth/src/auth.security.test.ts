@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { Writable } from 'node:stream';
 import { createLogger } from '@propdesk/kit';
 import { authv1 } from '@propdesk/proto';
-import { createOrg, rejection, startAuthForTest } from './test-support';
+import { createOrg, rejection, startAuthForTest } from './test/harness';
 
 const sha256 = (token: string) => createHash('sha256').update(token).digest('hex');
 

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { authv1 } from '@propdesk/proto';
 import { Client } from 'pg';
-import { rejection, startAuthForTest } from './test-support';
+import { rejection, startAuthForTest } from './test/harness';
 
 const { IDEMPOTENCY_STATE_ACQUIRED: ACQUIRED, IDEMPOTENCY_STATE_IN_PROGRESS: IN_PROGRESS, IDEMPOTENCY_STATE_COMPLETED: COMPLETED } =
   authv1.IdempotencyState;

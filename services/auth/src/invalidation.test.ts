@@ -2,7 +2,7 @@ import type { ClientReadableStream } from '@grpc/grpc-js';
 import { callMetadata, sha256Hex } from '@propdesk/kit';
 import { authv1 } from '@propdesk/proto';
 import { randomUUID } from 'node:crypto';
-import { createOrg, startAuthForTest, type AuthClient } from './test-support';
+import { createOrg, startAuthForTest, type AuthClient } from './test/harness';
 
 interface TestWatcher {
   id: string;

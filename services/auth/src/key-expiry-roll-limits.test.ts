@@ -6,7 +6,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import type { ClientReadableStream } from '@grpc/grpc-js';
 import { callMetadata } from '@propdesk/kit';
 import type { authv1 } from '@propdesk/proto';
-import { createOrg, rejection, startAuthForTest, type AuthClient } from './test-support';
+import { createOrg, rejection, startAuthForTest, type AuthClient } from './test/harness';
 
 const sha256 = (token: string) => createHash('sha256').update(token).digest('hex');
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

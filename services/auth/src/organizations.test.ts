@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { authv1 } from '@propdesk/proto';
-import { createOrg, rejection, startAuthForTest } from './test-support';
+import { createOrg, rejection, startAuthForTest } from './test/harness';
 
 describe('auth service: organizations, plans and credits', () => {
   let auth: Awaited<ReturnType<typeof startAuthForTest>>;

@@ -1,5 +1,5 @@
 import { bufCurl } from '@propdesk/kit/testing';
-import { startAuthForTest } from './test-support';
+import { startAuthForTest } from './test/harness';
 
 // What proto/README.md promises an internal caller with no .proto files at hand.
 describe('auth service through gRPC reflection (buf curl)', () => {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { authv1 } from '@propdesk/proto';
-import { createOrg, rejection, startAuthForTest } from './test-support';
+import { createOrg, rejection, startAuthForTest } from './test/harness';
 
 const PASSWORD = 'correct horse battery';
 const { ROLE_OWNER, ROLE_ADMIN, ROLE_MEMBER, ROLE_UNSPECIFIED } = authv1.Role;

@@ -1,7 +1,7 @@
 import { createLogger, createServiceClient, type Logger, type PromiseClient } from '@propdesk/kit';
 import { createTestDatabase, type TestDatabase } from '@propdesk/kit/testing';
 import { authv1 } from '@propdesk/proto';
-import { start, type StartedAuthService } from './main';
+import { start, type StartedAuthService } from '../main';
 
 
 export interface AuthClient {
