@@ -114,7 +114,15 @@ describe('one REST write is one trace, from the caller to the webhook it caused'
     requestId = assigned.headers.get('x-request-id')!;
     await hooks.waitFor(1, '/assigned', 30_000);
     trace = (
-      await otlp.waitFor((spans) => spans.some((s) => s.traceId === traceId && s.service === 'propdesk-webhooks' && s.kind === SPAN_KIND.CLIENT))
+      // Each process exports on its own schedule: wait for every part of the trace, not only the last.
+      await otlp.waitFor((spans) => {
+        const ours = spans.filter((s) => s.traceId === traceId);
+        return (
+          ours.some((s) => s.service === 'propdesk-gateway' && s.kind === SPAN_KIND.SERVER) &&
+          ours.some((s) => s.service === 'propdesk-accounts' && s.kind === SPAN_KIND.SERVER) &&
+          ours.some((s) => s.service === 'propdesk-webhooks' && s.kind === SPAN_KIND.CLIENT)
+        );
+      })
     ).filter((s) => s.traceId === traceId);
   });
 
