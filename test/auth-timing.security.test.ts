@@ -7,6 +7,7 @@
  * their median latencies are compared.
  */
 import { startStack, type Stack } from './support/stack';
+import { Mode } from '@propdesk/kit';
 
 let stack: Stack;
 let revokedToken: string;
@@ -24,7 +25,7 @@ beforeAll(async () => {
   revokedToken = revoked.token;
   const expiring = [];
   for (let i = 0; i < WARM_ROUNDS + ROUNDS; i += 1) {
-    expiring.push(await stack.admin.auth.call.createApiKey({ organizationId: org, name: `expiring ${i}`, scopes: ['accounts:read'], expiresInSeconds: 10 }));
+    expiring.push(await stack.admin.auth.call.createApiKey({ organizationId: org, mode: Mode.MODE_LIVE, name: `expiring ${i}`, scopes: ['accounts:read'], expiresInSeconds: 10 }));
   }
   for (const { token } of expiring) {
     const res = await fetch(`${stack.url}/v1/accounts`, { headers: { authorization: `Bearer ${token}` } });

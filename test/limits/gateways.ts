@@ -4,6 +4,7 @@ import { authv1 } from '@propdesk/proto';
 import { start as startGateway } from '../../gateway/src/main';
 import { createPanelClients } from '../../services/panel/src/clients';
 import { quietLogger, startServices, type TestServices } from '../panel/services';
+import { Mode } from '@propdesk/kit';
 
 export interface Answer {
   status: number;
@@ -79,7 +80,7 @@ export async function startLimitsStack(): Promise<LimitsStack> {
       return gateway;
     },
     async createKey(scopes = ['accounts:read', 'accounts:write']) {
-      const created = await clients.auth.createApiKey({ organizationId, name: `key ${randomBytes(3).toString('hex')}`, scopes });
+      const created = await clients.auth.createApiKey({ organizationId, mode: Mode.MODE_LIVE, name: `key ${randomBytes(3).toString('hex')}`, scopes });
       return created.token;
     },
     async call(gateway, method, path, options = {}) {

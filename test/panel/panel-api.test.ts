@@ -2,6 +2,7 @@ import { request } from 'undici';
 import { authv1 } from '@propdesk/proto';
 import { createPanelClients, type PanelClients } from '../../services/panel/src/clients';
 import { logSink, startServices, type TestServices } from './services';
+import { Mode } from '@propdesk/kit';
 
 type Json = Record<string, unknown> & { error?: { code: string; message: string } };
 interface Answer {
@@ -67,7 +68,7 @@ describe('the panel JSON API against the real auth and accounts services', () =>
     orgA.memberCookie = await login('member@a.example');
 
     const b = await clients.auth.createOrganization({ name: 'Firm B', planStatus: authv1.PlanStatus.PLAN_STATUS_PAID, credits: '0' });
-    const key = await clients.auth.createApiKey({ organizationId: b.organization?.id ?? '', name: 'b key', scopes: [] });
+    const key = await clients.auth.createApiKey({ organizationId: b.organization?.id ?? '', mode: Mode.MODE_LIVE, name: 'b key', scopes: [] });
     foreignKeyId = key.apiKey?.id ?? '';
   });
 

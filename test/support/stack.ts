@@ -16,7 +16,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Writable } from 'node:stream';
 import { authv1 } from '@propdesk/proto';
-import { createLogger, createTestDatabase, databaseUrlVia, loadGrpcTls, startTcpProxy, type Logger, type RetentionScheduler, type TcpProxy, type TestDatabase } from '@propdesk/kit';
+import { Mode, createLogger, createTestDatabase, databaseUrlVia, loadGrpcTls, startTcpProxy, type Logger, type RetentionScheduler, type TcpProxy, type TestDatabase } from '@propdesk/kit';
 import { start as startAuth } from '../../services/auth/src/main';
 import { start as startAccounts } from '../../services/accounts/src/main';
 import { start as startWebhooks } from '../../services/webhooks/src/main';
@@ -179,7 +179,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
         return { id: org.id, name: org.name };
       },
       async createKey(organizationId, scopes = ALL_SCOPES, name = 'e2e key') {
-        const response = await clients.auth.call.createApiKey({ organizationId, name, scopes });
+        const response = await clients.auth.call.createApiKey({ organizationId, mode: Mode.MODE_LIVE, name, scopes });
         const key = response.apiKey;
         if (!key) throw new Error('createApiKey answered without a key');
         return { id: key.id, token: response.token, prefix: key.prefix, scopes: key.scopes };
@@ -205,7 +205,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       async createAccounts(organizationId, count) {
         const numbers: number[] = [];
         for (let left = count; left > 0; left -= 100) {
-          const response = await clients.accounts.call.createAccounts({ organizationId, count: Math.min(100, left), program: '', initialBalance: 0 });
+          const response = await clients.accounts.call.createAccounts({ organizationId, mode: Mode.MODE_LIVE, count: Math.min(100, left), program: '', initialBalance: 0 });
           numbers.push(...response.accounts.map((a) => Number(a.number)));
         }
         return numbers;

@@ -26,6 +26,7 @@ describe('proto -> REST mapping', () => {
     const rest = toRestAccount({
       number: '1000042',
       organizationId: 'org',
+      livemode: true,
       status: accountsv1.AccountStatus.ACCOUNT_STATUS_BREACHED,
       program: 'standard',
       currency: 'USD',
@@ -79,7 +80,7 @@ describe('proto -> REST mapping', () => {
     expect(
       matches(
         'Webhook',
-        toRestEndpoint({ id: 'whe_1', organizationId: 'o', url: 'https://x.example/h', events: [], status: webhooksv1.EndpointStatus.ENDPOINT_STATUS_DISABLED, createdAt: created }),
+        toRestEndpoint({ id: 'whe_1', organizationId: 'o', url: 'https://x.example/h', events: [], status: webhooksv1.EndpointStatus.ENDPOINT_STATUS_DISABLED, createdAt: created, livemode: true }),
       ),
     ).toBe(true);
     const delivery = toRestDelivery({
@@ -96,7 +97,7 @@ describe('proto -> REST mapping', () => {
     });
     expect(delivery).toMatchObject({ status: 'pending', response_status: null, error: null, next_attempt_at: null });
     expect(matches('Delivery', delivery)).toBe(true);
-    expect(matches('Event', toRestEvent({ id: 'evt_1', type: 'account.created', organizationId: '0d3c4b1a-6f7e-4a2b-9c8d-1e2f3a4b5c6d', createdAt: created, data: { account: 1 } }))).toBe(true);
+    expect(matches('Event', toRestEvent({ id: 'evt_1', type: 'account.created', organizationId: '0d3c4b1a-6f7e-4a2b-9c8d-1e2f3a4b5c6d', createdAt: created, data: { account: 1 }, livemode: true }))).toBe(true);
   });
 
   it('refuses an unknown status filter with 400 naming status', () => {

@@ -1,4 +1,4 @@
-import { createLogger, executeTogether, QueryTypes } from '@propdesk/kit';
+import { Mode, createLogger, executeTogether, QueryTypes } from '@propdesk/kit';
 import { accountsv1, tradingv1 } from '@propdesk/proto';
 import { startHarness, type Harness } from '../test/harness';
 import { closeStatements } from './data/closing';
@@ -43,19 +43,19 @@ describe('orders and positions', () => {
 
     await t.quote('EURUSD', 1.094, 1.0942);
     expect(await t.account(org, n)).toMatchObject({ balance: 100_000, equity: 99_400 });
-    const { positions } = await h.trading.listPositions({ organizationId: org, number: n, pageSize: 0, pageToken: '', status: tradingv1.PositionStatus.POSITION_STATUS_OPEN });
+    const { positions } = await h.trading.listPositions({ organizationId: org, mode: Mode.MODE_LIVE, number: n, pageSize: 0, pageToken: '', status: tradingv1.PositionStatus.POSITION_STATUS_OPEN });
     expect(positions[0].floatingProfit).toBe(-600);
 
-    const { position: closed } = await h.trading.closePosition({ organizationId: org, number: n, positionId: opened.id });
+    const { position: closed } = await h.trading.closePosition({ organizationId: org, mode: Mode.MODE_LIVE, number: n, positionId: opened.id });
     expect(closed).toMatchObject({ status: tradingv1.PositionStatus.POSITION_STATUS_CLOSED, closePrice: 1.094, profit: -600, closeReason: 'manual' });
     expect(await t.account(org, n)).toMatchObject({ balance: 99_400, equity: 99_400 });
-    const { deals } = await h.trading.listTrades({ organizationId: org, number: n, pageSize: 0, pageToken: '' });
+    const { deals } = await h.trading.listTrades({ organizationId: org, mode: Mode.MODE_LIVE, number: n, pageSize: 0, pageToken: '' });
     expect(deals).toEqual([expect.objectContaining({ positionId: opened.id, profit: -600, balanceAfter: 99_400, closeReason: 'manual' })]);
     expect(await t.events(n, 'position.opened')).toEqual([expect.objectContaining({ position_id: opened.id, open_price: 1.1 })]);
     expect(await t.events(n, 'position.closed')).toEqual([
       expect.objectContaining({ position_id: opened.id, symbol: 'EURUSD', side: 'buy', volume: 1, open_price: 1.1, close_price: 1.094, profit: -600, reason: 'manual' }),
     ]);
-    await expectCode(h.trading.closePosition({ organizationId: org, number: n, positionId: opened.id }), 'conflict');
+    await expectCode(h.trading.closePosition({ organizationId: org, mode: Mode.MODE_LIVE, number: n, positionId: opened.id }), 'conflict');
   });
 
   it('bad input is refused with a code naming the problem', async () => {
@@ -75,7 +75,7 @@ describe('orders and positions', () => {
     await expectCode(h.trading.publishQuote({ quote: { symbol: 'EURUSD', bid: 1.2, ask: 1.1 } }), 'invalid_request', 'quote.bid');
     await expectCode(h.trading.publishQuote({ quote: { symbol: 'EURUSD', bid: Number.NaN, ask: 1.1 } }), 'invalid_request', 'quote.bid');
     await expectCode(h.trading.publishQuote({ quote: { symbol: 'XXX', bid: 1, ask: 1 } }), 'invalid_request', 'quote.symbol');
-    await expectCode(h.trading.getReport({ organizationId: 'nope', number: n }), 'invalid_request', 'organization_id');
+    await expectCode(h.trading.getReport({ organizationId: 'nope', mode: Mode.MODE_LIVE, number: n }), 'invalid_request', 'organization_id');
   });
 
   it('pre-order rules refuse with order_rejected and the order.rejected event still commits', async () => {
@@ -89,7 +89,7 @@ describe('orders and positions', () => {
     const rejected = await t.events(n, 'order.rejected');
     expect(rejected.map((e) => e.rule)).toEqual(['max_lots_per_order', 'insufficient_margin', 'symbol_not_allowed']);
     expect(rejected[0]).toMatchObject({ account: Number(n), symbol: 'EURUSD', volume: 60, reason: expect.stringContaining('max_lots_per_order (50)') });
-    const { positions } = await h.trading.listPositions({ organizationId: org, number: n, pageSize: 0, pageToken: '', status: 0 });
+    const { positions } = await h.trading.listPositions({ organizationId: org, mode: Mode.MODE_LIVE, number: n, pageSize: 0, pageToken: '', status: 0 });
     expect(positions).toHaveLength(0);
   });
 
@@ -98,10 +98,10 @@ describe('orders and positions', () => {
     await t.quote('EURUSD', 1.1, 1.1);
     const p = await t.order(org, n, { volume: 21 });
     expect(p.status).toBe(tradingv1.PositionStatus.POSITION_STATUS_OPEN);
-    const { flags } = await h.trading.listFlags({ organizationId: org, number: n, pageSize: 0, pageToken: '' });
+    const { flags } = await h.trading.listFlags({ organizationId: org, mode: Mode.MODE_LIVE, number: n, pageSize: 0, pageToken: '' });
     expect(flags).toEqual([expect.objectContaining({ rule: 'large_order', action: 'flag' })]);
     expect(await t.events(n, 'account.flagged')).toEqual([expect.objectContaining({ account: Number(n), rule: 'large_order' })]);
-    await h.trading.closePosition({ organizationId: org, number: n, positionId: p.id });
+    await h.trading.closePosition({ organizationId: org, mode: Mode.MODE_LIVE, number: n, positionId: p.id });
   });
 });
 
@@ -111,7 +111,7 @@ describe('resting orders, stop loss and take profit', () => {
     await t.quote('GBPUSD', 1.2698, 1.27);
     const p = await t.order(org, n, { symbol: 'GBPUSD', stopLoss: 1.26, takeProfit: 1.275 });
     await t.quote('GBPUSD', 1.2752, 1.2754);
-    const { positions } = await h.trading.listPositions({ organizationId: org, number: n, pageSize: 0, pageToken: '', status: 0 });
+    const { positions } = await h.trading.listPositions({ organizationId: org, mode: Mode.MODE_LIVE, number: n, pageSize: 0, pageToken: '', status: 0 });
     expect(positions[0]).toMatchObject({ id: p.id, status: tradingv1.PositionStatus.POSITION_STATUS_CLOSED, closePrice: 1.275, profit: 500, closeReason: 'take_profit' });
     expect(await t.account(org, n)).toMatchObject({ balance: 100_500 });
     expect(await t.events(n, 'position.closed')).toEqual([expect.objectContaining({ reason: 'take_profit', profit: 500 })]);
@@ -133,7 +133,7 @@ describe('resting orders, stop loss and take profit', () => {
     expect(pending.status).toBe(tradingv1.PositionStatus.POSITION_STATUS_PENDING);
     expect(await t.events(n, 'position.opened')).toHaveLength(0);
     await t.quote('XAUUSD', 2339.7, 2340);
-    const { positions } = await h.trading.listPositions({ organizationId: org, number: n, pageSize: 0, pageToken: '', status: tradingv1.PositionStatus.POSITION_STATUS_OPEN });
+    const { positions } = await h.trading.listPositions({ organizationId: org, mode: Mode.MODE_LIVE, number: n, pageSize: 0, pageToken: '', status: tradingv1.PositionStatus.POSITION_STATUS_OPEN });
     expect(positions).toEqual([expect.objectContaining({ id: pending.id, openPrice: 2340 })]);
     expect(await t.events(n, 'position.opened')).toEqual([expect.objectContaining({ position_id: pending.id, open_price: 2340 })]);
   });
@@ -150,7 +150,7 @@ describe('evaluation', () => {
     await t.quote('US30', 38_499, 38_500);
     const account = await t.account(org, n);
     expect(account).toMatchObject({ status: accountsv1.AccountStatus.ACCOUNT_STATUS_BREACHED, balance: 94_990, equity: 94_990 });
-    const { flags } = await h.trading.listFlags({ organizationId: org, number: n, pageSize: 0, pageToken: '' });
+    const { flags } = await h.trading.listFlags({ organizationId: org, mode: Mode.MODE_LIVE, number: n, pageSize: 0, pageToken: '' });
     expect(flags).toEqual([
       expect.objectContaining({
         rule: 'max_daily_loss',
@@ -163,10 +163,10 @@ describe('evaluation', () => {
     ]);
     expect(await t.events(n, 'position.closed')).toEqual([expect.objectContaining({ position_id: p.id, reason: 'breach', close_price: 38_499, profit: -5010 })]);
     // The limits as they stood when it breached: the day still starts at 100,000, not at the balance left.
-    const { analytics } = await h.trading.getAnalytics({ organizationId: org, number: n });
+    const { analytics } = await h.trading.getAnalytics({ organizationId: org, mode: Mode.MODE_LIVE, number: n });
     expect(analytics?.headroom).toMatchObject({ daily_loss_limit: 95_000, daily_loss_remaining: 0, total_loss_limit: 90_000, total_loss_remaining: 4990 });
     await expectCode(t.order(org, n, { symbol: 'US30' }), 'account_breached');
-    await expectCode(h.trading.breachAccount({ organizationId: org, number: n, reason: 'again' }), 'account_breached');
+    await expectCode(h.trading.breachAccount({ organizationId: org, mode: Mode.MODE_LIVE, number: n, reason: 'again' }), 'account_breached');
   });
 
   it('a breach rehearsed to warm a verdict connection leaves no trace: the account, its position, flags, deals and events are as before', async () => {
@@ -186,7 +186,7 @@ describe('evaluation', () => {
     expect(await count('deals')).toBe(before.deals);
     expect(await t.events(n, 'position.closed')).toEqual(before.events);
     expect(await t.events(n, 'account.breached')).toEqual([]);
-    const { positions } = await h.trading.listPositions({ organizationId: org, number: n, pageSize: 0, pageToken: '', status: tradingv1.PositionStatus.POSITION_STATUS_OPEN });
+    const { positions } = await h.trading.listPositions({ organizationId: org, mode: Mode.MODE_LIVE, number: n, pageSize: 0, pageToken: '', status: tradingv1.PositionStatus.POSITION_STATUS_OPEN });
     expect(positions).toEqual([expect.objectContaining({ id: p.id, status: tradingv1.PositionStatus.POSITION_STATUS_OPEN })]);
   });
 
@@ -213,12 +213,12 @@ describe('evaluation', () => {
     const [n] = await t.newAccounts(org, 1);
     await t.quote('BTCUSD', 65_000, 65_010);
     await t.order(org, n, { symbol: 'BTCUSD', volume: 0.1 });
-    const { credentials } = await h.api.getCredentials({ organizationId: org, number: n });
+    const { credentials } = await h.api.getCredentials({ organizationId: org, mode: Mode.MODE_LIVE, number: n });
     const { token } = await h.api.createExecutorSession({ account: n, password: credentials?.password ?? '', clientIp: '127.0.0.1' });
     await h.api.getExecutorSession({ token });
-    await expectCode(h.trading.breachAccount({ organizationId: org, number: n, reason: '' }), 'invalid_request', 'reason');
-    await expectCode(h.trading.breachAccount({ organizationId: h.newOrg(), number: n, reason: 'x' }), 'not_found');
-    const { account } = await h.trading.breachAccount({ organizationId: org, number: n, reason: 'copy trading detected' });
+    await expectCode(h.trading.breachAccount({ organizationId: org, mode: Mode.MODE_LIVE, number: n, reason: '' }), 'invalid_request', 'reason');
+    await expectCode(h.trading.breachAccount({ organizationId: h.newOrg(), mode: Mode.MODE_LIVE, number: n, reason: 'x' }), 'not_found');
+    const { account } = await h.trading.breachAccount({ organizationId: org, mode: Mode.MODE_LIVE, number: n, reason: 'copy trading detected' });
     expect(account).toMatchObject({ status: accountsv1.AccountStatus.ACCOUNT_STATUS_BREACHED, balance: 99_999 });
     expect(await t.events(n, 'account.breached')).toEqual([expect.objectContaining({ reason: 'copy trading detected', rule: 'manual', status: 'breached' })]);
     expect(await t.events(n, 'position.closed')).toEqual([expect.objectContaining({ reason: 'breach' })]);
@@ -243,7 +243,7 @@ describe('evaluation', () => {
     await t.quote('USDJPY', 150, 150.02);
     const opened = await Promise.all(Array.from({ length: 12 }, () => t.order(org, n, { symbol: 'USDJPY', volume: 1 })));
     await t.quote('USDJPY', 150.5, 150.52);
-    await Promise.all(opened.map((p) => h.trading.closePosition({ organizationId: org, number: n, positionId: p.id })));
+    await Promise.all(opened.map((p) => h.trading.closePosition({ organizationId: org, mode: Mode.MODE_LIVE, number: n, positionId: p.id })));
     const [sum] = await h.sql.query<{ total: string; n: string }>('SELECT sum(profit) AS total, count(*) AS n FROM deals WHERE account_number = :n', {
       replacements: { n },
       type: QueryTypes.SELECT,
@@ -261,15 +261,15 @@ describe('reads', () => {
     await t.quote('EURUSD', 1.1, 1.1);
     for (let i = 0; i < 3; i++) {
       const p = await t.order(org, n, { volume: 0.1 });
-      await h.trading.closePosition({ organizationId: org, number: n, positionId: p.id });
+      await h.trading.closePosition({ organizationId: org, mode: Mode.MODE_LIVE, number: n, positionId: p.id });
     }
-    const first = await h.trading.listTrades({ organizationId: org, number: n, pageSize: 2, pageToken: '' });
+    const first = await h.trading.listTrades({ organizationId: org, mode: Mode.MODE_LIVE, number: n, pageSize: 2, pageToken: '' });
     expect(first.deals).toHaveLength(2);
-    const second = await h.trading.listTrades({ organizationId: org, number: n, pageSize: 2, pageToken: first.nextPageToken });
+    const second = await h.trading.listTrades({ organizationId: org, mode: Mode.MODE_LIVE, number: n, pageSize: 2, pageToken: first.nextPageToken });
     expect(second.deals).toHaveLength(1);
     expect(second.nextPageToken).toBe('');
-    await expectCode(h.trading.listTrades({ organizationId: org, number: other, pageSize: 2, pageToken: first.nextPageToken }), 'invalid_cursor');
-    await expectCode(h.trading.listPositions({ organizationId: org, number: n, pageSize: 2, pageToken: first.nextPageToken, status: 0 }), 'invalid_cursor');
+    await expectCode(h.trading.listTrades({ organizationId: org, mode: Mode.MODE_LIVE, number: other, pageSize: 2, pageToken: first.nextPageToken }), 'invalid_cursor');
+    await expectCode(h.trading.listPositions({ organizationId: org, mode: Mode.MODE_LIVE, number: n, pageSize: 2, pageToken: first.nextPageToken, status: 0 }), 'invalid_cursor');
   });
 
   it('analytics, equity curve and the nine-section report come from the deals', async () => {
@@ -277,25 +277,25 @@ describe('reads', () => {
     await t.quote('EURUSD', 1.1, 1.1);
     const win = await t.order(org, n, { volume: 1 });
     await t.quote('EURUSD', 1.101, 1.101);
-    await h.trading.closePosition({ organizationId: org, number: n, positionId: win.id });
+    await h.trading.closePosition({ organizationId: org, mode: Mode.MODE_LIVE, number: n, positionId: win.id });
     const loss = await t.order(org, n, { side: SELL, volume: 1 });
     await t.quote('EURUSD', 1.1015, 1.1015);
-    await h.trading.closePosition({ organizationId: org, number: n, positionId: loss.id });
+    await h.trading.closePosition({ organizationId: org, mode: Mode.MODE_LIVE, number: n, positionId: loss.id });
 
-    const { analytics } = await h.trading.getAnalytics({ organizationId: org, number: n });
+    const { analytics } = await h.trading.getAnalytics({ organizationId: org, mode: Mode.MODE_LIVE, number: n });
     expect(analytics).toMatchObject({ trades: 2, wins: 1, losses: 1, win_rate: 0.5, profit_factor: 2, expectancy: 25, average_win: 100, average_loss: -50, total_lots: 2 });
     expect(analytics?.headroom).toMatchObject({ daily_loss_remaining: 5050, total_loss_remaining: 10_050, profit_target_remaining: 9950, trading_days: 1, min_trading_days: 4 });
 
-    const { points } = await h.trading.getEquityCurve({ organizationId: org, number: n });
+    const { points } = await h.trading.getEquityCurve({ organizationId: org, mode: Mode.MODE_LIVE, number: n });
     expect(points.length).toBeGreaterThanOrEqual(1);
     expect(points[points.length - 1]).toMatchObject({ balance: 100_050 });
-    const past = await h.trading.getEquityCurve({ organizationId: org, number: n, from: new Date('2020-01-01'), to: new Date('2020-01-02') });
+    const past = await h.trading.getEquityCurve({ organizationId: org, mode: Mode.MODE_LIVE, number: n, from: new Date('2020-01-01'), to: new Date('2020-01-02') });
     expect(past.points).toEqual([]);
-    await expectCode(h.trading.getEquityCurve({ organizationId: org, number: n, from: new Date('2020-01-02'), to: new Date('2020-01-01') }), 'invalid_request', 'from');
+    await expectCode(h.trading.getEquityCurve({ organizationId: org, mode: Mode.MODE_LIVE, number: n, from: new Date('2020-01-02'), to: new Date('2020-01-01') }), 'invalid_request', 'from');
 
-    const { report } = await h.trading.getReport({ organizationId: org, number: n });
+    const { report } = await h.trading.getReport({ organizationId: org, mode: Mode.MODE_LIVE, number: n });
     // GetTerms answers the report's terms section alone.
-    expect((await h.trading.getTerms({ organizationId: org, number: n })).terms).toEqual(report?.terms);
+    expect((await h.trading.getTerms({ organizationId: org, mode: Mode.MODE_LIVE, number: n })).terms).toEqual(report?.terms);
     expect(Object.keys(report ?? {}).sort()).toEqual(
       ['balance_equity_history', 'by_instrument', 'deals_and_positions', 'identity', 'indicators', 'long_short', 'monthly_statement', 'streaks', 'terms'].sort(),
     );
@@ -309,9 +309,9 @@ describe('reads', () => {
     });
     expect((report?.monthly_statement as unknown[]).length).toBe(1);
 
-    const { report: blank } = await h.trading.getReport({ organizationId: org, number: empty });
+    const { report: blank } = await h.trading.getReport({ organizationId: org, mode: Mode.MODE_LIVE, number: empty });
     expect(blank).toMatchObject({ monthly_statement: [], by_instrument: [], deals_and_positions: { deals: [], open_positions: [] }, balance_equity_history: [] });
-    await expectCode(h.trading.getReport({ organizationId: h.newOrg(), number: n }), 'not_found');
+    await expectCode(h.trading.getReport({ organizationId: h.newOrg(), mode: Mode.MODE_LIVE, number: n }), 'not_found');
   });
 
   it('summaries kept deal by deal match a rebuild from the deals', async () => {
@@ -320,11 +320,11 @@ describe('reads', () => {
       await t.quote('AUDUSD', 1.1, 1.1);
       const p = await t.order(org, n, { symbol: 'AUDUSD', side, volume: 0.5 });
       await t.quote('AUDUSD', exit, exit);
-      await h.trading.closePosition({ organizationId: org, number: n, positionId: p.id });
+      await h.trading.closePosition({ organizationId: org, mode: Mode.MODE_LIVE, number: n, positionId: p.id });
     }
-    const { report: kept } = await h.trading.getReport({ organizationId: org, number: n });
+    const { report: kept } = await h.trading.getReport({ organizationId: org, mode: Mode.MODE_LIVE, number: n });
     await rebuildDealStats(h.sql, Number(n), 100_000);
-    const { report: rebuilt } = await h.trading.getReport({ organizationId: org, number: n });
+    const { report: rebuilt } = await h.trading.getReport({ organizationId: org, mode: Mode.MODE_LIVE, number: n });
     expect(summaries(rebuilt)).toEqual(summaries(kept));
     expect(kept?.streaks).toMatchObject({ max_consecutive_wins: 2, max_consecutive_losses: 1, current_streak: { kind: 'loss', length: 1 } });
   });
@@ -336,7 +336,7 @@ describe('reads', () => {
       await t.quote('AUDUSD', 1.1, 1.1);
       const p = await t.order(org, n, { symbol: 'AUDUSD', side: BUY, volume: 0.5 });
       await t.quote('AUDUSD', exit, exit);
-      await h.trading.closePosition({ organizationId: org, number: n, positionId: p.id });
+      await h.trading.closePosition({ organizationId: org, mode: Mode.MODE_LIVE, number: n, positionId: p.id });
     }
     await t.quote('AUDUSD', 1.1, 1.1);
     await t.quote('NZDUSD', 0.6, 0.6);
@@ -348,7 +348,7 @@ describe('reads', () => {
     ];
     await t.quote('AUDUSD', 1.099, 1.099);
     await t.quote('NZDUSD', 0.6012, 0.6012);
-    await h.trading.breachAccount({ organizationId: org, number: n, reason: 'liquidated together' });
+    await h.trading.breachAccount({ organizationId: org, mode: Mode.MODE_LIVE, number: n, reason: 'liquidated together' });
 
     // The deals follow the positions' order, each carrying the balance after it.
     const deals = await h.sql.query<{ position_id: string; profit: string; balance_after: string }>(
@@ -362,9 +362,9 @@ describe('reads', () => {
     expect(await t.account(org, n)).toMatchObject({ status: accountsv1.AccountStatus.ACCOUNT_STATUS_BREACHED, balance });
     expect(await t.events(n, 'position.closed')).toHaveLength(6);
 
-    const { report: kept } = await h.trading.getReport({ organizationId: org, number: n });
+    const { report: kept } = await h.trading.getReport({ organizationId: org, mode: Mode.MODE_LIVE, number: n });
     await rebuildDealStats(h.sql, Number(n), 100_000);
-    const { report: rebuilt } = await h.trading.getReport({ organizationId: org, number: n });
+    const { report: rebuilt } = await h.trading.getReport({ organizationId: org, mode: Mode.MODE_LIVE, number: n });
     // A rebuild places each minute's equity high at the minute's end (statistics.ts), and every mark and deal here falls
     // within a minute or two: its drawdown is an estimate, not the one kept deal by deal (the peak 100,055, then 99,980).
     const withoutDrawdown = (r: Record<string, unknown> | undefined) => {
@@ -381,7 +381,7 @@ describe('reads', () => {
     const [n] = await t.newAccounts(org, 1);
     await t.quote('AUDUSD', 1.1, 1.1);
     const p = await t.order(org, n, { symbol: 'AUDUSD', side: BUY, volume: 0.5 });
-    await h.trading.closePosition({ organizationId: org, number: n, positionId: p.id });
+    await h.trading.closePosition({ organizationId: org, mode: Mode.MODE_LIVE, number: n, positionId: p.id });
     const rows = () =>
       h.sql.query<{ deals: string; trades: string; day_deals: string }>(
         `SELECT (SELECT count(*) FROM deals WHERE account_number = $n) AS deals, (SELECT sum(trades) FROM deal_stats WHERE account_number = $n) AS trades,

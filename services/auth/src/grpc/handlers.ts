@@ -1,4 +1,4 @@
-import { AppError, type AsyncServiceImplementation } from '@propdesk/kit';
+import { AppError, Mode, type AsyncServiceImplementation } from '@propdesk/kit';
 import { authv1 } from '@propdesk/proto';
 import type { AuthDeps } from '../deps';
 import { addCredits } from '../use-cases/add-credits';
@@ -142,6 +142,7 @@ export function authHandlers(deps: AuthDeps): AuthHandlers {
         expiresInMs: key.expiresInMs === null ? undefined : String(key.expiresInMs),
         readPerMin: key.readPerMin ?? undefined,
         writePerMin: key.writePerMin ?? undefined,
+        mode: Mode.MODE_LIVE,
       };
     },
     watchInvalidations(call) {

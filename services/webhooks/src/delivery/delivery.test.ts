@@ -1,6 +1,7 @@
 import { webhooksv1 } from '@propdesk/proto';
 import { eventually, startHarness, type Harness } from '../test/harness';
 import { verifyWebhook } from '../verify';
+import { Mode } from '@propdesk/kit';
 
 let h: Harness;
 
@@ -12,13 +13,13 @@ afterAll(async () => {
 });
 
 async function register(org: string, path: string, events: string[] = []) {
-  const created = await h.client.call.createEndpoint({ organizationId: org, url: h.receiver.url(path), events });
+  const created = await h.client.call.createEndpoint({ organizationId: org, mode: Mode.MODE_LIVE, url: h.receiver.url(path), events });
   return { id: created.endpoint!.id, secret: created.secret };
 }
 
 async function deliveries(org: string, endpointId: string, filter: { status?: webhooksv1.DeliveryStatus; eventType?: string } = {}) {
   const res = await h.client.call.listDeliveries({
-    organizationId: org,
+    organizationId: org, mode: Mode.MODE_LIVE,
     endpointId,
     pageSize: 200,
     pageToken: '',
@@ -64,7 +65,7 @@ describe('delivering events', () => {
   it('sends a signed test event recorded as a delivery', async () => {
     const org = h.org();
     const endpoint = await register(org, '/test-event', ['account.passed', 'account.breached']);
-    const sent = await h.client.call.sendTestEvent({ organizationId: org, endpointId: endpoint.id });
+    const sent = await h.client.call.sendTestEvent({ organizationId: org, mode: Mode.MODE_LIVE, endpointId: endpoint.id });
     expect(sent.eventId).toMatch(/^evt_/);
     const [req] = await h.receiver.waitFor(1, '/test-event');
     const verified = verifyWebhook({ rawBody: req.body, headers: req.headers, secret: endpoint.secret });
@@ -111,7 +112,7 @@ describe('delivering events', () => {
       return list.length === 1 && list;
     });
     answer = 200;
-    const retried = await h.client.call.retryDelivery({ organizationId: org, endpointId: endpoint.id, deliveryId: failed.id });
+    const retried = await h.client.call.retryDelivery({ organizationId: org, mode: Mode.MODE_LIVE, endpointId: endpoint.id, deliveryId: failed.id });
     expect(retried).toEqual({ deliveryId: failed.id, eventId: failed.eventId });
     const all = await h.receiver.waitFor(5, '/retry-me');
     expect(new Set(all.map((r) => r.body)).size).toBe(1);
@@ -143,7 +144,7 @@ describe('delivering events', () => {
     h.accounts.publish({ type: 'account.created', organizationId: org });
     await h.receiver.waitFor(1, '/gone');
     await eventually(async () => {
-      const { endpoints } = await h.client.call.listEndpoints({ organizationId: org, pageSize: 0, pageToken: '' });
+      const { endpoints } = await h.client.call.listEndpoints({ organizationId: org, mode: Mode.MODE_LIVE, pageSize: 0, pageToken: '' });
       return endpoints[0].status === webhooksv1.EndpointStatus.ENDPOINT_STATUS_DISABLED;
     });
     h.accounts.publish({ type: 'account.created', organizationId: org });

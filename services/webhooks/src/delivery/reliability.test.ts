@@ -2,7 +2,7 @@ import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { createLogger, createTestDatabase, testServerUrl, type TestDatabase } from '@propdesk/kit';
+import { Mode, createLogger, createTestDatabase, testServerUrl, type TestDatabase } from '@propdesk/kit';
 import { start } from '../main';
 import { startFakeAccounts, type FakeAccounts } from '../test/fake-accounts';
 import { CURSOR_SECRET, WEBHOOK_SECRET_KEY } from '../test/harness';
@@ -113,7 +113,7 @@ describe('reliability', () => {
     const env = baseEnv(db.url);
     let running = await spawnService(env);
     const client = createWebhooksClient(running.address);
-    const { secret } = await client.call.createEndpoint({ organizationId: org, url: receiver.url('/crash'), events: [] });
+    const { secret } = await client.call.createEndpoint({ organizationId: org, mode: Mode.MODE_LIVE, url: receiver.url('/crash'), events: [] });
     client.close();
     const ids: string[] = [];
     for (let i = 0; i < 1000; i += 1) ids.push(accounts.publish({ type: 'account.created', organizationId: org, data: { account: i } }).id);
@@ -140,7 +140,7 @@ describe('reliability', () => {
     const client = createWebhooksClient(service.address);
     try {
       const org = randomUUID();
-      const { secret } = await client.call.createEndpoint({ organizationId: org, url: receiver.url('/db-outage'), events: [] });
+      const { secret } = await client.call.createEndpoint({ organizationId: org, mode: Mode.MODE_LIVE, url: receiver.url('/db-outage'), events: [] });
       const ids: string[] = [];
       for (let i = 0; i < 300; i += 1) ids.push(accounts.publish({ type: 'position.opened', organizationId: org, data: { account: i } }).id);
       await receiver.waitFor(30, '/db-outage', 30_000);

@@ -56,7 +56,7 @@ export async function startFakeAccounts(port = 0): Promise<FakeAccounts> {
       const position = events.length + 1;
       events.push({
         position: String(position),
-        event: { id, type: input.type, organizationId: input.organizationId, createdAt: new Date(), data: input.data ?? { account: 1000 + position } },
+        event: { id, type: input.type, organizationId: input.organizationId, createdAt: new Date(), data: input.data ?? { account: 1000 + position }, livemode: true },
       });
       pump();
       return { id, position };

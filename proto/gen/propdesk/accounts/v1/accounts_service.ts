@@ -22,6 +22,7 @@ import {
 } from "@grpc/grpc-js";
 import { Struct } from "../../../google/protobuf/struct";
 import { Timestamp } from "../../../google/protobuf/timestamp";
+import { Mode, modeFromJSON, modeToJSON } from "../../common/v1/mode";
 import { Account, AccountStatus, accountStatusFromJSON, accountStatusToJSON } from "./account";
 
 export const protobufPackage = "propdesk.accounts.v1";
@@ -33,11 +34,16 @@ export interface Trader {
   organizationId: string;
   name: string;
   email: string;
-  createdAt?: Date | undefined;
+  createdAt?:
+    | Date
+    | undefined;
+  /** false for a test trader (SPEC 13). */
+  livemode: boolean;
 }
 
 export interface CreateAccountsRequest {
   organizationId: string;
+  mode: Mode;
   count: number;
   /** Empty = "standard". */
   program: string;
@@ -51,6 +57,7 @@ export interface CreateAccountsResponse {
 
 export interface GetAccountRequest {
   organizationId: string;
+  mode: Mode;
   number: string;
 }
 
@@ -60,6 +67,7 @@ export interface GetAccountResponse {
 
 export interface ListAccountsRequest {
   organizationId: string;
+  mode: Mode;
   pageSize: number;
   pageToken: string;
   /** Filters; unset = no filter. */
@@ -116,6 +124,7 @@ export interface ItemError {
 
 export interface AssignTraderRequest {
   organizationId: string;
+  mode: Mode;
   number: string;
   name: string;
   email: string;
@@ -128,6 +137,7 @@ export interface AssignTraderResponse {
 
 export interface UnassignTraderRequest {
   organizationId: string;
+  mode: Mode;
   number: string;
 }
 
@@ -137,6 +147,7 @@ export interface UnassignTraderResponse {
 
 export interface ClaimAccountRequest {
   organizationId: string;
+  mode: Mode;
   name: string;
   email: string;
 }
@@ -148,6 +159,7 @@ export interface ClaimAccountResponse {
 
 export interface ArchiveAccountRequest {
   organizationId: string;
+  mode: Mode;
   number: string;
 }
 
@@ -157,6 +169,7 @@ export interface ArchiveAccountResponse {
 
 export interface CreateTraderRequest {
   organizationId: string;
+  mode: Mode;
   name: string;
   email: string;
 }
@@ -171,6 +184,7 @@ export interface CreateTraderResponse {
 
 export interface GetTraderRequest {
   organizationId: string;
+  mode: Mode;
   traderId: string;
 }
 
@@ -180,12 +194,14 @@ export interface GetTraderResponse {
 
 export interface ListTradersRequest {
   organizationId: string;
+  mode: Mode;
   pageSize: number;
   pageToken: string;
 }
 
 export interface FindTradersRequest {
   organizationId: string;
+  mode: Mode;
   ids: string[];
   emails: string[];
 }
@@ -208,6 +224,7 @@ export interface Credentials {
 
 export interface GetCredentialsRequest {
   organizationId: string;
+  mode: Mode;
   number: string;
 }
 
@@ -217,6 +234,7 @@ export interface GetCredentialsResponse {
 
 export interface RotateCredentialsRequest {
   organizationId: string;
+  mode: Mode;
   number: string;
 }
 
@@ -252,11 +270,16 @@ export interface Event {
   type: string;
   createdAt?: Date | undefined;
   organizationId: string;
-  data?: { [key: string]: any } | undefined;
+  data?:
+    | { [key: string]: any }
+    | undefined;
+  /** false for an event of test mode (SPEC 13). */
+  livemode: boolean;
 }
 
 export interface ListEventsRequest {
   organizationId: string;
+  mode: Mode;
   pageSize: number;
   pageToken: string;
   /** Empty = every type. */
@@ -268,6 +291,7 @@ export interface ListEventsResponse {
   nextPageToken: string;
 }
 
+/** Every organization's events of both modes: a consumer keeps each event in its mode. */
 export interface StreamEventsRequest {
   /** 0 = from the beginning. */
   afterPosition: string;
@@ -283,6 +307,7 @@ export interface StreamEventsResponse {
 
 export interface ListProgramsRequest {
   organizationId: string;
+  mode: Mode;
   pageSize: number;
   pageToken: string;
   /** "active" or "archived"; empty = every program. */
@@ -297,6 +322,7 @@ export interface ListProgramsResponse {
 
 export interface GetProgramRequest {
   organizationId: string;
+  mode: Mode;
   name: string;
   /** 0 = the latest version. */
   version: number;
@@ -308,6 +334,7 @@ export interface GetProgramResponse {
 
 export interface CreateProgramRequest {
   organizationId: string;
+  mode: Mode;
   /** {name, description?, currency?, initial_balance, phases: [...]}. */
   program?: { [key: string]: any } | undefined;
 }
@@ -318,6 +345,7 @@ export interface CreateProgramResponse {
 
 export interface UpdateProgramRequest {
   organizationId: string;
+  mode: Mode;
   name: string;
   /** A full replacement: {description?, currency?, initial_balance, phases: [...]}. */
   program?: { [key: string]: any } | undefined;
@@ -329,6 +357,7 @@ export interface UpdateProgramResponse {
 
 export interface ArchiveProgramRequest {
   organizationId: string;
+  mode: Mode;
   name: string;
 }
 
@@ -337,7 +366,7 @@ export interface ArchiveProgramResponse {
 }
 
 function createBaseTrader(): Trader {
-  return { id: "", organizationId: "", name: "", email: "", createdAt: undefined };
+  return { id: "", organizationId: "", name: "", email: "", createdAt: undefined, livemode: false };
 }
 
 export const Trader: MessageFns<Trader> = {
@@ -356,6 +385,9 @@ export const Trader: MessageFns<Trader> = {
     }
     if (message.createdAt !== undefined) {
       Timestamp.encode(toTimestamp(message.createdAt), writer.uint32(42).fork()).join();
+    }
+    if (message.livemode !== false) {
+      writer.uint32(48).bool(message.livemode);
     }
     return writer;
   },
@@ -413,6 +445,14 @@ export const Trader: MessageFns<Trader> = {
             message.createdAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
             continue;
           }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.livemode = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -440,6 +480,7 @@ export const Trader: MessageFns<Trader> = {
         : isSet(object.created_at)
         ? fromJsonTimestamp(object.created_at)
         : undefined,
+      livemode: isSet(object.livemode) ? globalThis.Boolean(object.livemode) : false,
     };
   },
 
@@ -460,6 +501,9 @@ export const Trader: MessageFns<Trader> = {
     if (message.createdAt !== undefined) {
       obj.createdAt = message.createdAt.toISOString();
     }
+    if (message.livemode !== false) {
+      obj.livemode = message.livemode;
+    }
     return obj;
   },
 
@@ -473,18 +517,22 @@ export const Trader: MessageFns<Trader> = {
     message.name = object.name ?? "";
     message.email = object.email ?? "";
     message.createdAt = object.createdAt ?? undefined;
+    message.livemode = object.livemode ?? false;
     return message;
   },
 };
 
 function createBaseCreateAccountsRequest(): CreateAccountsRequest {
-  return { organizationId: "", count: 0, program: "", initialBalance: 0 };
+  return { organizationId: "", mode: 0, count: 0, program: "", initialBalance: 0 };
 }
 
 export const CreateAccountsRequest: MessageFns<CreateAccountsRequest> = {
   encode(message: CreateAccountsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.organizationId !== "") {
       writer.uint32(10).string(message.organizationId);
+    }
+    if (message.mode !== 0) {
+      writer.uint32(40).int32(message.mode);
     }
     if (message.count !== 0) {
       writer.uint32(16).int32(message.count);
@@ -517,6 +565,14 @@ export const CreateAccountsRequest: MessageFns<CreateAccountsRequest> = {
             }
 
             message.organizationId = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.mode = reader.int32() as any;
             continue;
           }
           case 2: {
@@ -562,6 +618,7 @@ export const CreateAccountsRequest: MessageFns<CreateAccountsRequest> = {
         : isSet(object.organization_id)
         ? globalThis.String(object.organization_id)
         : "",
+      mode: isSet(object.mode) ? modeFromJSON(object.mode) : 0,
       count: isSet(object.count) ? globalThis.Number(object.count) : 0,
       program: isSet(object.program) ? globalThis.String(object.program) : "",
       initialBalance: isSet(object.initialBalance)
@@ -576,6 +633,9 @@ export const CreateAccountsRequest: MessageFns<CreateAccountsRequest> = {
     const obj: any = {};
     if (message.organizationId !== "") {
       obj.organizationId = message.organizationId;
+    }
+    if (message.mode !== 0) {
+      obj.mode = modeToJSON(message.mode);
     }
     if (message.count !== 0) {
       obj.count = Math.round(message.count);
@@ -595,6 +655,7 @@ export const CreateAccountsRequest: MessageFns<CreateAccountsRequest> = {
   fromPartial<I extends Exact<DeepPartial<CreateAccountsRequest>, I>>(object: I): CreateAccountsRequest {
     const message = createBaseCreateAccountsRequest();
     message.organizationId = object.organizationId ?? "";
+    message.mode = object.mode ?? 0;
     message.count = object.count ?? 0;
     message.program = object.program ?? "";
     message.initialBalance = object.initialBalance ?? 0;
@@ -672,13 +733,16 @@ export const CreateAccountsResponse: MessageFns<CreateAccountsResponse> = {
 };
 
 function createBaseGetAccountRequest(): GetAccountRequest {
-  return { organizationId: "", number: "0" };
+  return { organizationId: "", mode: 0, number: "0" };
 }
 
 export const GetAccountRequest: MessageFns<GetAccountRequest> = {
   encode(message: GetAccountRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.organizationId !== "") {
       writer.uint32(10).string(message.organizationId);
+    }
+    if (message.mode !== 0) {
+      writer.uint32(24).int32(message.mode);
     }
     if (message.number !== "0") {
       writer.uint32(16).int64(message.number);
@@ -705,6 +769,14 @@ export const GetAccountRequest: MessageFns<GetAccountRequest> = {
             }
 
             message.organizationId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.mode = reader.int32() as any;
             continue;
           }
           case 2: {
@@ -734,6 +806,7 @@ export const GetAccountRequest: MessageFns<GetAccountRequest> = {
         : isSet(object.organization_id)
         ? globalThis.String(object.organization_id)
         : "",
+      mode: isSet(object.mode) ? modeFromJSON(object.mode) : 0,
       number: isSet(object.number) ? globalThis.String(object.number) : "0",
     };
   },
@@ -742,6 +815,9 @@ export const GetAccountRequest: MessageFns<GetAccountRequest> = {
     const obj: any = {};
     if (message.organizationId !== "") {
       obj.organizationId = message.organizationId;
+    }
+    if (message.mode !== 0) {
+      obj.mode = modeToJSON(message.mode);
     }
     if (message.number !== "0") {
       obj.number = message.number;
@@ -755,6 +831,7 @@ export const GetAccountRequest: MessageFns<GetAccountRequest> = {
   fromPartial<I extends Exact<DeepPartial<GetAccountRequest>, I>>(object: I): GetAccountRequest {
     const message = createBaseGetAccountRequest();
     message.organizationId = object.organizationId ?? "";
+    message.mode = object.mode ?? 0;
     message.number = object.number ?? "0";
     return message;
   },
@@ -832,6 +909,7 @@ export const GetAccountResponse: MessageFns<GetAccountResponse> = {
 function createBaseListAccountsRequest(): ListAccountsRequest {
   return {
     organizationId: "",
+    mode: 0,
     pageSize: 0,
     pageToken: "",
     status: 0,
@@ -845,6 +923,9 @@ export const ListAccountsRequest: MessageFns<ListAccountsRequest> = {
   encode(message: ListAccountsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.organizationId !== "") {
       writer.uint32(10).string(message.organizationId);
+    }
+    if (message.mode !== 0) {
+      writer.uint32(64).int32(message.mode);
     }
     if (message.pageSize !== 0) {
       writer.uint32(16).int32(message.pageSize);
@@ -886,6 +967,14 @@ export const ListAccountsRequest: MessageFns<ListAccountsRequest> = {
             }
 
             message.organizationId = reader.string();
+            continue;
+          }
+          case 8: {
+            if (tag !== 64) {
+              break;
+            }
+
+            message.mode = reader.int32() as any;
             continue;
           }
           case 2: {
@@ -955,6 +1044,7 @@ export const ListAccountsRequest: MessageFns<ListAccountsRequest> = {
         : isSet(object.organization_id)
         ? globalThis.String(object.organization_id)
         : "",
+      mode: isSet(object.mode) ? modeFromJSON(object.mode) : 0,
       pageSize: isSet(object.pageSize)
         ? globalThis.Number(object.pageSize)
         : isSet(object.page_size)
@@ -985,6 +1075,9 @@ export const ListAccountsRequest: MessageFns<ListAccountsRequest> = {
     if (message.organizationId !== "") {
       obj.organizationId = message.organizationId;
     }
+    if (message.mode !== 0) {
+      obj.mode = modeToJSON(message.mode);
+    }
     if (message.pageSize !== 0) {
       obj.pageSize = Math.round(message.pageSize);
     }
@@ -1012,6 +1105,7 @@ export const ListAccountsRequest: MessageFns<ListAccountsRequest> = {
   fromPartial<I extends Exact<DeepPartial<ListAccountsRequest>, I>>(object: I): ListAccountsRequest {
     const message = createBaseListAccountsRequest();
     message.organizationId = object.organizationId ?? "";
+    message.mode = object.mode ?? 0;
     message.pageSize = object.pageSize ?? 0;
     message.pageToken = object.pageToken ?? "";
     message.status = object.status ?? 0;
@@ -1484,13 +1578,16 @@ export const ItemError: MessageFns<ItemError> = {
 };
 
 function createBaseAssignTraderRequest(): AssignTraderRequest {
-  return { organizationId: "", number: "0", name: "", email: "" };
+  return { organizationId: "", mode: 0, number: "0", name: "", email: "" };
 }
 
 export const AssignTraderRequest: MessageFns<AssignTraderRequest> = {
   encode(message: AssignTraderRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.organizationId !== "") {
       writer.uint32(10).string(message.organizationId);
+    }
+    if (message.mode !== 0) {
+      writer.uint32(40).int32(message.mode);
     }
     if (message.number !== "0") {
       writer.uint32(16).int64(message.number);
@@ -1523,6 +1620,14 @@ export const AssignTraderRequest: MessageFns<AssignTraderRequest> = {
             }
 
             message.organizationId = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.mode = reader.int32() as any;
             continue;
           }
           case 2: {
@@ -1568,6 +1673,7 @@ export const AssignTraderRequest: MessageFns<AssignTraderRequest> = {
         : isSet(object.organization_id)
         ? globalThis.String(object.organization_id)
         : "",
+      mode: isSet(object.mode) ? modeFromJSON(object.mode) : 0,
       number: isSet(object.number) ? globalThis.String(object.number) : "0",
       name: isSet(object.name) ? globalThis.String(object.name) : "",
       email: isSet(object.email) ? globalThis.String(object.email) : "",
@@ -1578,6 +1684,9 @@ export const AssignTraderRequest: MessageFns<AssignTraderRequest> = {
     const obj: any = {};
     if (message.organizationId !== "") {
       obj.organizationId = message.organizationId;
+    }
+    if (message.mode !== 0) {
+      obj.mode = modeToJSON(message.mode);
     }
     if (message.number !== "0") {
       obj.number = message.number;
@@ -1597,6 +1706,7 @@ export const AssignTraderRequest: MessageFns<AssignTraderRequest> = {
   fromPartial<I extends Exact<DeepPartial<AssignTraderRequest>, I>>(object: I): AssignTraderRequest {
     const message = createBaseAssignTraderRequest();
     message.organizationId = object.organizationId ?? "";
+    message.mode = object.mode ?? 0;
     message.number = object.number ?? "0";
     message.name = object.name ?? "";
     message.email = object.email ?? "";
@@ -1694,13 +1804,16 @@ export const AssignTraderResponse: MessageFns<AssignTraderResponse> = {
 };
 
 function createBaseUnassignTraderRequest(): UnassignTraderRequest {
-  return { organizationId: "", number: "0" };
+  return { organizationId: "", mode: 0, number: "0" };
 }
 
 export const UnassignTraderRequest: MessageFns<UnassignTraderRequest> = {
   encode(message: UnassignTraderRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.organizationId !== "") {
       writer.uint32(10).string(message.organizationId);
+    }
+    if (message.mode !== 0) {
+      writer.uint32(24).int32(message.mode);
     }
     if (message.number !== "0") {
       writer.uint32(16).int64(message.number);
@@ -1727,6 +1840,14 @@ export const UnassignTraderRequest: MessageFns<UnassignTraderRequest> = {
             }
 
             message.organizationId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.mode = reader.int32() as any;
             continue;
           }
           case 2: {
@@ -1756,6 +1877,7 @@ export const UnassignTraderRequest: MessageFns<UnassignTraderRequest> = {
         : isSet(object.organization_id)
         ? globalThis.String(object.organization_id)
         : "",
+      mode: isSet(object.mode) ? modeFromJSON(object.mode) : 0,
       number: isSet(object.number) ? globalThis.String(object.number) : "0",
     };
   },
@@ -1764,6 +1886,9 @@ export const UnassignTraderRequest: MessageFns<UnassignTraderRequest> = {
     const obj: any = {};
     if (message.organizationId !== "") {
       obj.organizationId = message.organizationId;
+    }
+    if (message.mode !== 0) {
+      obj.mode = modeToJSON(message.mode);
     }
     if (message.number !== "0") {
       obj.number = message.number;
@@ -1777,6 +1902,7 @@ export const UnassignTraderRequest: MessageFns<UnassignTraderRequest> = {
   fromPartial<I extends Exact<DeepPartial<UnassignTraderRequest>, I>>(object: I): UnassignTraderRequest {
     const message = createBaseUnassignTraderRequest();
     message.organizationId = object.organizationId ?? "";
+    message.mode = object.mode ?? 0;
     message.number = object.number ?? "0";
     return message;
   },
@@ -1852,13 +1978,16 @@ export const UnassignTraderResponse: MessageFns<UnassignTraderResponse> = {
 };
 
 function createBaseClaimAccountRequest(): ClaimAccountRequest {
-  return { organizationId: "", name: "", email: "" };
+  return { organizationId: "", mode: 0, name: "", email: "" };
 }
 
 export const ClaimAccountRequest: MessageFns<ClaimAccountRequest> = {
   encode(message: ClaimAccountRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.organizationId !== "") {
       writer.uint32(10).string(message.organizationId);
+    }
+    if (message.mode !== 0) {
+      writer.uint32(32).int32(message.mode);
     }
     if (message.name !== "") {
       writer.uint32(18).string(message.name);
@@ -1888,6 +2017,14 @@ export const ClaimAccountRequest: MessageFns<ClaimAccountRequest> = {
             }
 
             message.organizationId = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.mode = reader.int32() as any;
             continue;
           }
           case 2: {
@@ -1925,6 +2062,7 @@ export const ClaimAccountRequest: MessageFns<ClaimAccountRequest> = {
         : isSet(object.organization_id)
         ? globalThis.String(object.organization_id)
         : "",
+      mode: isSet(object.mode) ? modeFromJSON(object.mode) : 0,
       name: isSet(object.name) ? globalThis.String(object.name) : "",
       email: isSet(object.email) ? globalThis.String(object.email) : "",
     };
@@ -1934,6 +2072,9 @@ export const ClaimAccountRequest: MessageFns<ClaimAccountRequest> = {
     const obj: any = {};
     if (message.organizationId !== "") {
       obj.organizationId = message.organizationId;
+    }
+    if (message.mode !== 0) {
+      obj.mode = modeToJSON(message.mode);
     }
     if (message.name !== "") {
       obj.name = message.name;
@@ -1950,6 +2091,7 @@ export const ClaimAccountRequest: MessageFns<ClaimAccountRequest> = {
   fromPartial<I extends Exact<DeepPartial<ClaimAccountRequest>, I>>(object: I): ClaimAccountRequest {
     const message = createBaseClaimAccountRequest();
     message.organizationId = object.organizationId ?? "";
+    message.mode = object.mode ?? 0;
     message.name = object.name ?? "";
     message.email = object.email ?? "";
     return message;
@@ -2046,13 +2188,16 @@ export const ClaimAccountResponse: MessageFns<ClaimAccountResponse> = {
 };
 
 function createBaseArchiveAccountRequest(): ArchiveAccountRequest {
-  return { organizationId: "", number: "0" };
+  return { organizationId: "", mode: 0, number: "0" };
 }
 
 export const ArchiveAccountRequest: MessageFns<ArchiveAccountRequest> = {
   encode(message: ArchiveAccountRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.organizationId !== "") {
       writer.uint32(10).string(message.organizationId);
+    }
+    if (message.mode !== 0) {
+      writer.uint32(24).int32(message.mode);
     }
     if (message.number !== "0") {
       writer.uint32(16).int64(message.number);
@@ -2079,6 +2224,14 @@ export const ArchiveAccountRequest: MessageFns<ArchiveAccountRequest> = {
             }
 
             message.organizationId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.mode = reader.int32() as any;
             continue;
           }
           case 2: {
@@ -2108,6 +2261,7 @@ export const ArchiveAccountRequest: MessageFns<ArchiveAccountRequest> = {
         : isSet(object.organization_id)
         ? globalThis.String(object.organization_id)
         : "",
+      mode: isSet(object.mode) ? modeFromJSON(object.mode) : 0,
       number: isSet(object.number) ? globalThis.String(object.number) : "0",
     };
   },
@@ -2116,6 +2270,9 @@ export const ArchiveAccountRequest: MessageFns<ArchiveAccountRequest> = {
     const obj: any = {};
     if (message.organizationId !== "") {
       obj.organizationId = message.organizationId;
+    }
+    if (message.mode !== 0) {
+      obj.mode = modeToJSON(message.mode);
     }
     if (message.number !== "0") {
       obj.number = message.number;
@@ -2129,6 +2286,7 @@ export const ArchiveAccountRequest: MessageFns<ArchiveAccountRequest> = {
   fromPartial<I extends Exact<DeepPartial<ArchiveAccountRequest>, I>>(object: I): ArchiveAccountRequest {
     const message = createBaseArchiveAccountRequest();
     message.organizationId = object.organizationId ?? "";
+    message.mode = object.mode ?? 0;
     message.number = object.number ?? "0";
     return message;
   },
@@ -2204,13 +2362,16 @@ export const ArchiveAccountResponse: MessageFns<ArchiveAccountResponse> = {
 };
 
 function createBaseCreateTraderRequest(): CreateTraderRequest {
-  return { organizationId: "", name: "", email: "" };
+  return { organizationId: "", mode: 0, name: "", email: "" };
 }
 
 export const CreateTraderRequest: MessageFns<CreateTraderRequest> = {
   encode(message: CreateTraderRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.organizationId !== "") {
       writer.uint32(10).string(message.organizationId);
+    }
+    if (message.mode !== 0) {
+      writer.uint32(32).int32(message.mode);
     }
     if (message.name !== "") {
       writer.uint32(18).string(message.name);
@@ -2240,6 +2401,14 @@ export const CreateTraderRequest: MessageFns<CreateTraderRequest> = {
             }
 
             message.organizationId = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.mode = reader.int32() as any;
             continue;
           }
           case 2: {
@@ -2277,6 +2446,7 @@ export const CreateTraderRequest: MessageFns<CreateTraderRequest> = {
         : isSet(object.organization_id)
         ? globalThis.String(object.organization_id)
         : "",
+      mode: isSet(object.mode) ? modeFromJSON(object.mode) : 0,
       name: isSet(object.name) ? globalThis.String(object.name) : "",
       email: isSet(object.email) ? globalThis.String(object.email) : "",
     };
@@ -2286,6 +2456,9 @@ export const CreateTraderRequest: MessageFns<CreateTraderRequest> = {
     const obj: any = {};
     if (message.organizationId !== "") {
       obj.organizationId = message.organizationId;
+    }
+    if (message.mode !== 0) {
+      obj.mode = modeToJSON(message.mode);
     }
     if (message.name !== "") {
       obj.name = message.name;
@@ -2302,6 +2475,7 @@ export const CreateTraderRequest: MessageFns<CreateTraderRequest> = {
   fromPartial<I extends Exact<DeepPartial<CreateTraderRequest>, I>>(object: I): CreateTraderRequest {
     const message = createBaseCreateTraderRequest();
     message.organizationId = object.organizationId ?? "";
+    message.mode = object.mode ?? 0;
     message.name = object.name ?? "";
     message.email = object.email ?? "";
     return message;
@@ -2396,13 +2570,16 @@ export const CreateTraderResponse: MessageFns<CreateTraderResponse> = {
 };
 
 function createBaseGetTraderRequest(): GetTraderRequest {
-  return { organizationId: "", traderId: "" };
+  return { organizationId: "", mode: 0, traderId: "" };
 }
 
 export const GetTraderRequest: MessageFns<GetTraderRequest> = {
   encode(message: GetTraderRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.organizationId !== "") {
       writer.uint32(10).string(message.organizationId);
+    }
+    if (message.mode !== 0) {
+      writer.uint32(24).int32(message.mode);
     }
     if (message.traderId !== "") {
       writer.uint32(18).string(message.traderId);
@@ -2429,6 +2606,14 @@ export const GetTraderRequest: MessageFns<GetTraderRequest> = {
             }
 
             message.organizationId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.mode = reader.int32() as any;
             continue;
           }
           case 2: {
@@ -2458,6 +2643,7 @@ export const GetTraderRequest: MessageFns<GetTraderRequest> = {
         : isSet(object.organization_id)
         ? globalThis.String(object.organization_id)
         : "",
+      mode: isSet(object.mode) ? modeFromJSON(object.mode) : 0,
       traderId: isSet(object.traderId)
         ? globalThis.String(object.traderId)
         : isSet(object.trader_id)
@@ -2471,6 +2657,9 @@ export const GetTraderRequest: MessageFns<GetTraderRequest> = {
     if (message.organizationId !== "") {
       obj.organizationId = message.organizationId;
     }
+    if (message.mode !== 0) {
+      obj.mode = modeToJSON(message.mode);
+    }
     if (message.traderId !== "") {
       obj.traderId = message.traderId;
     }
@@ -2483,6 +2672,7 @@ export const GetTraderRequest: MessageFns<GetTraderRequest> = {
   fromPartial<I extends Exact<DeepPartial<GetTraderRequest>, I>>(object: I): GetTraderRequest {
     const message = createBaseGetTraderRequest();
     message.organizationId = object.organizationId ?? "";
+    message.mode = object.mode ?? 0;
     message.traderId = object.traderId ?? "";
     return message;
   },
@@ -2558,13 +2748,16 @@ export const GetTraderResponse: MessageFns<GetTraderResponse> = {
 };
 
 function createBaseListTradersRequest(): ListTradersRequest {
-  return { organizationId: "", pageSize: 0, pageToken: "" };
+  return { organizationId: "", mode: 0, pageSize: 0, pageToken: "" };
 }
 
 export const ListTradersRequest: MessageFns<ListTradersRequest> = {
   encode(message: ListTradersRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.organizationId !== "") {
       writer.uint32(10).string(message.organizationId);
+    }
+    if (message.mode !== 0) {
+      writer.uint32(32).int32(message.mode);
     }
     if (message.pageSize !== 0) {
       writer.uint32(16).int32(message.pageSize);
@@ -2594,6 +2787,14 @@ export const ListTradersRequest: MessageFns<ListTradersRequest> = {
             }
 
             message.organizationId = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.mode = reader.int32() as any;
             continue;
           }
           case 2: {
@@ -2631,6 +2832,7 @@ export const ListTradersRequest: MessageFns<ListTradersRequest> = {
         : isSet(object.organization_id)
         ? globalThis.String(object.organization_id)
         : "",
+      mode: isSet(object.mode) ? modeFromJSON(object.mode) : 0,
       pageSize: isSet(object.pageSize)
         ? globalThis.Number(object.pageSize)
         : isSet(object.page_size)
@@ -2649,6 +2851,9 @@ export const ListTradersRequest: MessageFns<ListTradersRequest> = {
     if (message.organizationId !== "") {
       obj.organizationId = message.organizationId;
     }
+    if (message.mode !== 0) {
+      obj.mode = modeToJSON(message.mode);
+    }
     if (message.pageSize !== 0) {
       obj.pageSize = Math.round(message.pageSize);
     }
@@ -2664,6 +2869,7 @@ export const ListTradersRequest: MessageFns<ListTradersRequest> = {
   fromPartial<I extends Exact<DeepPartial<ListTradersRequest>, I>>(object: I): ListTradersRequest {
     const message = createBaseListTradersRequest();
     message.organizationId = object.organizationId ?? "";
+    message.mode = object.mode ?? 0;
     message.pageSize = object.pageSize ?? 0;
     message.pageToken = object.pageToken ?? "";
     return message;
@@ -2671,13 +2877,16 @@ export const ListTradersRequest: MessageFns<ListTradersRequest> = {
 };
 
 function createBaseFindTradersRequest(): FindTradersRequest {
-  return { organizationId: "", ids: [], emails: [] };
+  return { organizationId: "", mode: 0, ids: [], emails: [] };
 }
 
 export const FindTradersRequest: MessageFns<FindTradersRequest> = {
   encode(message: FindTradersRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.organizationId !== "") {
       writer.uint32(10).string(message.organizationId);
+    }
+    if (message.mode !== 0) {
+      writer.uint32(32).int32(message.mode);
     }
     for (const v of message.ids) {
       writer.uint32(18).string(v!);
@@ -2707,6 +2916,14 @@ export const FindTradersRequest: MessageFns<FindTradersRequest> = {
             }
 
             message.organizationId = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.mode = reader.int32() as any;
             continue;
           }
           case 2: {
@@ -2744,6 +2961,7 @@ export const FindTradersRequest: MessageFns<FindTradersRequest> = {
         : isSet(object.organization_id)
         ? globalThis.String(object.organization_id)
         : "",
+      mode: isSet(object.mode) ? modeFromJSON(object.mode) : 0,
       ids: globalThis.Array.isArray(object?.ids) ? object.ids.map((e: any) => globalThis.String(e)) : [],
       emails: globalThis.Array.isArray(object?.emails) ? object.emails.map((e: any) => globalThis.String(e)) : [],
     };
@@ -2753,6 +2971,9 @@ export const FindTradersRequest: MessageFns<FindTradersRequest> = {
     const obj: any = {};
     if (message.organizationId !== "") {
       obj.organizationId = message.organizationId;
+    }
+    if (message.mode !== 0) {
+      obj.mode = modeToJSON(message.mode);
     }
     if (message.ids?.length) {
       obj.ids = message.ids;
@@ -2769,6 +2990,7 @@ export const FindTradersRequest: MessageFns<FindTradersRequest> = {
   fromPartial<I extends Exact<DeepPartial<FindTradersRequest>, I>>(object: I): FindTradersRequest {
     const message = createBaseFindTradersRequest();
     message.organizationId = object.organizationId ?? "";
+    message.mode = object.mode ?? 0;
     message.ids = object.ids?.map((e) => e) || [];
     message.emails = object.emails?.map((e) => e) || [];
     return message;
@@ -3035,13 +3257,16 @@ export const Credentials: MessageFns<Credentials> = {
 };
 
 function createBaseGetCredentialsRequest(): GetCredentialsRequest {
-  return { organizationId: "", number: "0" };
+  return { organizationId: "", mode: 0, number: "0" };
 }
 
 export const GetCredentialsRequest: MessageFns<GetCredentialsRequest> = {
   encode(message: GetCredentialsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.organizationId !== "") {
       writer.uint32(10).string(message.organizationId);
+    }
+    if (message.mode !== 0) {
+      writer.uint32(24).int32(message.mode);
     }
     if (message.number !== "0") {
       writer.uint32(16).int64(message.number);
@@ -3068,6 +3293,14 @@ export const GetCredentialsRequest: MessageFns<GetCredentialsRequest> = {
             }
 
             message.organizationId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.mode = reader.int32() as any;
             continue;
           }
           case 2: {
@@ -3097,6 +3330,7 @@ export const GetCredentialsRequest: MessageFns<GetCredentialsRequest> = {
         : isSet(object.organization_id)
         ? globalThis.String(object.organization_id)
         : "",
+      mode: isSet(object.mode) ? modeFromJSON(object.mode) : 0,
       number: isSet(object.number) ? globalThis.String(object.number) : "0",
     };
   },
@@ -3105,6 +3339,9 @@ export const GetCredentialsRequest: MessageFns<GetCredentialsRequest> = {
     const obj: any = {};
     if (message.organizationId !== "") {
       obj.organizationId = message.organizationId;
+    }
+    if (message.mode !== 0) {
+      obj.mode = modeToJSON(message.mode);
     }
     if (message.number !== "0") {
       obj.number = message.number;
@@ -3118,6 +3355,7 @@ export const GetCredentialsRequest: MessageFns<GetCredentialsRequest> = {
   fromPartial<I extends Exact<DeepPartial<GetCredentialsRequest>, I>>(object: I): GetCredentialsRequest {
     const message = createBaseGetCredentialsRequest();
     message.organizationId = object.organizationId ?? "";
+    message.mode = object.mode ?? 0;
     message.number = object.number ?? "0";
     return message;
   },
@@ -3193,13 +3431,16 @@ export const GetCredentialsResponse: MessageFns<GetCredentialsResponse> = {
 };
 
 function createBaseRotateCredentialsRequest(): RotateCredentialsRequest {
-  return { organizationId: "", number: "0" };
+  return { organizationId: "", mode: 0, number: "0" };
 }
 
 export const RotateCredentialsRequest: MessageFns<RotateCredentialsRequest> = {
   encode(message: RotateCredentialsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.organizationId !== "") {
       writer.uint32(10).string(message.organizationId);
+    }
+    if (message.mode !== 0) {
+      writer.uint32(24).int32(message.mode);
     }
     if (message.number !== "0") {
       writer.uint32(16).int64(message.number);
@@ -3226,6 +3467,14 @@ export const RotateCredentialsRequest: MessageFns<RotateCredentialsRequest> = {
             }
 
             message.organizationId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.mode = reader.int32() as any;
             continue;
           }
           case 2: {
@@ -3255,6 +3504,7 @@ export const RotateCredentialsRequest: MessageFns<RotateCredentialsRequest> = {
         : isSet(object.organization_id)
         ? globalThis.String(object.organization_id)
         : "",
+      mode: isSet(object.mode) ? modeFromJSON(object.mode) : 0,
       number: isSet(object.number) ? globalThis.String(object.number) : "0",
     };
   },
@@ -3263,6 +3513,9 @@ export const RotateCredentialsRequest: MessageFns<RotateCredentialsRequest> = {
     const obj: any = {};
     if (message.organizationId !== "") {
       obj.organizationId = message.organizationId;
+    }
+    if (message.mode !== 0) {
+      obj.mode = modeToJSON(message.mode);
     }
     if (message.number !== "0") {
       obj.number = message.number;
@@ -3276,6 +3529,7 @@ export const RotateCredentialsRequest: MessageFns<RotateCredentialsRequest> = {
   fromPartial<I extends Exact<DeepPartial<RotateCredentialsRequest>, I>>(object: I): RotateCredentialsRequest {
     const message = createBaseRotateCredentialsRequest();
     message.organizationId = object.organizationId ?? "";
+    message.mode = object.mode ?? 0;
     message.number = object.number ?? "0";
     return message;
   },
@@ -3705,7 +3959,7 @@ export const GetExecutorSessionResponse: MessageFns<GetExecutorSessionResponse> 
 };
 
 function createBaseEvent(): Event {
-  return { id: "", type: "", createdAt: undefined, organizationId: "", data: undefined };
+  return { id: "", type: "", createdAt: undefined, organizationId: "", data: undefined, livemode: false };
 }
 
 export const Event: MessageFns<Event> = {
@@ -3724,6 +3978,9 @@ export const Event: MessageFns<Event> = {
     }
     if (message.data !== undefined) {
       Struct.encode(Struct.wrap(message.data), writer.uint32(42).fork()).join();
+    }
+    if (message.livemode !== false) {
+      writer.uint32(48).bool(message.livemode);
     }
     return writer;
   },
@@ -3781,6 +4038,14 @@ export const Event: MessageFns<Event> = {
             message.data = Struct.unwrap(Struct.decode(reader, reader.uint32()));
             continue;
           }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.livemode = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -3808,6 +4073,7 @@ export const Event: MessageFns<Event> = {
         ? globalThis.String(object.organization_id)
         : "",
       data: isObject(object.data) ? object.data : undefined,
+      livemode: isSet(object.livemode) ? globalThis.Boolean(object.livemode) : false,
     };
   },
 
@@ -3828,6 +4094,9 @@ export const Event: MessageFns<Event> = {
     if (message.data !== undefined) {
       obj.data = message.data;
     }
+    if (message.livemode !== false) {
+      obj.livemode = message.livemode;
+    }
     return obj;
   },
 
@@ -3841,18 +4110,22 @@ export const Event: MessageFns<Event> = {
     message.createdAt = object.createdAt ?? undefined;
     message.organizationId = object.organizationId ?? "";
     message.data = object.data ?? undefined;
+    message.livemode = object.livemode ?? false;
     return message;
   },
 };
 
 function createBaseListEventsRequest(): ListEventsRequest {
-  return { organizationId: "", pageSize: 0, pageToken: "", type: "" };
+  return { organizationId: "", mode: 0, pageSize: 0, pageToken: "", type: "" };
 }
 
 export const ListEventsRequest: MessageFns<ListEventsRequest> = {
   encode(message: ListEventsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.organizationId !== "") {
       writer.uint32(10).string(message.organizationId);
+    }
+    if (message.mode !== 0) {
+      writer.uint32(40).int32(message.mode);
     }
     if (message.pageSize !== 0) {
       writer.uint32(16).int32(message.pageSize);
@@ -3885,6 +4158,14 @@ export const ListEventsRequest: MessageFns<ListEventsRequest> = {
             }
 
             message.organizationId = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.mode = reader.int32() as any;
             continue;
           }
           case 2: {
@@ -3930,6 +4211,7 @@ export const ListEventsRequest: MessageFns<ListEventsRequest> = {
         : isSet(object.organization_id)
         ? globalThis.String(object.organization_id)
         : "",
+      mode: isSet(object.mode) ? modeFromJSON(object.mode) : 0,
       pageSize: isSet(object.pageSize)
         ? globalThis.Number(object.pageSize)
         : isSet(object.page_size)
@@ -3949,6 +4231,9 @@ export const ListEventsRequest: MessageFns<ListEventsRequest> = {
     if (message.organizationId !== "") {
       obj.organizationId = message.organizationId;
     }
+    if (message.mode !== 0) {
+      obj.mode = modeToJSON(message.mode);
+    }
     if (message.pageSize !== 0) {
       obj.pageSize = Math.round(message.pageSize);
     }
@@ -3967,6 +4252,7 @@ export const ListEventsRequest: MessageFns<ListEventsRequest> = {
   fromPartial<I extends Exact<DeepPartial<ListEventsRequest>, I>>(object: I): ListEventsRequest {
     const message = createBaseListEventsRequest();
     message.organizationId = object.organizationId ?? "";
+    message.mode = object.mode ?? 0;
     message.pageSize = object.pageSize ?? 0;
     message.pageToken = object.pageToken ?? "";
     message.type = object.type ?? "";
@@ -4222,13 +4508,16 @@ export const StreamEventsResponse: MessageFns<StreamEventsResponse> = {
 };
 
 function createBaseListProgramsRequest(): ListProgramsRequest {
-  return { organizationId: "", pageSize: 0, pageToken: "", status: "" };
+  return { organizationId: "", mode: 0, pageSize: 0, pageToken: "", status: "" };
 }
 
 export const ListProgramsRequest: MessageFns<ListProgramsRequest> = {
   encode(message: ListProgramsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.organizationId !== "") {
       writer.uint32(10).string(message.organizationId);
+    }
+    if (message.mode !== 0) {
+      writer.uint32(40).int32(message.mode);
     }
     if (message.pageSize !== 0) {
       writer.uint32(16).int32(message.pageSize);
@@ -4261,6 +4550,14 @@ export const ListProgramsRequest: MessageFns<ListProgramsRequest> = {
             }
 
             message.organizationId = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.mode = reader.int32() as any;
             continue;
           }
           case 2: {
@@ -4306,6 +4603,7 @@ export const ListProgramsRequest: MessageFns<ListProgramsRequest> = {
         : isSet(object.organization_id)
         ? globalThis.String(object.organization_id)
         : "",
+      mode: isSet(object.mode) ? modeFromJSON(object.mode) : 0,
       pageSize: isSet(object.pageSize)
         ? globalThis.Number(object.pageSize)
         : isSet(object.page_size)
@@ -4325,6 +4623,9 @@ export const ListProgramsRequest: MessageFns<ListProgramsRequest> = {
     if (message.organizationId !== "") {
       obj.organizationId = message.organizationId;
     }
+    if (message.mode !== 0) {
+      obj.mode = modeToJSON(message.mode);
+    }
     if (message.pageSize !== 0) {
       obj.pageSize = Math.round(message.pageSize);
     }
@@ -4343,6 +4644,7 @@ export const ListProgramsRequest: MessageFns<ListProgramsRequest> = {
   fromPartial<I extends Exact<DeepPartial<ListProgramsRequest>, I>>(object: I): ListProgramsRequest {
     const message = createBaseListProgramsRequest();
     message.organizationId = object.organizationId ?? "";
+    message.mode = object.mode ?? 0;
     message.pageSize = object.pageSize ?? 0;
     message.pageToken = object.pageToken ?? "";
     message.status = object.status ?? "";
@@ -4440,13 +4742,16 @@ export const ListProgramsResponse: MessageFns<ListProgramsResponse> = {
 };
 
 function createBaseGetProgramRequest(): GetProgramRequest {
-  return { organizationId: "", name: "", version: 0 };
+  return { organizationId: "", mode: 0, name: "", version: 0 };
 }
 
 export const GetProgramRequest: MessageFns<GetProgramRequest> = {
   encode(message: GetProgramRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.organizationId !== "") {
       writer.uint32(10).string(message.organizationId);
+    }
+    if (message.mode !== 0) {
+      writer.uint32(32).int32(message.mode);
     }
     if (message.name !== "") {
       writer.uint32(18).string(message.name);
@@ -4476,6 +4781,14 @@ export const GetProgramRequest: MessageFns<GetProgramRequest> = {
             }
 
             message.organizationId = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.mode = reader.int32() as any;
             continue;
           }
           case 2: {
@@ -4513,6 +4826,7 @@ export const GetProgramRequest: MessageFns<GetProgramRequest> = {
         : isSet(object.organization_id)
         ? globalThis.String(object.organization_id)
         : "",
+      mode: isSet(object.mode) ? modeFromJSON(object.mode) : 0,
       name: isSet(object.name) ? globalThis.String(object.name) : "",
       version: isSet(object.version) ? globalThis.Number(object.version) : 0,
     };
@@ -4522,6 +4836,9 @@ export const GetProgramRequest: MessageFns<GetProgramRequest> = {
     const obj: any = {};
     if (message.organizationId !== "") {
       obj.organizationId = message.organizationId;
+    }
+    if (message.mode !== 0) {
+      obj.mode = modeToJSON(message.mode);
     }
     if (message.name !== "") {
       obj.name = message.name;
@@ -4538,6 +4855,7 @@ export const GetProgramRequest: MessageFns<GetProgramRequest> = {
   fromPartial<I extends Exact<DeepPartial<GetProgramRequest>, I>>(object: I): GetProgramRequest {
     const message = createBaseGetProgramRequest();
     message.organizationId = object.organizationId ?? "";
+    message.mode = object.mode ?? 0;
     message.name = object.name ?? "";
     message.version = object.version ?? 0;
     return message;
@@ -4612,13 +4930,16 @@ export const GetProgramResponse: MessageFns<GetProgramResponse> = {
 };
 
 function createBaseCreateProgramRequest(): CreateProgramRequest {
-  return { organizationId: "", program: undefined };
+  return { organizationId: "", mode: 0, program: undefined };
 }
 
 export const CreateProgramRequest: MessageFns<CreateProgramRequest> = {
   encode(message: CreateProgramRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.organizationId !== "") {
       writer.uint32(10).string(message.organizationId);
+    }
+    if (message.mode !== 0) {
+      writer.uint32(24).int32(message.mode);
     }
     if (message.program !== undefined) {
       Struct.encode(Struct.wrap(message.program), writer.uint32(18).fork()).join();
@@ -4645,6 +4966,14 @@ export const CreateProgramRequest: MessageFns<CreateProgramRequest> = {
             }
 
             message.organizationId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.mode = reader.int32() as any;
             continue;
           }
           case 2: {
@@ -4674,6 +5003,7 @@ export const CreateProgramRequest: MessageFns<CreateProgramRequest> = {
         : isSet(object.organization_id)
         ? globalThis.String(object.organization_id)
         : "",
+      mode: isSet(object.mode) ? modeFromJSON(object.mode) : 0,
       program: isObject(object.program) ? object.program : undefined,
     };
   },
@@ -4682,6 +5012,9 @@ export const CreateProgramRequest: MessageFns<CreateProgramRequest> = {
     const obj: any = {};
     if (message.organizationId !== "") {
       obj.organizationId = message.organizationId;
+    }
+    if (message.mode !== 0) {
+      obj.mode = modeToJSON(message.mode);
     }
     if (message.program !== undefined) {
       obj.program = message.program;
@@ -4695,6 +5028,7 @@ export const CreateProgramRequest: MessageFns<CreateProgramRequest> = {
   fromPartial<I extends Exact<DeepPartial<CreateProgramRequest>, I>>(object: I): CreateProgramRequest {
     const message = createBaseCreateProgramRequest();
     message.organizationId = object.organizationId ?? "";
+    message.mode = object.mode ?? 0;
     message.program = object.program ?? undefined;
     return message;
   },
@@ -4768,13 +5102,16 @@ export const CreateProgramResponse: MessageFns<CreateProgramResponse> = {
 };
 
 function createBaseUpdateProgramRequest(): UpdateProgramRequest {
-  return { organizationId: "", name: "", program: undefined };
+  return { organizationId: "", mode: 0, name: "", program: undefined };
 }
 
 export const UpdateProgramRequest: MessageFns<UpdateProgramRequest> = {
   encode(message: UpdateProgramRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.organizationId !== "") {
       writer.uint32(10).string(message.organizationId);
+    }
+    if (message.mode !== 0) {
+      writer.uint32(32).int32(message.mode);
     }
     if (message.name !== "") {
       writer.uint32(18).string(message.name);
@@ -4804,6 +5141,14 @@ export const UpdateProgramRequest: MessageFns<UpdateProgramRequest> = {
             }
 
             message.organizationId = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.mode = reader.int32() as any;
             continue;
           }
           case 2: {
@@ -4841,6 +5186,7 @@ export const UpdateProgramRequest: MessageFns<UpdateProgramRequest> = {
         : isSet(object.organization_id)
         ? globalThis.String(object.organization_id)
         : "",
+      mode: isSet(object.mode) ? modeFromJSON(object.mode) : 0,
       name: isSet(object.name) ? globalThis.String(object.name) : "",
       program: isObject(object.program) ? object.program : undefined,
     };
@@ -4850,6 +5196,9 @@ export const UpdateProgramRequest: MessageFns<UpdateProgramRequest> = {
     const obj: any = {};
     if (message.organizationId !== "") {
       obj.organizationId = message.organizationId;
+    }
+    if (message.mode !== 0) {
+      obj.mode = modeToJSON(message.mode);
     }
     if (message.name !== "") {
       obj.name = message.name;
@@ -4866,6 +5215,7 @@ export const UpdateProgramRequest: MessageFns<UpdateProgramRequest> = {
   fromPartial<I extends Exact<DeepPartial<UpdateProgramRequest>, I>>(object: I): UpdateProgramRequest {
     const message = createBaseUpdateProgramRequest();
     message.organizationId = object.organizationId ?? "";
+    message.mode = object.mode ?? 0;
     message.name = object.name ?? "";
     message.program = object.program ?? undefined;
     return message;
@@ -4940,13 +5290,16 @@ export const UpdateProgramResponse: MessageFns<UpdateProgramResponse> = {
 };
 
 function createBaseArchiveProgramRequest(): ArchiveProgramRequest {
-  return { organizationId: "", name: "" };
+  return { organizationId: "", mode: 0, name: "" };
 }
 
 export const ArchiveProgramRequest: MessageFns<ArchiveProgramRequest> = {
   encode(message: ArchiveProgramRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.organizationId !== "") {
       writer.uint32(10).string(message.organizationId);
+    }
+    if (message.mode !== 0) {
+      writer.uint32(24).int32(message.mode);
     }
     if (message.name !== "") {
       writer.uint32(18).string(message.name);
@@ -4973,6 +5326,14 @@ export const ArchiveProgramRequest: MessageFns<ArchiveProgramRequest> = {
             }
 
             message.organizationId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.mode = reader.int32() as any;
             continue;
           }
           case 2: {
@@ -5002,6 +5363,7 @@ export const ArchiveProgramRequest: MessageFns<ArchiveProgramRequest> = {
         : isSet(object.organization_id)
         ? globalThis.String(object.organization_id)
         : "",
+      mode: isSet(object.mode) ? modeFromJSON(object.mode) : 0,
       name: isSet(object.name) ? globalThis.String(object.name) : "",
     };
   },
@@ -5010,6 +5372,9 @@ export const ArchiveProgramRequest: MessageFns<ArchiveProgramRequest> = {
     const obj: any = {};
     if (message.organizationId !== "") {
       obj.organizationId = message.organizationId;
+    }
+    if (message.mode !== 0) {
+      obj.mode = modeToJSON(message.mode);
     }
     if (message.name !== "") {
       obj.name = message.name;
@@ -5023,6 +5388,7 @@ export const ArchiveProgramRequest: MessageFns<ArchiveProgramRequest> = {
   fromPartial<I extends Exact<DeepPartial<ArchiveProgramRequest>, I>>(object: I): ArchiveProgramRequest {
     const message = createBaseArchiveProgramRequest();
     message.organizationId = object.organizationId ?? "";
+    message.mode = object.mode ?? 0;
     message.name = object.name ?? "";
     return message;
   },
@@ -5099,8 +5465,9 @@ export const ArchiveProgramResponse: MessageFns<ArchiveProgramResponse> = {
  * AccountsService owns accounts, traders, executor credentials and sessions,
  * and the event outbox. Trading (orders, positions, rules, reports, quotes) is
  * TradingService (propdesk/trading/v1), served by the same process.
- * Every organization-scoped RPC takes organization_id; an object of another
- * organization is not_found, exactly like a missing one.
+ * Every organization-scoped RPC takes organization_id and mode (propdesk.common.v1.Mode,
+ * UNSPECIFIED = live): an object of another organization, or of the other mode, is not_found,
+ * exactly like a missing one.
  */
 export type AccountsServiceService = typeof AccountsServiceService;
 export const AccountsServiceService = {

@@ -23,6 +23,7 @@ import {
 import { Struct } from "../../../google/protobuf/struct";
 import { Timestamp } from "../../../google/protobuf/timestamp";
 import { Account } from "../../accounts/v1/account";
+import { Mode, modeFromJSON, modeToJSON } from "../../common/v1/mode";
 
 export const protobufPackage = "propdesk.trading.v1";
 
@@ -197,6 +198,7 @@ export interface Position {
 
 export interface PlaceOrderRequest {
   organizationId: string;
+  mode: Mode;
   number: string;
   symbol: string;
   side: Side;
@@ -213,6 +215,7 @@ export interface PlaceOrderResponse {
 
 export interface ClosePositionRequest {
   organizationId: string;
+  mode: Mode;
   number: string;
   positionId: string;
 }
@@ -223,6 +226,7 @@ export interface ClosePositionResponse {
 
 export interface BreachAccountRequest {
   organizationId: string;
+  mode: Mode;
   number: string;
   reason: string;
 }
@@ -233,6 +237,7 @@ export interface BreachAccountResponse {
 
 export interface ListPositionsRequest {
   organizationId: string;
+  mode: Mode;
   number: string;
   pageSize: number;
   pageToken: string;
@@ -265,6 +270,7 @@ export interface Deal {
 
 export interface ListTradesRequest {
   organizationId: string;
+  mode: Mode;
   number: string;
   pageSize: number;
   pageToken: string;
@@ -294,6 +300,7 @@ export interface Flag {
 
 export interface ListFlagsRequest {
   organizationId: string;
+  mode: Mode;
   number: string;
   pageSize: number;
   pageToken: string;
@@ -306,6 +313,7 @@ export interface ListFlagsResponse {
 
 export interface GetAnalyticsRequest {
   organizationId: string;
+  mode: Mode;
   number: string;
 }
 
@@ -321,6 +329,7 @@ export interface EquityPoint {
 
 export interface GetEquityCurveRequest {
   organizationId: string;
+  mode: Mode;
   number: string;
   from?: Date | undefined;
   to?:
@@ -341,6 +350,7 @@ export interface GetEquityCurveResponse {
 
 export interface GetReportRequest {
   organizationId: string;
+  mode: Mode;
   number: string;
 }
 
@@ -350,6 +360,7 @@ export interface GetReportResponse {
 
 export interface GetTermsRequest {
   organizationId: string;
+  mode: Mode;
   number: string;
 }
 
@@ -399,6 +410,7 @@ export interface StreamQuotesResponse {
 
 export interface ResetAccountRequest {
   organizationId: string;
+  mode: Mode;
   number: string;
 }
 
@@ -414,11 +426,16 @@ export interface Payout {
   traderShare: number;
   firmShare: number;
   balanceAfter: number;
-  createdAt?: Date | undefined;
+  createdAt?:
+    | Date
+    | undefined;
+  /** The account's mode: false for a payout of a test account (SPEC 13). */
+  livemode: boolean;
 }
 
 export interface CreatePayoutRequest {
   organizationId: string;
+  mode: Mode;
   number: string;
   /** Unset = the whole closed profit. */
   amount?: number | undefined;
@@ -430,6 +447,7 @@ export interface CreatePayoutResponse {
 
 export interface ListPayoutsRequest {
   organizationId: string;
+  mode: Mode;
   number: string;
   pageSize: number;
   pageToken: string;
@@ -856,6 +874,7 @@ export const Position: MessageFns<Position> = {
 function createBasePlaceOrderRequest(): PlaceOrderRequest {
   return {
     organizationId: "",
+    mode: 0,
     number: "0",
     symbol: "",
     side: 0,
@@ -871,6 +890,9 @@ export const PlaceOrderRequest: MessageFns<PlaceOrderRequest> = {
   encode(message: PlaceOrderRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.organizationId !== "") {
       writer.uint32(10).string(message.organizationId);
+    }
+    if (message.mode !== 0) {
+      writer.uint32(80).int32(message.mode);
     }
     if (message.number !== "0") {
       writer.uint32(16).int64(message.number);
@@ -918,6 +940,14 @@ export const PlaceOrderRequest: MessageFns<PlaceOrderRequest> = {
             }
 
             message.organizationId = reader.string();
+            continue;
+          }
+          case 10: {
+            if (tag !== 80) {
+              break;
+            }
+
+            message.mode = reader.int32() as any;
             continue;
           }
           case 2: {
@@ -1003,6 +1033,7 @@ export const PlaceOrderRequest: MessageFns<PlaceOrderRequest> = {
         : isSet(object.organization_id)
         ? globalThis.String(object.organization_id)
         : "",
+      mode: isSet(object.mode) ? modeFromJSON(object.mode) : 0,
       number: isSet(object.number) ? globalThis.String(object.number) : "0",
       symbol: isSet(object.symbol) ? globalThis.String(object.symbol) : "",
       side: isSet(object.side) ? sideFromJSON(object.side) : 0,
@@ -1026,6 +1057,9 @@ export const PlaceOrderRequest: MessageFns<PlaceOrderRequest> = {
     const obj: any = {};
     if (message.organizationId !== "") {
       obj.organizationId = message.organizationId;
+    }
+    if (message.mode !== 0) {
+      obj.mode = modeToJSON(message.mode);
     }
     if (message.number !== "0") {
       obj.number = message.number;
@@ -1060,6 +1094,7 @@ export const PlaceOrderRequest: MessageFns<PlaceOrderRequest> = {
   fromPartial<I extends Exact<DeepPartial<PlaceOrderRequest>, I>>(object: I): PlaceOrderRequest {
     const message = createBasePlaceOrderRequest();
     message.organizationId = object.organizationId ?? "";
+    message.mode = object.mode ?? 0;
     message.number = object.number ?? "0";
     message.symbol = object.symbol ?? "";
     message.side = object.side ?? 0;
@@ -1142,13 +1177,16 @@ export const PlaceOrderResponse: MessageFns<PlaceOrderResponse> = {
 };
 
 function createBaseClosePositionRequest(): ClosePositionRequest {
-  return { organizationId: "", number: "0", positionId: "" };
+  return { organizationId: "", mode: 0, number: "0", positionId: "" };
 }
 
 export const ClosePositionRequest: MessageFns<ClosePositionRequest> = {
   encode(message: ClosePositionRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.organizationId !== "") {
       writer.uint32(10).string(message.organizationId);
+    }
+    if (message.mode !== 0) {
+      writer.uint32(32).int32(message.mode);
     }
     if (message.number !== "0") {
       writer.uint32(16).int64(message.number);
@@ -1178,6 +1216,14 @@ export const ClosePositionRequest: MessageFns<ClosePositionRequest> = {
             }
 
             message.organizationId = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.mode = reader.int32() as any;
             continue;
           }
           case 2: {
@@ -1215,6 +1261,7 @@ export const ClosePositionRequest: MessageFns<ClosePositionRequest> = {
         : isSet(object.organization_id)
         ? globalThis.String(object.organization_id)
         : "",
+      mode: isSet(object.mode) ? modeFromJSON(object.mode) : 0,
       number: isSet(object.number) ? globalThis.String(object.number) : "0",
       positionId: isSet(object.positionId)
         ? globalThis.String(object.positionId)
@@ -1228,6 +1275,9 @@ export const ClosePositionRequest: MessageFns<ClosePositionRequest> = {
     const obj: any = {};
     if (message.organizationId !== "") {
       obj.organizationId = message.organizationId;
+    }
+    if (message.mode !== 0) {
+      obj.mode = modeToJSON(message.mode);
     }
     if (message.number !== "0") {
       obj.number = message.number;
@@ -1244,6 +1294,7 @@ export const ClosePositionRequest: MessageFns<ClosePositionRequest> = {
   fromPartial<I extends Exact<DeepPartial<ClosePositionRequest>, I>>(object: I): ClosePositionRequest {
     const message = createBaseClosePositionRequest();
     message.organizationId = object.organizationId ?? "";
+    message.mode = object.mode ?? 0;
     message.number = object.number ?? "0";
     message.positionId = object.positionId ?? "";
     return message;
@@ -1320,13 +1371,16 @@ export const ClosePositionResponse: MessageFns<ClosePositionResponse> = {
 };
 
 function createBaseBreachAccountRequest(): BreachAccountRequest {
-  return { organizationId: "", number: "0", reason: "" };
+  return { organizationId: "", mode: 0, number: "0", reason: "" };
 }
 
 export const BreachAccountRequest: MessageFns<BreachAccountRequest> = {
   encode(message: BreachAccountRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.organizationId !== "") {
       writer.uint32(10).string(message.organizationId);
+    }
+    if (message.mode !== 0) {
+      writer.uint32(32).int32(message.mode);
     }
     if (message.number !== "0") {
       writer.uint32(16).int64(message.number);
@@ -1356,6 +1410,14 @@ export const BreachAccountRequest: MessageFns<BreachAccountRequest> = {
             }
 
             message.organizationId = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.mode = reader.int32() as any;
             continue;
           }
           case 2: {
@@ -1393,6 +1455,7 @@ export const BreachAccountRequest: MessageFns<BreachAccountRequest> = {
         : isSet(object.organization_id)
         ? globalThis.String(object.organization_id)
         : "",
+      mode: isSet(object.mode) ? modeFromJSON(object.mode) : 0,
       number: isSet(object.number) ? globalThis.String(object.number) : "0",
       reason: isSet(object.reason) ? globalThis.String(object.reason) : "",
     };
@@ -1402,6 +1465,9 @@ export const BreachAccountRequest: MessageFns<BreachAccountRequest> = {
     const obj: any = {};
     if (message.organizationId !== "") {
       obj.organizationId = message.organizationId;
+    }
+    if (message.mode !== 0) {
+      obj.mode = modeToJSON(message.mode);
     }
     if (message.number !== "0") {
       obj.number = message.number;
@@ -1418,6 +1484,7 @@ export const BreachAccountRequest: MessageFns<BreachAccountRequest> = {
   fromPartial<I extends Exact<DeepPartial<BreachAccountRequest>, I>>(object: I): BreachAccountRequest {
     const message = createBaseBreachAccountRequest();
     message.organizationId = object.organizationId ?? "";
+    message.mode = object.mode ?? 0;
     message.number = object.number ?? "0";
     message.reason = object.reason ?? "";
     return message;
@@ -1494,13 +1561,16 @@ export const BreachAccountResponse: MessageFns<BreachAccountResponse> = {
 };
 
 function createBaseListPositionsRequest(): ListPositionsRequest {
-  return { organizationId: "", number: "0", pageSize: 0, pageToken: "", status: 0 };
+  return { organizationId: "", mode: 0, number: "0", pageSize: 0, pageToken: "", status: 0 };
 }
 
 export const ListPositionsRequest: MessageFns<ListPositionsRequest> = {
   encode(message: ListPositionsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.organizationId !== "") {
       writer.uint32(10).string(message.organizationId);
+    }
+    if (message.mode !== 0) {
+      writer.uint32(48).int32(message.mode);
     }
     if (message.number !== "0") {
       writer.uint32(16).int64(message.number);
@@ -1536,6 +1606,14 @@ export const ListPositionsRequest: MessageFns<ListPositionsRequest> = {
             }
 
             message.organizationId = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.mode = reader.int32() as any;
             continue;
           }
           case 2: {
@@ -1589,6 +1667,7 @@ export const ListPositionsRequest: MessageFns<ListPositionsRequest> = {
         : isSet(object.organization_id)
         ? globalThis.String(object.organization_id)
         : "",
+      mode: isSet(object.mode) ? modeFromJSON(object.mode) : 0,
       number: isSet(object.number) ? globalThis.String(object.number) : "0",
       pageSize: isSet(object.pageSize)
         ? globalThis.Number(object.pageSize)
@@ -1608,6 +1687,9 @@ export const ListPositionsRequest: MessageFns<ListPositionsRequest> = {
     const obj: any = {};
     if (message.organizationId !== "") {
       obj.organizationId = message.organizationId;
+    }
+    if (message.mode !== 0) {
+      obj.mode = modeToJSON(message.mode);
     }
     if (message.number !== "0") {
       obj.number = message.number;
@@ -1630,6 +1712,7 @@ export const ListPositionsRequest: MessageFns<ListPositionsRequest> = {
   fromPartial<I extends Exact<DeepPartial<ListPositionsRequest>, I>>(object: I): ListPositionsRequest {
     const message = createBaseListPositionsRequest();
     message.organizationId = object.organizationId ?? "";
+    message.mode = object.mode ?? 0;
     message.number = object.number ?? "0";
     message.pageSize = object.pageSize ?? 0;
     message.pageToken = object.pageToken ?? "";
@@ -2050,13 +2133,16 @@ export const Deal: MessageFns<Deal> = {
 };
 
 function createBaseListTradesRequest(): ListTradesRequest {
-  return { organizationId: "", number: "0", pageSize: 0, pageToken: "" };
+  return { organizationId: "", mode: 0, number: "0", pageSize: 0, pageToken: "" };
 }
 
 export const ListTradesRequest: MessageFns<ListTradesRequest> = {
   encode(message: ListTradesRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.organizationId !== "") {
       writer.uint32(10).string(message.organizationId);
+    }
+    if (message.mode !== 0) {
+      writer.uint32(40).int32(message.mode);
     }
     if (message.number !== "0") {
       writer.uint32(16).int64(message.number);
@@ -2089,6 +2175,14 @@ export const ListTradesRequest: MessageFns<ListTradesRequest> = {
             }
 
             message.organizationId = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.mode = reader.int32() as any;
             continue;
           }
           case 2: {
@@ -2134,6 +2228,7 @@ export const ListTradesRequest: MessageFns<ListTradesRequest> = {
         : isSet(object.organization_id)
         ? globalThis.String(object.organization_id)
         : "",
+      mode: isSet(object.mode) ? modeFromJSON(object.mode) : 0,
       number: isSet(object.number) ? globalThis.String(object.number) : "0",
       pageSize: isSet(object.pageSize)
         ? globalThis.Number(object.pageSize)
@@ -2153,6 +2248,9 @@ export const ListTradesRequest: MessageFns<ListTradesRequest> = {
     if (message.organizationId !== "") {
       obj.organizationId = message.organizationId;
     }
+    if (message.mode !== 0) {
+      obj.mode = modeToJSON(message.mode);
+    }
     if (message.number !== "0") {
       obj.number = message.number;
     }
@@ -2171,6 +2269,7 @@ export const ListTradesRequest: MessageFns<ListTradesRequest> = {
   fromPartial<I extends Exact<DeepPartial<ListTradesRequest>, I>>(object: I): ListTradesRequest {
     const message = createBaseListTradesRequest();
     message.organizationId = object.organizationId ?? "";
+    message.mode = object.mode ?? 0;
     message.number = object.number ?? "0";
     message.pageSize = object.pageSize ?? 0;
     message.pageToken = object.pageToken ?? "";
@@ -2462,13 +2561,16 @@ export const Flag: MessageFns<Flag> = {
 };
 
 function createBaseListFlagsRequest(): ListFlagsRequest {
-  return { organizationId: "", number: "0", pageSize: 0, pageToken: "" };
+  return { organizationId: "", mode: 0, number: "0", pageSize: 0, pageToken: "" };
 }
 
 export const ListFlagsRequest: MessageFns<ListFlagsRequest> = {
   encode(message: ListFlagsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.organizationId !== "") {
       writer.uint32(10).string(message.organizationId);
+    }
+    if (message.mode !== 0) {
+      writer.uint32(40).int32(message.mode);
     }
     if (message.number !== "0") {
       writer.uint32(16).int64(message.number);
@@ -2501,6 +2603,14 @@ export const ListFlagsRequest: MessageFns<ListFlagsRequest> = {
             }
 
             message.organizationId = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.mode = reader.int32() as any;
             continue;
           }
           case 2: {
@@ -2546,6 +2656,7 @@ export const ListFlagsRequest: MessageFns<ListFlagsRequest> = {
         : isSet(object.organization_id)
         ? globalThis.String(object.organization_id)
         : "",
+      mode: isSet(object.mode) ? modeFromJSON(object.mode) : 0,
       number: isSet(object.number) ? globalThis.String(object.number) : "0",
       pageSize: isSet(object.pageSize)
         ? globalThis.Number(object.pageSize)
@@ -2565,6 +2676,9 @@ export const ListFlagsRequest: MessageFns<ListFlagsRequest> = {
     if (message.organizationId !== "") {
       obj.organizationId = message.organizationId;
     }
+    if (message.mode !== 0) {
+      obj.mode = modeToJSON(message.mode);
+    }
     if (message.number !== "0") {
       obj.number = message.number;
     }
@@ -2583,6 +2697,7 @@ export const ListFlagsRequest: MessageFns<ListFlagsRequest> = {
   fromPartial<I extends Exact<DeepPartial<ListFlagsRequest>, I>>(object: I): ListFlagsRequest {
     const message = createBaseListFlagsRequest();
     message.organizationId = object.organizationId ?? "";
+    message.mode = object.mode ?? 0;
     message.number = object.number ?? "0";
     message.pageSize = object.pageSize ?? 0;
     message.pageToken = object.pageToken ?? "";
@@ -2680,13 +2795,16 @@ export const ListFlagsResponse: MessageFns<ListFlagsResponse> = {
 };
 
 function createBaseGetAnalyticsRequest(): GetAnalyticsRequest {
-  return { organizationId: "", number: "0" };
+  return { organizationId: "", mode: 0, number: "0" };
 }
 
 export const GetAnalyticsRequest: MessageFns<GetAnalyticsRequest> = {
   encode(message: GetAnalyticsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.organizationId !== "") {
       writer.uint32(10).string(message.organizationId);
+    }
+    if (message.mode !== 0) {
+      writer.uint32(24).int32(message.mode);
     }
     if (message.number !== "0") {
       writer.uint32(16).int64(message.number);
@@ -2713,6 +2831,14 @@ export const GetAnalyticsRequest: MessageFns<GetAnalyticsRequest> = {
             }
 
             message.organizationId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.mode = reader.int32() as any;
             continue;
           }
           case 2: {
@@ -2742,6 +2868,7 @@ export const GetAnalyticsRequest: MessageFns<GetAnalyticsRequest> = {
         : isSet(object.organization_id)
         ? globalThis.String(object.organization_id)
         : "",
+      mode: isSet(object.mode) ? modeFromJSON(object.mode) : 0,
       number: isSet(object.number) ? globalThis.String(object.number) : "0",
     };
   },
@@ -2750,6 +2877,9 @@ export const GetAnalyticsRequest: MessageFns<GetAnalyticsRequest> = {
     const obj: any = {};
     if (message.organizationId !== "") {
       obj.organizationId = message.organizationId;
+    }
+    if (message.mode !== 0) {
+      obj.mode = modeToJSON(message.mode);
     }
     if (message.number !== "0") {
       obj.number = message.number;
@@ -2763,6 +2893,7 @@ export const GetAnalyticsRequest: MessageFns<GetAnalyticsRequest> = {
   fromPartial<I extends Exact<DeepPartial<GetAnalyticsRequest>, I>>(object: I): GetAnalyticsRequest {
     const message = createBaseGetAnalyticsRequest();
     message.organizationId = object.organizationId ?? "";
+    message.mode = object.mode ?? 0;
     message.number = object.number ?? "0";
     return message;
   },
@@ -2937,13 +3068,16 @@ export const EquityPoint: MessageFns<EquityPoint> = {
 };
 
 function createBaseGetEquityCurveRequest(): GetEquityCurveRequest {
-  return { organizationId: "", number: "0", from: undefined, to: undefined, maxPoints: undefined };
+  return { organizationId: "", mode: 0, number: "0", from: undefined, to: undefined, maxPoints: undefined };
 }
 
 export const GetEquityCurveRequest: MessageFns<GetEquityCurveRequest> = {
   encode(message: GetEquityCurveRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.organizationId !== "") {
       writer.uint32(10).string(message.organizationId);
+    }
+    if (message.mode !== 0) {
+      writer.uint32(48).int32(message.mode);
     }
     if (message.number !== "0") {
       writer.uint32(16).int64(message.number);
@@ -2979,6 +3113,14 @@ export const GetEquityCurveRequest: MessageFns<GetEquityCurveRequest> = {
             }
 
             message.organizationId = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.mode = reader.int32() as any;
             continue;
           }
           case 2: {
@@ -3032,6 +3174,7 @@ export const GetEquityCurveRequest: MessageFns<GetEquityCurveRequest> = {
         : isSet(object.organization_id)
         ? globalThis.String(object.organization_id)
         : "",
+      mode: isSet(object.mode) ? modeFromJSON(object.mode) : 0,
       number: isSet(object.number) ? globalThis.String(object.number) : "0",
       from: isSet(object.from) ? fromJsonTimestamp(object.from) : undefined,
       to: isSet(object.to) ? fromJsonTimestamp(object.to) : undefined,
@@ -3047,6 +3190,9 @@ export const GetEquityCurveRequest: MessageFns<GetEquityCurveRequest> = {
     const obj: any = {};
     if (message.organizationId !== "") {
       obj.organizationId = message.organizationId;
+    }
+    if (message.mode !== 0) {
+      obj.mode = modeToJSON(message.mode);
     }
     if (message.number !== "0") {
       obj.number = message.number;
@@ -3069,6 +3215,7 @@ export const GetEquityCurveRequest: MessageFns<GetEquityCurveRequest> = {
   fromPartial<I extends Exact<DeepPartial<GetEquityCurveRequest>, I>>(object: I): GetEquityCurveRequest {
     const message = createBaseGetEquityCurveRequest();
     message.organizationId = object.organizationId ?? "";
+    message.mode = object.mode ?? 0;
     message.number = object.number ?? "0";
     message.from = object.from ?? undefined;
     message.to = object.to ?? undefined;
@@ -3147,13 +3294,16 @@ export const GetEquityCurveResponse: MessageFns<GetEquityCurveResponse> = {
 };
 
 function createBaseGetReportRequest(): GetReportRequest {
-  return { organizationId: "", number: "0" };
+  return { organizationId: "", mode: 0, number: "0" };
 }
 
 export const GetReportRequest: MessageFns<GetReportRequest> = {
   encode(message: GetReportRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.organizationId !== "") {
       writer.uint32(10).string(message.organizationId);
+    }
+    if (message.mode !== 0) {
+      writer.uint32(24).int32(message.mode);
     }
     if (message.number !== "0") {
       writer.uint32(16).int64(message.number);
@@ -3180,6 +3330,14 @@ export const GetReportRequest: MessageFns<GetReportRequest> = {
             }
 
             message.organizationId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.mode = reader.int32() as any;
             continue;
           }
           case 2: {
@@ -3209,6 +3367,7 @@ export const GetReportRequest: MessageFns<GetReportRequest> = {
         : isSet(object.organization_id)
         ? globalThis.String(object.organization_id)
         : "",
+      mode: isSet(object.mode) ? modeFromJSON(object.mode) : 0,
       number: isSet(object.number) ? globalThis.String(object.number) : "0",
     };
   },
@@ -3217,6 +3376,9 @@ export const GetReportRequest: MessageFns<GetReportRequest> = {
     const obj: any = {};
     if (message.organizationId !== "") {
       obj.organizationId = message.organizationId;
+    }
+    if (message.mode !== 0) {
+      obj.mode = modeToJSON(message.mode);
     }
     if (message.number !== "0") {
       obj.number = message.number;
@@ -3230,6 +3392,7 @@ export const GetReportRequest: MessageFns<GetReportRequest> = {
   fromPartial<I extends Exact<DeepPartial<GetReportRequest>, I>>(object: I): GetReportRequest {
     const message = createBaseGetReportRequest();
     message.organizationId = object.organizationId ?? "";
+    message.mode = object.mode ?? 0;
     message.number = object.number ?? "0";
     return message;
   },
@@ -3303,13 +3466,16 @@ export const GetReportResponse: MessageFns<GetReportResponse> = {
 };
 
 function createBaseGetTermsRequest(): GetTermsRequest {
-  return { organizationId: "", number: "0" };
+  return { organizationId: "", mode: 0, number: "0" };
 }
 
 export const GetTermsRequest: MessageFns<GetTermsRequest> = {
   encode(message: GetTermsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.organizationId !== "") {
       writer.uint32(10).string(message.organizationId);
+    }
+    if (message.mode !== 0) {
+      writer.uint32(24).int32(message.mode);
     }
     if (message.number !== "0") {
       writer.uint32(16).int64(message.number);
@@ -3336,6 +3502,14 @@ export const GetTermsRequest: MessageFns<GetTermsRequest> = {
             }
 
             message.organizationId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.mode = reader.int32() as any;
             continue;
           }
           case 2: {
@@ -3365,6 +3539,7 @@ export const GetTermsRequest: MessageFns<GetTermsRequest> = {
         : isSet(object.organization_id)
         ? globalThis.String(object.organization_id)
         : "",
+      mode: isSet(object.mode) ? modeFromJSON(object.mode) : 0,
       number: isSet(object.number) ? globalThis.String(object.number) : "0",
     };
   },
@@ -3373,6 +3548,9 @@ export const GetTermsRequest: MessageFns<GetTermsRequest> = {
     const obj: any = {};
     if (message.organizationId !== "") {
       obj.organizationId = message.organizationId;
+    }
+    if (message.mode !== 0) {
+      obj.mode = modeToJSON(message.mode);
     }
     if (message.number !== "0") {
       obj.number = message.number;
@@ -3386,6 +3564,7 @@ export const GetTermsRequest: MessageFns<GetTermsRequest> = {
   fromPartial<I extends Exact<DeepPartial<GetTermsRequest>, I>>(object: I): GetTermsRequest {
     const message = createBaseGetTermsRequest();
     message.organizationId = object.organizationId ?? "";
+    message.mode = object.mode ?? 0;
     message.number = object.number ?? "0";
     return message;
   },
@@ -4130,13 +4309,16 @@ export const StreamQuotesResponse: MessageFns<StreamQuotesResponse> = {
 };
 
 function createBaseResetAccountRequest(): ResetAccountRequest {
-  return { organizationId: "", number: "0" };
+  return { organizationId: "", mode: 0, number: "0" };
 }
 
 export const ResetAccountRequest: MessageFns<ResetAccountRequest> = {
   encode(message: ResetAccountRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.organizationId !== "") {
       writer.uint32(10).string(message.organizationId);
+    }
+    if (message.mode !== 0) {
+      writer.uint32(24).int32(message.mode);
     }
     if (message.number !== "0") {
       writer.uint32(16).int64(message.number);
@@ -4163,6 +4345,14 @@ export const ResetAccountRequest: MessageFns<ResetAccountRequest> = {
             }
 
             message.organizationId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.mode = reader.int32() as any;
             continue;
           }
           case 2: {
@@ -4192,6 +4382,7 @@ export const ResetAccountRequest: MessageFns<ResetAccountRequest> = {
         : isSet(object.organization_id)
         ? globalThis.String(object.organization_id)
         : "",
+      mode: isSet(object.mode) ? modeFromJSON(object.mode) : 0,
       number: isSet(object.number) ? globalThis.String(object.number) : "0",
     };
   },
@@ -4200,6 +4391,9 @@ export const ResetAccountRequest: MessageFns<ResetAccountRequest> = {
     const obj: any = {};
     if (message.organizationId !== "") {
       obj.organizationId = message.organizationId;
+    }
+    if (message.mode !== 0) {
+      obj.mode = modeToJSON(message.mode);
     }
     if (message.number !== "0") {
       obj.number = message.number;
@@ -4213,6 +4407,7 @@ export const ResetAccountRequest: MessageFns<ResetAccountRequest> = {
   fromPartial<I extends Exact<DeepPartial<ResetAccountRequest>, I>>(object: I): ResetAccountRequest {
     const message = createBaseResetAccountRequest();
     message.organizationId = object.organizationId ?? "";
+    message.mode = object.mode ?? 0;
     message.number = object.number ?? "0";
     return message;
   },
@@ -4297,6 +4492,7 @@ function createBasePayout(): Payout {
     firmShare: 0,
     balanceAfter: 0,
     createdAt: undefined,
+    livemode: false,
   };
 }
 
@@ -4325,6 +4521,9 @@ export const Payout: MessageFns<Payout> = {
     }
     if (message.createdAt !== undefined) {
       Timestamp.encode(toTimestamp(message.createdAt), writer.uint32(66).fork()).join();
+    }
+    if (message.livemode !== false) {
+      writer.uint32(72).bool(message.livemode);
     }
     return writer;
   },
@@ -4406,6 +4605,14 @@ export const Payout: MessageFns<Payout> = {
             message.createdAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
             continue;
           }
+          case 9: {
+            if (tag !== 72) {
+              break;
+            }
+
+            message.livemode = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -4448,6 +4655,7 @@ export const Payout: MessageFns<Payout> = {
         : isSet(object.created_at)
         ? fromJsonTimestamp(object.created_at)
         : undefined,
+      livemode: isSet(object.livemode) ? globalThis.Boolean(object.livemode) : false,
     };
   },
 
@@ -4477,6 +4685,9 @@ export const Payout: MessageFns<Payout> = {
     if (message.createdAt !== undefined) {
       obj.createdAt = message.createdAt.toISOString();
     }
+    if (message.livemode !== false) {
+      obj.livemode = message.livemode;
+    }
     return obj;
   },
 
@@ -4493,18 +4704,22 @@ export const Payout: MessageFns<Payout> = {
     message.firmShare = object.firmShare ?? 0;
     message.balanceAfter = object.balanceAfter ?? 0;
     message.createdAt = object.createdAt ?? undefined;
+    message.livemode = object.livemode ?? false;
     return message;
   },
 };
 
 function createBaseCreatePayoutRequest(): CreatePayoutRequest {
-  return { organizationId: "", number: "0", amount: undefined };
+  return { organizationId: "", mode: 0, number: "0", amount: undefined };
 }
 
 export const CreatePayoutRequest: MessageFns<CreatePayoutRequest> = {
   encode(message: CreatePayoutRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.organizationId !== "") {
       writer.uint32(10).string(message.organizationId);
+    }
+    if (message.mode !== 0) {
+      writer.uint32(32).int32(message.mode);
     }
     if (message.number !== "0") {
       writer.uint32(16).int64(message.number);
@@ -4534,6 +4749,14 @@ export const CreatePayoutRequest: MessageFns<CreatePayoutRequest> = {
             }
 
             message.organizationId = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.mode = reader.int32() as any;
             continue;
           }
           case 2: {
@@ -4571,6 +4794,7 @@ export const CreatePayoutRequest: MessageFns<CreatePayoutRequest> = {
         : isSet(object.organization_id)
         ? globalThis.String(object.organization_id)
         : "",
+      mode: isSet(object.mode) ? modeFromJSON(object.mode) : 0,
       number: isSet(object.number) ? globalThis.String(object.number) : "0",
       amount: isSet(object.amount) ? globalThis.Number(object.amount) : undefined,
     };
@@ -4580,6 +4804,9 @@ export const CreatePayoutRequest: MessageFns<CreatePayoutRequest> = {
     const obj: any = {};
     if (message.organizationId !== "") {
       obj.organizationId = message.organizationId;
+    }
+    if (message.mode !== 0) {
+      obj.mode = modeToJSON(message.mode);
     }
     if (message.number !== "0") {
       obj.number = message.number;
@@ -4596,6 +4823,7 @@ export const CreatePayoutRequest: MessageFns<CreatePayoutRequest> = {
   fromPartial<I extends Exact<DeepPartial<CreatePayoutRequest>, I>>(object: I): CreatePayoutRequest {
     const message = createBaseCreatePayoutRequest();
     message.organizationId = object.organizationId ?? "";
+    message.mode = object.mode ?? 0;
     message.number = object.number ?? "0";
     message.amount = object.amount ?? undefined;
     return message;
@@ -4672,13 +4900,16 @@ export const CreatePayoutResponse: MessageFns<CreatePayoutResponse> = {
 };
 
 function createBaseListPayoutsRequest(): ListPayoutsRequest {
-  return { organizationId: "", number: "0", pageSize: 0, pageToken: "" };
+  return { organizationId: "", mode: 0, number: "0", pageSize: 0, pageToken: "" };
 }
 
 export const ListPayoutsRequest: MessageFns<ListPayoutsRequest> = {
   encode(message: ListPayoutsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.organizationId !== "") {
       writer.uint32(10).string(message.organizationId);
+    }
+    if (message.mode !== 0) {
+      writer.uint32(40).int32(message.mode);
     }
     if (message.number !== "0") {
       writer.uint32(16).int64(message.number);
@@ -4711,6 +4942,14 @@ export const ListPayoutsRequest: MessageFns<ListPayoutsRequest> = {
             }
 
             message.organizationId = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.mode = reader.int32() as any;
             continue;
           }
           case 2: {
@@ -4756,6 +4995,7 @@ export const ListPayoutsRequest: MessageFns<ListPayoutsRequest> = {
         : isSet(object.organization_id)
         ? globalThis.String(object.organization_id)
         : "",
+      mode: isSet(object.mode) ? modeFromJSON(object.mode) : 0,
       number: isSet(object.number) ? globalThis.String(object.number) : "0",
       pageSize: isSet(object.pageSize)
         ? globalThis.Number(object.pageSize)
@@ -4775,6 +5015,9 @@ export const ListPayoutsRequest: MessageFns<ListPayoutsRequest> = {
     if (message.organizationId !== "") {
       obj.organizationId = message.organizationId;
     }
+    if (message.mode !== 0) {
+      obj.mode = modeToJSON(message.mode);
+    }
     if (message.number !== "0") {
       obj.number = message.number;
     }
@@ -4793,6 +5036,7 @@ export const ListPayoutsRequest: MessageFns<ListPayoutsRequest> = {
   fromPartial<I extends Exact<DeepPartial<ListPayoutsRequest>, I>>(object: I): ListPayoutsRequest {
     const message = createBaseListPayoutsRequest();
     message.organizationId = object.organizationId ?? "";
+    message.mode = object.mode ?? 0;
     message.number = object.number ?? "0";
     message.pageSize = object.pageSize ?? 0;
     message.pageToken = object.pageToken ?? "";
@@ -4893,8 +5137,9 @@ export const ListPayoutsResponse: MessageFns<ListPayoutsResponse> = {
  * TradingService runs the simulated trading of accounts: orders and positions, the
  * evaluation rules that breach, flag or pass an account, reports, and market data.
  * It is served by the accounts process (a breach and the account row change in one
- * database transaction). Every organization-scoped RPC takes organization_id; an
- * account of another organization is not_found, exactly like a missing one.
+ * database transaction). Every organization-scoped RPC takes organization_id and mode
+ * (propdesk.common.v1.Mode, UNSPECIFIED = live): an account of another organization, or of
+ * the other mode, is not_found, exactly like a missing one.
  */
 export type TradingServiceService = typeof TradingServiceService;
 export const TradingServiceService = {
