@@ -140,6 +140,7 @@ describe('the panel JSON API against the real auth and accounts services', () =>
         prefix: expect.any(String),
         name: 'shop',
         scopes: ['accounts:read', 'accounts:write'],
+        mode: 'live',
         expires_at: null,
       });
       createdKey = res.body as typeof createdKey;
@@ -154,6 +155,7 @@ describe('the panel JSON API against the real auth and accounts services', () =>
         prefix: createdKey.prefix,
         name: 'shop',
         scopes: ['accounts:read', 'accounts:write'],
+        mode: 'live',
         created_at: expect.any(String),
         last_used_at: null,
         revoked_at: null,
@@ -193,7 +195,7 @@ describe('the panel JSON API against the real auth and accounts services', () =>
     it('lets an admin revoke a key; revoking again answers the first revoked_at', async () => {
       const first = await call('POST', `/api-keys/${createdKey.id}/revoke`, { cookie: orgA.adminCookie });
       expect(first.status).toBe(200);
-      expect(first.body).toEqual({ id: createdKey.id, prefix: createdKey.prefix, name: 'shop', scopes: ['accounts:read', 'accounts:write'], revoked_at: expect.any(String) });
+      expect(first.body).toEqual({ id: createdKey.id, prefix: createdKey.prefix, name: 'shop', scopes: ['accounts:read', 'accounts:write'], mode: 'live', revoked_at: expect.any(String) });
       const again = await call('POST', `/api-keys/${createdKey.id}/revoke`, { cookie: orgA.ownerCookie });
       expect(again.status).toBe(200);
       expect(again.body.revoked_at).toBe(first.body.revoked_at);

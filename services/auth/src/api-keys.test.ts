@@ -70,6 +70,7 @@ describe('auth service: API keys', () => {
       organizationId: org.id,
       scopes: ['trading:write'],
       planStatus: authv1.PlanStatus.PLAN_STATUS_UNPAID,
+      mode: Mode.MODE_LIVE,
     });
     const unknown = await rejection(auth.client.call.verifyApiKey({ tokenSha256: sha256('pfx_live_unknown') }));
     const garbage = await rejection(auth.client.call.verifyApiKey({ tokenSha256: 'not hex' }));

@@ -1,4 +1,4 @@
-import { Mode } from '@propdesk/kit';
+import { modeOf } from '@propdesk/kit';
 import { authv1 } from '@propdesk/proto';
 import type { ApiKeyRecord } from '../data/api-keys';
 import type { OrganizationRecord } from '../data/organizations';
@@ -54,6 +54,6 @@ export function apiKeyToProto(key: ApiKeyRecord): authv1.ApiKey {
     expiresAt: key.expiresAt ?? undefined,
     readPerMin: key.readPerMin ?? undefined,
     writePerMin: key.writePerMin ?? undefined,
-    mode: Mode.MODE_LIVE,
+    mode: modeOf(key.livemode),
   };
 }
