@@ -232,6 +232,7 @@ describe('the panel JSON API against the real auth and accounts services', () =>
         attempt: 1,
         previous_account: null,
         next_account: null,
+        livemode: true,
       });
 
       const first = await call('GET', '/panel/api/accounts?limit=1', { cookie: orgA.memberCookie });

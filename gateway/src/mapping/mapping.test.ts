@@ -54,6 +54,7 @@ describe('proto -> REST mapping', () => {
       attempt: 1,
       previous_account: null,
       next_account: null,
+      livemode: true,
     });
     expect(matches('Account', rest)).toBe(true);
   });

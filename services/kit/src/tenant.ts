@@ -71,3 +71,11 @@ export interface ScopeFields {
 export function scopeFields(scope: TenantScope): ScopeFields {
   return { organizationId: scope.organizationId, mode: modeOf(scope.livemode) };
 }
+
+/**
+ * The bind parameters of a scoped statement, `$org` and `$livemode`, written the same way
+ * everywhere: `WHERE organization_id = $org AND livemode = $livemode`.
+ */
+export function scopeBind(scope: TenantScope): { org: string; livemode: boolean } {
+  return { org: scope.organizationId, livemode: scope.livemode };
+}

@@ -37,12 +37,12 @@ export function toProtoAccount(account: AccountSummary): accountsv1.Account {
     attempt: account.attempt,
     previousAccount: account.previousAccount === null ? undefined : String(account.previousAccount),
     nextAccount: account.nextAccount === null ? undefined : String(account.nextAccount),
-    livemode: true,
+    livemode: account.livemode,
   };
 }
 
 export function toProtoTrader(trader: Trader): accountsv1.Trader {
-  return { id: trader.id, organizationId: trader.organizationId, name: trader.name, email: trader.email, createdAt: trader.createdAt, livemode: true };
+  return { id: trader.id, organizationId: trader.organizationId, name: trader.name, email: trader.email, createdAt: trader.createdAt, livemode: trader.livemode };
 }
 
 export function toProtoCredentials(credentials: Credentials): accountsv1.Credentials {
@@ -50,5 +50,5 @@ export function toProtoCredentials(credentials: Credentials): accountsv1.Credent
 }
 
 export function toProtoEvent(event: StoredEvent): accountsv1.Event {
-  return { id: event.id, type: event.type, createdAt: event.createdAt, organizationId: event.organizationId, data: event.data, livemode: true };
+  return { id: event.id, type: event.type, createdAt: event.createdAt, organizationId: event.organizationId, data: event.data, livemode: event.livemode };
 }

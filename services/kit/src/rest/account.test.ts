@@ -38,6 +38,7 @@ describe("the account's REST shape", () => {
       attempt: 3,
       previous_account: 1000041,
       next_account: null,
+      livemode: true,
     });
   });
 

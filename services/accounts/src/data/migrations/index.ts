@@ -3,6 +3,7 @@ import { coreSchema } from './0001-core';
 import { provisioningAndLogins } from './0002-provisioning-and-logins';
 import { idempotencyRecords } from './0003-idempotency-records';
 import { programsAndPhases } from './0004-programs-and-phases';
+import { livemodePartition } from './0005-livemode';
 
 /** The accounts core's schema, applied in this order (the trading module has its own list). */
-export const coreMigrations: Migration[] = [coreSchema, provisioningAndLogins, idempotencyRecords, programsAndPhases];
+export const coreMigrations: Migration[] = [coreSchema, provisioningAndLogins, idempotencyRecords, programsAndPhases, livemodePartition];

@@ -120,6 +120,6 @@ export function toProtoPayout(p: Payout): tradingv1.Payout {
     firmShare: p.firmShare,
     balanceAfter: p.balanceAfter,
     createdAt: p.createdAt,
-    livemode: true,
+    livemode: p.livemode,
   };
 }
