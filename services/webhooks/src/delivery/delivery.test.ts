@@ -43,8 +43,8 @@ describe('delivering events', () => {
     const verified = verifyWebhook({ rawBody: req.body, headers: req.headers, secret });
     expect(verified.ok).toBe(true);
     const body = JSON.parse(req.body);
-    expect(Object.keys(body)).toEqual(['id', 'type', 'created_at', 'organization_id', 'data']);
-    expect(body).toMatchObject({ id, type: 'account.breached', organization_id: org, data });
+    expect(Object.keys(body)).toEqual(['id', 'type', 'created_at', 'organization_id', 'livemode', 'data']);
+    expect(body).toMatchObject({ id, type: 'account.breached', organization_id: org, livemode: true, data });
     expect(body.created_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
   });
 
@@ -152,7 +152,7 @@ describe('delivering events', () => {
     expect(h.receiver.received('/gone')).toHaveLength(1);
     // Re-enabling with redeliver_since brings back what was missed.
     h.receiver.on('/gone', () => ({ status: 200 }));
-    const enabled = await h.client.call.enableEndpoint({ organizationId: org, endpointId: endpoint.id, redeliverSince: new Date(Date.now() - 60_000) });
+    const enabled = await h.client.call.enableEndpoint({ organizationId: org, mode: Mode.MODE_LIVE, endpointId: endpoint.id, redeliverSince: new Date(Date.now() - 60_000) });
     expect(enabled.endpoint?.status).toBe(webhooksv1.EndpointStatus.ENDPOINT_STATUS_ENABLED);
     await h.receiver.waitFor(3, '/gone');
     await eventually(async () => {

@@ -31,6 +31,7 @@ function toIncoming(message: accountsv1.StreamEventsResponse): IncomingEvent | u
   return {
     id: event.id,
     organizationId: event.organizationId,
+    livemode: event.livemode,
     type: event.type,
     createdAt,
     body: serializeEnvelope({
@@ -38,6 +39,7 @@ function toIncoming(message: accountsv1.StreamEventsResponse): IncomingEvent | u
       type: event.type,
       created_at: createdAt.toISOString(),
       organization_id: event.organizationId,
+      livemode: event.livemode,
       data: (event.data ?? {}) as Record<string, unknown>,
     }),
   };

@@ -96,7 +96,7 @@ describe('webhook endpoints', () => {
     expect(await rejection(h.client.call.listDeliveries({ organizationId: other, mode: Mode.MODE_LIVE, endpointId: id, pageSize: 0, pageToken: '', status: 0, eventType: '' }))).toMatchObject({ code: 'not_found' });
     expect(await rejection(h.client.call.getEndpoint({ organizationId: other, mode: Mode.MODE_LIVE, endpointId: id }))).toMatchObject({ code: 'not_found' });
     expect(await rejection(h.client.call.sendTestEvent({ organizationId: other, mode: Mode.MODE_LIVE, endpointId: id }))).toMatchObject({ code: 'not_found' });
-    expect(await rejection(h.client.call.enableEndpoint({ organizationId: other, endpointId: id }))).toMatchObject({ code: 'not_found' });
+    expect(await rejection(h.client.call.enableEndpoint({ organizationId: other, mode: Mode.MODE_LIVE, endpointId: id }))).toMatchObject({ code: 'not_found' });
     expect(await rejection(h.client.call.retryDelivery({ organizationId: other, mode: Mode.MODE_LIVE, endpointId: id, deliveryId: id }))).toMatchObject({ code: 'not_found' });
   });
 });

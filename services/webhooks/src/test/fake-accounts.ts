@@ -8,7 +8,8 @@ import { accountsv1 } from '@propdesk/proto';
 export interface FakeAccounts {
   address: string;
   port: number;
-  publish(event: { type: string; organizationId: string; data?: Record<string, unknown>; id?: string }): { id: string; position: number };
+  /** An event of the organization; live unless `livemode: false`. */
+  publish(event: { type: string; organizationId: string; livemode?: boolean; data?: Record<string, unknown>; id?: string }): { id: string; position: number };
   /** How many StreamEvents calls were opened (reconnects show up here). */
   streamsOpened(): number;
   /** Ends every open stream with UNAVAILABLE, as a crashing accounts service would. */
@@ -56,7 +57,7 @@ export async function startFakeAccounts(port = 0): Promise<FakeAccounts> {
       const position = events.length + 1;
       events.push({
         position: String(position),
-        event: { id, type: input.type, organizationId: input.organizationId, createdAt: new Date(), data: input.data ?? { account: 1000 + position }, livemode: true },
+        event: { id, type: input.type, organizationId: input.organizationId, createdAt: new Date(), data: input.data ?? { account: 1000 + position }, livemode: input.livemode ?? true },
       });
       pump();
       return { id, position };

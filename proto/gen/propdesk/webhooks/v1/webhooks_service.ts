@@ -176,6 +176,7 @@ export interface DeleteEndpointResponse {
 
 export interface EnableEndpointRequest {
   organizationId: string;
+  mode: Mode;
   endpointId: string;
   /** Also schedule again the deliveries that failed or were skipped since this time. */
   redeliverSince?: Date | undefined;
@@ -1218,13 +1219,16 @@ export const DeleteEndpointResponse: MessageFns<DeleteEndpointResponse> = {
 };
 
 function createBaseEnableEndpointRequest(): EnableEndpointRequest {
-  return { organizationId: "", endpointId: "", redeliverSince: undefined };
+  return { organizationId: "", mode: 0, endpointId: "", redeliverSince: undefined };
 }
 
 export const EnableEndpointRequest: MessageFns<EnableEndpointRequest> = {
   encode(message: EnableEndpointRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.organizationId !== "") {
       writer.uint32(10).string(message.organizationId);
+    }
+    if (message.mode !== 0) {
+      writer.uint32(32).int32(message.mode);
     }
     if (message.endpointId !== "") {
       writer.uint32(18).string(message.endpointId);
@@ -1254,6 +1258,14 @@ export const EnableEndpointRequest: MessageFns<EnableEndpointRequest> = {
             }
 
             message.organizationId = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.mode = reader.int32() as any;
             continue;
           }
           case 2: {
@@ -1291,6 +1303,7 @@ export const EnableEndpointRequest: MessageFns<EnableEndpointRequest> = {
         : isSet(object.organization_id)
         ? globalThis.String(object.organization_id)
         : "",
+      mode: isSet(object.mode) ? modeFromJSON(object.mode) : 0,
       endpointId: isSet(object.endpointId)
         ? globalThis.String(object.endpointId)
         : isSet(object.endpoint_id)
@@ -1309,6 +1322,9 @@ export const EnableEndpointRequest: MessageFns<EnableEndpointRequest> = {
     if (message.organizationId !== "") {
       obj.organizationId = message.organizationId;
     }
+    if (message.mode !== 0) {
+      obj.mode = modeToJSON(message.mode);
+    }
     if (message.endpointId !== "") {
       obj.endpointId = message.endpointId;
     }
@@ -1324,6 +1340,7 @@ export const EnableEndpointRequest: MessageFns<EnableEndpointRequest> = {
   fromPartial<I extends Exact<DeepPartial<EnableEndpointRequest>, I>>(object: I): EnableEndpointRequest {
     const message = createBaseEnableEndpointRequest();
     message.organizationId = object.organizationId ?? "";
+    message.mode = object.mode ?? 0;
     message.endpointId = object.endpointId ?? "";
     message.redeliverSince = object.redeliverSince ?? undefined;
     return message;
