@@ -12,7 +12,7 @@
 import path from 'node:path';
 import { Client } from 'pg';
 import { chromium } from 'playwright-core';
-import { Mode, createServiceClient, openDatabase, type Sequelize } from '@propdesk/kit';
+import { createServiceClient, Mode, openDatabase, type Sequelize } from '@propdesk/kit';
 import { tradingv1 } from '@propdesk/proto';
 import { admin, ROOT, startProcessStack } from './support/stack';
 import { seedDealHistory } from './trading/seed';

@@ -13,7 +13,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
-import { Mode, createServiceClient, metricValue } from '@propdesk/kit';
+import { createServiceClient, metricValue, Mode } from '@propdesk/kit';
 import { authv1, tradingv1 } from '@propdesk/proto';
 import { freePort, startProcessStack, type ProcessStack } from './support/stack';
 import { startBenchReceiver } from './webhooks/receiver';

@@ -16,7 +16,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { Client } from 'pg';
-import { Mode, createServiceClient, createTestDatabase, openDatabase, type Sequelize } from '@propdesk/kit';
+import { createServiceClient, createTestDatabase, Mode, openDatabase, type Sequelize } from '@propdesk/kit';
 import { tradingv1 } from '@propdesk/proto';
 import { ROOT } from './support/stack';
 import { runFirmReplicas } from './trading/firm-replicas';
@@ -181,7 +181,8 @@ async function runClassic(): Promise<void> {
     for (let i = 0; i < 5; i++) {
       const t0 = process.hrtime.bigint();
       const res = await call(raw.getReport as unknown as Unary<tradingv1.GetReportRequest, tradingv1.GetReportResponse>, raw, {
-        organizationId: org, mode: Mode.MODE_LIVE,
+        organizationId: org,
+        mode: Mode.MODE_LIVE,
         number: String(reportAccount),
       });
       times.push(Number(process.hrtime.bigint() - t0) / 1e6);

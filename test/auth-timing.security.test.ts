@@ -6,8 +6,8 @@
  * The kinds are sent interleaved, so a slow moment of the machine hits all of them alike, and
  * their median latencies are compared.
  */
-import { startStack, type Stack } from './support/stack';
 import { Mode } from '@propdesk/kit';
+import { startStack, type Stack } from './support/stack';
 
 let stack: Stack;
 let revokedToken: string;

@@ -9,7 +9,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { authv1 } from '@propdesk/proto';
-import { Mode, createTestDatabase, type TestDatabase } from '@propdesk/kit';
+import { createTestDatabase, Mode, type TestDatabase } from '@propdesk/kit';
 import { createClients, type Clients } from '../../gateway/src/clients';
 import { findProcess, killLeftovers, launch, portsFrom, ROOT, waitFor, type StackRun } from './stack-process';
 

@@ -4,7 +4,7 @@
  * turn (a load balancer's behaviour), until it gets an answer that is not "try again".
  */
 import { authv1 } from '@propdesk/proto';
-import { Mode, createServiceClient, type ServiceClient } from '@propdesk/kit';
+import { createServiceClient, Mode, type ServiceClient } from '@propdesk/kit';
 
 export interface Answer<T = unknown> {
   status: number;

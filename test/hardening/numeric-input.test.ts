@@ -6,7 +6,7 @@
  */
 import { startStack, type Stack } from '../support/stack';
 import { client, type ErrorBody } from '../support/http';
-import { Mode, AppError } from '@propdesk/kit';
+import { AppError, Mode } from '@propdesk/kit';
 import { tradingv1 } from '@propdesk/proto';
 
 interface Position {
@@ -65,7 +65,8 @@ describe('order volumes', () => {
     for (const volume of [1e-9, 0.015, 0.1 + 0.2]) {
       const error = await stack.admin.trading.call
         .placeOrder({
-          organizationId: orgId, mode: Mode.MODE_LIVE,
+          organizationId: orgId,
+          mode: Mode.MODE_LIVE,
           number: String(number),
           symbol: 'EURUSD',
           side: tradingv1.Side.SIDE_BUY,
@@ -103,7 +104,8 @@ describe('prices against the instrument', () => {
   it('refuses a gRPC caller the same prices', async () => {
     const error = await stack.admin.trading.call
       .placeOrder({
-        organizationId: orgId, mode: Mode.MODE_LIVE,
+        organizationId: orgId,
+        mode: Mode.MODE_LIVE,
         number: String(number),
         symbol: 'EURUSD',
         side: tradingv1.Side.SIDE_BUY,

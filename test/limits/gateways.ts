@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { Agent, request } from 'undici';
 import { authv1 } from '@propdesk/proto';
+import { Mode } from '@propdesk/kit';
 import { start as startGateway } from '../../gateway/src/main';
 import { createPanelClients } from '../../services/panel/src/clients';
 import { quietLogger, startServices, type TestServices } from '../panel/services';
-import { Mode } from '@propdesk/kit';
 
 export interface Answer {
   status: number;

@@ -1,8 +1,8 @@
 import { request } from 'undici';
 import { authv1 } from '@propdesk/proto';
+import { Mode } from '@propdesk/kit';
 import { createPanelClients, type PanelClients } from '../../services/panel/src/clients';
 import { logSink, startServices, type TestServices } from './services';
-import { Mode } from '@propdesk/kit';
 
 type Json = Record<string, unknown> & { error?: { code: string; message: string } };
 interface Answer {

@@ -1,8 +1,8 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { tradingv1 } from '@propdesk/proto';
+import { Mode } from '@propdesk/kit';
 import { startStack, type Stack } from '../support/stack';
 import { launchChromium, openContext, pwned, screenshot, signIn } from './browser';
-import { Mode } from '@propdesk/kit';
 
 const PASSWORD = 'correct horse battery';
 const HOSTILE_NAME = '<img src=x onerror="window.__pwned=1"><b>Eve</b>';

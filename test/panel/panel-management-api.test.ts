@@ -1,7 +1,7 @@
 import { tradingv1 } from '@propdesk/proto';
+import { Mode } from '@propdesk/kit';
 import { startStack, type Stack } from '../support/stack';
 import { panelClient, type Method } from './panel-client';
-import { Mode } from '@propdesk/kit';
 
 const PASSWORD = 'correct horse battery';
 // A trader name that would run script if any page inserted it as HTML.
@@ -207,7 +207,8 @@ describe('the panel API behind the gateway, against every real service', () => {
       const n = String(accounts[1]);
       await quote(1.1, 1.1);
       const { position } = await stack.admin.trading.call.placeOrder({
-        organizationId: orgId, mode: Mode.MODE_LIVE,
+        organizationId: orgId,
+        mode: Mode.MODE_LIVE,
         number: n,
         symbol: 'EURUSD',
         side: tradingv1.Side.SIDE_BUY,

@@ -6,11 +6,11 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import { Mode } from '@propdesk/kit';
 import { startStack, type Stack } from '../support/stack';
 import { generateCertificate, startHttpsReceiver, type HttpsReceiver, type TestCertificate } from '../../services/webhooks/src/test/https-receiver';
 import { verifyWebhook } from '../../services/webhooks/src/verify';
 import { createWebhooksClient } from '../../services/webhooks/src/test/webhooks-client';
-import { Mode } from '@propdesk/kit';
 
 const ROOT = join(__dirname, '..', '..');
 

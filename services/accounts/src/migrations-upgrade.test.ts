@@ -4,7 +4,17 @@
  * what is recorded, and leave a schema identical to a fresh one.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
-import { Mode, createServiceClient, createTestDatabase, migrate, openDatabase, QueryTypes, type Migration, type Sequelize, type TestDatabase } from '@propdesk/kit';
+import {
+  createServiceClient,
+  createTestDatabase,
+  migrate,
+  Mode,
+  openDatabase,
+  QueryTypes,
+  type Migration,
+  type Sequelize,
+  type TestDatabase,
+} from '@propdesk/kit';
 import { tradingv1 } from '@propdesk/proto';
 import { PROGRAMS } from './domain/programs';
 import { MIGRATIONS, SCHEMA, start } from './main';
@@ -95,7 +105,8 @@ describe('a database created before the trading migrations moved', () => {
       );
       await trading.call.publishQuote({ quote: { symbol: 'EURUSD', bid: 1.1, ask: 1.1002 } });
       const { position } = await trading.call.placeOrder({
-        organizationId: org, mode: Mode.MODE_LIVE,
+        organizationId: org,
+        mode: Mode.MODE_LIVE,
         number: row.number,
         symbol: 'EURUSD',
         side: tradingv1.Side.SIDE_BUY,

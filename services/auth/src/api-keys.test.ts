@@ -1,8 +1,8 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { authv1 } from '@propdesk/proto';
 import { Client } from 'pg';
-import { createOrg, rejection, startAuthForTest } from './test-support';
 import { Mode } from '@propdesk/kit';
+import { createOrg, rejection, startAuthForTest } from './test-support';
 
 const sha256 = (token: string) => createHash('sha256').update(token).digest('hex');
 
@@ -23,7 +23,8 @@ describe('auth service: API keys', () => {
   it('creates a pfx_live_ key of 49 characters whose prefix is its first 17, and stores only its SHA-256', async () => {
     const org = await createOrg(auth.client);
     const { apiKey, token } = await auth.client.call.createApiKey({
-      organizationId: org.id, mode: Mode.MODE_LIVE,
+      organizationId: org.id,
+      mode: Mode.MODE_LIVE,
       name: 'integration',
       scopes: ['accounts:write', 'accounts:read', 'accounts:read'],
     });

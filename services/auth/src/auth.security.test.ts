@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { Writable } from 'node:stream';
-import { Mode, createLogger } from '@propdesk/kit';
+import { createLogger, Mode } from '@propdesk/kit';
 import { authv1 } from '@propdesk/proto';
 import { createOrg, rejection, startAuthForTest } from './test-support';
 

@@ -1,5 +1,5 @@
 import type { ClientReadableStream } from '@grpc/grpc-js';
-import { Mode, callMetadata, sha256Hex } from '@propdesk/kit';
+import { callMetadata, Mode, sha256Hex } from '@propdesk/kit';
 import { authv1 } from '@propdesk/proto';
 import { randomUUID } from 'node:crypto';
 import { createOrg, startAuthForTest, type AuthClient } from './test-support';

@@ -4,7 +4,7 @@
  */
 import { createHash, randomUUID } from 'node:crypto';
 import type { ClientReadableStream } from '@grpc/grpc-js';
-import { Mode, callMetadata } from '@propdesk/kit';
+import { callMetadata, Mode } from '@propdesk/kit';
 import type { authv1 } from '@propdesk/proto';
 import { createOrg, rejection, startAuthForTest, type AuthClient } from './test-support';
 

@@ -1,4 +1,4 @@
-import { Mode, createServiceClient, QueryTypes, type ServiceClient } from '@propdesk/kit';
+import { createServiceClient, Mode, QueryTypes, type ServiceClient } from '@propdesk/kit';
 import { accountsv1, tradingv1 } from '@propdesk/proto';
 import { start, type StartedAccountsService } from '../main';
 import { startHarness, type Harness } from '../test/harness';
@@ -243,7 +243,8 @@ describe('reset', () => {
   it('refuses passed (account_passed), archived (account_archived) and funded (conflict) accounts, spending nothing', async () => {
     const org = h.newOrg(10);
     await h.api.createProgram({
-      organizationId: org, mode: Mode.MODE_LIVE,
+      organizationId: org,
+      mode: Mode.MODE_LIVE,
       program: { name: 'instant', initial_balance: 100000, phases: [{ name: 'Funded', kind: 'funded', max_daily_loss_pct: 5, max_total_loss_pct: 10 }] },
     });
     const a = tradingHelpers(h, h.sql);
@@ -397,7 +398,8 @@ describe('warnings', () => {
   it('account.warning once per trading day for the daily allowance, once per attempt for the total', async () => {
     const org = h.newOrg(10);
     await h.api.createProgram({
-      organizationId: org, mode: Mode.MODE_LIVE,
+      organizationId: org,
+      mode: Mode.MODE_LIVE,
       program: {
         name: 'warned',
         initial_balance: 100000,

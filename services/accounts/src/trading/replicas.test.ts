@@ -1,4 +1,4 @@
-import { Mode, createLogger, createServiceClient, QueryTypes, type PromiseClient, type ServiceClient } from '@propdesk/kit';
+import { createLogger, createServiceClient, Mode, QueryTypes, type PromiseClient, type ServiceClient } from '@propdesk/kit';
 import { accountsv1, tradingv1 } from '@propdesk/proto';
 import { start, type StartedAccountsService } from '../main';
 import { startHarness, type Harness } from '../test/harness';

@@ -1,4 +1,4 @@
-import { Mode, createLogger, executeTogether, QueryTypes } from '@propdesk/kit';
+import { createLogger, executeTogether, Mode, QueryTypes } from '@propdesk/kit';
 import { accountsv1, tradingv1 } from '@propdesk/proto';
 import { startHarness, type Harness } from '../test/harness';
 import { closeStatements } from './data/closing';

@@ -1,5 +1,5 @@
 import type { ClientReadableStream } from '@grpc/grpc-js';
-import { Mode, createServiceClient, QueryTypes } from '@propdesk/kit';
+import { createServiceClient, Mode, QueryTypes } from '@propdesk/kit';
 import { accountsv1 as accounts } from '@propdesk/proto';
 import { start } from '../main';
 import type { accountsv1 } from '@propdesk/proto';

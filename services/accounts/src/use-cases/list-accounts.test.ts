@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { Mode, AppError, toRestAccount } from '@propdesk/kit';
+import { AppError, Mode, toRestAccount } from '@propdesk/kit';
 import { accountsv1 } from '@propdesk/proto';
 import { startHarness, type Harness } from '../test/harness';
 

@@ -1,4 +1,4 @@
-import { Mode, AppError } from '@propdesk/kit';
+import { AppError, Mode } from '@propdesk/kit';
 import { startHarness, type Harness } from '../test/harness';
 
 let h: Harness;

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { Mode, AppError, createLogger, createServiceClient, QueryTypes } from '@propdesk/kit';
+import { AppError, createLogger, createServiceClient, Mode, QueryTypes } from '@propdesk/kit';
 import { accountsv1, authv1 } from '@propdesk/proto';
 import { accountsConfigSchema } from '../config';
 import type { AccountsDeps } from '../deps';

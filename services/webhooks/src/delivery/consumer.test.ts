@@ -1,6 +1,6 @@
 import { Client } from 'pg';
 import { webhooksv1 } from '@propdesk/proto';
-import { Mode, createLogger } from '@propdesk/kit';
+import { createLogger, Mode } from '@propdesk/kit';
 import { start } from '../main';
 import { eventually, startHarness, type Harness } from '../test/harness';
 

@@ -1,7 +1,7 @@
 import { webhooksv1 } from '@propdesk/proto';
+import { Mode } from '@propdesk/kit';
 import { eventually, startHarness, type Harness } from '../test/harness';
 import { verifyWebhook } from '../verify';
-import { Mode } from '@propdesk/kit';
 
 let h: Harness;
 
@@ -19,7 +19,8 @@ async function register(org: string, path: string, events: string[] = []) {
 
 async function deliveries(org: string, endpointId: string, filter: { status?: webhooksv1.DeliveryStatus; eventType?: string } = {}) {
   const res = await h.client.call.listDeliveries({
-    organizationId: org, mode: Mode.MODE_LIVE,
+    organizationId: org,
+    mode: Mode.MODE_LIVE,
     endpointId,
     pageSize: 200,
     pageToken: '',

@@ -2,7 +2,7 @@ import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { Mode, createLogger, createTestDatabase, testServerUrl, type TestDatabase } from '@propdesk/kit';
+import { createLogger, createTestDatabase, Mode, testServerUrl, type TestDatabase } from '@propdesk/kit';
 import { start } from '../main';
 import { startFakeAccounts, type FakeAccounts } from '../test/fake-accounts';
 import { CURSOR_SECRET, WEBHOOK_SECRET_KEY } from '../test/harness';

@@ -6,7 +6,7 @@
  * before standard headers existed.
  */
 import { Client } from 'pg';
-import { Mode, AppError, createSecretBox, fromServiceError } from '@propdesk/kit';
+import { AppError, createSecretBox, fromServiceError, Mode } from '@propdesk/kit';
 import { startHarness, WEBHOOK_SECRET_KEY, type Harness } from '../test/harness';
 import type { ReceivedRequest } from '../test/https-receiver';
 import { ALL_ACCEPT, NONE_ACCEPT, verdicts } from '../test/receiver-libraries';

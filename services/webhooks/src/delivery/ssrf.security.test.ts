@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { rootCertificates } from 'node:tls';
 import { Agent, request } from 'undici';
-import { Mode, createLogger } from '@propdesk/kit';
+import { createLogger, Mode } from '@propdesk/kit';
 import { webhooksv1 } from '@propdesk/proto';
 import { start } from '../main';
 import { createWebhooksClient } from '../test/webhooks-client';

@@ -1,4 +1,4 @@
-import { Mode, AppError, bufCurl } from '@propdesk/kit';
+import { AppError, bufCurl, Mode } from '@propdesk/kit';
 import { webhooksv1 } from '@propdesk/proto';
 import { Client } from 'pg';
 import { startHarness, type Harness } from '../test/harness';

@@ -1,5 +1,4 @@
-import type { ScopeFields } from '@propdesk/kit';
-import { AppError } from '@propdesk/kit';
+import { AppError, type ScopeFields } from '@propdesk/kit';
 import { parseAccountNumber, parseScope } from '../core-port';
 import { equityCurve, equityCurveBuckets, equityRange, type CurvePoint } from '../data/statistics';
 import { requireAccount } from './account-access';
