@@ -12,7 +12,7 @@
 import path from 'node:path';
 import { Client } from 'pg';
 import { chromium } from 'playwright-core';
-import { createServiceClient, openDatabase, type Sequelize } from '@propdesk/kit';
+import { createServiceClient, Mode, openDatabase, type Sequelize } from '@propdesk/kit';
 import { tradingv1 } from '@propdesk/proto';
 import { admin, ROOT, startProcessStack } from './support/stack';
 import { seedDealHistory } from './trading/seed';
@@ -84,7 +84,7 @@ export async function run(): Promise<void> {
 
     // 1. The equity endpoint over the whole year.
     for (const maxPoints of [1000, undefined]) {
-      const { times, last } = await timed(10, () => trading.call.getEquityCurve({ organizationId: org, number: String(number), maxPoints }));
+      const { times, last } = await timed(10, () => trading.call.getEquityCurve({ organizationId: org, mode: Mode.MODE_LIVE, number: String(number), maxPoints }));
       const lowest = Math.min(...last.points.map((p) => p.equity));
       console.log(
         `1a. gRPC GetEquityCurve, a year, max_points ${maxPoints ?? 'unset (5000)'}: ${last.points.length} points (lowest ${lowest}), ` +

@@ -13,7 +13,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
-import { createServiceClient, metricValue } from '@propdesk/kit';
+import { createServiceClient, metricValue, Mode } from '@propdesk/kit';
 import { authv1, tradingv1 } from '@propdesk/proto';
 import { freePort, startProcessStack, type ProcessStack } from './support/stack';
 import { startBenchReceiver } from './webhooks/receiver';
@@ -90,7 +90,7 @@ export async function run(): Promise<void> {
   try {
     const org = await auth.call.createOrganization({ name: 'Soak Firm', planStatus: authv1.PlanStatus.PLAN_STATUS_PAID, credits: '1000000' });
     const organizationId = org.organization!.id;
-    const token = (await auth.call.createApiKey({ organizationId, name: 'soak', scopes: ['accounts:read', 'accounts:write', 'trading:write', 'credentials:read'] })).token;
+    const token = (await auth.call.createApiKey({ organizationId, mode: Mode.MODE_LIVE, name: 'soak', scopes: ['accounts:read', 'accounts:write', 'trading:write', 'credentials:read'] })).token;
     const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
 
     let samples: Sample[] = [];

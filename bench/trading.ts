@@ -16,7 +16,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { Client } from 'pg';
-import { createServiceClient, openDatabase, type Sequelize } from '@propdesk/kit';
+import { createServiceClient, Mode, openDatabase, type Sequelize } from '@propdesk/kit';
 import { createTestDatabase } from '@propdesk/kit/testing';
 import { tradingv1 } from '@propdesk/proto';
 import { ROOT } from './support/stack';
@@ -183,6 +183,7 @@ async function runClassic(): Promise<void> {
       const t0 = process.hrtime.bigint();
       const res = await call(raw.getReport as unknown as Unary<tradingv1.GetReportRequest, tradingv1.GetReportResponse>, raw, {
         organizationId: org,
+        mode: Mode.MODE_LIVE,
         number: String(reportAccount),
       });
       times.push(Number(process.hrtime.bigint() - t0) / 1e6);

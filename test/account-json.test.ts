@@ -3,6 +3,7 @@
  * and GET /v1/accounts/{number} in the gateway (JSON.stringify); a client comparing or caching
  * the raw text must see the same bytes for the same account in both.
  */
+import { Mode } from '@propdesk/kit';
 import { tradingv1 } from '@propdesk/proto';
 import { startStack, type Stack } from './support/stack';
 import { client } from './support/http';
@@ -52,7 +53,7 @@ it('writes every account of the list byte for byte as its own answer writes it',
   const passed = await api.get<Account>('/v1/accounts/{number}', `/v1/accounts/${passing}`);
   expect(passed.body).toMatchObject({ status: 'passed', next_account: expect.any(Number) });
   await api.put('/v1/accounts/{number}/trader', `/v1/accounts/${assigned}/trader`, { body: { name: 'Zoë Trader', email: 'zoe@traders.example' } });
-  await stack.admin.trading.call.placeOrder({ organizationId: orgId, number: String(breached), symbol: 'EURUSD', side: tradingv1.Side.SIDE_SELL, volume: 1, type: tradingv1.OrderType.ORDER_TYPE_MARKET });
+  await stack.admin.trading.call.placeOrder({ organizationId: orgId, mode: Mode.MODE_LIVE, number: String(breached), symbol: 'EURUSD', side: tradingv1.Side.SIDE_SELL, volume: 1, type: tradingv1.OrderType.ORDER_TYPE_MARKET });
   await api.post('/v1/accounts/{number}/breach', `/v1/accounts/${breached}/breach`, { body: { reason: 'copy trading' } });
 
   const list = await api.get<{ data: Account[] }>('/v1/accounts', '/v1/accounts?limit=200');

@@ -13,13 +13,13 @@ import { sha256Hex } from '@propdesk/kit';
 import { ROOT } from './stack';
 
 interface PageQuery {
-  org: string;
+  scope: { organizationId: string; livemode: boolean };
   filter: Record<string, never>;
   after: number;
   shown: number;
 }
 
-// The product's own list statement (services/accounts/src/data/accounts.ts), for one page.
+// The product's own list statement (services/accounts/src/data/account-listing.ts), for one page.
 const { listAccountsJsonStatement } = require(path.join(ROOT, 'services/accounts/dist/data/account-listing.js')) as {
   listAccountsJsonStatement(pages: PageQuery[]): { name: string; text: string; values: unknown[] };
 };
@@ -31,17 +31,17 @@ async function startBaseline(databaseUrl: string): Promise<{ url: string; stop()
     const header = req.headers.authorization ?? '';
     if (!header.startsWith('Bearer ')) return void res.status(401).json({ error: { code: 'unauthorized', message: 'unauthorized' } });
     const hash = sha256Hex(header.slice(7));
-    const key = await pool.query<{ organization_id: string; scopes: string[]; plan_status: string }>(
-      `SELECT k.organization_id, k.scopes, o.plan_status FROM auth.api_keys k JOIN auth.organizations o ON o.id = k.organization_id
+    const key = await pool.query<{ organization_id: string; livemode: boolean; scopes: string[]; plan_status: string }>(
+      `SELECT k.organization_id, k.livemode, k.scopes, o.plan_status FROM auth.api_keys k JOIN auth.organizations o ON o.id = k.organization_id
         WHERE k.token_sha256 = $1 AND k.revoked_at IS NULL`,
       [hash],
     );
     const row = key.rows[0];
     if (!row) return void res.status(401).json({ error: { code: 'invalid_api_key', message: 'invalid API key' } });
-    if (row.plan_status !== 'paid') return void res.status(402).json({ error: { code: 'payment_required', message: 'payment required' } });
+    if (row.livemode && row.plan_status !== 'paid') return void res.status(402).json({ error: { code: 'payment_required', message: 'payment required' } });
     if (!row.scopes.includes('accounts:read')) return void res.status(403).json({ error: { code: 'missing_scope', message: 'accounts:read' } });
     const limit = Math.min(Number(req.query.limit ?? 50) || 50, 200);
-    const statement = listAccountsJsonStatement([{ org: row.organization_id, filter: {}, after: 0, shown: limit }]);
+    const statement = listAccountsJsonStatement([{ scope: { organizationId: row.organization_id, livemode: row.livemode }, filter: {}, after: 0, shown: limit }]);
     const result = await pool.query<{ found: number; last_number: string | null; json: string }>(statement);
     const page = result.rows[0];
     const next = page.found > limit && page.last_number !== null ? JSON.stringify(Buffer.from(page.last_number).toString('base64url')) : 'null';

@@ -35,7 +35,7 @@ export async function start(env: NodeJS.ProcessEnv, options: { logger?: Logger }
       executorSessions: async (token, opts) => {
         const session = await clients.accounts.call.getExecutorSession({ token }, opts);
         if (session.account === undefined) throw new Error('executor session without an account');
-        return { organizationId: session.account.organizationId, accountNumber: session.account.number, sessionId: session.sessionId };
+        return { organizationId: session.account.organizationId, livemode: session.account.livemode, accountNumber: session.account.number, sessionId: session.sessionId };
       },
     });
     const app = createApp({

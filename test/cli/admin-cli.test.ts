@@ -109,13 +109,26 @@ describe('the admin CLI against the running services', () => {
       const org = await createOrg();
       const scoped = await admin('key:create', '--org', org.id, '--name', 'shop', '--scopes', 'accounts:read,credentials:read');
       expect(scoped.code).toBe(0);
-      expect(scoped.json).toEqual({ id: expect.any(String), token: expect.stringMatching(/^pfx_live_[A-Za-z0-9]{40}$/), prefix: expect.any(String), name: 'shop', scopes: ['accounts:read', 'credentials:read'] });
+      expect(scoped.json).toEqual({ id: expect.any(String), token: expect.stringMatching(/^pfx_live_[A-Za-z0-9]{40}$/), prefix: expect.any(String), name: 'shop', scopes: ['accounts:read', 'credentials:read'], mode: 'live' });
       expect(scoped.json.prefix).toBe(String(scoped.json.token).slice(0, 17));
       expect(scoped.stderr).not.toContain(String(scoped.json.token));
       const empty = await admin('key:create', '--org', org.id, '--name', 'empty', '--scopes', '');
       expect(empty.json.scopes).toEqual([]);
       const absent = await admin('key:create', '--org', org.id, '--name', 'absent');
       expect(absent.json.scopes).toEqual([]);
+    });
+
+    it('creates a test key with --mode test (pfx_test_, mode in the answer), and refuses another mode naming it', async () => {
+      const org = await createOrg();
+      const test = await admin('key:create', '--org', org.id, '--name', 'sandbox', '--scopes', 'accounts:read', '--mode', 'test');
+      expect(test.code).toBe(0);
+      expect(test.json).toEqual({ id: expect.any(String), token: expect.stringMatching(/^pfx_test_[A-Za-z0-9]{40}$/), prefix: expect.any(String), name: 'sandbox', scopes: ['accounts:read'], mode: 'test' });
+      expect(test.json.prefix).toBe(String(test.json.token).slice(0, 17));
+      const live = await admin('key:create', '--org', org.id, '--name', 'explicit', '--mode', 'live');
+      expect(live.json).toMatchObject({ mode: 'live', token: expect.stringMatching(/^pfx_live_/) });
+      const bad = await admin('key:create', '--org', org.id, '--name', 'x', '--mode', 'staging');
+      expect(bad.code).toBe(1);
+      expect(bad.json.error).toMatchObject({ code: 'invalid_request', param: 'mode' });
     });
 
     it('refuses an unknown scope with invalid_request', async () => {
@@ -145,6 +158,7 @@ describe('the admin CLI against the running services', () => {
         prefix: expect.any(String),
         name: 'temporary',
         scopes: ['accounts:read'],
+        mode: 'live',
         expires_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
       });
       expect(Math.abs(Date.parse(String(run.json.expires_at)) - (Date.now() + 3_600_000))).toBeLessThan(30_000);

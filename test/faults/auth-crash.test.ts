@@ -9,6 +9,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { authv1 } from '@propdesk/proto';
+import { Mode } from '@propdesk/kit';
 import { createTestDatabase, REPOSITORY_ROOT, waitUntil, type TestDatabase } from '@propdesk/kit/testing';
 import { createClients, type Clients } from '../../gateway/src/clients';
 import { findProcess, killLeftovers, launch, portsFrom, type StackRun } from './stack-process';
@@ -57,14 +58,14 @@ async function read(token: string): Promise<{ status: number; code?: string; ms:
 }
 
 async function key(organizationId: string, name: string): Promise<{ id: string; token: string }> {
-  const res = await admin!.auth.call.createApiKey({ organizationId, name, scopes: ['accounts:read'] });
+  const res = await admin!.auth.call.createApiKey({ organizationId, mode: Mode.MODE_LIVE, name, scopes: ['accounts:read'] });
   return { id: res.apiKey!.id, token: res.token };
 }
 
 test('auth SIGKILLed under read load: cached keys answer 200 or 503, never 500 or a hang; a revoked key stays revoked', async () => {
   const org = await admin!.auth.call.createOrganization({ name: 'Crash Firm', planStatus: authv1.PlanStatus.PLAN_STATUS_PAID, credits: '100' });
   const organizationId = org.organization!.id;
-  await admin!.accounts.call.createAccounts({ organizationId, count: 5, program: '', initialBalance: 0 });
+  await admin!.accounts.call.createAccounts({ organizationId, mode: Mode.MODE_LIVE, count: 5, program: '', initialBalance: 0 });
   const cached = await key(organizationId, 'cached');
   const revoked = await key(organizationId, 'revoked');
   const unused = await key(organizationId, 'never used before the kill');

@@ -4,7 +4,7 @@
  * turn (a load balancer's behaviour), until it gets an answer that is not "try again".
  */
 import { authv1 } from '@propdesk/proto';
-import { createServiceClient, type ServiceClient } from '@propdesk/kit';
+import { createServiceClient, Mode, type ServiceClient } from '@propdesk/kit';
 
 export interface Answer<T = unknown> {
   status: number;
@@ -90,7 +90,7 @@ export async function createTenant(authAddress: string, credits: number): Promis
     await auth.call.createOrganization({ name: `Faults ${Date.now()}`, planStatus: authv1.PlanStatus.PLAN_STATUS_PAID, credits: String(credits) })
   ).organization;
   if (!org) throw new Error('no organization');
-  const key = await auth.call.createApiKey({ organizationId: org.id, name: 'faults', scopes: ['accounts:read', 'accounts:write', 'credentials:read', 'trading:write'] });
+  const key = await auth.call.createApiKey({ organizationId: org.id, mode: Mode.MODE_LIVE, name: 'faults', scopes: ['accounts:read', 'accounts:write', 'credentials:read', 'trading:write'] });
   return { orgId: org.id, token: key.token, auth };
 }
 

@@ -6,6 +6,7 @@
 import { startStack, type Stack } from '../support/stack';
 import { client, type ErrorBody } from '../support/http';
 import { authv1 } from '@propdesk/proto';
+import { Mode } from '@propdesk/kit';
 
 interface Trader {
   id: string;
@@ -77,11 +78,11 @@ describe('free text', () => {
 
   it('refuses the same from a gRPC caller', async () => {
     const error = await stack.admin.accounts.call
-      .createTrader({ organizationId: orgId, name: 'x\u0000y', email: nextEmail() })
+      .createTrader({ organizationId: orgId, mode: Mode.MODE_LIVE, name: 'x\u0000y', email: nextEmail() })
       .then(() => undefined, (err: unknown) => err);
     expect(error).toMatchObject({ code: 'invalid_request', param: 'name' });
     const keyError = await stack.admin.auth.call
-      .createApiKey({ organizationId: orgId, name: 'key\u0000name', scopes: [] })
+      .createApiKey({ organizationId: orgId, mode: Mode.MODE_LIVE, name: 'key\u0000name', scopes: [] })
       .then(() => undefined, (err: unknown) => err);
     expect(keyError).toMatchObject({ code: 'invalid_request', param: 'name' });
     const orgError = await stack.admin.auth.call
@@ -117,7 +118,7 @@ describe('email addresses', () => {
 
   it('refuses a gRPC caller an address over 254 characters', async () => {
     const error = await stack.admin.accounts.call
-      .createTrader({ organizationId: orgId, name: 'Long', email: ofLength(255) })
+      .createTrader({ organizationId: orgId, mode: Mode.MODE_LIVE, name: 'Long', email: ofLength(255) })
       .then(() => undefined, (err: unknown) => err);
     expect(error).toMatchObject({ code: 'invalid_request', param: 'email' });
   });

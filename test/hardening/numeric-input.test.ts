@@ -6,7 +6,7 @@
  */
 import { startStack, type Stack } from '../support/stack';
 import { client, type ErrorBody } from '../support/http';
-import { AppError } from '@propdesk/kit';
+import { AppError, Mode } from '@propdesk/kit';
 import { tradingv1 } from '@propdesk/proto';
 
 interface Position {
@@ -66,6 +66,7 @@ describe('order volumes', () => {
       const error = await stack.admin.trading.call
         .placeOrder({
           organizationId: orgId,
+          mode: Mode.MODE_LIVE,
           number: String(number),
           symbol: 'EURUSD',
           side: tradingv1.Side.SIDE_BUY,
@@ -104,6 +105,7 @@ describe('prices against the instrument', () => {
     const error = await stack.admin.trading.call
       .placeOrder({
         organizationId: orgId,
+        mode: Mode.MODE_LIVE,
         number: String(number),
         symbol: 'EURUSD',
         side: tradingv1.Side.SIDE_BUY,
@@ -152,7 +154,7 @@ describe('amounts and counts', () => {
 
   it('refuses a gRPC caller a balance in fractions of a cent', async () => {
     const error = await stack.admin.accounts.call
-      .createAccounts({ organizationId: orgId, count: 1, program: '', initialBalance: 100.001 })
+      .createAccounts({ organizationId: orgId, mode: Mode.MODE_LIVE, count: 1, program: '', initialBalance: 100.001 })
       .then(() => undefined, (err: unknown) => err);
     expect(error).toMatchObject({ code: 'invalid_request', param: 'initial_balance' });
   });

@@ -49,9 +49,9 @@ describe('test events', () => {
     const [delivery] = await receiver.waitFor(1, path, 30_000);
     const verified = verifyWebhook({ rawBody: delivery!.body, headers: delivery!.headers, secret: created.body.secret });
     if (!verified.ok) throw new Error(verified.reason);
-    const event = verified.event as { id: string; type: string; created_at: string; organization_id: string; data: Record<string, unknown> };
-    expect(Object.keys(event).sort()).toEqual(['created_at', 'data', 'id', 'organization_id', 'type']);
-    expect(event).toMatchObject({ id: sent.body.event_id, type, organization_id: orgId });
+    const event = verified.event as { id: string; type: string; created_at: string; organization_id: string; livemode: boolean; data: Record<string, unknown> };
+    expect(Object.keys(event).sort()).toEqual(['created_at', 'data', 'id', 'livemode', 'organization_id', 'type']);
+    expect(event).toMatchObject({ id: sent.body.event_id, type, organization_id: orgId, livemode: true });
     expect(event.data.test).toBe(true);
     const text = JSON.stringify(event.data);
     for (const n of realNumbers) expect(text).not.toContain(String(n));

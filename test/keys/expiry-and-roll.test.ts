@@ -101,6 +101,7 @@ describe('key expiry', () => {
       prefix: key.token.slice(0, 17),
       name: 'expiring',
       scopes: ['accounts:read'],
+      mode: 'live',
       expires_at: expect.any(String),
     });
     expect(Math.abs(Date.parse(key.expires_at!) - (Date.now() + 3000))).toBeLessThan(1500);
@@ -134,6 +135,7 @@ describe('rolling a key', () => {
       prefix: res.body.token.slice(0, 17),
       name: 'rolling',
       scopes: ['accounts:read', 'credentials:read'],
+      mode: 'live',
       expires_at: null,
     });
     expect(res.body.id).not.toBe(old.id);

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Agent, request } from 'undici';
 import { authv1 } from '@propdesk/proto';
+import { Mode } from '@propdesk/kit';
 import { start as startGateway } from '../../gateway/src/main';
 import { createPanelClients } from '../../services/panel/src/clients';
 import { quietLogger, startServices, type TestServices } from '../panel/services';
@@ -79,7 +80,7 @@ export async function startLimitsStack(): Promise<LimitsStack> {
       return gateway;
     },
     async createKey(scopes = ['accounts:read', 'accounts:write']) {
-      const created = await clients.auth.createApiKey({ organizationId, name: `key ${randomBytes(3).toString('hex')}`, scopes });
+      const created = await clients.auth.createApiKey({ organizationId, mode: Mode.MODE_LIVE, name: `key ${randomBytes(3).toString('hex')}`, scopes });
       return created.token;
     },
     async call(gateway, method, path, options = {}) {

@@ -1,5 +1,6 @@
 import { request } from 'undici';
 import { authv1 } from '@propdesk/proto';
+import { Mode } from '@propdesk/kit';
 import { createPanelClients, type PanelClients } from '../../services/panel/src/clients';
 import { logSink, startServices, type TestServices } from './services';
 
@@ -67,7 +68,7 @@ describe('the panel JSON API against the real auth and accounts services', () =>
     orgA.memberCookie = await login('member@a.example');
 
     const b = await clients.auth.createOrganization({ name: 'Firm B', planStatus: authv1.PlanStatus.PLAN_STATUS_PAID, credits: '0' });
-    const key = await clients.auth.createApiKey({ organizationId: b.organization?.id ?? '', name: 'b key', scopes: [] });
+    const key = await clients.auth.createApiKey({ organizationId: b.organization?.id ?? '', mode: Mode.MODE_LIVE, name: 'b key', scopes: [] });
     foreignKeyId = key.apiKey?.id ?? '';
   });
 
@@ -139,6 +140,7 @@ describe('the panel JSON API against the real auth and accounts services', () =>
         prefix: expect.any(String),
         name: 'shop',
         scopes: ['accounts:read', 'accounts:write'],
+        mode: 'live',
         expires_at: null,
       });
       createdKey = res.body as typeof createdKey;
@@ -153,6 +155,7 @@ describe('the panel JSON API against the real auth and accounts services', () =>
         prefix: createdKey.prefix,
         name: 'shop',
         scopes: ['accounts:read', 'accounts:write'],
+        mode: 'live',
         created_at: expect.any(String),
         last_used_at: null,
         revoked_at: null,
@@ -192,7 +195,7 @@ describe('the panel JSON API against the real auth and accounts services', () =>
     it('lets an admin revoke a key; revoking again answers the first revoked_at', async () => {
       const first = await call('POST', `/api-keys/${createdKey.id}/revoke`, { cookie: orgA.adminCookie });
       expect(first.status).toBe(200);
-      expect(first.body).toEqual({ id: createdKey.id, prefix: createdKey.prefix, name: 'shop', scopes: ['accounts:read', 'accounts:write'], revoked_at: expect.any(String) });
+      expect(first.body).toEqual({ id: createdKey.id, prefix: createdKey.prefix, name: 'shop', scopes: ['accounts:read', 'accounts:write'], mode: 'live', revoked_at: expect.any(String) });
       const again = await call('POST', `/api-keys/${createdKey.id}/revoke`, { cookie: orgA.ownerCookie });
       expect(again.status).toBe(200);
       expect(again.body.revoked_at).toBe(first.body.revoked_at);
@@ -229,6 +232,7 @@ describe('the panel JSON API against the real auth and accounts services', () =>
         attempt: 1,
         previous_account: null,
         next_account: null,
+        livemode: true,
       });
 
       const first = await call('GET', '/panel/api/accounts?limit=1', { cookie: orgA.memberCookie });

@@ -1,5 +1,6 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { tradingv1 } from '@propdesk/proto';
+import { Mode } from '@propdesk/kit';
 import { BUILT_PANEL, holdTestLock, type TestLock } from '@propdesk/kit/testing';
 import { startStack, type Stack } from '../support/stack';
 import { launchChromium, screenshot, signIn, VIEWPORTS } from './browser';
@@ -33,9 +34,9 @@ beforeAll(async () => {
   orgId = (await stack.createOrg({ name: 'Glance Firm', credits: 12 })).id;
   await stack.createUser(orgId, { email: 'owner@glance.example', password: PASSWORD, role: 'owner' });
   [traded, assigned] = await stack.createAccounts(orgId, 2);
-  await stack.admin.accounts.call.assignTrader({ organizationId: orgId, number: String(assigned), name: 'Ada Holder', email: 'ada@traders.example' });
+  await stack.admin.accounts.call.assignTrader({ organizationId: orgId, mode: Mode.MODE_LIVE, number: String(assigned), name: 'Ada Holder', email: 'ada@traders.example' });
   await quote(1.1);
-  await stack.admin.trading.call.placeOrder({ organizationId: orgId, number: String(traded), symbol: 'EURUSD', side: tradingv1.Side.SIDE_BUY, volume: 1, type: tradingv1.OrderType.ORDER_TYPE_MARKET });
+  await stack.admin.trading.call.placeOrder({ organizationId: orgId, mode: Mode.MODE_LIVE, number: String(traded), symbol: 'EURUSD', side: tradingv1.Side.SIDE_BUY, volume: 1, type: tradingv1.OrderType.ORDER_TYPE_MARKET });
   await quote(1.099);
   browser = await launchChromium();
   // A viewer far from UTC (+05:30): the page still reads UTC.
@@ -117,8 +118,8 @@ it('offers Assign on an unassigned account, Reassign on an assigned one, and rea
   await page.getByRole('button', { name: 'Reassign', exact: true }).click();
   await page.getByText('bo@traders.example').waitFor();
   expect(await page.getByLabel('Trader name').count()).toBe(0);
-  const { account } = await stack.admin.accounts.call.getAccount({ organizationId: orgId, number: String(assigned) });
-  const { trader } = await stack.admin.accounts.call.getTrader({ organizationId: orgId, traderId: account?.traderId ?? '' });
+  const { account } = await stack.admin.accounts.call.getAccount({ organizationId: orgId, mode: Mode.MODE_LIVE, number: String(assigned) });
+  const { trader } = await stack.admin.accounts.call.getTrader({ organizationId: orgId, mode: Mode.MODE_LIVE, traderId: account?.traderId ?? '' });
   expect(trader?.email).toBe('bo@traders.example');
 });
 

@@ -1,5 +1,6 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { tradingv1 } from '@propdesk/proto';
+import { Mode } from '@propdesk/kit';
 import { BUILT_PANEL, holdTestLock, waitUntil, type TestLock } from '@propdesk/kit/testing';
 import { startStack, type Stack } from '../support/stack';
 import { launchChromium, openContext, pwned, screenshot, signIn } from './browser';
@@ -83,8 +84,8 @@ describe('the panel in Chromium: what staff do', () => {
     await page.getByRole('button', { name: 'Create accounts' }).click();
     await page.getByRole('status').getByText(/^3 accounts created: 1000001, 1000002, 1000003\.$/).waitFor();
     const first = 1000001;
-    await stack.admin.accounts.call.assignTrader({ organizationId: orgId, number: '1000002', name: 'Zed Trader', email: 'zed@traders.example' });
-    await stack.admin.trading.call.breachAccount({ organizationId: orgId, number: '1000003', reason: 'manual check' });
+    await stack.admin.accounts.call.assignTrader({ organizationId: orgId, mode: Mode.MODE_LIVE, number: '1000002', name: 'Zed Trader', email: 'zed@traders.example' });
+    await stack.admin.trading.call.breachAccount({ organizationId: orgId, mode: Mode.MODE_LIVE, number: '1000003', reason: 'manual check' });
 
     await page.getByRole('combobox', { name: 'Status' }).selectOption('breached');
     await table('Accounts').getByRole('link', { name: '1000003' }).waitFor();
@@ -142,7 +143,7 @@ describe('the panel in Chromium: what staff do', () => {
 
     await page.getByRole('button', { name: 'Reset', exact: true }).click();
     await page.getByRole('status').getByText('Account 1000001 was reset.').waitFor();
-    const { account: reset } = await stack.admin.accounts.call.getAccount({ organizationId: orgId, number: '1000001' });
+    const { account: reset } = await stack.admin.accounts.call.getAccount({ organizationId: orgId, mode: Mode.MODE_LIVE, number: '1000001' });
     expect(reset).toMatchObject({ status: 1, attempt: 2 });
 
     await page.getByRole('button', { name: 'Show credentials' }).click();
@@ -158,7 +159,7 @@ describe('the panel in Chromium: what staff do', () => {
     page.once('dialog', (dialog) => void dialog.dismiss());
     await page.getByRole('button', { name: 'Archive', exact: true }).click();
     page.on('dialog', (dialog) => void dialog.accept());
-    const { account } = await stack.admin.accounts.call.getAccount({ organizationId: orgId, number: '1000004' });
+    const { account } = await stack.admin.accounts.call.getAccount({ organizationId: orgId, mode: Mode.MODE_LIVE, number: '1000004' });
     expect(account?.status).toBe(1);
   });
 
@@ -274,7 +275,7 @@ describe('the panel in Chromium: what staff do', () => {
     const trading = stack.admin.trading.call;
     const quote = (price: number) => trading.publishQuote({ quote: { symbol: 'EURUSD', bid: price, ask: price, time: new Date() } });
     await quote(1.1);
-    await trading.placeOrder({ organizationId: orgId, number: String(number), symbol: 'EURUSD', side: tradingv1.Side.SIDE_BUY, volume: 10, type: tradingv1.OrderType.ORDER_TYPE_MARKET });
+    await trading.placeOrder({ organizationId: orgId, mode: Mode.MODE_LIVE, number: String(number), symbol: 'EURUSD', side: tradingv1.Side.SIDE_BUY, volume: 10, type: tradingv1.OrderType.ORDER_TYPE_MARKET });
     // 15,000 lost: equity 85,000, under the daily limit (95,000) and the total one (90,000); the rule breaches the account.
     await quote(1.085);
     await page.goto(`${base}/panel/accounts/${number}`);

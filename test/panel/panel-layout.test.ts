@@ -1,5 +1,6 @@
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { tradingv1 } from '@propdesk/proto';
+import { Mode } from '@propdesk/kit';
 import { BUILT_PANEL, holdTestLock, type TestLock } from '@propdesk/kit/testing';
 import { startStack, type Stack } from '../support/stack';
 import { horizontalOverflow, launchChromium, screenshot, signIn, VIEWPORTS, type ViewportName } from './browser';
@@ -39,18 +40,18 @@ beforeAll(async () => {
   await stack.createUser(orgId, { email: 'owner@layout.example', password: PASSWORD, role: 'owner' });
   await stack.createUser(orgId, { email: LONG_EMAIL, password: PASSWORD, role: 'member' });
   [seed.assigned, seed.traded] = await stack.createAccounts(orgId, 3);
-  await stack.admin.accounts.call.assignTrader({ organizationId: orgId, number: String(seed.assigned), name: LONG_NAME, email: LONG_EMAIL });
+  await stack.admin.accounts.call.assignTrader({ organizationId: orgId, mode: Mode.MODE_LIVE, number: String(seed.assigned), name: LONG_NAME, email: LONG_EMAIL });
   const trading = stack.admin.trading.call;
-  const order = (side: tradingv1.Side) => trading.placeOrder({ organizationId: orgId, number: String(seed.traded), symbol: 'EURUSD', side, volume: 1, type: tradingv1.OrderType.ORDER_TYPE_MARKET });
+  const order = (side: tradingv1.Side) => trading.placeOrder({ organizationId: orgId, mode: Mode.MODE_LIVE, number: String(seed.traded), symbol: 'EURUSD', side, volume: 1, type: tradingv1.OrderType.ORDER_TYPE_MARKET });
   await quote(1.1);
   const { position } = await order(tradingv1.Side.SIDE_BUY);
   await quote(1.102);
-  await trading.closePosition({ organizationId: orgId, number: String(seed.traded), positionId: position?.id ?? '' });
+  await trading.closePosition({ organizationId: orgId, mode: Mode.MODE_LIVE, number: String(seed.traded), positionId: position?.id ?? '' });
   await order(tradingv1.Side.SIDE_BUY);
   await quote(1.101);
-  const endpoint = await stack.admin.webhooks.call.createEndpoint({ organizationId: orgId, url: LONG_URL, events: [] });
+  const endpoint = await stack.admin.webhooks.call.createEndpoint({ organizationId: orgId, mode: Mode.MODE_LIVE, url: LONG_URL, events: [] });
   seed.webhookId = endpoint.endpoint?.id ?? '';
-  await stack.admin.webhooks.call.sendTestEvent({ organizationId: orgId, endpointId: seed.webhookId });
+  await stack.admin.webhooks.call.sendTestEvent({ organizationId: orgId, mode: Mode.MODE_LIVE, endpointId: seed.webhookId });
   await stack.createKey(orgId, ['accounts:read', 'accounts:write', 'credentials:read', 'trading:write'], 'reconciliation service of the back office');
   browser = await launchChromium();
   for (const viewport of Object.keys(VIEWPORTS) as ViewportName[]) {

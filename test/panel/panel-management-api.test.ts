@@ -1,4 +1,5 @@
 import { tradingv1 } from '@propdesk/proto';
+import { Mode } from '@propdesk/kit';
 import { startStack, type Stack } from '../support/stack';
 import { panelClient, type Method } from './panel-client';
 
@@ -161,6 +162,7 @@ describe('the panel API behind the gateway, against every real service', () => {
         'attempt',
         'previous_account',
         'next_account',
+        'livemode',
       ]);
       const detail = await call<{ account: Json; trader: Json }>('GET', `/panel/api/accounts/${n}`, { cookie: cookies.member });
       expect(detail.body.trader).toMatchObject({ name: HOSTILE_NAME });
@@ -206,6 +208,7 @@ describe('the panel API behind the gateway, against every real service', () => {
       await quote(1.1, 1.1);
       const { position } = await stack.admin.trading.call.placeOrder({
         organizationId: orgId,
+        mode: Mode.MODE_LIVE,
         number: n,
         symbol: 'EURUSD',
         side: tradingv1.Side.SIDE_BUY,
@@ -215,7 +218,7 @@ describe('the panel API behind the gateway, against every real service', () => {
       const open = await call<{ data: Json[] }>('GET', `/panel/api/accounts/${n}/positions?status=open`, { cookie: cookies.member });
       expect(open.body.data).toEqual([expect.objectContaining({ id: position?.id, status: 'open', symbol: 'EURUSD', side: 'buy' })]);
       await quote(1.101, 1.101);
-      await stack.admin.trading.call.closePosition({ organizationId: orgId, number: n, positionId: position?.id ?? '' });
+      await stack.admin.trading.call.closePosition({ organizationId: orgId, mode: Mode.MODE_LIVE, number: n, positionId: position?.id ?? '' });
       const trades = await call<{ data: Json[]; next_cursor: null }>('GET', `/panel/api/accounts/${n}/trades`, { cookie: cookies.member });
       expect(trades.body).toEqual({ data: [expect.objectContaining({ profit: 100, symbol: 'EURUSD' })], next_cursor: null });
 

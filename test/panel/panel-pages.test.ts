@@ -1,5 +1,6 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { tradingv1 } from '@propdesk/proto';
+import { Mode } from '@propdesk/kit';
 import { BUILT_PANEL, holdTestLock, type TestLock } from '@propdesk/kit/testing';
 import { startStack, type Stack } from '../support/stack';
 import { horizontalOverflow, launchChromium, openContext, pwned, screenshot, signIn, VIEWPORTS, type ViewportName } from './browser';
@@ -129,12 +130,12 @@ describe('the panel in Chromium: every page for every role, at 1280×800 and 390
     const quote = (bid: number, ask: number) => trading.publishQuote({ quote: { symbol: 'EURUSD', bid, ask, time: new Date() } });
     for (let i = 0; i < 3; i += 1) {
       await quote(1.1, 1.1);
-      const { position } = await trading.placeOrder({ organizationId: orgId, number: String(number), symbol: 'EURUSD', side: tradingv1.Side.SIDE_BUY, volume: 1, type: tradingv1.OrderType.ORDER_TYPE_MARKET });
+      const { position } = await trading.placeOrder({ organizationId: orgId, mode: Mode.MODE_LIVE, number: String(number), symbol: 'EURUSD', side: tradingv1.Side.SIDE_BUY, volume: 1, type: tradingv1.OrderType.ORDER_TYPE_MARKET });
       await quote(1.1 + (i - 1) * 0.002, 1.1 + (i - 1) * 0.002);
-      await trading.closePosition({ organizationId: orgId, number: String(number), positionId: position?.id ?? '' });
+      await trading.closePosition({ organizationId: orgId, mode: Mode.MODE_LIVE, number: String(number), positionId: position?.id ?? '' });
     }
-    await trading.placeOrder({ organizationId: orgId, number: String(number), symbol: 'EURUSD', side: tradingv1.Side.SIDE_SELL, volume: 2, type: tradingv1.OrderType.ORDER_TYPE_MARKET });
-    await trading.breachAccount({ organizationId: orgId, number: String(number), reason: 'copy trading across accounts' });
+    await trading.placeOrder({ organizationId: orgId, mode: Mode.MODE_LIVE, number: String(number), symbol: 'EURUSD', side: tradingv1.Side.SIDE_SELL, volume: 2, type: tradingv1.OrderType.ORDER_TYPE_MARKET });
+    await trading.breachAccount({ organizationId: orgId, mode: Mode.MODE_LIVE, number: String(number), reason: 'copy trading across accounts' });
   }
 
   beforeAll(async () => {
@@ -145,9 +146,9 @@ describe('the panel in Chromium: every page for every role, at 1280×800 and 390
     for (const role of ['owner', 'admin', 'member'] as const) await stack.createUser(orgId, { email: `${role}@pages.example`, password: PASSWORD, role });
     seed.accounts = await stack.createAccounts(orgId, 3);
     seed.traded = seed.accounts[1] ?? 0;
-    await stack.admin.accounts.call.assignTrader({ organizationId: orgId, number: String(seed.accounts[0]), name: HOSTILE_NAME, email: 'eve@traders.example' });
+    await stack.admin.accounts.call.assignTrader({ organizationId: orgId, mode: Mode.MODE_LIVE, number: String(seed.accounts[0]), name: HOSTILE_NAME, email: 'eve@traders.example' });
     await seedTrading(seed.traded);
-    const endpoint = await stack.admin.webhooks.call.createEndpoint({ organizationId: orgId, url: 'https://127.0.0.1:9/seeded', events: [] });
+    const endpoint = await stack.admin.webhooks.call.createEndpoint({ organizationId: orgId, mode: Mode.MODE_LIVE, url: 'https://127.0.0.1:9/seeded', events: [] });
     seed.webhookId = endpoint.endpoint?.id ?? '';
     await stack.createKey(orgId, ['accounts:read'], 'seeded key');
     browser = await launchChromium();

@@ -5,6 +5,7 @@
  *   const stack = await startStack();              // beforeAll
  *   const org = await stack.createOrg();            // paid, 1000 credits
  *   const key = await stack.createKey(org.id, ['accounts:read']);
+ *   const testKey = await stack.createKey(org.id, undefined, 'sandbox', { mode: 'test' }); // pfx_test_
  *   await fetch(`${stack.url}/v1/accounts`, { headers: { authorization: `Bearer ${key.token}` } });
  *   await stack.stop();                              // afterAll: closes every handle, drops the database
  *
@@ -16,7 +17,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Writable } from 'node:stream';
 import { authv1 } from '@propdesk/proto';
-import { createLogger, loadGrpcTls, type Logger, type RetentionScheduler } from '@propdesk/kit';
+import { createLogger, loadGrpcTls, modeOfName, type Logger, type ModeName, type RetentionScheduler } from '@propdesk/kit';
 import { createTestDatabase, databaseUrlVia, startTcpProxy, within, type TcpProxy, type TestDatabase } from '@propdesk/kit/testing';
 import { start as startAuth } from '../../services/auth/src/main';
 import { start as startAccounts } from '../../services/accounts/src/main';
@@ -80,12 +81,13 @@ export interface Stack {
   /** Promise gRPC clients to every service, for set-up and for looking behind the API. */
   admin: Clients;
   createOrg(options?: { name?: string; paid?: boolean; credits?: number }): Promise<Organization>;
-  createKey(organizationId: string, scopes?: string[], name?: string): Promise<CreatedKey>;
+  /** A key with every scope unless given; live unless `mode: 'test'` (SPEC 13). */
+  createKey(organizationId: string, scopes?: string[], name?: string, options?: { mode?: ModeName }): Promise<CreatedKey>;
   createUser(organizationId: string, options?: { email?: string; password?: string; role?: 'owner' | 'admin' | 'member' }): Promise<{ id: string; email: string; password: string }>;
   /** Logs in through the gateway's panel proxy and returns the Cookie header value. */
   panelLogin(email: string, password: string): Promise<string>;
-  /** Provisions accounts directly over gRPC (spends credits). Returns the account numbers. */
-  createAccounts(organizationId: string, count: number): Promise<number[]>;
+  /** Provisions accounts directly over gRPC (live ones spend credits). Returns the account numbers. */
+  createAccounts(organizationId: string, count: number, options?: { mode?: ModeName }): Promise<number[]>;
   /** Stops one service (e.g. to test 503); stop() still cleans up. */
   stopService(name: 'auth' | 'accounts' | 'webhooks' | 'panel'): Promise<void>;
   stop(): Promise<void>;
@@ -186,8 +188,8 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
         if (!org) throw new Error('createOrganization answered without an organization');
         return { id: org.id, name: org.name };
       },
-      async createKey(organizationId, scopes = ALL_SCOPES, name = 'e2e key') {
-        const response = await clients.auth.call.createApiKey({ organizationId, name, scopes });
+      async createKey(organizationId, scopes = ALL_SCOPES, name = 'e2e key', { mode = 'live' } = {}) {
+        const response = await clients.auth.call.createApiKey({ organizationId, mode: modeOfName(mode), name, scopes });
         const key = response.apiKey;
         if (!key) throw new Error('createApiKey answered without a key');
         return { id: key.id, token: response.token, prefix: key.prefix, scopes: key.scopes };
@@ -210,10 +212,10 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
         const cookies = response.headers.getSetCookie().map((c) => c.split(';')[0]);
         return cookies.join('; ');
       },
-      async createAccounts(organizationId, count) {
+      async createAccounts(organizationId, count, { mode = 'live' } = {}) {
         const numbers: number[] = [];
         for (let left = count; left > 0; left -= 100) {
-          const response = await clients.accounts.call.createAccounts({ organizationId, count: Math.min(100, left), program: '', initialBalance: 0 });
+          const response = await clients.accounts.call.createAccounts({ organizationId, mode: modeOfName(mode), count: Math.min(100, left), program: '', initialBalance: 0 });
           numbers.push(...response.accounts.map((a) => Number(a.number)));
         }
         return numbers;

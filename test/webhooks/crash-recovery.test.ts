@@ -5,6 +5,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
+import { Mode } from '@propdesk/kit';
 import { startStack, type Stack } from '../support/stack';
 import { generateCertificate, REPOSITORY_ROOT, spawnService, startHttpsReceiver, stopProcess, type HttpsReceiver, type TestCertificate } from '@propdesk/kit/testing';
 import { verifyWebhook } from '../../services/webhooks/src/verify';
@@ -36,7 +37,7 @@ it('SIGKILL of the webhooks process mid-way through 1,000 real events: after a r
   let running = await spawnWebhooks();
   const org = await stack.createOrg({ credits: 2000 });
   const webhooks = createWebhooksClient(running.address);
-  const { secret, endpoint } = await webhooks.call.createEndpoint({ organizationId: org.id, url: receiver.url('/crash'), events: ['account.created'] });
+  const { secret, endpoint } = await webhooks.call.createEndpoint({ organizationId: org.id, mode: Mode.MODE_LIVE, url: receiver.url('/crash'), events: ['account.created'] });
   webhooks.close();
   const numbers = await stack.createAccounts(org.id, 1000);
   expect(numbers).toHaveLength(1000);
@@ -66,7 +67,7 @@ it('SIGKILL of the webhooks process mid-way through 1,000 real events: after a r
       let succeeded = 0;
       let pageToken = '';
       do {
-        const page = await records.call.listDeliveries({ organizationId: org.id, endpointId: endpoint!.id, pageSize: 200, pageToken, status: 2, eventType: '' });
+        const page = await records.call.listDeliveries({ organizationId: org.id, mode: Mode.MODE_LIVE, endpointId: endpoint!.id, pageSize: 200, pageToken, status: 2, eventType: '' });
         succeeded += page.deliveries.length;
         pageToken = page.nextPageToken;
       } while (pageToken);

@@ -5,7 +5,7 @@
  */
 import { status, type ServerWritableStream } from '@grpc/grpc-js';
 import { authv1, accountsv1 } from '@propdesk/proto';
-import { AppError, createLogger, sha256Hex, startGrpcServer, type StartedGrpcServer } from '@propdesk/kit';
+import { AppError, createLogger, Mode, sha256Hex, startGrpcServer, type StartedGrpcServer } from '@propdesk/kit';
 import { implementServiceDouble, waitUntil } from '@propdesk/kit/testing';
 import { start, type StartedGateway } from '../main';
 
@@ -39,7 +39,7 @@ beforeAll(async () => {
     async verifyApiKey(request) {
       verifyCalls += 1;
       if (request.tokenSha256 !== sha256Hex(GOOD)) throw new AppError('invalid_api_key', 'invalid API key');
-      return { apiKeyId: 'key-1', organizationId: 'org-1', scopes: ['accounts:read'], planStatus: authv1.PlanStatus.PLAN_STATUS_PAID };
+      return { apiKeyId: 'key-1', organizationId: 'org-1', scopes: ['accounts:read'], planStatus: authv1.PlanStatus.PLAN_STATUS_PAID, mode: Mode.MODE_LIVE };
     },
     async ackInvalidation(request) {
       acks.push(request.seq);

@@ -1,6 +1,6 @@
 import type { Request, Response } from 'express';
 import { authv1 } from '@propdesk/proto';
-import { AppError, sha256Hex, type CallOpts } from '@propdesk/kit';
+import { AppError, livemodeOf, sha256Hex, type CallOpts } from '@propdesk/kit';
 import type { ServiceClient } from '../clients';
 import type { LimitDecision, Limits } from '../rate-limits';
 import { monotonicMs, type KeyCache, type VerifiedKey } from './key-cache';
@@ -48,9 +48,17 @@ export interface Authenticator {
 /** Executor session tokens carry this prefix (SPEC 4); any other bearer may be an API key. */
 const EXECUTOR_TOKEN_PREFIX = 'pfx_exec_';
 
+/** What an executor session token resolves to: its account, with the account's organization and mode. */
+export interface ExecutorSession {
+  organizationId: string;
+  livemode: boolean;
+  accountNumber: string;
+  sessionId: string;
+}
+
 export interface AuthenticatorDeps {
   auth: ServiceClient<authv1.AuthServiceClient>;
-  executorSessions: (token: string, opts: CallOpts) => Promise<{ organizationId: string; accountNumber: string; sessionId: string }>;
+  executorSessions: (token: string, opts: CallOpts) => Promise<ExecutorSession>;
   cache: KeyCache;
   watcher: InvalidationWatcher;
   limits: Limits;
@@ -81,6 +89,7 @@ export function createAuthenticator(deps: AuthenticatorDeps): Authenticator {
       const key: VerifiedKey = {
         keyId: verified.apiKeyId,
         organizationId: verified.organizationId,
+        livemode: livemodeOf(verified.mode),
         scopes: new Set(verified.scopes),
         paid: verified.planStatus === authv1.PlanStatus.PLAN_STATUS_PAID,
         ...(verified.expiresInMs === undefined ? {} : { validUntil: askedAt + Number(verified.expiresInMs) }),
@@ -122,7 +131,7 @@ export function createAuthenticator(deps: AuthenticatorDeps): Authenticator {
     if (token === undefined || token.startsWith(EXECUTOR_TOKEN_PREFIX)) return false;
     const key = await countValidKey(req, res, token);
     if (key === undefined) return false;
-    setPrincipal(req, { kind: 'api_key', keyId: key.keyId, organizationId: key.organizationId });
+    setPrincipal(req, { kind: 'api_key', keyId: key.keyId, organizationId: key.organizationId, livemode: key.livemode });
     return true;
   };
 
@@ -134,9 +143,10 @@ export function createAuthenticator(deps: AuthenticatorDeps): Authenticator {
       }
       const key = await countValidKey(req, res, token ?? '');
       if (key === undefined) return refuseInvalid(req, res, new AppError('invalid_api_key', INVALID_API_KEY_MESSAGE));
-      if (!key.paid) throw new AppError('payment_required', 'the organization has no completed plan purchase');
+      // Test mode is free and always open (SPEC 13): only live keys need a completed plan purchase.
+      if (!key.paid && key.livemode) throw new AppError('payment_required', 'the organization has no completed plan purchase');
       if (scope !== null && !key.scopes.has(scope)) throw new AppError('missing_scope', `this API key lacks the scope ${scope}`);
-      const principal: ApiKeyPrincipal = { kind: 'api_key', keyId: key.keyId, organizationId: key.organizationId };
+      const principal: ApiKeyPrincipal = { kind: 'api_key', keyId: key.keyId, organizationId: key.organizationId, livemode: key.livemode };
       setPrincipal(req, principal);
       return principal;
     },
@@ -153,7 +163,7 @@ export function createAuthenticator(deps: AuthenticatorDeps): Authenticator {
       }
       const before = await limits.beforeLookup(clientIp(req), false);
       if (before.action === 'refuse') throw rateLimited(res, before.decision);
-      let session: { organizationId: string; accountNumber: string; sessionId: string };
+      let session: ExecutorSession;
       try {
         session = await deps.executorSessions(token ?? '', deps.callOpts(req));
       } catch (err) {

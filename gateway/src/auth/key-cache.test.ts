@@ -1,6 +1,6 @@
 import { KeyCache, type VerifiedKey } from './key-cache';
 
-const key = (keyId: string, organizationId = 'org-1'): VerifiedKey => ({ keyId, organizationId, scopes: new Set(['accounts:read']), paid: true });
+const key = (keyId: string, organizationId = 'org-1'): VerifiedKey => ({ keyId, organizationId, livemode: true, scopes: new Set(['accounts:read']), paid: true });
 
 describe('the verified-key cache', () => {
   it('evicts the least recently used entry past its bound', () => {

@@ -4,6 +4,8 @@ import type { KeyLimits } from '../limits';
 export interface VerifiedKey {
   keyId: string;
   organizationId: string;
+  /** The key's mode (SPEC 13): false for a pfx_test_ key. */
+  livemode: boolean;
   scopes: ReadonlySet<string>;
   paid: boolean;
   /** On the cache's clock (monotonic ms): the key must not be served from cache from then on. Absent: no expiry. */

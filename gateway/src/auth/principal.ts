@@ -1,18 +1,18 @@
 import type { Request } from 'express';
-import { annotateServerSpan, AppError, ATTR_ORGANIZATION_ID, tracingActive } from '@propdesk/kit';
+import { annotateServerSpan, AppError, ATTR_ORGANIZATION_ID, scopeFields, tracingActive, type ScopeFields, type TenantScope } from '@propdesk/kit';
 
 export const SCOPES = ['accounts:read', 'accounts:write', 'credentials:read', 'trading:write'] as const;
 export type Scope = (typeof SCOPES)[number];
 
-export interface ApiKeyPrincipal {
+/** A key acts on its organization's partition of its own mode (SPEC 13): the scope is part of the principal. */
+export interface ApiKeyPrincipal extends TenantScope {
   kind: 'api_key';
   keyId: string;
-  organizationId: string;
 }
 
-export interface ExecutorPrincipal {
+/** An executor session acts on its account's organization and mode. */
+export interface ExecutorPrincipal extends TenantScope {
   kind: 'executor';
-  organizationId: string;
   /** int64 string, as the contracts carry it. */
   accountNumber: string;
   sessionId: string;
@@ -35,6 +35,14 @@ export function apiKeyOf(req: Request): ApiKeyPrincipal {
   const principal = principals.get(req);
   if (principal?.kind !== 'api_key') throw new AppError('unauthorized', 'an API key is required');
   return principal;
+}
+
+/**
+ * The API key's organization and mode as the contracts carry them, spread into every
+ * organization-scoped request: the mode travels exactly as the organization does.
+ */
+export function tenantOf(req: Request): ScopeFields {
+  return scopeFields(apiKeyOf(req));
 }
 
 export function executorOf(req: Request): ExecutorPrincipal {

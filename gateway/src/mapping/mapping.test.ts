@@ -26,6 +26,7 @@ describe('proto -> REST mapping', () => {
     const rest = toRestAccount({
       number: '1000042',
       organizationId: 'org',
+      livemode: true,
       status: accountsv1.AccountStatus.ACCOUNT_STATUS_BREACHED,
       program: 'standard',
       currency: 'USD',
@@ -53,6 +54,7 @@ describe('proto -> REST mapping', () => {
       attempt: 1,
       previous_account: null,
       next_account: null,
+      livemode: true,
     });
     expect(matches('Account', rest)).toBe(true);
   });
@@ -79,7 +81,7 @@ describe('proto -> REST mapping', () => {
     expect(
       matches(
         'Webhook',
-        toRestEndpoint({ id: 'whe_1', organizationId: 'o', url: 'https://x.example/h', events: [], status: webhooksv1.EndpointStatus.ENDPOINT_STATUS_DISABLED, createdAt: created }),
+        toRestEndpoint({ id: 'whe_1', organizationId: 'o', url: 'https://x.example/h', events: [], status: webhooksv1.EndpointStatus.ENDPOINT_STATUS_DISABLED, createdAt: created, livemode: true }),
       ),
     ).toBe(true);
     const delivery = toRestDelivery({
@@ -96,7 +98,7 @@ describe('proto -> REST mapping', () => {
     });
     expect(delivery).toMatchObject({ status: 'pending', response_status: null, error: null, next_attempt_at: null });
     expect(matches('Delivery', delivery)).toBe(true);
-    expect(matches('Event', toRestEvent({ id: 'evt_1', type: 'account.created', organizationId: '0d3c4b1a-6f7e-4a2b-9c8d-1e2f3a4b5c6d', createdAt: created, data: { account: 1 }, traceparent: '', tracestate: '' }))).toBe(true);
+    expect(matches('Event', toRestEvent({ id: 'evt_1', type: 'account.created', organizationId: '0d3c4b1a-6f7e-4a2b-9c8d-1e2f3a4b5c6d', createdAt: created, data: { account: 1 }, livemode: true, traceparent: '', tracestate: '' }))).toBe(true);
   });
 
   it('refuses an unknown status filter with 400 naming status', () => {

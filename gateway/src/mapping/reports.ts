@@ -1,4 +1,4 @@
-import { ACCOUNT_STATUSES, DAILY_LOSS_BASES, PHASE_KINDS, TOTAL_LOSS_MODES } from '@propdesk/kit';
+import { ACCOUNT_STATUSES, DAILY_LOSS_BASES, livemodeSchema, PHASE_KINDS, TOTAL_LOSS_MODES } from '@propdesk/kit';
 import { z } from '../http/zod';
 import { dealSchema, ORDER_TYPE_NAMES, POSITION_STATUS_NAMES, SIDE_NAMES } from './trading';
 
@@ -122,6 +122,7 @@ export const reportSchema = z
       .object({
         account: z.number().int(),
         organization_id: z.string().uuid(),
+        livemode: livemodeSchema,
         status: z.enum(ACCOUNT_STATUSES),
         trader_id: z.string().nullable(),
         program: z.string(),

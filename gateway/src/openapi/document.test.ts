@@ -14,8 +14,8 @@ import { ROUTES } from '../routes';
  */
 async function served(): Promise<{ text: string; unserved: string[] }> {
   const allowAll: Authenticator = {
-    apiKey: async () => ({ kind: 'api_key', keyId: 'k', organizationId: 'o' }),
-    executor: async () => ({ kind: 'executor', organizationId: 'o', accountNumber: '1', sessionId: 's' }),
+    apiKey: async () => ({ kind: 'api_key', keyId: 'k', organizationId: 'o', livemode: true }),
+    executor: async () => ({ kind: 'executor', organizationId: 'o', livemode: true, accountNumber: '1', sessionId: 's' }),
     anonymous: async () => undefined,
   };
   const app = express().use(

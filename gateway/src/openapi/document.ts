@@ -19,7 +19,9 @@ function registerShared(registry: OpenAPIRegistry): void {
   registry.registerComponent('securitySchemes', 'apiKey', {
     type: 'http',
     scheme: 'bearer',
-    description: 'API key pfx_live_...; its scopes: accounts:read, accounts:write, credentials:read, trading:write',
+    description:
+      'API key pfx_live_... (live mode) or pfx_test_... (test mode: the organization\'s test partition, free, no plan needed; SPEC 13); ' +
+      'its scopes: accounts:read, accounts:write, credentials:read, trading:write',
   });
   registry.registerComponent('securitySchemes', 'executorSession', { type: 'http', scheme: 'bearer', description: 'executor session token pfx_exec_...' });
   registry.registerComponent('securitySchemes', 'panelSession', {
@@ -57,6 +59,7 @@ const API_DESCRIPTION = [
   'A method a path does not have is 405 `method_not_allowed` with the RateLimit-* headers and an Allow header listing the path\'s methods (e.g. GET, HEAD, POST). OPTIONS is such a method: the API configures no CORS (it is called from servers, with secret keys), so there is no preflight to answer.',
   'A write that carries a body must send it as Content-Type: application/json (UTF-8); anything else is 415 `unsupported_media_type`. Writes that take no body may be sent without one and without a Content-Type.',
   'The request line and headers may take up to 64 KB (a longer cursor is refused by its list as `invalid_cursor`); beyond that the server answers 431 `headers_too_large`, and a request that does not arrive in time 408 `request_timeout`; these two come from the HTTP server before any route, so they carry no RateLimit-* headers.',
+  'Test mode: a pfx_test_ key sees and changes only its organization\'s test objects and a pfx_live_ key only live ones; every object carries `livemode` and the other mode\'s object is 404 `not_found`, in lists, cursors, events and webhooks alike. Test mode needs no plan (no 402) and spends no credits.',
   'Numbers are taken exactly: a value that would need rounding (a volume not a multiple of 0.01 lots, a price finer than its instrument\'s digits, an amount in fractions of a cent) is refused with 400 naming the field, never rounded. Text is stored exactly as sent: control characters are refused, never stripped.',
 ].join(' ');
 

@@ -9,7 +9,7 @@ export const ERROR_MEANINGS: Record<ApiErrorCode, string> = {
   invalid_api_key: 'the API key is unknown, malformed, revoked or expired',
   invalid_credentials: 'wrong account number or password',
   invalid_session: 'the executor session is unknown or revoked',
-  payment_required: "the organization's plan is not bought",
+  payment_required: "the organization's plan is not bought (live keys only: test mode is free)",
   insufficient_credits: 'not enough account credits',
   missing_scope: 'the API key lacks the scope (the message names it)',
   forbidden: 'the role may not do this',

@@ -1,5 +1,5 @@
 import type { RouteConfig } from '@asteasolutions/zod-to-openapi';
-import { KEY_LIFETIME_SECONDS, OVERLAP_SECONDS, type ApiErrorCode } from '@propdesk/kit';
+import { KEY_LIFETIME_SECONDS, MODE_NAMES, OVERLAP_SECONDS, type ApiErrorCode } from '@propdesk/kit';
 import { z } from '../http/zod';
 import { healthSchema } from '../routes/health';
 import { ERROR_MEANINGS, errorBodySchema } from './errors';
@@ -10,8 +10,10 @@ import { ERROR_MEANINGS, errorBodySchema } from './errors';
  * pipeline: no rate-limit headers.
  */
 
+const keyModeSchema = z.enum(MODE_NAMES).openapi({ description: 'live (pfx_live_ token) or test (pfx_test_ token): the partition the key acts on' });
+
 const revokedKeySchema = z
-  .object({ id: z.string(), prefix: z.string(), name: z.string(), scopes: z.array(z.string()), revoked_at: z.string().datetime() })
+  .object({ id: z.string(), prefix: z.string(), name: z.string(), scopes: z.array(z.string()), mode: keyModeSchema, revoked_at: z.string().datetime() })
   .strict()
   .openapi('RevokedKey');
 
@@ -38,10 +40,11 @@ const rollRequestSchema = z
 const rolledKeySchema = z
   .object({
     id: z.string(),
-    token: z.string().describe('pfx_live_ + 40 characters, shown once'),
+    token: z.string().describe('pfx_live_ or pfx_test_ (the old key\'s mode) + 40 characters, shown once'),
     prefix: z.string(),
     name: z.string(),
     scopes: z.array(z.string()),
+    mode: keyModeSchema,
     expires_at: z.string().datetime().nullable(),
   })
   .strict()
@@ -93,7 +96,7 @@ export function outsideV1Operations(): RouteConfig[] {
       method: 'post',
       path: '/api-keys/{id}/roll',
       operationId: 'rollApiKey',
-      summary: 'Replace an API key: a new key with the same name, scopes and limits (panel session of an owner or admin)',
+      summary: 'Replace an API key: a new key with the same name, scopes, limits and mode (panel session of an owner or admin)',
       description:
         "The old key's expires_at becomes now + previous_expires_in (never later than it was); every gateway honours it " +
         'before this answers. A revoked or expired key cannot be rolled (409).',

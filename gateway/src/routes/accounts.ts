@@ -1,6 +1,6 @@
 import { accountsv1 } from '@propdesk/proto';
 import { ACCOUNT_STATUSES, MAX_INITIAL_BALANCE, MONEY_STEP, accountStatusValue } from '@propdesk/kit';
-import { apiKeyOf } from '../auth/principal';
+import { tenantOf } from '../auth/principal';
 import { renderJson } from '../http/errors';
 import { route } from '../http/route';
 import { booleanQuery, emailAddress, enumQuery, exactNumber, freeText, objectBody, pageOf, pageQuery, positiveIntegerPath, stringQuery } from '../http/validation';
@@ -54,7 +54,7 @@ export const accountRoutes = [
     async handler({ req, query, clients, opts }) {
       const response = await clients.listAccounts(
         {
-          organizationId: apiKeyOf(req).organizationId,
+          ...tenantOf(req),
           ...pageOf(query),
           status: query.status === undefined ? accountsv1.AccountStatus.ACCOUNT_STATUS_UNSPECIFIED : accountStatusValue(query.status),
           assigned: query.assigned,
@@ -79,7 +79,7 @@ export const accountRoutes = [
     errors: ['invalid_request', 'insufficient_credits', 'conflict'],
     async handler({ req, body, clients, opts }) {
       const response = await clients.accounts.call.createAccounts(
-        { organizationId: apiKeyOf(req).organizationId, count: body.count, program: body.program ?? '', initialBalance: body.initial_balance ?? 0 },
+        { ...tenantOf(req), count: body.count, program: body.program ?? '', initialBalance: body.initial_balance ?? 0 },
         opts,
       );
       return renderJson(201, { data: response.accounts.map(toRestAccount) });
@@ -98,7 +98,7 @@ export const accountRoutes = [
     responses: { 200: assignmentSchema },
     errors: ['invalid_request', 'no_unassigned_accounts'],
     async handler({ req, body, clients, opts }) {
-      const response = await clients.accounts.call.claimAccount({ organizationId: apiKeyOf(req).organizationId, name: body.name, email: body.email }, opts);
+      const response = await clients.accounts.call.claimAccount({ ...tenantOf(req), name: body.name, email: body.email }, opts);
       return renderJson(200, { account: toRestAccount(response.account), trader: toRestTrader(response.trader) });
     },
   }),
@@ -114,7 +114,7 @@ export const accountRoutes = [
     responses: { 200: accountSchema },
     errors: ['not_found'],
     async handler({ req, params, clients, opts }) {
-      const response = await clients.accounts.call.getAccount({ organizationId: apiKeyOf(req).organizationId, number: params.number }, opts);
+      const response = await clients.accounts.call.getAccount({ ...tenantOf(req), number: params.number }, opts);
       return renderJson(200, toRestAccount(response.account));
     },
   }),
@@ -133,7 +133,7 @@ export const accountRoutes = [
     errors: ['invalid_request', 'not_found', 'account_archived', 'account_breached'],
     async handler({ req, params, body, clients, opts }) {
       const response = await clients.accounts.call.assignTrader(
-        { organizationId: apiKeyOf(req).organizationId, number: params.number, name: body.name, email: body.email },
+        { ...tenantOf(req), number: params.number, name: body.name, email: body.email },
         opts,
       );
       return renderJson(200, { account: toRestAccount(response.account), trader: toRestTrader(response.trader) });
@@ -151,7 +151,7 @@ export const accountRoutes = [
     responses: { 200: unassignmentSchema },
     errors: ['not_found'],
     async handler({ req, params, clients, opts }) {
-      const response = await clients.accounts.call.unassignTrader({ organizationId: apiKeyOf(req).organizationId, number: params.number }, opts);
+      const response = await clients.accounts.call.unassignTrader({ ...tenantOf(req), number: params.number }, opts);
       return renderJson(200, { account: toRestAccount(response.account), trader: null });
     },
   }),
@@ -167,7 +167,7 @@ export const accountRoutes = [
     responses: { 200: accountSchema },
     errors: ['not_found'],
     async handler({ req, params, clients, opts }) {
-      const response = await clients.accounts.call.archiveAccount({ organizationId: apiKeyOf(req).organizationId, number: params.number }, opts);
+      const response = await clients.accounts.call.archiveAccount({ ...tenantOf(req), number: params.number }, opts);
       return renderJson(200, toRestAccount(response.account));
     },
   }),
@@ -183,7 +183,7 @@ export const accountRoutes = [
     responses: { 200: credentialsSchema },
     errors: ['not_found'],
     async handler({ req, params, clients, opts }) {
-      const response = await clients.accounts.call.getCredentials({ organizationId: apiKeyOf(req).organizationId, number: params.number }, opts);
+      const response = await clients.accounts.call.getCredentials({ ...tenantOf(req), number: params.number }, opts);
       return renderJson(200, toRestCredentials(response.credentials));
     },
   }),
@@ -199,7 +199,7 @@ export const accountRoutes = [
     responses: { 200: credentialsSchema },
     errors: ['not_found'],
     async handler({ req, params, clients, opts }) {
-      const response = await clients.accounts.call.rotateCredentials({ organizationId: apiKeyOf(req).organizationId, number: params.number }, opts);
+      const response = await clients.accounts.call.rotateCredentials({ ...tenantOf(req), number: params.number }, opts);
       return renderJson(200, toRestCredentials(response.credentials));
     },
   }),

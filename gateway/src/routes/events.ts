@@ -1,5 +1,5 @@
 import { EVENT_TYPES } from '@propdesk/kit';
-import { apiKeyOf } from '../auth/principal';
+import { tenantOf } from '../auth/principal';
 import { renderJson } from '../http/errors';
 import { route } from '../http/route';
 import { enumQuery, pageOf, pageQuery } from '../http/validation';
@@ -24,7 +24,7 @@ export const eventRoutes = [
     responses: { 200: eventPageSchema },
     errors: ['invalid_request', 'invalid_cursor'],
     async handler({ req, query, clients, opts }) {
-      const response = await clients.accounts.call.listEvents({ organizationId: apiKeyOf(req).organizationId, ...pageOf(query), type: query.type ?? '' }, opts);
+      const response = await clients.accounts.call.listEvents({ ...tenantOf(req), ...pageOf(query), type: query.type ?? '' }, opts);
       return renderJson(200, page(response.events.map(toRestEvent), response.nextPageToken));
     },
   }),

@@ -1,3 +1,4 @@
+import { scopeFields } from '@propdesk/kit';
 import { clientIp, executorOf } from '../auth/principal';
 import { renderJson } from '../http/errors';
 import { route } from '../http/route';
@@ -49,7 +50,7 @@ export const executorRoutes = [
     errors: [],
     async handler({ req, clients, opts }) {
       const session = executorOf(req);
-      const response = await clients.accounts.call.getAccount({ organizationId: session.organizationId, number: session.accountNumber }, opts);
+      const response = await clients.accounts.call.getAccount({ ...scopeFields(session), number: session.accountNumber }, opts);
       return renderJson(200, toRestAccount(response.account));
     },
   }),
@@ -66,7 +67,7 @@ export const executorRoutes = [
     errors: ORDER_ERRORS,
     handler: ({ req, body, clients, opts }) => {
       const session = executorOf(req);
-      return trading.placeOrder(clients, session.organizationId, session.accountNumber, body, opts);
+      return trading.placeOrder(clients, scopeFields(session), session.accountNumber, body, opts);
     },
   }),
 
@@ -82,7 +83,7 @@ export const executorRoutes = [
     errors: ['invalid_cursor'],
     handler: ({ req, query, clients, opts }) => {
       const session = executorOf(req);
-      return trading.listPositions(clients, session.organizationId, session.accountNumber, { ...pageOf(query), status: positionStatusFilter(query.status) }, opts);
+      return trading.listPositions(clients, scopeFields(session), session.accountNumber, { ...pageOf(query), status: positionStatusFilter(query.status) }, opts);
     },
   }),
 
@@ -98,7 +99,7 @@ export const executorRoutes = [
     errors: CLOSE_ERRORS,
     handler: ({ req, params, clients, opts }) => {
       const session = executorOf(req);
-      return trading.closePosition(clients, session.organizationId, session.accountNumber, params.id, opts);
+      return trading.closePosition(clients, scopeFields(session), session.accountNumber, params.id, opts);
     },
   }),
 ];

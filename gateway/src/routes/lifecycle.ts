@@ -1,5 +1,5 @@
 import { MONEY_STEP, present, restPayoutSchema, toRestPayout } from '@propdesk/kit';
-import { apiKeyOf } from '../auth/principal';
+import { tenantOf } from '../auth/principal';
 import { renderJson } from '../http/errors';
 import { route } from '../http/route';
 import { exactNumber, objectBody, pageOf, pageQuery } from '../http/validation';
@@ -31,7 +31,7 @@ export const lifecycleRoutes = [
     responses: { 200: accountSchema },
     errors: ['not_found', 'insufficient_credits', 'account_passed', 'account_archived', 'conflict', 'unavailable'],
     async handler({ req, params, clients, opts }) {
-      const response = await clients.trading.call.resetAccount({ organizationId: apiKeyOf(req).organizationId, number: params.number }, opts);
+      const response = await clients.trading.call.resetAccount({ ...tenantOf(req), number: params.number }, opts);
       return renderJson(200, toRestAccount(response.account));
     },
   }),
@@ -52,7 +52,7 @@ export const lifecycleRoutes = [
     errors: ['invalid_request', 'not_found', 'payout_not_allowed'],
     async handler({ req, params, body, clients, opts }) {
       const response = await clients.trading.call.createPayout(
-        { organizationId: apiKeyOf(req).organizationId, number: params.number, amount: body?.amount },
+        { ...tenantOf(req), number: params.number, amount: body?.amount },
         opts,
       );
       return renderJson(201, toRestPayout(present(response.payout, 'a payout')));
@@ -71,7 +71,7 @@ export const lifecycleRoutes = [
     responses: { 200: payoutPageSchema },
     errors: ['not_found', 'invalid_cursor'],
     async handler({ req, params, query, clients, opts }) {
-      const response = await clients.trading.call.listPayouts({ organizationId: apiKeyOf(req).organizationId, number: params.number, ...pageOf(query) }, opts);
+      const response = await clients.trading.call.listPayouts({ ...tenantOf(req), number: params.number, ...pageOf(query) }, opts);
       return renderJson(200, page(response.payouts.map(toRestPayout), response.nextPageToken));
     },
   }),

@@ -1,5 +1,5 @@
 import { PROGRAM_NAME_PATTERN, PROGRAM_STATUSES, programCreateSchema, programUpdateSchema, restProgramSchema, type RestProgram } from '@propdesk/kit';
-import { apiKeyOf } from '../auth/principal';
+import { tenantOf } from '../auth/principal';
 import { renderJson } from '../http/errors';
 import { route } from '../http/route';
 import { enumQuery, failsAsNotFound, pageOf, pageQuery } from '../http/validation';
@@ -43,7 +43,7 @@ export const programRoutes = [
     responses: { 200: programPageSchema },
     errors: ['invalid_request', 'invalid_cursor'],
     async handler({ req, query, clients, opts }) {
-      const response = await clients.accounts.call.listPrograms({ organizationId: apiKeyOf(req).organizationId, ...pageOf(query), status: query.status ?? '' }, opts);
+      const response = await clients.accounts.call.listPrograms({ ...tenantOf(req), ...pageOf(query), status: query.status ?? '' }, opts);
       return renderJson(200, page(response.programs.map(toRestProgram), response.nextPageToken));
     },
   }),
@@ -61,7 +61,7 @@ export const programRoutes = [
     errors: ['invalid_request', 'conflict'],
     async handler({ req, clients, opts }) {
       // The service validates the body again (gRPC callers); it gets what the client sent.
-      const response = await clients.accounts.call.createProgram({ organizationId: apiKeyOf(req).organizationId, program: req.body as Record<string, unknown> }, opts);
+      const response = await clients.accounts.call.createProgram({ ...tenantOf(req), program: req.body as Record<string, unknown> }, opts);
       return renderJson(201, toRestProgram(response.program));
     },
   }),
@@ -78,7 +78,7 @@ export const programRoutes = [
     responses: { 200: programSchema },
     errors: ['invalid_request', 'not_found'],
     async handler({ req, params, query, clients, opts }) {
-      const response = await clients.accounts.call.getProgram({ organizationId: apiKeyOf(req).organizationId, name: params.name, version: query.version ?? 0 }, opts);
+      const response = await clients.accounts.call.getProgram({ ...tenantOf(req), name: params.name, version: query.version ?? 0 }, opts);
       return renderJson(200, toRestProgram(response.program));
     },
   }),
@@ -97,7 +97,7 @@ export const programRoutes = [
     errors: ['invalid_request', 'not_found', 'conflict'],
     async handler({ req, params, clients, opts }) {
       const response = await clients.accounts.call.updateProgram(
-        { organizationId: apiKeyOf(req).organizationId, name: params.name, program: req.body as Record<string, unknown> },
+        { ...tenantOf(req), name: params.name, program: req.body as Record<string, unknown> },
         opts,
       );
       return renderJson(200, toRestProgram(response.program));
@@ -115,7 +115,7 @@ export const programRoutes = [
     responses: { 200: programSchema },
     errors: ['not_found', 'conflict'],
     async handler({ req, params, clients, opts }) {
-      const response = await clients.accounts.call.archiveProgram({ organizationId: apiKeyOf(req).organizationId, name: params.name }, opts);
+      const response = await clients.accounts.call.archiveProgram({ ...tenantOf(req), name: params.name }, opts);
       return renderJson(200, toRestProgram(response.program));
     },
   }),

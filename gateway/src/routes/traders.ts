@@ -1,4 +1,4 @@
-import { apiKeyOf } from '../auth/principal';
+import { tenantOf } from '../auth/principal';
 import { renderJson } from '../http/errors';
 import { route } from '../http/route';
 import { idPath, pageOf, pageQuery } from '../http/validation';
@@ -21,7 +21,7 @@ export const traderRoutes = [
     responses: { 200: traderPageSchema },
     errors: ['invalid_cursor'],
     async handler({ req, query, clients, opts }) {
-      const response = await clients.accounts.call.listTraders({ organizationId: apiKeyOf(req).organizationId, ...pageOf(query) }, opts);
+      const response = await clients.accounts.call.listTraders({ ...tenantOf(req), ...pageOf(query) }, opts);
       return renderJson(200, page(response.traders.map(toRestTrader), response.nextPageToken));
     },
   }),
@@ -37,7 +37,7 @@ export const traderRoutes = [
     responses: { 200: traderSchema, 201: traderSchema },
     errors: ['invalid_request'],
     async handler({ req, body, clients, opts }) {
-      const response = await clients.accounts.call.createTrader({ organizationId: apiKeyOf(req).organizationId, name: body.name, email: body.email }, opts);
+      const response = await clients.accounts.call.createTrader({ ...tenantOf(req), name: body.name, email: body.email }, opts);
       return renderJson(response.created ? 201 : 200, toRestTrader(response.trader));
     },
   }),
@@ -53,7 +53,7 @@ export const traderRoutes = [
     responses: { 200: traderSchema },
     errors: ['not_found'],
     async handler({ req, params, clients, opts }) {
-      const response = await clients.accounts.call.getTrader({ organizationId: apiKeyOf(req).organizationId, traderId: params.id }, opts);
+      const response = await clients.accounts.call.getTrader({ ...tenantOf(req), traderId: params.id }, opts);
       return renderJson(200, toRestTrader(response.trader));
     },
   }),

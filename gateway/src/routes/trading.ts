@@ -1,7 +1,7 @@
 import type { tradingv1 } from '@propdesk/proto';
-import { AppError, LOT_STEP, type ApiErrorCode, type CallOpts } from '@propdesk/kit';
+import { AppError, LOT_STEP, type ApiErrorCode, type CallOpts, type ScopeFields } from '@propdesk/kit';
 import type { Clients } from '../clients';
-import { apiKeyOf } from '../auth/principal';
+import { tenantOf } from '../auth/principal';
 import { renderJson, type Rendered } from '../http/errors';
 import { route } from '../http/route';
 import { enumQuery, exactNumber, freeText, idPath, objectBody, pageOf, pageQuery, timeQuery, type PageParams } from '../http/validation';
@@ -53,7 +53,7 @@ export const positionListQuery = {
   status: enumQuery(POSITION_STATUS_NAMES, `status must be one of ${POSITION_STATUS_NAMES.join(', ')}`),
 };
 
-function orderRequest(order: z.output<typeof orderBody>): Omit<tradingv1.PlaceOrderRequest, 'organizationId' | 'number'> {
+function orderRequest(order: z.output<typeof orderBody>): Omit<tradingv1.PlaceOrderRequest, 'organizationId' | 'mode' | 'number'> {
   if (order.type !== 'market' && order.price === undefined) throw new AppError('invalid_request', `price is required for a ${order.type} order`, 'price');
   if (order.type === 'market' && order.price !== undefined) throw new AppError('invalid_request', 'price is only for limit and stop orders', 'price');
   return {
@@ -69,22 +69,22 @@ function orderRequest(order: z.output<typeof orderBody>): Omit<tradingv1.PlaceOr
 
 /** Shared by the API-key routes and the executor routes: same calls, the account comes from elsewhere. */
 export const trading = {
-  async placeOrder(clients: Clients, organizationId: string, number: string, order: z.output<typeof orderBody>, opts: CallOpts): Promise<Rendered> {
-    const response = await clients.trading.call.placeOrder({ organizationId, number, ...orderRequest(order) }, opts);
+  async placeOrder(clients: Clients, scope: ScopeFields, number: string, order: z.output<typeof orderBody>, opts: CallOpts): Promise<Rendered> {
+    const response = await clients.trading.call.placeOrder({ ...scope, number, ...orderRequest(order) }, opts);
     return renderJson(201, toRestPosition(response.position));
   },
-  async closePosition(clients: Clients, organizationId: string, number: string, positionId: string, opts: CallOpts): Promise<Rendered> {
-    const response = await clients.trading.call.closePosition({ organizationId, number, positionId }, opts);
+  async closePosition(clients: Clients, scope: ScopeFields, number: string, positionId: string, opts: CallOpts): Promise<Rendered> {
+    const response = await clients.trading.call.closePosition({ ...scope, number, positionId }, opts);
     return renderJson(200, toRestPosition(response.position));
   },
   async listPositions(
     clients: Clients,
-    organizationId: string,
+    scope: ScopeFields,
     number: string,
     query: PageParams & { status: tradingv1.PositionStatus },
     opts: CallOpts,
   ): Promise<Rendered> {
-    const response = await clients.trading.call.listPositions({ organizationId, number, ...query }, opts);
+    const response = await clients.trading.call.listPositions({ ...scope, number, ...query }, opts);
     return renderJson(200, page(response.positions.map(toRestPosition), response.nextPageToken));
   },
 };
@@ -103,7 +103,7 @@ export const tradingRoutes = [
     body: orderBody,
     responses: { 201: positionSchema },
     errors: ['not_found', ...ORDER_ERRORS],
-    handler: ({ req, params, body, clients, opts }) => trading.placeOrder(clients, apiKeyOf(req).organizationId, params.number, body, opts),
+    handler: ({ req, params, body, clients, opts }) => trading.placeOrder(clients, tenantOf(req), params.number, body, opts),
   }),
 
   route({
@@ -116,7 +116,7 @@ export const tradingRoutes = [
     params: { ...accountPath, ...positionPath },
     responses: { 200: positionSchema },
     errors: CLOSE_ERRORS,
-    handler: ({ req, params, clients, opts }) => trading.closePosition(clients, apiKeyOf(req).organizationId, params.number, params.id, opts),
+    handler: ({ req, params, clients, opts }) => trading.closePosition(clients, tenantOf(req), params.number, params.id, opts),
   }),
 
   route({
@@ -131,7 +131,7 @@ export const tradingRoutes = [
     responses: { 200: accountSchema },
     errors: ['invalid_request', 'not_found', 'account_archived', 'account_breached', 'account_passed'],
     async handler({ req, params, body, clients, opts }) {
-      const response = await clients.trading.call.breachAccount({ organizationId: apiKeyOf(req).organizationId, number: params.number, reason: body.reason }, opts);
+      const response = await clients.trading.call.breachAccount({ ...tenantOf(req), number: params.number, reason: body.reason }, opts);
       return renderJson(200, toRestAccount(response.account));
     },
   }),
@@ -148,7 +148,7 @@ export const tradingRoutes = [
     responses: { 200: positionPageSchema },
     errors: ['not_found', 'invalid_cursor'],
     handler: ({ req, params, query, clients, opts }) =>
-      trading.listPositions(clients, apiKeyOf(req).organizationId, params.number, { ...pageOf(query), status: positionStatusFilter(query.status) }, opts),
+      trading.listPositions(clients, tenantOf(req), params.number, { ...pageOf(query), status: positionStatusFilter(query.status) }, opts),
   }),
 
   route({
@@ -163,7 +163,7 @@ export const tradingRoutes = [
     responses: { 200: dealPageSchema },
     errors: ['not_found', 'invalid_cursor'],
     async handler({ req, params, query, clients, opts }) {
-      const response = await clients.trading.call.listTrades({ organizationId: apiKeyOf(req).organizationId, number: params.number, ...pageOf(query) }, opts);
+      const response = await clients.trading.call.listTrades({ ...tenantOf(req), number: params.number, ...pageOf(query) }, opts);
       return renderJson(200, page(response.deals.map(toRestDeal), response.nextPageToken));
     },
   }),
@@ -180,7 +180,7 @@ export const tradingRoutes = [
     responses: { 200: flagPageSchema },
     errors: ['not_found', 'invalid_cursor'],
     async handler({ req, params, query, clients, opts }) {
-      const response = await clients.trading.call.listFlags({ organizationId: apiKeyOf(req).organizationId, number: params.number, ...pageOf(query) }, opts);
+      const response = await clients.trading.call.listFlags({ ...tenantOf(req), number: params.number, ...pageOf(query) }, opts);
       return renderJson(200, page(response.flags.map(toRestFlag), response.nextPageToken));
     },
   }),
@@ -196,7 +196,7 @@ export const tradingRoutes = [
     responses: { 200: analyticsSchema },
     errors: ['not_found', 'unavailable'],
     async handler({ req, params, clients, opts }) {
-      const response = await clients.trading.call.getAnalytics({ organizationId: apiKeyOf(req).organizationId, number: params.number }, opts);
+      const response = await clients.trading.call.getAnalytics({ ...tenantOf(req), number: params.number }, opts);
       return renderJson(200, response.analytics ?? {});
     },
   }),
@@ -214,7 +214,7 @@ export const tradingRoutes = [
     errors: ['invalid_request', 'not_found'],
     async handler({ req, params, query, clients, opts }) {
       const response = await clients.trading.call.getEquityCurve(
-        { organizationId: apiKeyOf(req).organizationId, number: params.number, from: query.from, to: query.to },
+        { ...tenantOf(req), number: params.number, from: query.from, to: query.to },
         opts,
       );
       return renderJson(200, { data: response.points.map(toRestEquityPoint) });
@@ -232,7 +232,7 @@ export const tradingRoutes = [
     responses: { 200: reportSchema },
     errors: ['not_found', 'unavailable'],
     async handler({ req, params, clients, opts }) {
-      const response = await clients.trading.call.getReport({ organizationId: apiKeyOf(req).organizationId, number: params.number }, opts);
+      const response = await clients.trading.call.getReport({ ...tenantOf(req), number: params.number }, opts);
       return renderJson(200, response.report ?? {});
     },
   }),

@@ -1,5 +1,5 @@
 import { EVENT_TYPES, OVERLAP_SECONDS } from '@propdesk/kit';
-import { apiKeyOf } from '../auth/principal';
+import { tenantOf } from '../auth/principal';
 import { renderJson } from '../http/errors';
 import { route } from '../http/route';
 import { enumQuery, idPath, objectBody, pageOf, pageQuery, rfc3339Time } from '../http/validation';
@@ -70,7 +70,7 @@ export const webhookRoutes = [
     errors: ['invalid_request'],
     async handler({ req, body, clients, opts }) {
       const response = await clients.webhooks.call.createEndpoint(
-        { organizationId: apiKeyOf(req).organizationId, url: body.url, events: [...new Set(body.events)] },
+        { ...tenantOf(req), url: body.url, events: [...new Set(body.events)] },
         opts,
       );
       return renderJson(201, { ...toRestEndpoint(response.endpoint), secret: response.secret, warnings: response.warnings });
@@ -88,7 +88,7 @@ export const webhookRoutes = [
     responses: { 200: webhookPageSchema },
     errors: ['invalid_cursor'],
     async handler({ req, query, clients, opts }) {
-      const response = await clients.webhooks.call.listEndpoints({ organizationId: apiKeyOf(req).organizationId, ...pageOf(query) }, opts);
+      const response = await clients.webhooks.call.listEndpoints({ ...tenantOf(req), ...pageOf(query) }, opts);
       return renderJson(200, page(response.endpoints.map(toRestEndpoint), response.nextPageToken));
     },
   }),
@@ -104,7 +104,7 @@ export const webhookRoutes = [
     responses: { 200: webhookDeletedSchema },
     errors: ['not_found'],
     async handler({ req, params, clients, opts }) {
-      await clients.webhooks.call.deleteEndpoint({ organizationId: apiKeyOf(req).organizationId, endpointId: params.id }, opts);
+      await clients.webhooks.call.deleteEndpoint({ ...tenantOf(req), endpointId: params.id }, opts);
       return renderJson(200, { id: params.id, deleted: true });
     },
   }),
@@ -124,7 +124,7 @@ export const webhookRoutes = [
     async handler({ req, params, body, clients, opts }) {
       const response = await clients.webhooks.call.enableEndpoint(
         {
-          organizationId: apiKeyOf(req).organizationId,
+          ...tenantOf(req),
           endpointId: params.id,
           redeliverSince: body.redeliver_since === undefined ? undefined : new Date(body.redeliver_since),
         },
@@ -152,7 +152,7 @@ export const webhookRoutes = [
     async handler({ req, params, query, clients, opts }) {
       const response = await clients.webhooks.call.listDeliveries(
         {
-          organizationId: apiKeyOf(req).organizationId,
+          ...tenantOf(req),
           endpointId: params.id,
           ...pageOf(query),
           status: deliveryStatusFilter(query.status),
@@ -177,7 +177,7 @@ export const webhookRoutes = [
     responses: { 202: deliveryAcceptedSchema },
     errors: ['not_found', 'conflict'],
     async handler({ req, params, clients, opts }) {
-      const response = await clients.webhooks.call.sendTestEvent({ organizationId: apiKeyOf(req).organizationId, endpointId: params.id }, opts);
+      const response = await clients.webhooks.call.sendTestEvent({ ...tenantOf(req), endpointId: params.id }, opts);
       return renderJson(202, { delivery_id: response.deliveryId, event_id: response.eventId });
     },
   }),
@@ -194,7 +194,7 @@ export const webhookRoutes = [
     errors: ['not_found', 'conflict'],
     async handler({ req, params, clients, opts }) {
       const response = await clients.webhooks.call.retryDelivery(
-        { organizationId: apiKeyOf(req).organizationId, endpointId: params.id, deliveryId: params.delivery_id },
+        { ...tenantOf(req), endpointId: params.id, deliveryId: params.delivery_id },
         opts,
       );
       return renderJson(202, { delivery_id: response.deliveryId, event_id: response.eventId });
@@ -218,7 +218,7 @@ export const webhookRoutes = [
     errors: ['not_found'],
     async handler({ req, params, body, clients, opts }) {
       const response = await clients.webhooks.call.rotateEndpointSecret(
-        { organizationId: apiKeyOf(req).organizationId, endpointId: params.id, previousExpiresInSeconds: body.previous_expires_in },
+        { ...tenantOf(req), endpointId: params.id, previousExpiresInSeconds: body.previous_expires_in },
         opts,
       );
       return renderJson(200, { id: response.endpoint?.id ?? params.id, secret: response.secret });

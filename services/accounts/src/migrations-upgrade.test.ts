@@ -4,7 +4,7 @@
  * what is recorded, and leave a schema identical to a fresh one.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
-import { createServiceClient, migrate, openDatabase, QueryTypes, type Migration, type Sequelize } from '@propdesk/kit';
+import { createServiceClient, migrate, Mode, openDatabase, QueryTypes, type Migration, type Sequelize } from '@propdesk/kit';
 import { createTestDatabase, type TestDatabase } from '@propdesk/kit/testing';
 import { tradingv1 } from '@propdesk/proto';
 import { PROGRAMS } from './domain/programs';
@@ -97,6 +97,7 @@ describe('a database created before the trading migrations moved', () => {
       await trading.call.publishQuote({ quote: { symbol: 'EURUSD', bid: 1.1, ask: 1.1002 } });
       const { position } = await trading.call.placeOrder({
         organizationId: org,
+        mode: Mode.MODE_LIVE,
         number: row.number,
         symbol: 'EURUSD',
         side: tradingv1.Side.SIDE_BUY,

@@ -1,5 +1,5 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { AppError, isExactDecimalLiteral, isUuid } from '@propdesk/kit';
+import { AppError, isExactDecimalLiteral, isUuid, MODE_NAMES, modeOfName, type Mode } from '@propdesk/kit';
 
 export type FlagSpec = NonNullable<ParseArgsConfig['options']>;
 export type FlagValues = Record<string, string | boolean | undefined>;
@@ -41,6 +41,14 @@ export function organizationId(values: FlagValues): string {
   const id = requiredString(values, 'org');
   if (!isUuid(id)) throw new AppError('invalid_request', '--org must be an organization id (UUID)', 'org');
   return id.toLowerCase();
+}
+
+/** --mode live|test (SPEC 13); absent: live. */
+export function modeFlag(values: FlagValues): Mode {
+  const raw = optionalString(values, 'mode') ?? 'live';
+  const name = MODE_NAMES.find((m) => m === raw);
+  if (!name) throw new AppError('invalid_request', `--mode must be ${MODE_NAMES.join(' or ')}`, 'mode');
+  return modeOfName(name);
 }
 
 export function uuidFlag(values: FlagValues, flag: string): string {

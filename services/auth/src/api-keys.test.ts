@@ -1,6 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { authv1 } from '@propdesk/proto';
 import { Client } from 'pg';
+import { Mode } from '@propdesk/kit';
 import { createOrg, rejection, startAuthForTest } from './test/harness';
 
 const sha256 = (token: string) => createHash('sha256').update(token).digest('hex');
@@ -23,6 +24,7 @@ describe('auth service: API keys', () => {
     const org = await createOrg(auth.client);
     const { apiKey, token } = await auth.client.call.createApiKey({
       organizationId: org.id,
+      mode: Mode.MODE_LIVE,
       name: 'integration',
       scopes: ['accounts:write', 'accounts:read', 'accounts:read'],
     });
@@ -41,34 +43,35 @@ describe('auth service: API keys', () => {
 
   it('validates name, scopes and organization', async () => {
     const org = await createOrg(auth.client);
-    expect(await rejection(auth.client.call.createApiKey({ organizationId: org.id, name: '', scopes: [] }))).toMatchObject({
+    expect(await rejection(auth.client.call.createApiKey({ organizationId: org.id, mode: Mode.MODE_LIVE, name: '', scopes: [] }))).toMatchObject({
       code: 'invalid_request',
       param: 'name',
     });
-    expect(await rejection(auth.client.call.createApiKey({ organizationId: org.id, name: 'x'.repeat(101), scopes: [] }))).toMatchObject({
+    expect(await rejection(auth.client.call.createApiKey({ organizationId: org.id, mode: Mode.MODE_LIVE, name: 'x'.repeat(101), scopes: [] }))).toMatchObject({
       param: 'name',
     });
-    expect(await rejection(auth.client.call.createApiKey({ organizationId: org.id, name: 'k', scopes: ['admin'] }))).toMatchObject({
+    expect(await rejection(auth.client.call.createApiKey({ organizationId: org.id, mode: Mode.MODE_LIVE, name: 'k', scopes: ['admin'] }))).toMatchObject({
       code: 'invalid_request',
       param: 'scopes',
     });
-    expect(await rejection(auth.client.call.createApiKey({ organizationId: randomUUID(), name: 'k', scopes: [] }))).toMatchObject({
+    expect(await rejection(auth.client.call.createApiKey({ organizationId: randomUUID(), mode: Mode.MODE_LIVE, name: 'k', scopes: [] }))).toMatchObject({
       code: 'not_found',
     });
-    expect(await rejection(auth.client.call.createApiKey({ organizationId: 'nope', name: 'k', scopes: [] }))).toMatchObject({ code: 'not_found' });
-    const none = await auth.client.call.createApiKey({ organizationId: org.id, name: 'no scopes', scopes: [] });
+    expect(await rejection(auth.client.call.createApiKey({ organizationId: 'nope', mode: Mode.MODE_LIVE, name: 'k', scopes: [] }))).toMatchObject({ code: 'not_found' });
+    const none = await auth.client.call.createApiKey({ organizationId: org.id, mode: Mode.MODE_LIVE, name: 'no scopes', scopes: [] });
     expect(none.apiKey?.scopes).toEqual([]);
   });
 
   it('verifies by hash with scopes and plan status; unknown and revoked keys fail alike', async () => {
     const org = await createOrg(auth.client, '0', authv1.PlanStatus.PLAN_STATUS_UNPAID);
-    const { apiKey, token } = await auth.client.call.createApiKey({ organizationId: org.id, name: 'v', scopes: ['trading:write'] });
+    const { apiKey, token } = await auth.client.call.createApiKey({ organizationId: org.id, mode: Mode.MODE_LIVE, name: 'v', scopes: ['trading:write'] });
     const verified = await auth.client.call.verifyApiKey({ tokenSha256: sha256(token) });
     expect(verified).toEqual({
       apiKeyId: apiKey!.id,
       organizationId: org.id,
       scopes: ['trading:write'],
       planStatus: authv1.PlanStatus.PLAN_STATUS_UNPAID,
+      mode: Mode.MODE_LIVE,
     });
     const unknown = await rejection(auth.client.call.verifyApiKey({ tokenSha256: sha256('pfx_live_unknown') }));
     const garbage = await rejection(auth.client.call.verifyApiKey({ tokenSha256: 'not hex' }));
@@ -83,7 +86,7 @@ describe('auth service: API keys', () => {
 
   it('records last use without slowing verification, at most once a minute', async () => {
     const org = await createOrg(auth.client);
-    const { apiKey, token } = await auth.client.call.createApiKey({ organizationId: org.id, name: 'used', scopes: [] });
+    const { apiKey, token } = await auth.client.call.createApiKey({ organizationId: org.id, mode: Mode.MODE_LIVE, name: 'used', scopes: [] });
     await auth.client.call.verifyApiKey({ tokenSha256: sha256(token) });
     let first: Date | null = null;
     for (let i = 0; i < 50 && !first; i += 1) {
@@ -100,12 +103,12 @@ describe('auth service: API keys', () => {
 
   it('revokes once: a second revoke answers the first revoked_at; the record stays listed', async () => {
     const org = await createOrg(auth.client);
-    const { apiKey } = await auth.client.call.createApiKey({ organizationId: org.id, name: 'r', scopes: [] });
+    const { apiKey } = await auth.client.call.createApiKey({ organizationId: org.id, mode: Mode.MODE_LIVE, name: 'r', scopes: [] });
     const first = await auth.client.call.revokeApiKey({ organizationId: org.id, apiKeyId: apiKey!.id });
     await new Promise((r) => setTimeout(r, 20));
     const second = await auth.client.call.revokeApiKey({ organizationId: org.id, apiKeyId: apiKey!.id });
     expect(second.apiKey?.revokedAt?.getTime()).toBe(first.apiKey?.revokedAt?.getTime());
-    const listed = await auth.client.call.listApiKeys({ organizationId: org.id, pageSize: 0, pageToken: '' });
+    const listed = await auth.client.call.listApiKeys({ organizationId: org.id, mode: Mode.MODE_LIVE, pageSize: 0, pageToken: '' });
     expect(listed.apiKeys.map((k) => k.id)).toEqual([apiKey!.id]);
     expect(listed.apiKeys[0].revokedAt).toBeInstanceOf(Date);
   });
@@ -113,7 +116,7 @@ describe('auth service: API keys', () => {
   it("answers not_found for another organization's key and for malformed ids", async () => {
     const mine = await createOrg(auth.client);
     const theirs = await createOrg(auth.client);
-    const { apiKey, token } = await auth.client.call.createApiKey({ organizationId: theirs.id, name: 't', scopes: [] });
+    const { apiKey, token } = await auth.client.call.createApiKey({ organizationId: theirs.id, mode: Mode.MODE_LIVE, name: 't', scopes: [] });
     expect(await rejection(auth.client.call.revokeApiKey({ organizationId: mine.id, apiKeyId: apiKey!.id }))).toMatchObject({ code: 'not_found' });
     expect(await rejection(auth.client.call.revokeApiKey({ organizationId: mine.id, apiKeyId: 'abc' }))).toMatchObject({ code: 'not_found' });
     expect(await rejection(auth.client.call.revokeApiKey({ organizationId: 'abc', apiKeyId: apiKey!.id }))).toMatchObject({ code: 'not_found' });
@@ -126,22 +129,22 @@ describe('auth service: API keys', () => {
     const other = await createOrg(auth.client);
     const created: string[] = [];
     for (let i = 0; i < 5; i += 1) {
-      created.push((await auth.client.call.createApiKey({ organizationId: org.id, name: `k${i}`, scopes: [] })).apiKey!.id);
+      created.push((await auth.client.call.createApiKey({ organizationId: org.id, mode: Mode.MODE_LIVE, name: `k${i}`, scopes: [] })).apiKey!.id);
     }
     const seen: string[] = [];
     let pageToken = '';
     let pages = 0;
     do {
-      const page = await auth.client.call.listApiKeys({ organizationId: org.id, pageSize: 2, pageToken });
+      const page = await auth.client.call.listApiKeys({ organizationId: org.id, mode: Mode.MODE_LIVE, pageSize: 2, pageToken });
       expect(page.apiKeys.length).toBeLessThanOrEqual(2);
       seen.push(...page.apiKeys.map((k) => k.id));
-      if (pages === 0) created.push((await auth.client.call.createApiKey({ organizationId: org.id, name: 'late', scopes: [] })).apiKey!.id);
+      if (pages === 0) created.push((await auth.client.call.createApiKey({ organizationId: org.id, mode: Mode.MODE_LIVE, name: 'late', scopes: [] })).apiKey!.id);
       if (pages === 0) {
-        expect(await rejection(auth.client.call.listApiKeys({ organizationId: other.id, pageSize: 2, pageToken: page.nextPageToken }))).toMatchObject({
+        expect(await rejection(auth.client.call.listApiKeys({ organizationId: other.id, mode: Mode.MODE_LIVE, pageSize: 2, pageToken: page.nextPageToken }))).toMatchObject({
           code: 'invalid_cursor',
         });
         expect(
-          await rejection(auth.client.call.listApiKeys({ organizationId: org.id, pageSize: 2, pageToken: `x${page.nextPageToken}` })),
+          await rejection(auth.client.call.listApiKeys({ organizationId: org.id, mode: Mode.MODE_LIVE, pageSize: 2, pageToken: `x${page.nextPageToken}` })),
         ).toMatchObject({ code: 'invalid_cursor' });
       }
       pageToken = page.nextPageToken;
@@ -149,9 +152,9 @@ describe('auth service: API keys', () => {
     } while (pageToken);
     expect(seen).toEqual(created);
     expect(pages).toBe(3);
-    const empty = await auth.client.call.listApiKeys({ organizationId: randomUUID(), pageSize: 500, pageToken: '' });
+    const empty = await auth.client.call.listApiKeys({ organizationId: randomUUID(), mode: Mode.MODE_LIVE, pageSize: 500, pageToken: '' });
     expect(empty).toEqual({ apiKeys: [], nextPageToken: '' });
-    expect(await rejection(auth.client.call.listApiKeys({ organizationId: org.id, pageSize: -1, pageToken: '' }))).toMatchObject({
+    expect(await rejection(auth.client.call.listApiKeys({ organizationId: org.id, mode: Mode.MODE_LIVE, pageSize: -1, pageToken: '' }))).toMatchObject({
       code: 'invalid_request',
     });
   });

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { Writable } from 'node:stream';
-import { createLogger } from '@propdesk/kit';
+import { createLogger, Mode } from '@propdesk/kit';
 import { authv1 } from '@propdesk/proto';
 import { createOrg, rejection, startAuthForTest } from './test/harness';
 
@@ -38,7 +38,7 @@ describe('auth service: abuse and secrets', () => {
     const { sessionToken } = await auth.client.call.login({ email: 'sec@example.com', password, clientIp: '203.0.113.1' });
     await rejection(auth.client.call.login({ email: 'sec@example.com', password: `${password}-wrong`, clientIp: '203.0.113.1' }));
     await auth.client.call.getSession({ sessionToken });
-    const { token } = await auth.client.call.createApiKey({ organizationId: org.id, name: 'k', scopes: ['accounts:read'] });
+    const { token } = await auth.client.call.createApiKey({ organizationId: org.id, mode: Mode.MODE_LIVE, name: 'k', scopes: ['accounts:read'] });
     await auth.client.call.verifyApiKey({ tokenSha256: sha256(token) });
     await auth.client.call.logout({ sessionToken });
     const log = lines.join('');
@@ -61,7 +61,7 @@ describe('auth service: abuse and secrets', () => {
 
   it('does not answer differently for a revoked key and an unknown one', async () => {
     const org = await createOrg(auth.client);
-    const { apiKey, token } = await auth.client.call.createApiKey({ organizationId: org.id, name: 'r', scopes: [] });
+    const { apiKey, token } = await auth.client.call.createApiKey({ organizationId: org.id, mode: Mode.MODE_LIVE, name: 'r', scopes: [] });
     await auth.client.call.revokeApiKey({ organizationId: org.id, apiKeyId: apiKey!.id });
     const revoked = await rejection(auth.client.call.verifyApiKey({ tokenSha256: sha256(token) }));
     const unknown = await rejection(auth.client.call.verifyApiKey({ tokenSha256: sha256(`${token}x`) }));

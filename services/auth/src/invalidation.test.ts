@@ -1,5 +1,5 @@
 import type { ClientReadableStream } from '@grpc/grpc-js';
-import { callMetadata, sha256Hex } from '@propdesk/kit';
+import { callMetadata, Mode, sha256Hex } from '@propdesk/kit';
 import { authv1 } from '@propdesk/proto';
 import { randomUUID } from 'node:crypto';
 import { createOrg, startAuthForTest, type AuthClient } from './test/harness';
@@ -95,7 +95,7 @@ describe('auth service: cache invalidation for gateways', () => {
 
   it('a revoke answers only after the watcher received and acknowledged the invalidation', async () => {
     const org = await createOrg(a.client);
-    const { apiKey } = await a.client.call.createApiKey({ organizationId: org.id, name: 'cached', scopes: [] });
+    const { apiKey } = await a.client.call.createApiKey({ organizationId: org.id, mode: Mode.MODE_LIVE, name: 'cached', scopes: [] });
     const acks: number[] = [];
     const w = track(watch(a.client, ackVia(a.client, 300, acks)));
     await w.next((m) => m.flushAll);
@@ -112,7 +112,7 @@ describe('auth service: cache invalidation for gateways', () => {
 
   it('drops a watcher that never acknowledges: its stream ends with an error and the revoke still answers within about 2 s', async () => {
     const org = await createOrg(a.client);
-    const { apiKey } = await a.client.call.createApiKey({ organizationId: org.id, name: 'silent', scopes: [] });
+    const { apiKey } = await a.client.call.createApiKey({ organizationId: org.id, mode: Mode.MODE_LIVE, name: 'silent', scopes: [] });
     const silent = track(watch(a.client, null));
     const healthy = track(watch(a.client, ackVia(a.client)));
     await silent.next((m) => m.flushAll);
@@ -130,8 +130,8 @@ describe('auth service: cache invalidation for gateways', () => {
 
   it('sends the fingerprints of active keys after flush_all, then each new key before CreateApiKey answers', async () => {
     const org = await createOrg(a.client);
-    const kept = await a.client.call.createApiKey({ organizationId: org.id, name: 'kept', scopes: [] });
-    const revoked = await a.client.call.createApiKey({ organizationId: org.id, name: 'revoked', scopes: [] });
+    const kept = await a.client.call.createApiKey({ organizationId: org.id, mode: Mode.MODE_LIVE, name: 'kept', scopes: [] });
+    const revoked = await a.client.call.createApiKey({ organizationId: org.id, mode: Mode.MODE_LIVE, name: 'revoked', scopes: [] });
     await a.client.call.revokeApiKey({ organizationId: org.id, apiKeyId: revoked.apiKey!.id });
     const fingerprint = (token: string) => sha256Hex(token).slice(0, 8);
 
@@ -142,12 +142,12 @@ describe('auth service: cache invalidation for gateways', () => {
     expect(loaded.has(fingerprint(revoked.token))).toBe(false);
 
     // Created on the other replica: relayed through NOTIFY to this stream.
-    const fresh = await a.client.call.createApiKey({ organizationId: org.id, name: 'fresh', scopes: [] });
+    const fresh = await a.client.call.createApiKey({ organizationId: org.id, mode: Mode.MODE_LIVE, name: 'fresh', scopes: [] });
     await w.next((m) => m.keyFingerprints.includes(fingerprint(fresh.token)), 3000);
     // Created on the replica holding a stream: pushed and acknowledged before the answer.
     const local = track(watch(a.client, ackVia(a.client)));
     await local.next((m) => m.fingerprintsComplete);
-    const own = await a.client.call.createApiKey({ organizationId: org.id, name: 'own', scopes: [] });
+    const own = await a.client.call.createApiKey({ organizationId: org.id, mode: Mode.MODE_LIVE, name: 'own', scopes: [] });
     expect(local.messages.some((m) => m.keyFingerprints.includes(fingerprint(own.token)))).toBe(true);
   });
 
@@ -161,7 +161,7 @@ describe('auth service: cache invalidation for gateways', () => {
 
   it('tells watchers connected to another replica, through PostgreSQL NOTIFY', async () => {
     const org = await createOrg(a.client);
-    const { apiKey } = await a.client.call.createApiKey({ organizationId: org.id, name: 'other replica', scopes: [] });
+    const { apiKey } = await a.client.call.createApiKey({ organizationId: org.id, mode: Mode.MODE_LIVE, name: 'other replica', scopes: [] });
     const onB = track(watch(b.client, ackVia(b.client)));
     await onB.next((m) => m.flushAll);
     await a.client.call.revokeApiKey({ organizationId: org.id, apiKeyId: apiKey!.id });
@@ -170,7 +170,7 @@ describe('auth service: cache invalidation for gateways', () => {
 
   it('accepts an acknowledgement balanced to another replica than the one holding the stream', async () => {
     const org = await createOrg(a.client);
-    const { apiKey } = await b.client.call.createApiKey({ organizationId: org.id, name: 'cross ack', scopes: [] });
+    const { apiKey } = await b.client.call.createApiKey({ organizationId: org.id, mode: Mode.MODE_LIVE, name: 'cross ack', scopes: [] });
     const onB = track(watch(b.client, ackVia(a.client)));
     await onB.next((m) => m.flushAll);
     const started = Date.now();

@@ -4,7 +4,7 @@
  */
 import { createHash, randomUUID } from 'node:crypto';
 import type { ClientReadableStream } from '@grpc/grpc-js';
-import { callMetadata } from '@propdesk/kit';
+import { callMetadata, Mode } from '@propdesk/kit';
 import type { authv1 } from '@propdesk/proto';
 import { createOrg, rejection, startAuthForTest, type AuthClient } from './test/harness';
 
@@ -41,7 +41,7 @@ describe('auth service: key expiry, roll and per-key limits', () => {
   });
 
   const create = (options: Partial<authv1.CreateApiKeyRequest> = {}) =>
-    auth.client.call.createApiKey({ organizationId: org.id, name: 'k', scopes: ['accounts:read'], ...options });
+    auth.client.call.createApiKey({ organizationId: org.id, mode: Mode.MODE_LIVE, name: 'k', scopes: ['accounts:read'], ...options });
 
   describe('expiry', () => {
     it('gives a key expires_at from expires_in, tells verifiers how long it has left, then refuses it like an unknown key', async () => {
@@ -52,7 +52,7 @@ describe('auth service: key expiry, roll and per-key limits', () => {
       expect(Number(verified.expiresInMs)).toBeLessThanOrEqual(2000);
       await sleep(Math.max(0, apiKey!.expiresAt!.getTime() - Date.now()) + 50);
       expect(await rejection(auth.client.call.verifyApiKey({ tokenSha256: sha256(token) }))).toEqual(unknown);
-      const listed = await auth.client.call.listApiKeys({ organizationId: org.id, pageSize: 200, pageToken: '' });
+      const listed = await auth.client.call.listApiKeys({ organizationId: org.id, mode: Mode.MODE_LIVE, pageSize: 200, pageToken: '' });
       expect(listed.apiKeys.find((k) => k.id === apiKey!.id)?.expiresAt).toEqual(apiKey!.expiresAt);
     });
 

@@ -20,6 +20,7 @@ export * from './db';
 export * from './idempotency';
 export * from './sql';
 export * from './ids';
+export * from './tenant';
 export * from './crypto';
 export * from './cursor';
 export * from './decimal';

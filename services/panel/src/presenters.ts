@@ -1,5 +1,5 @@
 import { authv1, type tradingv1 } from '@propdesk/proto';
-import { toRestPosition } from '@propdesk/kit';
+import { modeNameOf, toRestPosition } from '@propdesk/kit';
 
 /**
  * proto (camelCase, enums, Dates) -> the panel's JSON (snake_case, names, ISO strings), in one place.
@@ -52,6 +52,7 @@ export function presentKey(key: authv1.ApiKey) {
     prefix: key.prefix,
     name: key.name,
     scopes: key.scopes,
+    mode: modeNameOf(key.mode),
     created_at: iso(key.createdAt),
     last_used_at: iso(key.lastUsedAt),
     revoked_at: iso(key.revokedAt),
@@ -62,9 +63,9 @@ export function presentKey(key: authv1.ApiKey) {
 
 /** A key just created or rolled: the only answer that carries its token. */
 export function presentCreatedKey(key: authv1.ApiKey, token: string) {
-  return { id: key.id, token, prefix: key.prefix, name: key.name, scopes: key.scopes, expires_at: iso(key.expiresAt) };
+  return { id: key.id, token, prefix: key.prefix, name: key.name, scopes: key.scopes, mode: modeNameOf(key.mode), expires_at: iso(key.expiresAt) };
 }
 
 export function presentRevokedKey(key: authv1.ApiKey) {
-  return { id: key.id, prefix: key.prefix, name: key.name, scopes: key.scopes, revoked_at: iso(key.revokedAt) };
+  return { id: key.id, prefix: key.prefix, name: key.name, scopes: key.scopes, mode: modeNameOf(key.mode), revoked_at: iso(key.revokedAt) };
 }

@@ -12,6 +12,8 @@ export interface VerifiedEvent {
   type: string;
   created_at: string;
   organization_id: string;
+  /** false for an event of test mode (SPEC 13). */
+  livemode: boolean;
   data: Record<string, unknown>;
 }
 

@@ -1,13 +1,15 @@
 /**
- * Keyset pages and claims must cost the same for every organization. With two organizations laid
- * out as in production — one whose accounts come after another's many thousands in the global
- * number order — the list and claim statements must be served by the per-organization indexes,
- * never by a walk of the primary key. Checked on the exact statements the repository runs, with
- * custom and generic plans (prepared statements switch to generic plans after a few executions).
+ * Keyset pages and claims must cost the same for every organization and mode. With two
+ * organizations laid out as in production — one whose accounts come after another's many
+ * thousands in the global number order, and a handful of test accounts after those — the list and
+ * claim statements must be served by the per-organization indexes (organization_id, livemode, ...),
+ * never by a walk of the primary key, and a test page must not read through the live partition
+ * beside it. Checked on the exact statements the repository runs, with custom and generic plans
+ * (prepared statements switch to generic plans after a few executions).
  */
 import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
-import { migrate, openDatabase, type Sequelize } from '@propdesk/kit';
+import { migrate, openDatabase, type Sequelize, type TenantScope } from '@propdesk/kit';
 import { createTestDatabase, type TestDatabase } from '@propdesk/kit/testing';
 import { coreMigrations } from './migrations';
 import { listAccountsJsonStatement, listAccountsStatement, type AccountFilter } from './account-listing';
@@ -16,8 +18,12 @@ import { NEXT_CLAIMABLE_SQL } from './accounts';
 let db: TestDatabase;
 let sequelize: Sequelize;
 let pg: Client;
-const early = randomUUID();
-const late = randomUUID();
+const earlyOrg = randomUUID();
+const lateOrg = randomUUID();
+const early: TenantScope = { organizationId: earlyOrg, livemode: true };
+const late: TenantScope = { organizationId: lateOrg, livemode: true };
+/** Ten test accounts of the early organization, numbered after its 60,000 live ones. */
+const earlyTest: TenantScope = { organizationId: earlyOrg, livemode: false };
 
 function literal(value: unknown): string {
   // an untyped array literal, so that the statement's own casts decide the element type
@@ -35,15 +41,25 @@ function indexesUsed(node: PlanNode): string[] {
   return [...(node['Index Name'] ? [node['Index Name']] : []), ...(node.Plans ?? []).flatMap(indexesUsed)];
 }
 
-async function plan(text: string, values: unknown[], mode: 'force_custom_plan' | 'force_generic_plan'): Promise<string[]> {
+async function explain(text: string, values: unknown[], mode: 'force_custom_plan' | 'force_generic_plan', options = 'FORMAT JSON'): Promise<PlanNode & { 'Shared Hit Blocks'?: number; 'Shared Read Blocks'?: number }> {
   await pg.query(`SET plan_cache_mode = ${mode}`);
   await pg.query(`PREPARE probe AS ${text}`);
   try {
-    const res = await pg.query<{ 'QUERY PLAN': Array<{ Plan: PlanNode }> }>(`EXPLAIN (FORMAT JSON) EXECUTE probe(${values.map(literal).join(', ')})`);
-    return indexesUsed(res.rows[0]['QUERY PLAN'][0].Plan);
+    const res = await pg.query<{ 'QUERY PLAN': Array<{ Plan: PlanNode }> }>(`EXPLAIN (${options}) EXECUTE probe(${values.map(literal).join(', ')})`);
+    return res.rows[0]['QUERY PLAN'][0].Plan;
   } finally {
     await pg.query('DEALLOCATE probe');
   }
+}
+
+async function plan(text: string, values: unknown[], mode: 'force_custom_plan' | 'force_generic_plan'): Promise<string[]> {
+  return indexesUsed(await explain(text, values, mode));
+}
+
+/** Index and table pages the statement touched when it ran. */
+async function buffersRead(text: string, values: unknown[], mode: 'force_custom_plan' | 'force_generic_plan'): Promise<number> {
+  const node = await explain(text, values, mode, 'ANALYZE, BUFFERS, FORMAT JSON');
+  return (node['Shared Hit Blocks'] ?? 0) + (node['Shared Read Blocks'] ?? 0);
 }
 
 beforeAll(async () => {
@@ -52,15 +68,16 @@ beforeAll(async () => {
   await migrate(sequelize, 'accounts', coreMigrations);
   pg = new Client({ connectionString: db.url, options: '-c search_path=accounts' });
   await pg.connect();
-  const insert = (org: string, count: number) =>
+  const insert = (scope: TenantScope, count: number) =>
     pg.query(
-      `INSERT INTO accounts (organization_id, program, terms, initial_balance, balance, equity, peak_equity, executor_password_sealed)
-       SELECT $1, 'standard', '{}'::jsonb, 100000, 100000, 100000, 100000, 'x' FROM generate_series(1, $2::int)`,
-      [org, count],
+      `INSERT INTO accounts (organization_id, livemode, program, terms, initial_balance, balance, equity, peak_equity, executor_password_sealed)
+       SELECT $1, $3, 'standard', '{}'::jsonb, 100000, 100000, 100000, 100000, 'x' FROM generate_series(1, $2::int)`,
+      [scope.organizationId, count, scope.livemode],
     );
   await insert(early, 60_000);
   await insert(late, 2_000);
-  await pg.query(`UPDATE accounts SET status = 'breached' WHERE organization_id = $1 AND number % 500 = 0`, [late]);
+  await insert(earlyTest, 10);
+  await pg.query(`UPDATE accounts SET status = 'breached' WHERE organization_id = $1 AND number % 500 = 0`, [lateOrg]);
   await pg.query('ANALYZE accounts');
 });
 
@@ -90,9 +107,10 @@ describe.each(['force_custom_plan', 'force_generic_plan'] as const)('with %s', (
 
   it.each(filters)('serves every page of a batch (%s) from a per-organization index', async (_name, filter) => {
     const statement = listAccountsJsonStatement([
-      { org: late, filter, after: 0, shown: 50 },
-      { org: early, filter, after: 59_000, shown: 50 },
-      { org: late, filter, after: 1_000, shown: 200 },
+      { scope: late, filter, after: 0, shown: 50 },
+      { scope: early, filter, after: 59_000, shown: 50 },
+      { scope: late, filter, after: 1_000, shown: 200 },
+      { scope: earlyTest, filter, after: 0, shown: 50 },
     ]);
     const used = await plan(statement.text, statement.values, mode);
     expect(used.length).toBeGreaterThan(0);
@@ -101,8 +119,33 @@ describe.each(['force_custom_plan', 'force_generic_plan'] as const)('with %s', (
   });
 
   it('claims through the claimable index, never walking the primary key', async () => {
-    const used = await plan(NEXT_CLAIMABLE_SQL.replaceAll('$org', '$1'), [late], mode);
+    const used = await plan(NEXT_CLAIMABLE_SQL.replaceAll('$org', '$1').replaceAll('$livemode', '$2'), [lateOrg, 'true'], mode);
     expect(used).toEqual(['accounts_claimable']);
+  });
+
+  it.each(filters)('serves a test page (%s) of an organization with 60,000 live accounts from its index, without reading through them', async (_name, filter) => {
+    const statement = listAccountsStatement(earlyTest, filter, 0, 51);
+    const used = await plan(statement.text, statement.values, mode);
+    expect(used.length).toBeGreaterThan(0);
+    for (const index of used) expect(index).toMatch(/^accounts_(org|claimable)/);
+    // The live partition's index alone is about 200 pages: a page that read through it would show.
+    expect(await buffersRead(statement.text, statement.values, mode)).toBeLessThan(40);
+  });
+
+  it.each(filters)('renders a test page (%s) as JSON without reading through the live partition', async (_name, filter) => {
+    const statement = listAccountsJsonStatement([{ scope: earlyTest, filter, after: 0, shown: 50 }]);
+    expect(await buffersRead(statement.text, statement.values, mode)).toBeLessThan(40);
+  });
+
+  it('claims a test account without reading through the live ones', async () => {
+    const text = NEXT_CLAIMABLE_SQL.replaceAll('$org', '$1').replaceAll('$livemode', '$2');
+    expect(await plan(text, [earlyOrg, 'false'], mode)).toEqual(['accounts_claimable']);
+    await pg.query('BEGIN');
+    try {
+      expect(await buffersRead(text, [earlyOrg, 'false'], mode)).toBeLessThan(40);
+    } finally {
+      await pg.query('ROLLBACK');
+    }
   });
 });
 
@@ -112,7 +155,7 @@ it('runs the list statement on its cached generic plan, not planning every execu
     const statementName = `generic_probe_${name.replace(/\W/g, '_')}`;
     for (let i = 0; i < 12; i += 1) {
       // Batches of one and of three pages alternate: the same statement text serves both.
-      const pages = Array.from({ length: i % 2 === 0 ? 1 : 3 }, (_v, k) => ({ org: k === 1 ? early : late, filter, after: k * 10, shown: 50 }));
+      const pages = Array.from({ length: i % 2 === 0 ? 1 : 3 }, (_v, k) => ({ scope: k === 1 ? early : k === 2 ? earlyTest : late, filter, after: k * 10, shown: 50 }));
       const statement = listAccountsJsonStatement(pages);
       await pg.query({ name: statementName, text: statement.text, values: statement.values });
     }

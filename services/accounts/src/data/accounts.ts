@@ -1,10 +1,11 @@
-import { execute, selectOne, selectRows, toNumber, type Sequelize, type Transaction } from '@propdesk/kit';
+import { execute, scopeBind, selectOne, selectRows, toNumber, type Sequelize, type TenantScope, type Transaction } from '@propdesk/kit';
 import type { Account, AccountStatus } from '../domain/account';
 import { parseTerms, type ProgramTerms } from '../domain/programs';
 
 export interface AccountRow {
   number: string;
   organization_id: string;
+  livemode: boolean;
   status: AccountStatus;
   trader_id: string | null;
   program: string;
@@ -27,7 +28,7 @@ export interface AccountRow {
   created_at: Date;
 }
 
-const ACCOUNT_COLUMNS = `number, organization_id, status, trader_id, program, terms, currency, initial_balance, balance,
+const ACCOUNT_COLUMNS = `number, organization_id, livemode, status, trader_id, program, terms, currency, initial_balance, balance,
   equity, peak_equity, program_version, phase_index, phase_name, phase_kind, attempt, attempt_started_at, payout_at, previous_account,
   next_account, archived_at, created_at`;
 
@@ -46,6 +47,7 @@ export function toAccount(row: AccountRow): Account {
   return {
     number: toNumber(row.number),
     organizationId: row.organization_id,
+    livemode: row.livemode,
     status: row.status,
     traderId: row.trader_id,
     program: row.program,
@@ -63,8 +65,8 @@ export function toAccount(row: AccountRow): Account {
   };
 }
 
-export interface NewAccounts {
-  organizationId: string;
+/** New accounts of one organization and mode (a next phase's account: its predecessor's). */
+export interface NewAccounts extends TenantScope {
   program: string;
   terms: ProgramTerms;
   currency: string;
@@ -82,15 +84,16 @@ export interface NewAccounts {
 export async function insertAccounts(sequelize: Sequelize, tx: Transaction, input: NewAccounts): Promise<Account[]> {
   const rows = await selectRows<AccountRow>(
     sequelize,
-    `INSERT INTO accounts (organization_id, program, terms, currency, initial_balance, balance, equity, peak_equity, executor_password_sealed,
+    `INSERT INTO accounts (organization_id, livemode, program, terms, currency, initial_balance, balance, equity, peak_equity, executor_password_sealed,
                            program_version, phase_index, phase_name, phase_kind, trader_id, previous_account)
-     SELECT $org::uuid, $program, $terms::jsonb, $currency, $balance::numeric, $balance::numeric, $balance::numeric, $balance::numeric, sealed,
+     SELECT $org::uuid, $livemode::boolean, $program, $terms::jsonb, $currency, $balance::numeric, $balance::numeric, $balance::numeric, $balance::numeric, sealed,
             $version::integer, $phaseIndex::integer, $phaseName, $phaseKind, CAST($traderId AS uuid), CAST($previous AS bigint)
        FROM unnest($sealed::text[]) WITH ORDINALITY AS t(sealed, i)
       ORDER BY i
      RETURNING ${ACCOUNT_COLUMNS}`,
     {
       org: input.organizationId,
+      livemode: input.livemode,
       program: input.program,
       terms: JSON.stringify(input.terms),
       currency: input.currency,
@@ -116,18 +119,19 @@ export async function insertAccounts(sequelize: Sequelize, tx: Transaction, inpu
  * take FOR KEY SHARE) go through while it is held. With FOR UPDATE, a bucket upsert waiting on a
  * breach's lock while the breach upserted the same minute deadlocked (and stalled the breach for
  * PostgreSQL's deadlock_timeout).
- * With an organization, another organization's account reads as missing; null = any organization.
+ * With a scope, another organization's or the other mode's account reads as missing; null = any
+ * organization and mode (the engine, executor logins).
  */
 export async function findAccount(
   sequelize: Sequelize,
-  org: string | null,
+  scope: TenantScope | null,
   number: number,
   options: { transaction?: Transaction; forUpdate?: boolean } = {},
 ): Promise<Account | null> {
   const row = await selectOne<AccountRow>(
     sequelize,
-    `SELECT ${ACCOUNT_COLUMNS} FROM accounts WHERE number = $number${org === null ? '' : ' AND organization_id = $org'}${options.forUpdate ? ' FOR NO KEY UPDATE' : ''}`,
-    org === null ? { number } : { org, number },
+    `SELECT ${ACCOUNT_COLUMNS} FROM accounts WHERE number = $number${scope === null ? '' : ' AND organization_id = $org AND livemode = $livemode'}${options.forUpdate ? ' FOR NO KEY UPDATE' : ''}`,
+    scope === null ? { number } : { ...scopeBind(scope), number },
     options.transaction,
   );
   return row ? toAccount(row) : null;
@@ -153,27 +157,28 @@ export async function findAccountWithSecret(
   return row ? { account: toAccount(row), sealedPassword: row.executor_password_sealed } : null;
 }
 
-export async function findSealedPassword(sequelize: Sequelize, org: string, number: number): Promise<string | null> {
+export async function findSealedPassword(sequelize: Sequelize, scope: TenantScope, number: number): Promise<string | null> {
   const row = await selectOne<{ executor_password_sealed: string }>(
     sequelize,
-    'SELECT executor_password_sealed FROM accounts WHERE organization_id = $org AND number = $number',
-    { org, number },
+    'SELECT executor_password_sealed FROM accounts WHERE organization_id = $org AND livemode = $livemode AND number = $number',
+    { ...scopeBind(scope), number },
   );
   return row?.executor_password_sealed ?? null;
 }
 
 /**
- * The lowest-numbered active unassigned account, locked; rows other claimers hold are skipped,
- * so concurrent claims never wait on, or get, the same account. The organization is a range so
- * that the partial index accounts_claimable serves it (see accountKeyset in account-listing.ts). Exposed so that a test
- * can EXPLAIN exactly what runs.
+ * The lowest-numbered active unassigned account of the organization and mode, locked; rows other
+ * claimers hold are skipped, so concurrent claims never wait on, or get, the same account, and a
+ * claim never takes the other mode's account. The organization is a one-element array so that
+ * the partial index accounts_claimable serves it (see accountKeyset in account-listing.ts).
+ * Exposed so that a test can EXPLAIN exactly what runs.
  */
 export const NEXT_CLAIMABLE_SQL = `SELECT ${ACCOUNT_COLUMNS} FROM accounts
-      WHERE organization_id >= $org AND organization_id <= $org AND trader_id IS NULL AND status = 'active'
-      ORDER BY organization_id, number LIMIT 1 FOR UPDATE SKIP LOCKED`;
+      WHERE organization_id = ANY(ARRAY[$org::uuid]) AND livemode = $livemode AND trader_id IS NULL AND status = 'active'
+      ORDER BY organization_id, livemode, number LIMIT 1 FOR UPDATE SKIP LOCKED`;
 
-export async function lockNextClaimable(sequelize: Sequelize, tx: Transaction, org: string): Promise<Account | null> {
-  const row = await selectOne<AccountRow>(sequelize, NEXT_CLAIMABLE_SQL, { org }, tx);
+export async function lockNextClaimable(sequelize: Sequelize, tx: Transaction, scope: TenantScope): Promise<Account | null> {
+  const row = await selectOne<AccountRow>(sequelize, NEXT_CLAIMABLE_SQL, scopeBind(scope), tx);
   return row ? toAccount(row) : null;
 }
 

@@ -1,9 +1,10 @@
-import { selectOne, selectRows, toNumber, type Sequelize, type StoredTraceContext } from '@propdesk/kit';
+import { scopeBind, selectOne, selectRows, toNumber, type Sequelize, type StoredTraceContext, type TenantScope } from '@propdesk/kit';
 
 export interface StoredEvent {
   position: number;
   id: string;
   organizationId: string;
+  livemode: boolean;
   type: string;
   data: Record<string, unknown>;
   createdAt: Date;
@@ -15,6 +16,7 @@ interface EventRow {
   position: string;
   id: string;
   organization_id: string;
+  livemode: boolean;
   type: string;
   data: Record<string, unknown>;
   created_at: Date;
@@ -22,12 +24,13 @@ interface EventRow {
   tracestate: string | null;
 }
 
-const COLUMNS = 'position, id, organization_id, type, data, created_at, traceparent, tracestate';
+const COLUMNS = 'position, id, organization_id, livemode, type, data, created_at, traceparent, tracestate';
 
 const toEvent = (row: EventRow): StoredEvent => ({
   position: toNumber(row.position),
   id: row.id,
   organizationId: row.organization_id,
+  livemode: row.livemode,
   type: row.type,
   data: row.data,
   createdAt: row.created_at,
@@ -60,9 +63,10 @@ async function settledHorizon(sequelize: Sequelize): Promise<string> {
 
 const SETTLED = 'txid < $horizon::xid8';
 
+/** One mode's events of the organization (SPEC 13), through (organization_id, livemode, [type,] position). */
 export async function listEvents(
   sequelize: Sequelize,
-  org: string,
+  scope: TenantScope,
   type: string | null,
   after: number,
   limit: number,
@@ -71,16 +75,17 @@ export async function listEvents(
   const rows = await selectRows<EventRow>(
     sequelize,
     `SELECT ${COLUMNS} FROM events
-      WHERE organization_id = $org ${type ? 'AND type = $type' : ''} AND position > $after AND ${SETTLED}
+      WHERE organization_id = $org AND livemode = $livemode ${type ? 'AND type = $type' : ''} AND position > $after AND ${SETTLED}
       ORDER BY position LIMIT $limit`,
-    type ? { org, type, after, limit, horizon } : { org, after, limit, horizon },
+    type ? { ...scopeBind(scope), type, after, limit, horizon } : { ...scopeBind(scope), after, limit, horizon },
   );
   return rows.map(toEvent);
 }
 
 /**
- * Every organization's settled events after a position, for the StreamEvents consumer, and the
- * newest settled position (`head`): how far behind the reader is (0 once `after` reaches it).
+ * Every organization's settled events of both modes after a position, for the StreamEvents
+ * consumer, and the newest settled position (`head`): how far behind the reader is (0 once
+ * `after` reaches it).
  */
 export async function readSettledEvents(sequelize: Sequelize, after: number, limit: number): Promise<{ events: StoredEvent[]; head: number }> {
   const horizon = await settledHorizon(sequelize);

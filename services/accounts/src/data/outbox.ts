@@ -1,4 +1,4 @@
-import { currentTraceContext, newEventId, selectOne, selectRows, type Sequelize, type Statement, type Transaction } from '@propdesk/kit';
+import { currentTraceContext, newEventId, selectOne, selectRows, type Sequelize, type Statement, type TenantScope, type Transaction } from '@propdesk/kit';
 import type { EventType } from '../domain/events';
 
 export const EVENTS_CHANNEL = 'propdesk_events';
@@ -10,8 +10,8 @@ export const EVENTS_CHANNEL = 'propdesk_events';
  */
 const NOTIFY = `(SELECT pg_notify('${EVENTS_CHANNEL}', '')) AS notified`;
 
-export interface NewEvent {
-  organizationId: string;
+/** An event of one organization and mode (SPEC 13: the envelope's livemode; webhooks fan out within it). */
+export interface NewEvent extends TenantScope {
   type: EventType;
   data: Record<string, unknown>;
 }
@@ -40,12 +40,12 @@ export async function appendEvent(sequelize: Sequelize, tx: Transaction, event: 
   const row = (await selectOne<{ position: string; created_at: Date }>(
     sequelize,
     `WITH appended AS (
-       INSERT INTO events (id, organization_id, type, data, traceparent, tracestate)
-       VALUES ($id, $org, $type, $data::jsonb, $traceparent, $tracestate)
+       INSERT INTO events (id, organization_id, livemode, type, data, traceparent, tracestate)
+       VALUES ($id, $org, $livemode, $type, $data::jsonb, $traceparent, $tracestate)
        RETURNING position, created_at
      )
      SELECT position, created_at FROM appended, ${NOTIFY}`,
-    { id, org: event.organizationId, type: event.type, data: JSON.stringify(event.data), ...traceBind() },
+    { id, org: event.organizationId, livemode: event.livemode, type: event.type, data: JSON.stringify(event.data), ...traceBind() },
     tx,
   ))!;
   return { id, position: Number(row.position), createdAt: row.created_at };
@@ -57,14 +57,15 @@ export async function appendEvent(sequelize: Sequelize, tx: Transaction, event: 
  */
 export function eventsStatement(events: NewEvent[]): Statement {
   return {
-    sql: `INSERT INTO events (id, organization_id, type, data, traceparent, tracestate)
-       SELECT id, org::uuid, type, data::jsonb, $traceparent::text, $tracestate::text
-         FROM unnest($ids::text[], $orgs::text[], $types::text[], $datas::text[])
-              WITH ORDINALITY AS t(id, org, type, data, i)
+    sql: `INSERT INTO events (id, organization_id, livemode, type, data, traceparent, tracestate)
+       SELECT id, org::uuid, livemode, type, data::jsonb, $traceparent::text, $tracestate::text
+         FROM unnest($ids::text[], $orgs::text[], $livemodes::boolean[], $types::text[], $datas::text[])
+              WITH ORDINALITY AS t(id, org, livemode, type, data, i)
         ORDER BY i`,
     bind: {
       ids: events.map(() => newEventId()),
       orgs: events.map((e) => e.organizationId),
+      livemodes: events.map((e) => e.livemode),
       types: events.map((e) => e.type),
       datas: events.map((e) => JSON.stringify(e.data)),
       ...traceBind(),

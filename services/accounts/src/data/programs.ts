@@ -1,7 +1,8 @@
-import { execute, selectOne, selectRows, toNumber, type ProgramPhase, type ProgramStatus, type Sequelize, type Transaction } from '@propdesk/kit';
+import { execute, scopeBind, selectOne, selectRows, toNumber, type ProgramPhase, type ProgramStatus, type Sequelize, type TenantScope, type Transaction } from '@propdesk/kit';
 
-/** One version of an organization's program, as stored (phases in their REST shape). */
+/** One version of an organization's program of one mode, as stored (phases in their REST shape). */
 export interface StoredProgram {
+  livemode: boolean;
   name: string;
   version: number;
   status: ProgramStatus;
@@ -13,6 +14,7 @@ export interface StoredProgram {
 }
 
 interface ProgramRow {
+  livemode: boolean;
   name: string;
   version: number;
   status: ProgramStatus;
@@ -23,10 +25,11 @@ interface ProgramRow {
   created_at: Date;
 }
 
-const COLUMNS = `v.name, v.version, p.status, v.description, v.currency, v.initial_balance, v.phases, v.created_at`;
+const COLUMNS = `v.livemode, v.name, v.version, p.status, v.description, v.currency, v.initial_balance, v.phases, v.created_at`;
 
 function toProgram(row: ProgramRow): StoredProgram {
   return {
+    livemode: row.livemode,
     name: row.name,
     version: row.version,
     status: row.status,
@@ -45,77 +48,85 @@ export interface ProgramVersionInput {
   phases: ProgramPhase[];
 }
 
-/** Version 1 of a new program; null when the organization already has one of that name. */
-export async function insertProgram(db: Sequelize, tx: Transaction, org: string, name: string, input: ProgramVersionInput): Promise<StoredProgram | null> {
+/** Version 1 of a new program; null when the organization already has one of that name in this mode. */
+export async function insertProgram(db: Sequelize, tx: Transaction, scope: TenantScope, name: string, input: ProgramVersionInput): Promise<StoredProgram | null> {
   const created = await selectOne<{ name: string }>(
     db,
-    `INSERT INTO programs (organization_id, name, latest_version) VALUES ($org, $name, 1)
-     ON CONFLICT (organization_id, name) DO NOTHING RETURNING name`,
-    { org, name },
+    `INSERT INTO programs (organization_id, livemode, name, latest_version) VALUES ($org, $livemode, $name, 1)
+     ON CONFLICT (organization_id, livemode, name) DO NOTHING RETURNING name`,
+    { ...scopeBind(scope), name },
     tx,
   );
   if (!created) return null;
-  await insertVersion(db, tx, org, name, 1, input);
-  return findProgram(db, org, name, 1, tx);
+  await insertVersion(db, tx, scope, name, 1, input);
+  return findProgram(db, scope, name, 1, tx);
 }
 
-async function insertVersion(db: Sequelize, tx: Transaction, org: string, name: string, version: number, input: ProgramVersionInput): Promise<void> {
+async function insertVersion(db: Sequelize, tx: Transaction, scope: TenantScope, name: string, version: number, input: ProgramVersionInput): Promise<void> {
   await execute(
     db,
-    `INSERT INTO program_versions (organization_id, name, version, description, currency, initial_balance, phases)
-     VALUES ($org, $name, $version, $description, $currency, $balance, CAST($phases AS jsonb))`,
-    { org, name, version, description: input.description, currency: input.currency, balance: input.initialBalance, phases: JSON.stringify(input.phases) },
+    `INSERT INTO program_versions (organization_id, livemode, name, version, description, currency, initial_balance, phases)
+     VALUES ($org, $livemode, $name, $version, $description, $currency, $balance, CAST($phases AS jsonb))`,
+    {
+      ...scopeBind(scope),
+      name,
+      version,
+      description: input.description,
+      currency: input.currency,
+      balance: input.initialBalance,
+      phases: JSON.stringify(input.phases),
+    },
     tx,
   );
 }
 
 /** The next version of an existing program (its row locked, so concurrent updates number in turn); null when unknown. */
-export async function insertNextVersion(db: Sequelize, tx: Transaction, org: string, name: string, input: ProgramVersionInput): Promise<StoredProgram | null> {
+export async function insertNextVersion(db: Sequelize, tx: Transaction, scope: TenantScope, name: string, input: ProgramVersionInput): Promise<StoredProgram | null> {
   const row = await selectOne<{ latest_version: number }>(
     db,
     `UPDATE programs SET latest_version = latest_version + 1, updated_at = now()
-      WHERE organization_id = $org AND name = $name RETURNING latest_version`,
-    { org, name },
+      WHERE organization_id = $org AND livemode = $livemode AND name = $name RETURNING latest_version`,
+    { ...scopeBind(scope), name },
     tx,
   );
   if (!row) return null;
-  await insertVersion(db, tx, org, name, row.latest_version, input);
-  return findProgram(db, org, name, row.latest_version, tx);
+  await insertVersion(db, tx, scope, name, row.latest_version, input);
+  return findProgram(db, scope, name, row.latest_version, tx);
 }
 
-/** One version (null = the latest) of the organization's program. */
-export async function findProgram(db: Sequelize, org: string, name: string, version: number | null, tx?: Transaction): Promise<StoredProgram | null> {
+/** One version (null = the latest) of the organization's program of the scope's mode. */
+export async function findProgram(db: Sequelize, scope: TenantScope, name: string, version: number | null, tx?: Transaction): Promise<StoredProgram | null> {
   const row = await selectOne<ProgramRow>(
     db,
     `SELECT ${COLUMNS} FROM programs p
-       JOIN program_versions v ON v.organization_id = p.organization_id AND v.name = p.name
-      WHERE p.organization_id = $org AND p.name = $name AND v.version = coalesce(CAST($version AS integer), p.latest_version)`,
-    { org, name, version },
+       JOIN program_versions v ON v.organization_id = p.organization_id AND v.livemode = p.livemode AND v.name = p.name
+      WHERE p.organization_id = $org AND p.livemode = $livemode AND p.name = $name AND v.version = coalesce(CAST($version AS integer), p.latest_version)`,
+    { ...scopeBind(scope), name, version },
     tx,
   );
   return row ? toProgram(row) : null;
 }
 
 /** The latest version of each program, in name order after `after`. */
-export async function listPrograms(db: Sequelize, org: string, status: ProgramStatus | null, after: string, limit: number): Promise<StoredProgram[]> {
+export async function listPrograms(db: Sequelize, scope: TenantScope, status: ProgramStatus | null, after: string, limit: number): Promise<StoredProgram[]> {
   const rows = await selectRows<ProgramRow>(
     db,
     `SELECT ${COLUMNS} FROM programs p
-       JOIN program_versions v ON v.organization_id = p.organization_id AND v.name = p.name AND v.version = p.latest_version
-      WHERE p.organization_id = $org AND p.name > $after AND (CAST($status AS text) IS NULL OR p.status = $status)
+       JOIN program_versions v ON v.organization_id = p.organization_id AND v.livemode = p.livemode AND v.name = p.name AND v.version = p.latest_version
+      WHERE p.organization_id = $org AND p.livemode = $livemode AND p.name > $after AND (CAST($status AS text) IS NULL OR p.status = $status)
       ORDER BY p.name LIMIT $limit`,
-    { org, after, status, limit },
+    { ...scopeBind(scope), after, status, limit },
   );
   return rows.map(toProgram);
 }
 
 /** Archives a program; null when unknown. */
-export async function archiveProgram(db: Sequelize, org: string, name: string, tx?: Transaction): Promise<StoredProgram | null> {
+export async function archiveProgram(db: Sequelize, scope: TenantScope, name: string, tx?: Transaction): Promise<StoredProgram | null> {
   const row = await selectOne<{ name: string }>(
     db,
-    `UPDATE programs SET status = 'archived', updated_at = now() WHERE organization_id = $org AND name = $name RETURNING name`,
-    { org, name },
+    `UPDATE programs SET status = 'archived', updated_at = now() WHERE organization_id = $org AND livemode = $livemode AND name = $name RETURNING name`,
+    { ...scopeBind(scope), name },
     tx,
   );
-  return row ? findProgram(db, org, name, null, tx) : null;
+  return row ? findProgram(db, scope, name, null, tx) : null;
 }

@@ -1,10 +1,11 @@
-import { selectOne, selectRows, type Sequelize, type Transaction } from '@propdesk/kit';
+import { scopeBind, selectOne, selectRows, type Sequelize, type TenantScope, type Transaction } from '@propdesk/kit';
 import type { Trader } from '../domain/account';
 import type { TraderInput } from '../domain/validation';
 
 interface TraderRow {
   id: string;
   organization_id: string;
+  livemode: boolean;
   name: string;
   email: string;
   created_at: Date;
@@ -12,42 +13,48 @@ interface TraderRow {
   created_key: string;
 }
 
-const TRADER_COLUMNS = `id, organization_id, name, email, created_at,
+const TRADER_COLUMNS = `id, organization_id, livemode, name, email, created_at,
   to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS created_key`;
 
 function toTrader(row: TraderRow): Trader {
-  return { id: row.id, organizationId: row.organization_id, name: row.name, email: row.email, createdAt: row.created_at };
+  return { id: row.id, organizationId: row.organization_id, livemode: row.livemode, name: row.name, email: row.email, createdAt: row.created_at };
 }
 
 /**
- * Finds the trader by normalized email or creates it. An existing trader keeps its name.
- * ON CONFLICT makes concurrent creators of the same email agree on one row.
+ * Finds the trader by normalized email or creates it, in the scope's mode (an email is unique per
+ * organization and mode: a test trader never is, nor becomes, a live one). An existing trader
+ * keeps its name. ON CONFLICT makes concurrent creators of the same email agree on one row.
  */
 export async function findOrCreateTrader(
   sequelize: Sequelize,
-  org: string,
+  scope: TenantScope,
   input: TraderInput,
   transaction?: Transaction,
 ): Promise<{ trader: Trader; created: boolean }> {
   const inserted = await selectOne<TraderRow>(
     sequelize,
-    `INSERT INTO traders (organization_id, name, email, email_normalized) VALUES ($org, $name, $email, $normalized)
-     ON CONFLICT (organization_id, email_normalized) DO NOTHING RETURNING ${TRADER_COLUMNS}`,
-    { org, name: input.name, email: input.email, normalized: input.emailNormalized },
+    `INSERT INTO traders (organization_id, livemode, name, email, email_normalized) VALUES ($org, $livemode, $name, $email, $normalized)
+     ON CONFLICT (organization_id, livemode, email_normalized) DO NOTHING RETURNING ${TRADER_COLUMNS}`,
+    { ...scopeBind(scope), name: input.name, email: input.email, normalized: input.emailNormalized },
     transaction,
   );
   if (inserted) return { trader: toTrader(inserted), created: true };
   const existing = await selectRows<TraderRow>(
     sequelize,
-    `SELECT ${TRADER_COLUMNS} FROM traders WHERE organization_id = $org AND email_normalized = $normalized`,
-    { org, normalized: input.emailNormalized },
+    `SELECT ${TRADER_COLUMNS} FROM traders WHERE organization_id = $org AND livemode = $livemode AND email_normalized = $normalized`,
+    { ...scopeBind(scope), normalized: input.emailNormalized },
     transaction,
   );
   return { trader: toTrader(existing[0]), created: false };
 }
 
-export async function findTrader(sequelize: Sequelize, org: string, id: string, transaction?: Transaction): Promise<Trader | null> {
-  const row = await selectOne<TraderRow>(sequelize, `SELECT ${TRADER_COLUMNS} FROM traders WHERE organization_id = $org AND id = $id`, { org, id }, transaction);
+export async function findTrader(sequelize: Sequelize, scope: TenantScope, id: string, transaction?: Transaction): Promise<Trader | null> {
+  const row = await selectOne<TraderRow>(
+    sequelize,
+    `SELECT ${TRADER_COLUMNS} FROM traders WHERE organization_id = $org AND livemode = $livemode AND id = $id`,
+    { ...scopeBind(scope), id },
+    transaction,
+  );
   return row ? toTrader(row) : null;
 }
 
@@ -59,29 +66,29 @@ export interface TraderPosition {
 /** Keyset page by (created_at, id); returns each trader with its cursor position. */
 export async function listTraders(
   sequelize: Sequelize,
-  org: string,
+  scope: TenantScope,
   after: TraderPosition | null,
   limit: number,
 ): Promise<Array<{ trader: Trader; position: TraderPosition }>> {
   const rows = await selectRows<TraderRow>(
     sequelize,
     `SELECT ${TRADER_COLUMNS} FROM traders
-      WHERE organization_id = $org ${after ? 'AND (created_at, id) > ($t::timestamptz, $id::uuid)' : ''}
+      WHERE organization_id = $org AND livemode = $livemode ${after ? 'AND (created_at, id) > ($t::timestamptz, $id::uuid)' : ''}
       ORDER BY created_at, id LIMIT $limit`,
-    after ? { org, limit, t: after.t, id: after.id } : { org, limit },
+    after ? { ...scopeBind(scope), limit, t: after.t, id: after.id } : { ...scopeBind(scope), limit },
   );
   return rows.map((row) => ({ trader: toTrader(row), position: { t: row.created_key, id: row.id } }));
 }
 
-/** The organization's traders among the given ids or normalized emails, oldest first. */
-export async function findTradersByIdOrEmail(sequelize: Sequelize, org: string, ids: string[], emailsNormalized: string[]): Promise<Trader[]> {
+/** The scope's traders among the given ids or normalized emails, oldest first. */
+export async function findTradersByIdOrEmail(sequelize: Sequelize, scope: TenantScope, ids: string[], emailsNormalized: string[]): Promise<Trader[]> {
   if (ids.length === 0 && emailsNormalized.length === 0) return [];
   const rows = await selectRows<TraderRow>(
     sequelize,
     `SELECT ${TRADER_COLUMNS} FROM traders
-      WHERE organization_id = $org AND (id = ANY($ids::uuid[]) OR email_normalized = ANY($emails::text[]))
+      WHERE organization_id = $org AND livemode = $livemode AND (id = ANY($ids::uuid[]) OR email_normalized = ANY($emails::text[]))
       ORDER BY created_at, id`,
-    { org, ids, emails: emailsNormalized },
+    { ...scopeBind(scope), ids, emails: emailsNormalized },
   );
   return rows.map(toTrader);
 }

@@ -1,13 +1,17 @@
-import { AppError } from '@propdesk/kit';
+import { AppError, type TenantScope } from '@propdesk/kit';
 import type { ProgramTerms } from './programs';
 
 export const ACCOUNT_STATUSES = ['active', 'passed', 'breached', 'archived'] as const;
 export type AccountStatus = (typeof ACCOUNT_STATUSES)[number];
 
-/** An account as the use cases see it (NUMERIC/BIGINT already converted). */
+/**
+ * An account as the use cases see it (NUMERIC/BIGINT already converted). Its organizationId and
+ * livemode are its TenantScope (SPEC 13): what it does (events, the next phase's account) stays in it.
+ */
 export interface Account {
   number: number;
   organizationId: string;
+  livemode: boolean;
   status: AccountStatus;
   traderId: string | null;
   program: string;
@@ -43,12 +47,18 @@ export type AccountSummary = Omit<Account, 'terms' | 'archivedAt' | 'attemptStar
 export interface Trader {
   id: string;
   organizationId: string;
+  livemode: boolean;
   name: string;
   email: string;
   createdAt: Date;
 }
 
-/** Another organization's account is not_found, exactly like a missing one. */
+/** The scope an account belongs to: every event and account it leads to is of the same organization and mode. */
+export function scopeOfAccount(account: Pick<Account, 'organizationId' | 'livemode'>): TenantScope {
+  return { organizationId: account.organizationId, livemode: account.livemode };
+}
+
+/** Another organization's or the other mode's account is not_found, exactly like a missing one. */
 export function accountNotFound(): AppError {
   return new AppError('not_found', 'account not found');
 }

@@ -1,9 +1,14 @@
-import { AppError, isUuid, MAX_INITIAL_BALANCE, MONEY_STEP, requireEmail, requireExactNumber, requireText } from '@propdesk/kit';
+import { AppError, isUuid, livemodeOf, MAX_INITIAL_BALANCE, MONEY_STEP, requireEmail, requireExactNumber, requireText, type ScopeFields, type TenantScope } from '@propdesk/kit';
 
 /** Another organization id shape can never match a row; refuse it before it reaches SQL. */
 export function organizationId(value: string): string {
   if (typeof value !== 'string' || !isUuid(value)) throw new AppError('invalid_request', 'organization_id must be a UUID', 'organization_id');
   return value.toLowerCase();
+}
+
+/** The partition a request acts on: its organization (a UUID) and its mode (UNSPECIFIED = live). */
+export function tenantScope(request: ScopeFields): TenantScope {
+  return { organizationId: organizationId(request.organizationId), livemode: livemodeOf(request.mode) };
 }
 
 export function uuidParam(value: string, param: string): string {

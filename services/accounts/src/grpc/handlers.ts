@@ -29,6 +29,7 @@ const MAX_BATCH = 100;
 function listInput(req: accountsv1.ListAccountsRequest): ListAccountsInput {
   return {
     organizationId: req.organizationId,
+    mode: req.mode,
     pageSize: req.pageSize,
     pageToken: req.pageToken,
     filter: { status: statusFromProto(req.status), assigned: req.assigned, traderId: req.traderId },
@@ -55,7 +56,7 @@ export function createAccountsHandlers(
   const once: WriteOnce = (ctx, codec, toResponse, write) => exactlyOnce(ctx, deps.sequelize, codec, toResponse, write, deps.logger);
   return {
     createAccounts(req, ctx) {
-      const input = { organizationId: req.organizationId, count: req.count, program: req.program, initialBalance: req.initialBalance };
+      const input = { organizationId: req.organizationId, mode: req.mode, count: req.count, program: req.program, initialBalance: req.initialBalance };
       return once(ctx, accountsv1.CreateAccountsResponse, (accounts) => ({ accounts: accounts.map(toProtoAccount) }), () => createAccounts(deps, input));
     },
     async listPrograms(req) {
@@ -65,11 +66,11 @@ export function createAccountsHandlers(
       return { program: await getProgram(deps, req) };
     },
     createProgram(req, ctx) {
-      const input = { organizationId: req.organizationId, program: req.program ?? {} };
+      const input = { organizationId: req.organizationId, mode: req.mode, program: req.program ?? {} };
       return once(ctx, accountsv1.CreateProgramResponse, (program) => ({ program }), () => createProgram(deps, input));
     },
     updateProgram(req, ctx) {
-      const input = { organizationId: req.organizationId, name: req.name, program: req.program ?? {} };
+      const input = { organizationId: req.organizationId, mode: req.mode, name: req.name, program: req.program ?? {} };
       return once(ctx, accountsv1.UpdateProgramResponse, (program) => ({ program }), () => updateProgram(deps, input));
     },
     archiveProgram(req, ctx) {

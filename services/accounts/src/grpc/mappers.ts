@@ -37,11 +37,12 @@ export function toProtoAccount(account: AccountSummary): accountsv1.Account {
     attempt: account.attempt,
     previousAccount: account.previousAccount === null ? undefined : String(account.previousAccount),
     nextAccount: account.nextAccount === null ? undefined : String(account.nextAccount),
+    livemode: account.livemode,
   };
 }
 
 export function toProtoTrader(trader: Trader): accountsv1.Trader {
-  return { id: trader.id, organizationId: trader.organizationId, name: trader.name, email: trader.email, createdAt: trader.createdAt };
+  return { id: trader.id, organizationId: trader.organizationId, name: trader.name, email: trader.email, createdAt: trader.createdAt, livemode: trader.livemode };
 }
 
 export function toProtoCredentials(credentials: Credentials): accountsv1.Credentials {
@@ -54,6 +55,7 @@ export function toProtoEvent(event: StoredEvent): accountsv1.Event {
     type: event.type,
     createdAt: event.createdAt,
     organizationId: event.organizationId,
+    livemode: event.livemode,
     data: event.data,
     traceparent: event.trace?.traceparent ?? '',
     tracestate: event.trace?.tracestate ?? '',

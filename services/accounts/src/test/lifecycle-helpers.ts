@@ -1,4 +1,4 @@
-import { QueryTypes } from '@propdesk/kit';
+import { Mode, QueryTypes } from '@propdesk/kit';
 import type { Harness } from './harness';
 
 /** What the lifecycle suites share: programs to create, and reads of what the service stored. */
@@ -47,9 +47,9 @@ export function lifecycleHelpers(harness: () => Harness) {
     },
     async assignedAccount(org: string, program: string): Promise<string> {
       const h = harness();
-      const { accounts } = await h.api.createAccounts({ organizationId: org, count: 1, program, initialBalance: 0 });
+      const { accounts } = await h.api.createAccounts({ organizationId: org, mode: Mode.MODE_LIVE, count: 1, program, initialBalance: 0 });
       const number = accounts[0].number;
-      await h.api.assignTrader({ organizationId: org, number, name: 'Jane Trader', email: `jane-${number}@example.com` });
+      await h.api.assignTrader({ organizationId: org, mode: Mode.MODE_LIVE, number, name: 'Jane Trader', email: `jane-${number}@example.com` });
       return number;
     },
   };

@@ -1,4 +1,4 @@
-import { QueryTypes, type PromiseClient, type Sequelize } from '@propdesk/kit';
+import { Mode, QueryTypes, type PromiseClient, type Sequelize } from '@propdesk/kit';
 import { accountsv1, tradingv1 } from '@propdesk/proto';
 import { startHarness, type Harness } from './harness';
 
@@ -20,16 +20,16 @@ export function tradingHelpers({ api, trading }: Clients, sql: Sequelize) {
       await trading.publishQuote({ quote: { symbol, bid, ask } });
     },
     async account(org: string, number: string): Promise<accountsv1.Account> {
-      const { account } = await api.getAccount({ organizationId: org, number });
+      const { account } = await api.getAccount({ organizationId: org, mode: Mode.MODE_LIVE, number });
       if (!account) throw new Error('no account');
       return account;
     },
     async newAccounts(org: string, count: number): Promise<string[]> {
-      const { accounts } = await api.createAccounts({ organizationId: org, count, program: '', initialBalance: 0 });
+      const { accounts } = await api.createAccounts({ organizationId: org, mode: Mode.MODE_LIVE, count, program: '', initialBalance: 0 });
       return accounts.map((a) => a.number);
     },
     async order(org: string, number: string, fields: Partial<tradingv1.PlaceOrderRequest>): Promise<tradingv1.Position> {
-      const { position } = await trading.placeOrder({ organizationId: org, number, symbol: 'EURUSD', side: BUY, volume: 1, type: MARKET, ...fields });
+      const { position } = await trading.placeOrder({ organizationId: org, mode: Mode.MODE_LIVE, number, symbol: 'EURUSD', side: BUY, volume: 1, type: MARKET, ...fields });
       if (!position) throw new Error('no position');
       return position;
     },

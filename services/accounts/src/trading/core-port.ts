@@ -6,27 +6,28 @@
  *   - the outbox (events commit with the change that caused them);
  *   - executor sessions (a breach ends them);
  *   - the phase lifecycle (the next phase's account on a pass, a credit for a reset), wired by main.ts;
- *   - request validation shared with the core's RPCs, and the proto form of an account.
+ *   - request validation shared with the core's RPCs (the scope: organization and mode, SPEC 13),
+ *     and the proto form of an account.
  */
-import type { Sequelize, Transaction } from '@propdesk/kit';
+import type { Sequelize, TenantScope, Transaction } from '@propdesk/kit';
 import { findAccount, findAccounts } from '../data/accounts';
 import type { Account } from '../domain/account';
 
 export type { Account, AccountStatus } from '../domain/account';
-export { accountNotFound, refuseStatus } from '../domain/account';
+export { accountNotFound, refuseStatus, scopeOfAccount } from '../domain/account';
 export { parseTerms, type ProgramTerms as Terms } from '../domain/programs';
 export { accountMoneyStatement, writeAccountMoney, writeMarkedEquity } from '../data/account-money';
 export { writeAccountReset, writePayout } from '../data/account-lifecycle';
 export { appendEvent, appendEvents, eventsStatement, EVENTS_NOTIFIED, type NewEvent } from '../data/outbox';
 export type { PhaseLifecycle } from '../use-cases/phase-lifecycle';
 export { revokeSessionsForAccount, revokeSessionsStatement } from '../data/executor-sessions';
-// Named for what they do here, where accountNumber and organizationId are the values themselves.
-export { accountNumber as parseAccountNumber, organizationId as parseOrganizationId, uuidParam as parseUuid } from '../domain/validation';
+// Named for what they do here, where accountNumber is the value itself.
+export { accountNumber as parseAccountNumber, tenantScope as parseScope, uuidParam as parseUuid } from '../domain/validation';
 export { toProtoAccount } from '../grpc/mappers';
 
-/** An account as committed; with `org`, another organization's account reads as missing. */
-export function readAccount(sequelize: Sequelize, number: number, org?: string, transaction?: Transaction): Promise<Account | null> {
-  return findAccount(sequelize, org ?? null, number, transaction ? { transaction } : undefined);
+/** An account as committed; with a scope, another organization's or the other mode's account reads as missing. */
+export function readAccount(sequelize: Sequelize, number: number, scope?: TenantScope, transaction?: Transaction): Promise<Account | null> {
+  return findAccount(sequelize, scope ?? null, number, transaction ? { transaction } : undefined);
 }
 
 /** Many accounts by number, any organization (the engine's reloads). */
@@ -38,6 +39,6 @@ export function readAccounts(sequelize: Sequelize, numbers: number[]): Promise<A
  * Reads and locks the account row inside `tx`. Every transaction that changes an account's money
  * or status takes this lock first, so orders, closes, breaches and replicas serialize per account.
  */
-export function lockAccount(sequelize: Sequelize, tx: Transaction, number: number, org?: string): Promise<Account | null> {
-  return findAccount(sequelize, org ?? null, number, { transaction: tx, forUpdate: true });
+export function lockAccount(sequelize: Sequelize, tx: Transaction, number: number, scope?: TenantScope): Promise<Account | null> {
+  return findAccount(sequelize, scope ?? null, number, { transaction: tx, forUpdate: true });
 }

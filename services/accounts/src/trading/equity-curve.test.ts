@@ -1,4 +1,4 @@
-import { QueryTypes } from '@propdesk/kit';
+import { Mode, QueryTypes } from '@propdesk/kit';
 import { startHarness, type Harness } from '../test/harness';
 import { rebuildEquityHours } from './data/equity-minutes';
 import { tradingHelpers } from '../test/trading-helpers';
@@ -43,7 +43,7 @@ describe('the equity curve is bounded for any range', () => {
   });
 
   it('downsamples a year of minutes to the requested budget, keeping the lowest point of the year', async () => {
-    const { points } = await h.trading.getEquityCurve({ organizationId: org, number, maxPoints: 500 });
+    const { points } = await h.trading.getEquityCurve({ organizationId: org, mode: Mode.MODE_LIVE, number, maxPoints: 500 });
     expect(points.length).toBeLessThanOrEqual(500);
     expect(points.length).toBeGreaterThan(400);
     const times = points.map((p) => p.time!.getTime());
@@ -56,16 +56,16 @@ describe('the equity curve is bounded for any range', () => {
   });
 
   it('without a budget answers at most 5000 points, and clamps a tiny or huge one', async () => {
-    expect((await h.trading.getEquityCurve({ organizationId: org, number })).points.length).toBeLessThanOrEqual(5000);
-    expect((await h.trading.getEquityCurve({ organizationId: org, number, maxPoints: 1_000_000 })).points.length).toBeLessThanOrEqual(5000);
-    expect((await h.trading.getEquityCurve({ organizationId: org, number, maxPoints: 1 })).points.length).toBeLessThanOrEqual(4);
+    expect((await h.trading.getEquityCurve({ organizationId: org, mode: Mode.MODE_LIVE, number })).points.length).toBeLessThanOrEqual(5000);
+    expect((await h.trading.getEquityCurve({ organizationId: org, mode: Mode.MODE_LIVE, number, maxPoints: 1_000_000 })).points.length).toBeLessThanOrEqual(5000);
+    expect((await h.trading.getEquityCurve({ organizationId: org, mode: Mode.MODE_LIVE, number, maxPoints: 1 })).points.length).toBeLessThanOrEqual(4);
   });
 
   it('downsamples a range of days from the minutes themselves, the dip at its minute', async () => {
     const dipAt = new Date(YEAR_START.getTime() + DIP_MINUTE * 60_000);
     const from = new Date(dipAt.getTime() - 2 * 86_400_000);
     const to = new Date(dipAt.getTime() + 2 * 86_400_000);
-    const { points } = await h.trading.getEquityCurve({ organizationId: org, number, from, to, maxPoints: 1000 });
+    const { points } = await h.trading.getEquityCurve({ organizationId: org, mode: Mode.MODE_LIVE, number, from, to, maxPoints: 1000 });
     expect(points.length).toBeLessThanOrEqual(1000);
     expect(points.every((p) => p.time! >= from && p.time! <= to)).toBe(true);
     expect(points.reduce((min, p) => (p.equity < min.equity ? p : min))).toMatchObject({ equity: 90_000, time: dipAt });
@@ -74,7 +74,7 @@ describe('the equity curve is bounded for any range', () => {
   it('answers the raw closes of a range that fits the budget', async () => {
     const from = new Date(YEAR_START.getTime() + 1000 * 60_000);
     const to = new Date(from.getTime() + 99 * 60_000);
-    const { points } = await h.trading.getEquityCurve({ organizationId: org, number, from, to, maxPoints: 500 });
+    const { points } = await h.trading.getEquityCurve({ organizationId: org, mode: Mode.MODE_LIVE, number, from, to, maxPoints: 500 });
     expect(points).toHaveLength(100);
     expect(points[0]!.time).toEqual(from);
   });
@@ -94,7 +94,7 @@ describe('hour rollups', () => {
     const hours = async () =>
       (await h.sql.query<{ n: string }>('SELECT count(*) AS n FROM equity_hours WHERE account_number = :number', { replacements: { number }, type: QueryTypes.SELECT }))[0]?.n;
     expect(await hours()).toBe('0');
-    const { points } = await h.trading.getEquityCurve({ organizationId: org, number, maxPoints: 100 });
+    const { points } = await h.trading.getEquityCurve({ organizationId: org, mode: Mode.MODE_LIVE, number, maxPoints: 100 });
     expect(points.length).toBeLessThanOrEqual(100);
     const rolled = Number(await hours());
     expect(rolled).toBeGreaterThanOrEqual(238);
@@ -102,7 +102,7 @@ describe('hour rollups', () => {
     const lows = points.map((p) => p.equity).sort((a, b) => a - b);
     // The older dip comes from a rolled hour, the newest minute's from the minutes not rolled yet.
     expect(lows.slice(0, 2)).toEqual([94_000, 95_000]);
-    await h.trading.getEquityCurve({ organizationId: org, number, maxPoints: 100 });
+    await h.trading.getEquityCurve({ organizationId: org, mode: Mode.MODE_LIVE, number, maxPoints: 100 });
     expect(Number(await hours())).toBe(rolled);
   });
 });

@@ -1,3 +1,4 @@
+import { Mode } from '@propdesk/kit';
 import { accountsv1 } from '@propdesk/proto';
 import { startHarness, type Harness } from '../test/harness';
 import { phase, lifecycleHelpers } from '../test/lifecycle-helpers';
@@ -20,6 +21,7 @@ describe('warnings', () => {
     const org = h.newOrg(10);
     await h.api.createProgram({
       organizationId: org,
+      mode: Mode.MODE_LIVE,
       program: {
         name: 'warned',
         initial_balance: 100000,
@@ -60,7 +62,7 @@ describe('trailing floors in the engine', () => {
 
   it('the floor follows the peak equity between quotes, and the breach names the floor it crossed', async () => {
     const org = h.newOrg(10);
-    await h.api.createProgram({ organizationId: org, program: trailing('trails', {}) });
+    await h.api.createProgram({ organizationId: org, mode: Mode.MODE_LIVE, program: trailing('trails', {}) });
     const a = tradingHelpers(h, h.sql);
     const n = await holdingBtc(org, 'trails');
     // Peak 103,000: the floor is 98,000 now (it was 95,000).
@@ -74,7 +76,7 @@ describe('trailing floors in the engine', () => {
 
   it('with trailing_stops_at_initial the floor stops at the initial balance', async () => {
     const org = h.newOrg(10);
-    await h.api.createProgram({ organizationId: org, program: trailing('trails-to-initial', { trailing_stops_at_initial: true }) });
+    await h.api.createProgram({ organizationId: org, mode: Mode.MODE_LIVE, program: trailing('trails-to-initial', { trailing_stops_at_initial: true }) });
     const a = tradingHelpers(h, h.sql);
     const n = await holdingBtc(org, 'trails-to-initial');
     // Peak 108,000: without the stop the floor would be 103,000.

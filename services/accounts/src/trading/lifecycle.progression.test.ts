@@ -1,4 +1,4 @@
-import { createServiceClient, type ServiceClient } from '@propdesk/kit';
+import { createServiceClient, Mode, type ServiceClient } from '@propdesk/kit';
 import { accountsv1, tradingv1 } from '@propdesk/proto';
 import { start, type StartedAccountsService } from '../main';
 import { startHarness, type Harness } from '../test/harness';
@@ -32,7 +32,7 @@ const { count, eventTypes, lastPosition, assignedAccount } = lifecycleHelpers(()
 describe('progression', () => {
   it('passing phase 1 provisions phase 2 in the same transaction: same trader and version, linked, new password, no credit', async () => {
     const org = h.newOrg(10);
-    await h.api.createProgram({ organizationId: org, program: threeStep('three-step') });
+    await h.api.createProgram({ organizationId: org, mode: Mode.MODE_LIVE, program: threeStep('three-step') });
     const a = tradingHelpers(h, h.sql);
     const n = await assignedAccount(org, 'three-step');
     const credits = h.auth.credits(org);
@@ -58,8 +58,8 @@ describe('progression', () => {
       balance: 100000,
     });
     expect(h.auth.credits(org)).toBe(credits);
-    const first = await h.api.getCredentials({ organizationId: org, number: n });
-    const creds = await h.api.getCredentials({ organizationId: org, number: next.number });
+    const first = await h.api.getCredentials({ organizationId: org, mode: Mode.MODE_LIVE, number: n });
+    const creds = await h.api.getCredentials({ organizationId: org, mode: Mode.MODE_LIVE, number: next.number });
     expect(creds.credentials?.password).toBeTruthy();
     expect(creds.credentials?.password).not.toBe(first.credentials?.password);
 
@@ -82,7 +82,7 @@ describe('progression', () => {
 
   it('an evaluation phase with a consistency rule does not pass on a single day that is all its profit', async () => {
     const org = h.newOrg(10);
-    await h.api.createProgram({ organizationId: org, program: { name: 'consistent', initial_balance: 100000, phases: [phase('Only', { consistency_pct: 50 })] } });
+    await h.api.createProgram({ organizationId: org, mode: Mode.MODE_LIVE, program: { name: 'consistent', initial_balance: 100000, phases: [phase('Only', { consistency_pct: 50 })] } });
     const a = tradingHelpers(h, h.sql);
     const n = await assignedAccount(org, 'consistent');
     await a.quote('XAUUSD', 2000, 2000);
@@ -95,7 +95,7 @@ describe('progression', () => {
 
   it('a one-phase program just ends in passed', async () => {
     const org = h.newOrg(10);
-    await h.api.createProgram({ organizationId: org, program: { name: 'single', initial_balance: 100000, phases: [phase('Only')] } });
+    await h.api.createProgram({ organizationId: org, mode: Mode.MODE_LIVE, program: { name: 'single', initial_balance: 100000, phases: [phase('Only')] } });
     const a = tradingHelpers(h, h.sql);
     const n = await assignedAccount(org, 'single');
     await a.quote('EURUSD', 1.1, 1.1);
@@ -108,7 +108,7 @@ describe('progression', () => {
 
   it('two replicas passing the same account at once create one next account', async () => {
     const org = h.newOrg(50);
-    await h.api.createProgram({ organizationId: org, program: threeStep('race') });
+    await h.api.createProgram({ organizationId: org, mode: Mode.MODE_LIVE, program: threeStep('race') });
     const a = tradingHelpers(h, h.sql);
     const numbers: string[] = [];
     for (let i = 0; i < 5; i += 1) numbers.push(await assignedAccount(org, 'race'));
@@ -129,7 +129,7 @@ describe('progression', () => {
 
   it('a failed provisioning rolls the pass back with it', async () => {
     const org = h.newOrg(10);
-    await h.api.createProgram({ organizationId: org, program: threeStep('fragile') });
+    await h.api.createProgram({ organizationId: org, mode: Mode.MODE_LIVE, program: threeStep('fragile') });
     const a = tradingHelpers(h, h.sql);
     const n = await assignedAccount(org, 'fragile');
     await a.quote('USDJPY', 150, 150);

@@ -1,4 +1,4 @@
-import { createLogger, createServiceClient, QueryTypes, type PromiseClient, type ServiceClient } from '@propdesk/kit';
+import { createLogger, createServiceClient, Mode, QueryTypes, type PromiseClient, type ServiceClient } from '@propdesk/kit';
 import { accountsv1, tradingv1 } from '@propdesk/proto';
 import { start, type StartedAccountsService } from '../main';
 import { startHarness, type Harness } from '../test/harness';
@@ -113,7 +113,7 @@ it('a position held over the weekend is flagged once, and trading continues', as
   } finally {
     await engine.stop();
   }
-  const { flags } = await h.trading.listFlags({ organizationId: org, number: n, pageSize: 0, pageToken: '' });
+  const { flags } = await h.trading.listFlags({ organizationId: org, mode: Mode.MODE_LIVE, number: n, pageSize: 0, pageToken: '' });
   expect(flags).toEqual([expect.objectContaining({ rule: 'weekend_holding', action: 'flag', evidence: expect.objectContaining({ position_id: p.id }) })]);
   expect(await a.events(n, 'account.flagged')).toEqual([expect.objectContaining({ rule: 'weekend_holding', position_id: p.id })]);
   expect((await a.account(org, n)).status).toBe(accountsv1.AccountStatus.ACCOUNT_STATUS_ACTIVE);

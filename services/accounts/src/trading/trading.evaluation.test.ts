@@ -1,4 +1,4 @@
-import { createLogger, QueryTypes } from '@propdesk/kit';
+import { createLogger, Mode, QueryTypes } from '@propdesk/kit';
 import { accountsv1, tradingv1 } from '@propdesk/proto';
 import type { Harness } from '../test/harness';
 import { expectCode, startTradingSuite, type TradingHelpers } from '../test/trading-helpers';
@@ -25,7 +25,7 @@ describe('evaluation', () => {
     await t.quote('US30', 38_499, 38_500);
     const account = await t.account(org, n);
     expect(account).toMatchObject({ status: accountsv1.AccountStatus.ACCOUNT_STATUS_BREACHED, balance: 94_990, equity: 94_990 });
-    const { flags } = await h.trading.listFlags({ organizationId: org, number: n, pageSize: 0, pageToken: '' });
+    const { flags } = await h.trading.listFlags({ organizationId: org, mode: Mode.MODE_LIVE, number: n, pageSize: 0, pageToken: '' });
     expect(flags).toEqual([
       expect.objectContaining({
         rule: 'max_daily_loss',
@@ -38,10 +38,10 @@ describe('evaluation', () => {
     ]);
     expect(await t.events(n, 'position.closed')).toEqual([expect.objectContaining({ position_id: p.id, reason: 'breach', close_price: 38_499, profit: -5010 })]);
     // The limits as they stood when it breached: the day still starts at 100,000, not at the balance left.
-    const { analytics } = await h.trading.getAnalytics({ organizationId: org, number: n });
+    const { analytics } = await h.trading.getAnalytics({ organizationId: org, mode: Mode.MODE_LIVE, number: n });
     expect(analytics?.headroom).toMatchObject({ daily_loss_limit: 95_000, daily_loss_remaining: 0, total_loss_limit: 90_000, total_loss_remaining: 4990 });
     await expectCode(t.order(org, n, { symbol: 'US30' }), 'account_breached');
-    await expectCode(h.trading.breachAccount({ organizationId: org, number: n, reason: 'again' }), 'account_breached');
+    await expectCode(h.trading.breachAccount({ organizationId: org, mode: Mode.MODE_LIVE, number: n, reason: 'again' }), 'account_breached');
   });
 
   it('a breach rehearsed to warm a verdict connection leaves no trace: the account, its position, flags, deals and events are as before', async () => {
@@ -61,7 +61,7 @@ describe('evaluation', () => {
     expect(await count('deals')).toBe(before.deals);
     expect(await t.events(n, 'position.closed')).toEqual(before.events);
     expect(await t.events(n, 'account.breached')).toEqual([]);
-    const { positions } = await h.trading.listPositions({ organizationId: org, number: n, pageSize: 0, pageToken: '', status: tradingv1.PositionStatus.POSITION_STATUS_OPEN });
+    const { positions } = await h.trading.listPositions({ organizationId: org, mode: Mode.MODE_LIVE, number: n, pageSize: 0, pageToken: '', status: tradingv1.PositionStatus.POSITION_STATUS_OPEN });
     expect(positions).toEqual([expect.objectContaining({ id: p.id, status: tradingv1.PositionStatus.POSITION_STATUS_OPEN })]);
   });
 
@@ -88,12 +88,12 @@ describe('evaluation', () => {
     const [n] = await t.newAccounts(org, 1);
     await t.quote('BTCUSD', 65_000, 65_010);
     await t.order(org, n, { symbol: 'BTCUSD', volume: 0.1 });
-    const { credentials } = await h.api.getCredentials({ organizationId: org, number: n });
+    const { credentials } = await h.api.getCredentials({ organizationId: org, mode: Mode.MODE_LIVE, number: n });
     const { token } = await h.api.createExecutorSession({ account: n, password: credentials?.password ?? '', clientIp: '127.0.0.1' });
     await h.api.getExecutorSession({ token });
-    await expectCode(h.trading.breachAccount({ organizationId: org, number: n, reason: '' }), 'invalid_request', 'reason');
-    await expectCode(h.trading.breachAccount({ organizationId: h.newOrg(), number: n, reason: 'x' }), 'not_found');
-    const { account } = await h.trading.breachAccount({ organizationId: org, number: n, reason: 'copy trading detected' });
+    await expectCode(h.trading.breachAccount({ organizationId: org, mode: Mode.MODE_LIVE, number: n, reason: '' }), 'invalid_request', 'reason');
+    await expectCode(h.trading.breachAccount({ organizationId: h.newOrg(), mode: Mode.MODE_LIVE, number: n, reason: 'x' }), 'not_found');
+    const { account } = await h.trading.breachAccount({ organizationId: org, mode: Mode.MODE_LIVE, number: n, reason: 'copy trading detected' });
     expect(account).toMatchObject({ status: accountsv1.AccountStatus.ACCOUNT_STATUS_BREACHED, balance: 99_999 });
     expect(await t.events(n, 'account.breached')).toEqual([expect.objectContaining({ reason: 'copy trading detected', rule: 'manual', status: 'breached' })]);
     expect(await t.events(n, 'position.closed')).toEqual([expect.objectContaining({ reason: 'breach' })]);
@@ -118,7 +118,7 @@ describe('evaluation', () => {
     await t.quote('USDJPY', 150, 150.02);
     const opened = await Promise.all(Array.from({ length: 12 }, () => t.order(org, n, { symbol: 'USDJPY', volume: 1 })));
     await t.quote('USDJPY', 150.5, 150.52);
-    await Promise.all(opened.map((p) => h.trading.closePosition({ organizationId: org, number: n, positionId: p.id })));
+    await Promise.all(opened.map((p) => h.trading.closePosition({ organizationId: org, mode: Mode.MODE_LIVE, number: n, positionId: p.id })));
     const [sum] = await h.sql.query<{ total: string; n: string }>('SELECT sum(profit) AS total, count(*) AS n FROM deals WHERE account_number = :n', {
       replacements: { n },
       type: QueryTypes.SELECT,

@@ -1,3 +1,4 @@
+import { Mode } from '@propdesk/kit';
 import { tradingv1 } from '@propdesk/proto';
 import type { Harness } from '../test/harness';
 import { expectCode, LIMIT, SELL, startTradingSuite, type TradingHelpers } from '../test/trading-helpers';
@@ -21,22 +22,22 @@ describe('orders and positions', () => {
 
     await t.quote('EURUSD', 1.094, 1.0942);
     expect(await t.account(org, n)).toMatchObject({ balance: 100_000, equity: 99_400 });
-    const { positions } = await h.trading.listPositions({ organizationId: org, number: n, pageSize: 0, pageToken: '', status: tradingv1.PositionStatus.POSITION_STATUS_OPEN });
+    const { positions } = await h.trading.listPositions({ organizationId: org, mode: Mode.MODE_LIVE, number: n, pageSize: 0, pageToken: '', status: tradingv1.PositionStatus.POSITION_STATUS_OPEN });
     expect(positions[0].floatingProfit).toBe(-600);
     // The price it is marked at: the bid, for a buy.
     expect(positions[0].currentPrice).toBe(1.094);
 
-    const { position: closed } = await h.trading.closePosition({ organizationId: org, number: n, positionId: opened.id });
+    const { position: closed } = await h.trading.closePosition({ organizationId: org, mode: Mode.MODE_LIVE, number: n, positionId: opened.id });
     expect(closed).toMatchObject({ status: tradingv1.PositionStatus.POSITION_STATUS_CLOSED, closePrice: 1.094, profit: -600, closeReason: 'manual' });
     expect(closed?.currentPrice).toBeUndefined();
     expect(await t.account(org, n)).toMatchObject({ balance: 99_400, equity: 99_400 });
-    const { deals } = await h.trading.listTrades({ organizationId: org, number: n, pageSize: 0, pageToken: '' });
+    const { deals } = await h.trading.listTrades({ organizationId: org, mode: Mode.MODE_LIVE, number: n, pageSize: 0, pageToken: '' });
     expect(deals).toEqual([expect.objectContaining({ positionId: opened.id, profit: -600, balanceAfter: 99_400, closeReason: 'manual' })]);
     expect(await t.events(n, 'position.opened')).toEqual([expect.objectContaining({ position_id: opened.id, open_price: 1.1 })]);
     expect(await t.events(n, 'position.closed')).toEqual([
       expect.objectContaining({ position_id: opened.id, symbol: 'EURUSD', side: 'buy', volume: 1, open_price: 1.1, close_price: 1.094, profit: -600, reason: 'manual' }),
     ]);
-    await expectCode(h.trading.closePosition({ organizationId: org, number: n, positionId: opened.id }), 'conflict');
+    await expectCode(h.trading.closePosition({ organizationId: org, mode: Mode.MODE_LIVE, number: n, positionId: opened.id }), 'conflict');
   });
 
   it('bad input is refused with a code naming the problem', async () => {
@@ -56,7 +57,7 @@ describe('orders and positions', () => {
     await expectCode(h.trading.publishQuote({ quote: { symbol: 'EURUSD', bid: 1.2, ask: 1.1 } }), 'invalid_request', 'quote.bid');
     await expectCode(h.trading.publishQuote({ quote: { symbol: 'EURUSD', bid: Number.NaN, ask: 1.1 } }), 'invalid_request', 'quote.bid');
     await expectCode(h.trading.publishQuote({ quote: { symbol: 'XXX', bid: 1, ask: 1 } }), 'invalid_request', 'quote.symbol');
-    await expectCode(h.trading.getReport({ organizationId: 'nope', number: n }), 'invalid_request', 'organization_id');
+    await expectCode(h.trading.getReport({ organizationId: 'nope', mode: Mode.MODE_LIVE, number: n }), 'invalid_request', 'organization_id');
   });
 
   it('pre-order rules refuse with order_rejected and the order.rejected event still commits', async () => {
@@ -70,7 +71,7 @@ describe('orders and positions', () => {
     const rejected = await t.events(n, 'order.rejected');
     expect(rejected.map((e) => e.rule)).toEqual(['max_lots_per_order', 'insufficient_margin', 'symbol_not_allowed']);
     expect(rejected[0]).toMatchObject({ account: Number(n), symbol: 'EURUSD', volume: 60, reason: expect.stringContaining('max_lots_per_order (50)') });
-    const { positions } = await h.trading.listPositions({ organizationId: org, number: n, pageSize: 0, pageToken: '', status: 0 });
+    const { positions } = await h.trading.listPositions({ organizationId: org, mode: Mode.MODE_LIVE, number: n, pageSize: 0, pageToken: '', status: 0 });
     expect(positions).toHaveLength(0);
   });
 
@@ -79,10 +80,10 @@ describe('orders and positions', () => {
     await t.quote('EURUSD', 1.1, 1.1);
     const p = await t.order(org, n, { volume: 21 });
     expect(p.status).toBe(tradingv1.PositionStatus.POSITION_STATUS_OPEN);
-    const { flags } = await h.trading.listFlags({ organizationId: org, number: n, pageSize: 0, pageToken: '' });
+    const { flags } = await h.trading.listFlags({ organizationId: org, mode: Mode.MODE_LIVE, number: n, pageSize: 0, pageToken: '' });
     expect(flags).toEqual([expect.objectContaining({ rule: 'large_order', action: 'flag' })]);
     expect(await t.events(n, 'account.flagged')).toEqual([expect.objectContaining({ account: Number(n), rule: 'large_order' })]);
-    await h.trading.closePosition({ organizationId: org, number: n, positionId: p.id });
+    await h.trading.closePosition({ organizationId: org, mode: Mode.MODE_LIVE, number: n, positionId: p.id });
   });
 });
 
@@ -92,7 +93,7 @@ describe('resting orders, stop loss and take profit', () => {
     await t.quote('GBPUSD', 1.2698, 1.27);
     const p = await t.order(org, n, { symbol: 'GBPUSD', stopLoss: 1.26, takeProfit: 1.275 });
     await t.quote('GBPUSD', 1.2752, 1.2754);
-    const { positions } = await h.trading.listPositions({ organizationId: org, number: n, pageSize: 0, pageToken: '', status: 0 });
+    const { positions } = await h.trading.listPositions({ organizationId: org, mode: Mode.MODE_LIVE, number: n, pageSize: 0, pageToken: '', status: 0 });
     expect(positions[0]).toMatchObject({ id: p.id, status: tradingv1.PositionStatus.POSITION_STATUS_CLOSED, closePrice: 1.275, profit: 500, closeReason: 'take_profit' });
     expect(await t.account(org, n)).toMatchObject({ balance: 100_500 });
     expect(await t.events(n, 'position.closed')).toEqual([expect.objectContaining({ reason: 'take_profit', profit: 500 })]);
@@ -114,7 +115,7 @@ describe('resting orders, stop loss and take profit', () => {
     expect(pending.status).toBe(tradingv1.PositionStatus.POSITION_STATUS_PENDING);
     expect(await t.events(n, 'position.opened')).toHaveLength(0);
     await t.quote('XAUUSD', 2339.7, 2340);
-    const { positions } = await h.trading.listPositions({ organizationId: org, number: n, pageSize: 0, pageToken: '', status: tradingv1.PositionStatus.POSITION_STATUS_OPEN });
+    const { positions } = await h.trading.listPositions({ organizationId: org, mode: Mode.MODE_LIVE, number: n, pageSize: 0, pageToken: '', status: tradingv1.PositionStatus.POSITION_STATUS_OPEN });
     expect(positions).toEqual([expect.objectContaining({ id: pending.id, openPrice: 2340 })]);
     expect(await t.events(n, 'position.opened')).toEqual([expect.objectContaining({ position_id: pending.id, open_price: 2340 })]);
   });

@@ -1,4 +1,4 @@
-import { executeTogether, QueryTypes } from '@propdesk/kit';
+import { executeTogether, Mode, QueryTypes } from '@propdesk/kit';
 import { accountsv1 } from '@propdesk/proto';
 import type { Harness } from '../test/harness';
 import { closeStatements } from './data/closing';
@@ -29,15 +29,15 @@ describe('reads', () => {
     await t.quote('EURUSD', 1.1, 1.1);
     for (let i = 0; i < 3; i++) {
       const p = await t.order(org, n, { volume: 0.1 });
-      await h.trading.closePosition({ organizationId: org, number: n, positionId: p.id });
+      await h.trading.closePosition({ organizationId: org, mode: Mode.MODE_LIVE, number: n, positionId: p.id });
     }
-    const first = await h.trading.listTrades({ organizationId: org, number: n, pageSize: 2, pageToken: '' });
+    const first = await h.trading.listTrades({ organizationId: org, mode: Mode.MODE_LIVE, number: n, pageSize: 2, pageToken: '' });
     expect(first.deals).toHaveLength(2);
-    const second = await h.trading.listTrades({ organizationId: org, number: n, pageSize: 2, pageToken: first.nextPageToken });
+    const second = await h.trading.listTrades({ organizationId: org, mode: Mode.MODE_LIVE, number: n, pageSize: 2, pageToken: first.nextPageToken });
     expect(second.deals).toHaveLength(1);
     expect(second.nextPageToken).toBe('');
-    await expectCode(h.trading.listTrades({ organizationId: org, number: other, pageSize: 2, pageToken: first.nextPageToken }), 'invalid_cursor');
-    await expectCode(h.trading.listPositions({ organizationId: org, number: n, pageSize: 2, pageToken: first.nextPageToken, status: 0 }), 'invalid_cursor');
+    await expectCode(h.trading.listTrades({ organizationId: org, mode: Mode.MODE_LIVE, number: other, pageSize: 2, pageToken: first.nextPageToken }), 'invalid_cursor');
+    await expectCode(h.trading.listPositions({ organizationId: org, mode: Mode.MODE_LIVE, number: n, pageSize: 2, pageToken: first.nextPageToken, status: 0 }), 'invalid_cursor');
   });
 
   it('analytics, equity curve and the nine-section report come from the deals', async () => {
@@ -45,25 +45,25 @@ describe('reads', () => {
     await t.quote('EURUSD', 1.1, 1.1);
     const win = await t.order(org, n, { volume: 1 });
     await t.quote('EURUSD', 1.101, 1.101);
-    await h.trading.closePosition({ organizationId: org, number: n, positionId: win.id });
+    await h.trading.closePosition({ organizationId: org, mode: Mode.MODE_LIVE, number: n, positionId: win.id });
     const loss = await t.order(org, n, { side: SELL, volume: 1 });
     await t.quote('EURUSD', 1.1015, 1.1015);
-    await h.trading.closePosition({ organizationId: org, number: n, positionId: loss.id });
+    await h.trading.closePosition({ organizationId: org, mode: Mode.MODE_LIVE, number: n, positionId: loss.id });
 
-    const { analytics } = await h.trading.getAnalytics({ organizationId: org, number: n });
+    const { analytics } = await h.trading.getAnalytics({ organizationId: org, mode: Mode.MODE_LIVE, number: n });
     expect(analytics).toMatchObject({ trades: 2, wins: 1, losses: 1, win_rate: 0.5, profit_factor: 2, expectancy: 25, average_win: 100, average_loss: -50, total_lots: 2 });
     expect(analytics?.headroom).toMatchObject({ daily_loss_remaining: 5050, total_loss_remaining: 10_050, profit_target_remaining: 9950, trading_days: 1, min_trading_days: 4 });
 
-    const { points } = await h.trading.getEquityCurve({ organizationId: org, number: n });
+    const { points } = await h.trading.getEquityCurve({ organizationId: org, mode: Mode.MODE_LIVE, number: n });
     expect(points.length).toBeGreaterThanOrEqual(1);
     expect(points[points.length - 1]).toMatchObject({ balance: 100_050 });
-    const past = await h.trading.getEquityCurve({ organizationId: org, number: n, from: new Date('2020-01-01'), to: new Date('2020-01-02') });
+    const past = await h.trading.getEquityCurve({ organizationId: org, mode: Mode.MODE_LIVE, number: n, from: new Date('2020-01-01'), to: new Date('2020-01-02') });
     expect(past.points).toEqual([]);
-    await expectCode(h.trading.getEquityCurve({ organizationId: org, number: n, from: new Date('2020-01-02'), to: new Date('2020-01-01') }), 'invalid_request', 'from');
+    await expectCode(h.trading.getEquityCurve({ organizationId: org, mode: Mode.MODE_LIVE, number: n, from: new Date('2020-01-02'), to: new Date('2020-01-01') }), 'invalid_request', 'from');
 
-    const { report } = await h.trading.getReport({ organizationId: org, number: n });
+    const { report } = await h.trading.getReport({ organizationId: org, mode: Mode.MODE_LIVE, number: n });
     // GetTerms answers the report's terms section alone.
-    expect((await h.trading.getTerms({ organizationId: org, number: n })).terms).toEqual(report?.terms);
+    expect((await h.trading.getTerms({ organizationId: org, mode: Mode.MODE_LIVE, number: n })).terms).toEqual(report?.terms);
     expect(Object.keys(report ?? {}).sort()).toEqual(
       ['balance_equity_history', 'by_instrument', 'deals_and_positions', 'identity', 'indicators', 'long_short', 'monthly_statement', 'streaks', 'terms'].sort(),
     );
@@ -77,9 +77,9 @@ describe('reads', () => {
     });
     expect((report?.monthly_statement as unknown[]).length).toBe(1);
 
-    const { report: blank } = await h.trading.getReport({ organizationId: org, number: empty });
+    const { report: blank } = await h.trading.getReport({ organizationId: org, mode: Mode.MODE_LIVE, number: empty });
     expect(blank).toMatchObject({ monthly_statement: [], by_instrument: [], deals_and_positions: { deals: [], open_positions: [] }, balance_equity_history: [] });
-    await expectCode(h.trading.getReport({ organizationId: h.newOrg(), number: n }), 'not_found');
+    await expectCode(h.trading.getReport({ organizationId: h.newOrg(), mode: Mode.MODE_LIVE, number: n }), 'not_found');
   });
 
   it('summaries kept deal by deal match a rebuild from the deals', async () => {
@@ -88,11 +88,11 @@ describe('reads', () => {
       await t.quote('AUDUSD', 1.1, 1.1);
       const p = await t.order(org, n, { symbol: 'AUDUSD', side, volume: 0.5 });
       await t.quote('AUDUSD', exit, exit);
-      await h.trading.closePosition({ organizationId: org, number: n, positionId: p.id });
+      await h.trading.closePosition({ organizationId: org, mode: Mode.MODE_LIVE, number: n, positionId: p.id });
     }
-    const { report: kept } = await h.trading.getReport({ organizationId: org, number: n });
+    const { report: kept } = await h.trading.getReport({ organizationId: org, mode: Mode.MODE_LIVE, number: n });
     await rebuildDealStats(h.sql, Number(n), 100_000);
-    const { report: rebuilt } = await h.trading.getReport({ organizationId: org, number: n });
+    const { report: rebuilt } = await h.trading.getReport({ organizationId: org, mode: Mode.MODE_LIVE, number: n });
     expect(summaries(rebuilt)).toEqual(summaries(kept));
     expect(kept?.streaks).toMatchObject({ max_consecutive_wins: 2, max_consecutive_losses: 1, current_streak: { kind: 'loss', length: 1 } });
   });
@@ -104,7 +104,7 @@ describe('reads', () => {
       await t.quote('AUDUSD', 1.1, 1.1);
       const p = await t.order(org, n, { symbol: 'AUDUSD', side: BUY, volume: 0.5 });
       await t.quote('AUDUSD', exit, exit);
-      await h.trading.closePosition({ organizationId: org, number: n, positionId: p.id });
+      await h.trading.closePosition({ organizationId: org, mode: Mode.MODE_LIVE, number: n, positionId: p.id });
     }
     await t.quote('AUDUSD', 1.1, 1.1);
     await t.quote('NZDUSD', 0.6, 0.6);
@@ -116,7 +116,7 @@ describe('reads', () => {
     ];
     await t.quote('AUDUSD', 1.099, 1.099);
     await t.quote('NZDUSD', 0.6012, 0.6012);
-    await h.trading.breachAccount({ organizationId: org, number: n, reason: 'liquidated together' });
+    await h.trading.breachAccount({ organizationId: org, mode: Mode.MODE_LIVE, number: n, reason: 'liquidated together' });
 
     // The deals follow the positions' order, each carrying the balance after it.
     const deals = await h.sql.query<{ position_id: string; profit: string; balance_after: string }>(
@@ -130,9 +130,9 @@ describe('reads', () => {
     expect(await t.account(org, n)).toMatchObject({ status: accountsv1.AccountStatus.ACCOUNT_STATUS_BREACHED, balance });
     expect(await t.events(n, 'position.closed')).toHaveLength(6);
 
-    const { report: kept } = await h.trading.getReport({ organizationId: org, number: n });
+    const { report: kept } = await h.trading.getReport({ organizationId: org, mode: Mode.MODE_LIVE, number: n });
     await rebuildDealStats(h.sql, Number(n), 100_000);
-    const { report: rebuilt } = await h.trading.getReport({ organizationId: org, number: n });
+    const { report: rebuilt } = await h.trading.getReport({ organizationId: org, mode: Mode.MODE_LIVE, number: n });
     // A rebuild places each minute's equity high at the minute's end (statistics.ts), and every mark and deal here falls
     // within a minute or two: its drawdown is an estimate, not the one kept deal by deal (the peak 100,055, then 99,980).
     const withoutDrawdown = (r: Record<string, unknown> | undefined) => {
@@ -149,7 +149,7 @@ describe('reads', () => {
     const [n] = await t.newAccounts(org, 1);
     await t.quote('AUDUSD', 1.1, 1.1);
     const p = await t.order(org, n, { symbol: 'AUDUSD', side: BUY, volume: 0.5 });
-    await h.trading.closePosition({ organizationId: org, number: n, positionId: p.id });
+    await h.trading.closePosition({ organizationId: org, mode: Mode.MODE_LIVE, number: n, positionId: p.id });
     const rows = () =>
       h.sql.query<{ deals: string; trades: string; day_deals: string }>(
         `SELECT (SELECT count(*) FROM deals WHERE account_number = $n) AS deals, (SELECT sum(trades) FROM deal_stats WHERE account_number = $n) AS trades,

@@ -1,14 +1,13 @@
-import { effectTransaction } from '@propdesk/kit';
+import { effectTransaction, type ScopeFields } from '@propdesk/kit';
 import { findAccount, setTrader } from '../data/accounts';
 import { revokeSessionsForAccount } from '../data/executor-sessions';
 import { appendEvent } from '../data/outbox';
 import { findOrCreateTrader } from '../data/traders';
 import { accountNotFound, CLOSED_TO_TRADERS, refuseStatus, type Account, type Trader } from '../domain/account';
-import { accountNumber, organizationId, traderInput } from '../domain/validation';
+import { accountNumber, tenantScope, traderInput } from '../domain/validation';
 import type { AccountsDeps } from '../deps';
 
-export interface AssignTraderInput {
-  organizationId: string;
+export interface AssignTraderInput extends ScopeFields {
   number: string;
   name: string;
   email: string;
@@ -20,20 +19,20 @@ export interface AssignTraderInput {
  * same holder again changes nothing.
  */
 export async function assignTrader(deps: AccountsDeps, input: AssignTraderInput): Promise<{ account: Account; trader: Trader }> {
-  const org = organizationId(input.organizationId);
+  const scope = tenantScope(input);
   const number = accountNumber(input.number);
   const who = traderInput(input.name, input.email);
   const { sequelize } = deps;
   return effectTransaction(sequelize, async (transaction) => {
-    const account = await findAccount(sequelize, org, number, { transaction, forUpdate: true });
+    const account = await findAccount(sequelize, scope, number, { transaction, forUpdate: true });
     if (!account) throw accountNotFound();
     refuseStatus(account, CLOSED_TO_TRADERS, 'cannot be assigned');
-    const { trader } = await findOrCreateTrader(sequelize, org, who, transaction);
+    const { trader } = await findOrCreateTrader(sequelize, scope, who, transaction);
     if (account.traderId === trader.id) return { account, trader };
     await revokeSessionsForAccount(sequelize, transaction, number);
     const updated = await setTrader(sequelize, transaction, number, trader.id);
     await appendEvent(sequelize, transaction, {
-      organizationId: org,
+      ...scope,
       type: 'account.assigned',
       data: { account: number, trader_id: trader.id, previous_trader_id: account.traderId },
     });

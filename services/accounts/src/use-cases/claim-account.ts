@@ -1,32 +1,33 @@
-import { AppError, effectTransaction } from '@propdesk/kit';
+import { AppError, effectTransaction, type ScopeFields } from '@propdesk/kit';
 import { lockNextClaimable, setTrader } from '../data/accounts';
 import { revokeSessionsForAccount } from '../data/executor-sessions';
 import { appendEvent } from '../data/outbox';
 import { findOrCreateTrader } from '../data/traders';
 import type { Account, Trader } from '../domain/account';
-import { organizationId, traderInput } from '../domain/validation';
+import { tenantScope, traderInput } from '../domain/validation';
 import type { AccountsDeps } from '../deps';
 
 /**
- * Assigns the lowest-numbered active unassigned account to the trader. SKIP LOCKED lets
- * concurrent claimers each take a different account without waiting on one another.
+ * Assigns the lowest-numbered active unassigned account of the organization and mode to the
+ * trader (of the same mode). SKIP LOCKED lets concurrent claimers each take a different account
+ * without waiting on one another.
  */
 export async function claimAccount(
   deps: AccountsDeps,
-  input: { organizationId: string; name: string; email: string },
+  input: ScopeFields & { name: string; email: string },
 ): Promise<{ account: Account; trader: Trader }> {
-  const org = organizationId(input.organizationId);
+  const scope = tenantScope(input);
   const who = traderInput(input.name, input.email);
   const { sequelize } = deps;
   return effectTransaction(sequelize, async (transaction) => {
-    const account = await lockNextClaimable(sequelize, transaction, org);
+    const account = await lockNextClaimable(sequelize, transaction, scope);
     if (!account) throw new AppError('no_unassigned_accounts', 'no unassigned active account is left');
-    const { trader } = await findOrCreateTrader(sequelize, org, who, transaction);
+    const { trader } = await findOrCreateTrader(sequelize, scope, who, transaction);
     // Credentials work while unassigned, so someone may hold a session from before the claim.
     await revokeSessionsForAccount(sequelize, transaction, account.number);
     const updated = await setTrader(sequelize, transaction, account.number, trader.id);
     await appendEvent(sequelize, transaction, {
-      organizationId: org,
+      ...scope,
       type: 'account.assigned',
       data: { account: account.number, trader_id: trader.id, previous_trader_id: null },
     });

@@ -1,35 +1,36 @@
+import { effectTransaction, type ScopeFields, type Transaction } from '@propdesk/kit';
 import { insertAccounts } from '../data/accounts';
 import { appendEvents, type NewEvent } from '../data/outbox';
 import { accountEventData, crossesCreditsLow, type Account } from '../domain/account';
 import { generateExecutorPassword } from '../domain/passwords';
-import { initialBalance, organizationId, provisioningCount } from '../domain/validation';
+import { initialBalance, provisioningCount, tenantScope } from '../domain/validation';
 import type { AccountsDeps } from '../deps';
-import { spendCredits } from './spend-credits';
+import { spendCredits, type Reservation } from './spend-credits';
 import { phaseTerms, programForNewAccounts } from './programs';
 
-export interface CreateAccountsInput {
-  organizationId: string;
+export interface CreateAccountsInput extends ScopeFields {
   count: number;
   program?: string;
   initialBalance?: number;
 }
 
 /**
- * Provisions accounts against the organization's credits (spend-credits.ts: reserved at auth,
- * the accounts and their events created in one transaction, then confirmed; cancelled if the
- * transaction fails).
+ * Provisions live accounts against the organization's credits (spend-credits.ts: reserved at
+ * auth, the accounts and their events created in one transaction, then confirmed; cancelled if
+ * the transaction fails). Test accounts are free (SPEC 13): one transaction, no credit, no
+ * credits.low.
  */
 export async function createAccounts(deps: AccountsDeps, input: CreateAccountsInput): Promise<Account[]> {
-  const org = organizationId(input.organizationId);
+  const scope = tenantScope(input);
   const count = provisioningCount(input.count);
-  const program = await programForNewAccounts(deps, org, input.program);
+  const program = await programForNewAccounts(deps, scope, input.program);
   const terms = phaseTerms(program, 0);
   const balance = initialBalance(input.initialBalance, program.initialBalance);
   const { sequelize, secretBox } = deps;
-  return spendCredits(deps, org, count, async (tx, reservation) => {
+  const provision = async (tx: Transaction, reservation: Reservation | null) => {
     const sealedPasswords = Array.from({ length: count }, () => secretBox.seal(generateExecutorPassword()));
     const created = await insertAccounts(sequelize, tx, {
-      organizationId: org,
+      ...scope,
       program: program.name,
       programVersion: program.version,
       phase: { index: 0, name: program.phases[0].name, kind: program.phases[0].kind },
@@ -38,11 +39,13 @@ export async function createAccounts(deps: AccountsDeps, input: CreateAccountsIn
       initialBalance: balance,
       sealedPasswords,
     });
-    const events: NewEvent[] = created.map((account) => ({ organizationId: org, type: 'account.created', data: accountEventData(account) }));
-    if (crossesCreditsLow(reservation.remaining, reservation.threshold, count)) {
-      events.push({ organizationId: org, type: 'credits.low', data: { remaining: reservation.remaining, threshold: reservation.threshold } });
+    const events: NewEvent[] = created.map((account) => ({ ...scope, type: 'account.created', data: accountEventData(account) }));
+    if (reservation && crossesCreditsLow(reservation.remaining, reservation.threshold, count)) {
+      events.push({ ...scope, type: 'credits.low', data: { remaining: reservation.remaining, threshold: reservation.threshold } });
     }
     await appendEvents(sequelize, tx, events);
     return created;
-  });
+  };
+  if (!scope.livemode) return effectTransaction(sequelize, (tx) => provision(tx, null));
+  return spendCredits(deps, scope.organizationId, count, provision);
 }

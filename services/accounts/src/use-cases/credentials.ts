@@ -1,9 +1,9 @@
-import { effectTransaction } from '@propdesk/kit';
+import { effectTransaction, type ScopeFields } from '@propdesk/kit';
 import { findAccount, findSealedPassword, setSealedPassword } from '../data/accounts';
 import { revokeSessionsForAccount } from '../data/executor-sessions';
 import { accountNotFound } from '../domain/account';
 import { generateExecutorPassword } from '../domain/passwords';
-import { accountNumber, organizationId } from '../domain/validation';
+import { accountNumber, tenantScope } from '../domain/validation';
 import type { AccountsDeps } from '../deps';
 
 export interface Credentials {
@@ -13,24 +13,24 @@ export interface Credentials {
 }
 
 /** Works whether or not the account is assigned. */
-export async function getCredentials(deps: AccountsDeps, input: { organizationId: string; number: string }): Promise<Credentials> {
-  const org = organizationId(input.organizationId);
+export async function getCredentials(deps: AccountsDeps, input: ScopeFields & { number: string }): Promise<Credentials> {
+  const scope = tenantScope(input);
   const number = accountNumber(input.number);
-  const sealed = await findSealedPassword(deps.sequelize, org, number);
+  const sealed = await findSealedPassword(deps.sequelize, scope, number);
   if (sealed === null) throw accountNotFound();
   return { login: number, password: deps.secretBox.open(sealed), server: deps.config.EXECUTOR_SERVER };
 }
 
 /** A new password; the account's live sessions end in the same transaction. */
-export async function rotateCredentials(deps: AccountsDeps, input: { organizationId: string; number: string }): Promise<Credentials> {
-  const org = organizationId(input.organizationId);
+export async function rotateCredentials(deps: AccountsDeps, input: ScopeFields & { number: string }): Promise<Credentials> {
+  const scope = tenantScope(input);
   const number = accountNumber(input.number);
   const { sequelize } = deps;
   const password = generateExecutorPassword();
   // The answer (the new password) is what the transaction returns: a retry with the same
   // Idempotency-Key replays it instead of rotating again.
   return effectTransaction(sequelize, async (transaction) => {
-    const account = await findAccount(sequelize, org, number, { transaction, forUpdate: true });
+    const account = await findAccount(sequelize, scope, number, { transaction, forUpdate: true });
     if (!account) throw accountNotFound();
     await setSealedPassword(sequelize, transaction, number, deps.secretBox.seal(password));
     await revokeSessionsForAccount(sequelize, transaction, number);

@@ -1,5 +1,5 @@
 import type { ClientReadableStream } from '@grpc/grpc-js';
-import { createServiceClient, QueryTypes } from '@propdesk/kit';
+import { createServiceClient, Mode, QueryTypes } from '@propdesk/kit';
 import { accountsv1 as accounts } from '@propdesk/proto';
 import { start } from '../main';
 import type { accountsv1 } from '@propdesk/proto';
@@ -13,7 +13,7 @@ afterAll(async () => {
   await h?.close();
 });
 
-const provision = (org: string, count: number) => h.api.createAccounts({ organizationId: org, count, program: '', initialBalance: 0 });
+const provision = (org: string, count: number) => h.api.createAccounts({ organizationId: org, mode: Mode.MODE_LIVE, count, program: '', initialBalance: 0 });
 
 async function allPositions(): Promise<number[]> {
   const rows = await h.sql.query<{ position: string }>('SELECT position FROM events ORDER BY position', { type: QueryTypes.SELECT });
@@ -50,21 +50,21 @@ describe('the event feed', () => {
   it('lists an organization’s events keyset-paged, filtered by type, in the seed envelope', async () => {
     const org = h.newOrg();
     const { accounts } = await provision(org, 5);
-    await h.api.assignTrader({ organizationId: org, number: accounts[0].number, name: 'Ann', email: 'ann@x.io' });
+    await h.api.assignTrader({ organizationId: org, mode: Mode.MODE_LIVE, number: accounts[0].number, name: 'Ann', email: 'ann@x.io' });
     await provision(h.newOrg(), 2);
     const seen: accountsv1.Event[] = [];
     let token = '';
     do {
-      const page = await h.api.listEvents({ organizationId: org, pageSize: 2, pageToken: token, type: '' });
+      const page = await h.api.listEvents({ organizationId: org, mode: Mode.MODE_LIVE, pageSize: 2, pageToken: token, type: '' });
       seen.push(...page.events);
       token = page.nextPageToken;
     } while (token);
     expect(seen.map((e) => e.type)).toEqual([...Array(5).fill('account.created'), 'account.assigned']);
     expect(seen[0]).toMatchObject({ organizationId: org, data: { account: Number(accounts[0].number), status: 'active', trader_id: null } });
     expect(seen[0].createdAt).toBeInstanceOf(Date);
-    const assigned = await h.api.listEvents({ organizationId: org, pageSize: 0, pageToken: '', type: 'account.assigned' });
+    const assigned = await h.api.listEvents({ organizationId: org, mode: Mode.MODE_LIVE, pageSize: 0, pageToken: '', type: 'account.assigned' });
     expect(assigned.events).toHaveLength(1);
-    await expect(h.api.listEvents({ organizationId: org, pageSize: 0, pageToken: '', type: 'account.exploded' })).rejects.toMatchObject({
+    await expect(h.api.listEvents({ organizationId: org, mode: Mode.MODE_LIVE, pageSize: 0, pageToken: '', type: 'account.exploded' })).rejects.toMatchObject({
       code: 'invalid_request',
       param: 'type',
     });

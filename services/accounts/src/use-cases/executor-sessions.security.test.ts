@@ -1,4 +1,4 @@
-import { QueryTypes, sha256Hex } from '@propdesk/kit';
+import { Mode, QueryTypes, sha256Hex } from '@propdesk/kit';
 import { startHarness, type Harness } from '../test/harness';
 
 let h: Harness;
@@ -11,9 +11,9 @@ afterAll(async () => {
 
 async function newAccount(): Promise<{ org: string; number: string; password: string }> {
   const org = h.newOrg();
-  const { accounts } = await h.api.createAccounts({ organizationId: org, count: 1, program: '', initialBalance: 0 });
+  const { accounts } = await h.api.createAccounts({ organizationId: org, mode: Mode.MODE_LIVE, count: 1, program: '', initialBalance: 0 });
   const number = accounts[0].number;
-  const { credentials } = await h.api.getCredentials({ organizationId: org, number });
+  const { credentials } = await h.api.getCredentials({ organizationId: org, mode: Mode.MODE_LIVE, number });
   return { org, number, password: credentials!.password };
 }
 
@@ -46,10 +46,10 @@ describe('executor credentials and sessions', () => {
   it('rotation issues a new password and revokes live sessions; the old password stops working', async () => {
     const { org, number, password } = await newAccount();
     const { token } = await h.api.createExecutorSession({ account: number, password, clientIp: '' });
-    const { credentials } = await h.api.rotateCredentials({ organizationId: org, number });
+    const { credentials } = await h.api.rotateCredentials({ organizationId: org, mode: Mode.MODE_LIVE, number });
     expect(credentials).toMatchObject({ login: number, server: 'PropDesk-Demo' });
     expect(credentials!.password).not.toBe(password);
-    expect((await h.api.getCredentials({ organizationId: org, number })).credentials).toEqual(credentials);
+    expect((await h.api.getCredentials({ organizationId: org, mode: Mode.MODE_LIVE, number })).credentials).toEqual(credentials);
     await expect(h.api.getExecutorSession({ token })).rejects.toMatchObject({ code: 'invalid_session' });
     await expect(h.api.createExecutorSession({ account: number, password, clientIp: '' })).rejects.toMatchObject({ code: 'invalid_credentials' });
     const fresh = await h.api.createExecutorSession({ account: number, password: credentials!.password, clientIp: '' });

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { AppError, toRestAccount } from '@propdesk/kit';
+import { AppError, Mode, toRestAccount } from '@propdesk/kit';
 import { accountsv1 } from '@propdesk/proto';
 import { startHarness, type Harness } from '../test/harness';
 
@@ -8,15 +8,15 @@ let org: string;
 beforeAll(async () => {
   h = await startHarness();
   org = h.newOrg(100_000);
-  for (let i = 0; i < 3; i += 1) await h.api.createAccounts({ organizationId: org, count: 100, program: '', initialBalance: 0 });
-  await h.api.createAccounts({ organizationId: org, count: 20, program: '', initialBalance: 0 });
+  for (let i = 0; i < 3; i += 1) await h.api.createAccounts({ organizationId: org, mode: Mode.MODE_LIVE, count: 100, program: '', initialBalance: 0 });
+  await h.api.createAccounts({ organizationId: org, mode: Mode.MODE_LIVE, count: 20, program: '', initialBalance: 0 });
 });
 afterAll(async () => {
   await h?.close();
 });
 
 const list = (req: Partial<accountsv1.ListAccountsRequest>) =>
-  h.api.listAccounts({ organizationId: org, pageSize: 0, pageToken: '', status: accountsv1.AccountStatus.ACCOUNT_STATUS_UNSPECIFIED, jsonView: false, ...req });
+  h.api.listAccounts({ organizationId: org, mode: Mode.MODE_LIVE, pageSize: 0, pageToken: '', status: accountsv1.AccountStatus.ACCOUNT_STATUS_UNSPECIFIED, jsonView: false, ...req });
 
 describe('listing accounts', () => {
   it('renders the same pages as JSON (json_view) as the REST mapping of the messages, cursors included', async () => {
@@ -27,7 +27,7 @@ describe('listing accounts', () => {
       { replacements: { org } },
     );
     const [first] = (await list({ pageSize: 1 })).accounts;
-    await h.api.assignTrader({ organizationId: org, number: first.number, name: 'Ann', email: 'ann@example.com' });
+    await h.api.assignTrader({ organizationId: org, mode: Mode.MODE_LIVE, number: first.number, name: 'Ann', email: 'ann@example.com' });
     for (const filter of [{}, { assigned: false }, { status: accountsv1.AccountStatus.ACCOUNT_STATUS_ACTIVE }]) {
       let token = '';
       let pages = 0;
@@ -60,7 +60,7 @@ describe('listing accounts', () => {
       token = page.nextPageToken;
       pages += 1;
       // Other writers keep provisioning in the middle of the walk.
-      if (pages === 3) await h.api.createAccounts({ organizationId: org, count: 5, program: '', initialBalance: 0 });
+      if (pages === 3) await h.api.createAccounts({ organizationId: org, mode: Mode.MODE_LIVE, count: 5, program: '', initialBalance: 0 });
     } while (token);
     expect(new Set(seen).size).toBe(seen.length);
     expect(seen).toEqual([...seen].sort((a, b) => a - b));
@@ -75,9 +75,9 @@ describe('listing accounts', () => {
 
   it('filters by status, assigned and trader', async () => {
     const first = (await list({ pageSize: 3 })).accounts;
-    const { trader } = await h.api.assignTrader({ organizationId: org, number: first[0].number, name: 'Ann', email: 'ann@example.com' });
-    await h.api.assignTrader({ organizationId: org, number: first[1].number, name: 'Ann', email: 'ANN@example.com' });
-    await h.api.archiveAccount({ organizationId: org, number: first[2].number });
+    const { trader } = await h.api.assignTrader({ organizationId: org, mode: Mode.MODE_LIVE, number: first[0].number, name: 'Ann', email: 'ann@example.com' });
+    await h.api.assignTrader({ organizationId: org, mode: Mode.MODE_LIVE, number: first[1].number, name: 'Ann', email: 'ANN@example.com' });
+    await h.api.archiveAccount({ organizationId: org, mode: Mode.MODE_LIVE, number: first[2].number });
 
     const assigned = await list({ assigned: true });
     expect(assigned.accounts.map((a) => a.number)).toEqual([first[0].number, first[1].number]);
@@ -106,7 +106,7 @@ describe('listing accounts', () => {
     await expect(list({ pageToken: 'garbage' })).rejects.toMatchObject({ code: 'invalid_cursor' });
     await expect(list({ pageToken: token, assigned: false })).rejects.toMatchObject({ code: 'invalid_cursor' });
     await expect(list({ pageToken: token, organizationId: h.newOrg(0) })).rejects.toMatchObject({ code: 'invalid_cursor' });
-    await expect(h.api.listEvents({ organizationId: org, pageSize: 0, pageToken: token, type: '' })).rejects.toMatchObject({
+    await expect(h.api.listEvents({ organizationId: org, mode: Mode.MODE_LIVE, pageSize: 0, pageToken: token, type: '' })).rejects.toMatchObject({
       code: 'invalid_cursor',
     });
   });
@@ -115,19 +115,19 @@ describe('listing accounts', () => {
     const other = h.newOrg(5);
     const mine = (await list({ pageSize: 1 })).accounts[0];
     expect((await list({ organizationId: other })).accounts).toEqual([]);
-    const foreign = await h.api.getAccount({ organizationId: other, number: mine.number }).catch((e: unknown) => e);
-    const missing = await h.api.getAccount({ organizationId: other, number: '999999999' }).catch((e: unknown) => e);
+    const foreign = await h.api.getAccount({ organizationId: other, mode: Mode.MODE_LIVE, number: mine.number }).catch((e: unknown) => e);
+    const missing = await h.api.getAccount({ organizationId: other, mode: Mode.MODE_LIVE, number: '999999999' }).catch((e: unknown) => e);
     expect(foreign).toBeInstanceOf(AppError);
     expect(foreign).toEqual(missing);
     expect(foreign).toMatchObject({ code: 'not_found' });
-    await expect(h.api.getCredentials({ organizationId: other, number: mine.number })).rejects.toMatchObject({ code: 'not_found' });
-    await expect(h.api.archiveAccount({ organizationId: other, number: mine.number })).rejects.toMatchObject({ code: 'not_found' });
-    expect((await h.api.getAccount({ organizationId: org, number: mine.number })).account?.number).toBe(mine.number);
+    await expect(h.api.getCredentials({ organizationId: other, mode: Mode.MODE_LIVE, number: mine.number })).rejects.toMatchObject({ code: 'not_found' });
+    await expect(h.api.archiveAccount({ organizationId: other, mode: Mode.MODE_LIVE, number: mine.number })).rejects.toMatchObject({ code: 'not_found' });
+    expect((await h.api.getAccount({ organizationId: org, mode: Mode.MODE_LIVE, number: mine.number })).account?.number).toBe(mine.number);
   });
 
   // Non-numeric strings cannot even be encoded as int64 by a client; the gateway refuses them first.
   it.each(['0', '-3', '', '99999999999999999'])('refuses account number %j naming it', async (number) => {
-    await expect(h.api.getAccount({ organizationId: org, number })).rejects.toMatchObject({ code: 'invalid_request', param: 'number' });
+    await expect(h.api.getAccount({ organizationId: org, mode: Mode.MODE_LIVE, number })).rejects.toMatchObject({ code: 'invalid_request', param: 'number' });
   });
 
   it('refuses an organization id that is not a UUID', async () => {
@@ -139,6 +139,7 @@ describe('listing accounts', () => {
 describe('BatchListAccounts', () => {
   const request = (req: Partial<accountsv1.ListAccountsRequest>): accountsv1.ListAccountsRequest => ({
     organizationId: org,
+    mode: Mode.MODE_LIVE,
     pageSize: 0,
     pageToken: '',
     status: accountsv1.AccountStatus.ACCOUNT_STATUS_UNSPECIFIED,
@@ -152,7 +153,7 @@ describe('BatchListAccounts', () => {
 
   it('answers every request as ListAccounts alone would, in order, each within its own organization', async () => {
     const other = h.newOrg(1_000);
-    await h.api.createAccounts({ organizationId: other, count: 3, program: '', initialBalance: 0 });
+    await h.api.createAccounts({ organizationId: other, mode: Mode.MODE_LIVE, count: 3, program: '', initialBalance: 0 });
     const secondPage = (await list({ pageSize: 20 })).nextPageToken;
     const requests = [
       request({ pageSize: 20 }),
@@ -188,7 +189,7 @@ describe('BatchListAccounts', () => {
 
   it('keeps every request its own page when a batch runs as several statements', async () => {
     const other = h.newOrg(1_000);
-    await h.api.createAccounts({ organizationId: other, count: 2, program: '', initialBalance: 0 });
+    await h.api.createAccounts({ organizationId: other, mode: Mode.MODE_LIVE, count: 2, program: '', initialBalance: 0 });
     // 15 pages of one shape: more than one statement's worth, organizations and sizes interleaved.
     const requests = Array.from({ length: 15 }, (_v, i) => request(i % 3 === 0 ? { organizationId: other } : { pageSize: i + 1 }));
     const batch = await h.api.batchListAccounts({ requests, requestIds: [] });

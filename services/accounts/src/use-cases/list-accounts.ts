@@ -1,23 +1,22 @@
-import { AppError, pageSize } from '@propdesk/kit';
+import { AppError, cursorScope, pageSize, type ScopeFields, type TenantScope } from '@propdesk/kit';
 import { keysetShape, listAccounts as listAccountRows, listAccountsJson, type AccountFilter, type PageQuery } from '../data/account-listing';
 import type { AccountSummary } from '../domain/account';
-import { organizationId, uuidParam } from '../domain/validation';
+import { tenantScope, uuidParam } from '../domain/validation';
 import type { AccountsDeps } from '../deps';
 
-export interface ListAccountsInput {
-  organizationId: string;
+export interface ListAccountsInput extends ScopeFields {
   pageSize: number;
   pageToken: string;
   filter: AccountFilter;
 }
 
-/** The cursor scope binds organization, list and filters: a cursor of any other list is invalid_cursor. */
-function scopeOf(org: string, filter: AccountFilter): string {
-  return `accounts:${org}:${filter.status ?? '*'}:${filter.assigned === undefined ? '*' : String(filter.assigned)}:${filter.traderId ?? '*'}`;
+/** The cursor scope binds organization, mode, list and filters: a cursor of any other list is invalid_cursor. */
+function scopeOf(tenant: TenantScope, filter: AccountFilter): string {
+  return `accounts:${cursorScope(tenant)}:${filter.status ?? '*'}:${filter.assigned === undefined ? '*' : String(filter.assigned)}:${filter.traderId ?? '*'}`;
 }
 
 interface PagePosition {
-  org: string;
+  tenant: TenantScope;
   filter: AccountFilter;
   size: number;
   scope: string;
@@ -25,11 +24,11 @@ interface PagePosition {
 }
 
 function pagePosition(deps: AccountsDeps, input: ListAccountsInput): PagePosition {
-  const org = organizationId(input.organizationId);
+  const tenant = tenantScope(input);
   const filter: AccountFilter = { ...input.filter };
   if (filter.traderId !== undefined) filter.traderId = uuidParam(filter.traderId, 'trader_id');
   const size = pageSize(input.pageSize);
-  const scope = scopeOf(org, filter);
+  const scope = scopeOf(tenant, filter);
   let after = 0;
   if (input.pageToken) {
     const position = deps.cursors.decode<{ n?: unknown }>(scope, input.pageToken);
@@ -38,13 +37,13 @@ function pagePosition(deps: AccountsDeps, input: ListAccountsInput): PagePositio
     }
     after = position.n;
   }
-  return { org, filter, size, scope, after };
+  return { tenant, filter, size, scope, after };
 }
 
 /** Keyset paging by account number: accounts created while paging neither repeat nor vanish. */
 export async function listAccounts(deps: AccountsDeps, input: ListAccountsInput): Promise<{ accounts: AccountSummary[]; nextPageToken: string }> {
-  const { org, filter, size, scope, after } = pagePosition(deps, input);
-  const rows = await listAccountRows(deps.sequelize, org, filter, after, size + 1);
+  const { tenant, filter, size, scope, after } = pagePosition(deps, input);
+  const rows = await listAccountRows(deps.sequelize, tenant, filter, after, size + 1);
   const accounts = rows.slice(0, size);
   const nextPageToken = rows.length > size ? deps.cursors.encode(scope, { n: accounts[accounts.length - 1].number }) : '';
   return { accounts, nextPageToken };
@@ -62,13 +61,13 @@ export type JsonPageResult = { ok: true; page: JsonPage } | { ok: false; error: 
 const PAGES_PER_STATEMENT = 6;
 
 function pageQuery(position: PagePosition): PageQuery {
-  return { org: position.org, filter: position.filter, after: position.after, shown: position.size };
+  return { scope: position.tenant, filter: position.filter, after: position.after, shown: position.size };
 }
 
 /**
  * Pages as the REST JSON rendered by the database (ListAccountsRequest.json_view), for any
  * number of requests at once: each is validated on its own, and the valid ones of one shape
- * (filters present), whatever their organizations, share statements of up to
+ * (filters present), whatever their organizations and modes, share statements of up to
  * PAGES_PER_STATEMENT pages that run side by side on the pool's connections. Results are in the
  * order of `inputs`; a request's error is its result, not the batch's.
  */

@@ -1,19 +1,19 @@
-import { AppError, pageSize } from '@propdesk/kit';
+import { AppError, cursorScope, pageSize, type ScopeFields } from '@propdesk/kit';
 import { listEvents as listEventRows, type StoredEvent } from '../data/events';
 import { isEventType } from '../domain/events';
-import { organizationId } from '../domain/validation';
+import { tenantScope } from '../domain/validation';
 import type { AccountsDeps } from '../deps';
 
-/** The organization's outbox, keyset-paged by position, optionally one type only. */
+/** The outbox of the organization's one mode, keyset-paged by position, optionally one type only. */
 export async function listEvents(
   deps: AccountsDeps,
-  input: { organizationId: string; pageSize: number; pageToken: string; type: string },
+  input: ScopeFields & { pageSize: number; pageToken: string; type: string },
 ): Promise<{ events: StoredEvent[]; nextPageToken: string }> {
-  const org = organizationId(input.organizationId);
+  const tenant = tenantScope(input);
   const type = input.type ? input.type : null;
   if (type !== null && !isEventType(type)) throw new AppError('invalid_request', 'unknown event type', 'type');
   const size = pageSize(input.pageSize);
-  const scope = `events:${org}:${type ?? '*'}`;
+  const scope = `events:${cursorScope(tenant)}:${type ?? '*'}`;
   let after = 0;
   if (input.pageToken) {
     const position = deps.cursors.decode<{ p?: unknown }>(scope, input.pageToken);
@@ -22,7 +22,7 @@ export async function listEvents(
     }
     after = position.p;
   }
-  const rows = await listEventRows(deps.sequelize, org, type, after, size + 1);
+  const rows = await listEventRows(deps.sequelize, tenant, type, after, size + 1);
   const events = rows.slice(0, size);
   const nextPageToken = rows.length > size ? deps.cursors.encode(scope, { p: events[events.length - 1].position }) : '';
   return { events, nextPageToken };

@@ -1,7 +1,7 @@
-import { AppError, type Transaction } from '@propdesk/kit';
+import { AppError, effectTransaction, type TenantScope, type Transaction } from '@propdesk/kit';
 import { insertAccounts } from '../data/accounts';
 import type { NewEvent } from '../data/outbox';
-import { accountEventData, type Account } from '../domain/account';
+import { accountEventData, scopeOfAccount, type Account } from '../domain/account';
 import { generateExecutorPassword } from '../domain/passwords';
 import type { AccountsDeps } from '../deps';
 import { phaseTerms, programVersion, type ProgramForAccounts } from './programs';
@@ -10,7 +10,7 @@ import { spendCredits, type Reservation } from './spend-credits';
 /**
  * What the trading module needs of the core for the challenge lifecycle (SPEC 10), handed to it
  * by main.ts through the port: provisioning the next phase's account inside a pass's transaction,
- * and spending a credit on a reset.
+ * and spending a credit on a reset. The next account is of its predecessor's organization and mode.
  */
 export interface PhaseLifecycle {
   /**
@@ -22,8 +22,11 @@ export interface PhaseLifecycle {
    * to append after account.passed. null when the phase is the program's last or not an evaluation.
    */
   provisionNextPhase(tx: Transaction, account: Account): Promise<{ next: Account; events: NewEvent[] } | null>;
-  /** Runs `work` in a transaction that spends one of the organization's credits (402 insufficient_credits: nothing runs). */
-  withOneCredit<T>(organizationId: string, work: (tx: Transaction, reservation: Reservation) => Promise<T>): Promise<T>;
+  /**
+   * Runs `work` in a transaction that spends one of the organization's credits (402
+   * insufficient_credits: nothing runs); in test mode, in a transaction that spends none (SPEC 13).
+   */
+  withOneCredit<T>(scope: TenantScope, work: (tx: Transaction, reservation: Reservation | null) => Promise<T>): Promise<T>;
 }
 
 /** Program versions held in memory: a version is never changed once written, so it never goes stale. */
@@ -31,11 +34,11 @@ const CACHED_VERSIONS = 1000;
 
 export function createPhaseLifecycle(deps: AccountsDeps): PhaseLifecycle {
   const versions = new Map<string, ProgramForAccounts>();
-  const versionOf = async (org: string, name: string, version: number): Promise<ProgramForAccounts | null> => {
-    const key = `${org}\u0000${name}\u0000${version}`;
+  const versionOf = async (scope: TenantScope, name: string, version: number): Promise<ProgramForAccounts | null> => {
+    const key = `${scope.organizationId}\u0000${scope.livemode}\u0000${name}\u0000${version}`;
     const known = versions.get(key);
     if (known) return known;
-    const found = await programVersion(deps, org, name, version);
+    const found = await programVersion(deps, scope, name, version);
     if (found) {
       if (versions.size >= CACHED_VERSIONS) versions.clear();
       versions.set(key, found);
@@ -45,12 +48,13 @@ export function createPhaseLifecycle(deps: AccountsDeps): PhaseLifecycle {
   return {
     async provisionNextPhase(tx, account) {
       if (account.phase.kind !== 'evaluation') return null;
-      const program = await versionOf(account.organizationId, account.program, account.programVersion);
+      const scope = scopeOfAccount(account);
+      const program = await versionOf(scope, account.program, account.programVersion);
       const index = account.phase.index + 1;
       if (!program || index >= program.phases.length) return null;
       const phase = program.phases[index];
       const [next] = await insertAccounts(deps.sequelize, tx, {
-        organizationId: account.organizationId,
+        ...scope,
         program: account.program,
         programVersion: account.programVersion,
         phase: { index, name: phase.name, kind: phase.kind },
@@ -62,14 +66,15 @@ export function createPhaseLifecycle(deps: AccountsDeps): PhaseLifecycle {
         previousAccount: account.number,
       });
       if (!next) throw new AppError('internal_error', 'the next phase account was not created');
-      const events: NewEvent[] = [{ organizationId: account.organizationId, type: 'account.created', data: accountEventData(next) }];
+      const events: NewEvent[] = [{ ...scope, type: 'account.created', data: accountEventData(next) }];
       if (next.traderId !== null) {
-        events.push({ organizationId: account.organizationId, type: 'account.assigned', data: { account: next.number, trader_id: next.traderId, previous_trader_id: null } });
+        events.push({ ...scope, type: 'account.assigned', data: { account: next.number, trader_id: next.traderId, previous_trader_id: null } });
       }
       return { next, events };
     },
-    withOneCredit(organizationId, work) {
-      return spendCredits(deps, organizationId, 1, work);
+    withOneCredit(scope, work) {
+      if (!scope.livemode) return effectTransaction(deps.sequelize, (tx) => work(tx, null));
+      return spendCredits(deps, scope.organizationId, 1, work);
     },
   };
 }

@@ -1,5 +1,6 @@
 import {
   AppError,
+  cursorScope,
   effectTransaction,
   pageSize,
   parseProgramBody,
@@ -10,10 +11,12 @@ import {
   type ProgramPhase,
   type ProgramStatus,
   type RestProgram,
+  type ScopeFields,
+  type TenantScope,
 } from '@propdesk/kit';
 import { archiveProgram as archiveProgramRow, findProgram, insertNextVersion, insertProgram, listPrograms as listProgramRows, type StoredProgram } from '../data/programs';
 import { builtinPhase, isProgramName, PROGRAMS, DEFAULT_PROGRAM, termsOfPhase, type ProgramTerms } from '../domain/programs';
-import { organizationId } from '../domain/validation';
+import { tenantScope } from '../domain/validation';
 import type { AccountsDeps } from '../deps';
 
 /** When the built-ins' one version is dated (they are part of the product, not of an organization). */
@@ -25,6 +28,7 @@ const BUILTIN_DESCRIPTIONS: Record<string, string> = {
   swing: 'One evaluation phase: 10% target, 5% daily and 10% static total loss, 5 trading days, weekend holding allowed.',
 };
 
+/** The built-ins as a live caller sees them; builtin() gives them the caller's mode (SPEC 13: visible in both). */
 const BUILTINS: RestProgram[] = (Object.keys(PROGRAMS) as Array<keyof typeof PROGRAMS>).map((name) => ({
   name,
   version: 1,
@@ -35,11 +39,16 @@ const BUILTINS: RestProgram[] = (Object.keys(PROGRAMS) as Array<keyof typeof PRO
   initial_balance: PROGRAMS[name].defaultInitialBalance,
   phases: [builtinPhase(PROGRAMS[name])],
   created_at: BUILTIN_CREATED_AT,
+  livemode: true,
 }));
 
-function builtin(name: string): RestProgram | undefined {
-  return BUILTINS.find((p) => p.name === name);
+function builtin(name: string, scope: TenantScope): RestProgram | undefined {
+  const found = BUILTINS.find((p) => p.name === name);
+  return found && { ...found, livemode: scope.livemode };
 }
+
+/** A built-in's name is taken in both modes. */
+const isBuiltin = (name: string): boolean => BUILTINS.some((p) => p.name === name);
 
 function toRest(program: StoredProgram): RestProgram {
   return {
@@ -52,6 +61,7 @@ function toRest(program: StoredProgram): RestProgram {
     initial_balance: program.initialBalance,
     phases: program.phases,
     created_at: program.createdAt.toISOString(),
+    livemode: program.livemode,
   };
 }
 
@@ -62,23 +72,24 @@ function programName(name: string): string {
 
 const notFound = () => new AppError('not_found', 'program not found');
 
-export async function createProgram(deps: AccountsDeps, input: { organizationId: string; program: unknown }): Promise<RestProgram> {
-  const org = organizationId(input.organizationId);
+/** A custom program of the caller's mode: its name is unique per organization and mode. */
+export async function createProgram(deps: AccountsDeps, input: ScopeFields & { program: unknown }): Promise<RestProgram> {
+  const scope = tenantScope(input);
   const body = parseProgramBody(programCreateSchema, input.program);
-  if (builtin(body.name)) throw new AppError('conflict', `program ${body.name} is a built-in program; choose another name`, 'name');
+  if (isBuiltin(body.name)) throw new AppError('conflict', `program ${body.name} is a built-in program; choose another name`, 'name');
   // The answer is made inside the effect transaction: it is what a retry with the same Idempotency-Key replays.
   return effectTransaction(deps.sequelize, async (tx) => {
     const version = { description: body.description, currency: body.currency, initialBalance: body.initial_balance, phases: body.phases };
-    const created = await insertProgram(deps.sequelize, tx, org, body.name, version);
+    const created = await insertProgram(deps.sequelize, tx, scope, body.name, version);
     if (!created) throw new AppError('conflict', `a program named ${body.name} already exists`, 'name');
     return toRest(created);
   });
 }
 
 /** A full replacement: the next version. A built-in is 409 conflict. */
-export async function updateProgram(deps: AccountsDeps, input: { organizationId: string; name: string; program: unknown }): Promise<RestProgram> {
-  const org = organizationId(input.organizationId);
-  if (builtin(input.name)) throw new AppError('conflict', `program ${input.name} is built in and cannot be changed`);
+export async function updateProgram(deps: AccountsDeps, input: ScopeFields & { name: string; program: unknown }): Promise<RestProgram> {
+  const scope = tenantScope(input);
+  if (isBuiltin(input.name)) throw new AppError('conflict', `program ${input.name} is built in and cannot be changed`);
   const name = programName(input.name);
   const raw = input.program;
   if (raw !== null && typeof raw === 'object' && 'name' in raw && (raw as { name: unknown }).name !== name) {
@@ -87,42 +98,42 @@ export async function updateProgram(deps: AccountsDeps, input: { organizationId:
   const body = parseProgramBody(programUpdateSchema, raw);
   return effectTransaction(deps.sequelize, async (tx) => {
     const version = { description: body.description, currency: body.currency, initialBalance: body.initial_balance, phases: body.phases };
-    const updated = await insertNextVersion(deps.sequelize, tx, org, name, version);
+    const updated = await insertNextVersion(deps.sequelize, tx, scope, name, version);
     if (!updated) throw notFound();
     return toRest(updated);
   });
 }
 
-export async function getProgram(deps: AccountsDeps, input: { organizationId: string; name: string; version: number }): Promise<RestProgram> {
-  const org = organizationId(input.organizationId);
+export async function getProgram(deps: AccountsDeps, input: ScopeFields & { name: string; version: number }): Promise<RestProgram> {
+  const scope = tenantScope(input);
   if (!Number.isInteger(input.version) || input.version < 0) throw new AppError('invalid_request', 'version must be a positive integer', 'version');
-  const fixed = builtin(input.name);
+  const fixed = builtin(input.name, scope);
   if (fixed) {
     if (input.version > 1) throw notFound();
     return fixed;
   }
-  const found = await findProgram(deps.sequelize, org, programName(input.name), input.version === 0 ? null : input.version);
+  const found = await findProgram(deps.sequelize, scope, programName(input.name), input.version === 0 ? null : input.version);
   if (!found) throw notFound();
   return toRest(found);
 }
 
-export async function archiveProgram(deps: AccountsDeps, input: { organizationId: string; name: string }): Promise<RestProgram> {
-  const org = organizationId(input.organizationId);
-  if (builtin(input.name)) throw new AppError('conflict', `program ${input.name} is built in and cannot be archived`);
+export async function archiveProgram(deps: AccountsDeps, input: ScopeFields & { name: string }): Promise<RestProgram> {
+  const scope = tenantScope(input);
+  if (isBuiltin(input.name)) throw new AppError('conflict', `program ${input.name} is built in and cannot be archived`);
   const name = programName(input.name);
   return effectTransaction(deps.sequelize, async (tx) => {
-    const archived = await archiveProgramRow(deps.sequelize, org, name, tx);
+    const archived = await archiveProgramRow(deps.sequelize, scope, name, tx);
     if (!archived) throw notFound();
     return toRest(archived);
   });
 }
 
-/** Name order, built-ins included; the cursor is the last name shown. */
+/** Name order, built-ins included (in the caller's mode); the cursor is the last name shown. */
 export async function listPrograms(
   deps: AccountsDeps,
-  input: { organizationId: string; pageSize: number; pageToken: string; status: string },
+  input: ScopeFields & { pageSize: number; pageToken: string; status: string },
 ): Promise<{ programs: RestProgram[]; nextPageToken: string }> {
-  const org = organizationId(input.organizationId);
+  const tenant = tenantScope(input);
   let status: ProgramStatus | null = null;
   if (input.status !== '') {
     if (!(PROGRAM_STATUSES as readonly string[]).includes(input.status)) {
@@ -131,15 +142,15 @@ export async function listPrograms(
     status = input.status as ProgramStatus;
   }
   const size = pageSize(input.pageSize);
-  const scope = `programs:${org}:${status ?? ''}`;
+  const scope = `programs:${cursorScope(tenant)}:${status ?? ''}`;
   let after = '';
   if (input.pageToken) {
     const position = deps.cursors.decode<{ n?: unknown }>(scope, input.pageToken);
     if (typeof position?.n !== 'string') throw new AppError('invalid_cursor', 'the cursor is not valid for this list', 'cursor');
     after = position.n;
   }
-  const stored = (await listProgramRows(deps.sequelize, org, status, after, size + 1)).map(toRest);
-  const fixed = BUILTINS.filter((p) => p.name > after && (status === null || p.status === status));
+  const stored = (await listProgramRows(deps.sequelize, tenant, status, after, size + 1)).map(toRest);
+  const fixed = BUILTINS.filter((p) => p.name > after && (status === null || p.status === status)).map((p) => ({ ...p, livemode: tenant.livemode }));
   const all = [...stored, ...fixed].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   const page = all.slice(0, size);
   const nextPageToken = all.length > size ? deps.cursors.encode(scope, { n: page[page.length - 1].name }) : '';
@@ -157,28 +168,28 @@ export interface ProgramForAccounts {
 
 /**
  * The program new accounts are created from: a built-in or an active program of the
- * organization (latest version). Empty = the default; unknown: invalid_request naming `program`;
- * archived: conflict.
+ * organization in the scope's mode (latest version). Empty = the default; unknown (another
+ * mode's included): invalid_request naming `program`; archived: conflict.
  */
-export async function programForNewAccounts(deps: AccountsDeps, org: string, name: string | undefined): Promise<ProgramForAccounts> {
+export async function programForNewAccounts(deps: AccountsDeps, scope: TenantScope, name: string | undefined): Promise<ProgramForAccounts> {
   const wanted = name === undefined || name === '' ? DEFAULT_PROGRAM : name;
   if (isProgramName(wanted)) {
     const terms = PROGRAMS[wanted];
     return { name: wanted, version: 1, initialBalance: terms.defaultInitialBalance, currency: terms.currency, phases: [builtinPhase(terms)] };
   }
-  const found = PROGRAM_NAME_PATTERN.test(wanted) ? await findProgram(deps.sequelize, org, wanted, null) : null;
+  const found = PROGRAM_NAME_PATTERN.test(wanted) ? await findProgram(deps.sequelize, scope, wanted, null) : null;
   if (!found) throw new AppError('invalid_request', `unknown program ${JSON.stringify(wanted.slice(0, 64))}; GET /v1/programs lists them`, 'program');
   if (found.status === 'archived') throw new AppError('conflict', `program ${wanted} is archived: no new accounts are created from it`);
   return { name: found.name, version: found.version, initialBalance: found.initialBalance, currency: found.currency, phases: found.phases };
 }
 
-/** A frozen program version (for the next phase of an account): built-ins have one version. */
-export async function programVersion(deps: Pick<AccountsDeps, 'sequelize'>, org: string, name: string, version: number): Promise<ProgramForAccounts | null> {
+/** A frozen program version (for the next phase of an account, in its scope): built-ins have one version. */
+export async function programVersion(deps: Pick<AccountsDeps, 'sequelize'>, scope: TenantScope, name: string, version: number): Promise<ProgramForAccounts | null> {
   if (isProgramName(name)) {
     const terms = PROGRAMS[name];
     return { name, version: 1, initialBalance: terms.defaultInitialBalance, currency: terms.currency, phases: [builtinPhase(terms)] };
   }
-  const found = await findProgram(deps.sequelize, org, name, version);
+  const found = await findProgram(deps.sequelize, scope, name, version);
   return found && { name: found.name, version: found.version, initialBalance: found.initialBalance, currency: found.currency, phases: found.phases };
 }
 

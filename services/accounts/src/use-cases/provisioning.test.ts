@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { AppError, createLogger, createServiceClient, QueryTypes } from '@propdesk/kit';
+import { AppError, createLogger, createServiceClient, Mode, QueryTypes } from '@propdesk/kit';
 import { accountsv1, authv1 } from '@propdesk/proto';
 import { accountsConfigSchema } from '../config';
 import type { AccountsDeps } from '../deps';
@@ -33,7 +33,7 @@ async function intentStatuses(org: string): Promise<string[]> {
 describe('provisioning accounts against credits', () => {
   it('creates the accounts unassigned with the program terms frozen, spending one credit each', async () => {
     const org = h.newOrg(10);
-    const { accounts } = await h.api.createAccounts({ organizationId: org, count: 3, program: '', initialBalance: 0 });
+    const { accounts } = await h.api.createAccounts({ organizationId: org, mode: Mode.MODE_LIVE, count: 3, program: '', initialBalance: 0 });
     expect(accounts).toHaveLength(3);
     expect(h.auth.credits(org)).toBe(7);
     for (const a of accounts) {
@@ -63,9 +63,9 @@ describe('provisioning accounts against credits', () => {
 
   it('stores the executor password sealed, never in clear', async () => {
     const org = h.newOrg(1);
-    const { accounts } = await h.api.createAccounts({ organizationId: org, count: 1, program: 'swing', initialBalance: 25000.5 });
+    const { accounts } = await h.api.createAccounts({ organizationId: org, mode: Mode.MODE_LIVE, count: 1, program: 'swing', initialBalance: 25000.5 });
     expect(accounts[0]).toMatchObject({ program: 'swing', initialBalance: 25000.5 });
-    const { credentials } = await h.api.getCredentials({ organizationId: org, number: accounts[0].number });
+    const { credentials } = await h.api.getCredentials({ organizationId: org, mode: Mode.MODE_LIVE, number: accounts[0].number });
     expect(credentials?.password).toMatch(/^(?=.*[A-Z])(?=.*[a-z])(?=.*[0-9]).{16,}$/);
     const [row] = await h.sql.query<{ executor_password_sealed: string }>('SELECT executor_password_sealed FROM accounts WHERE number = :n', {
       replacements: { n: accounts[0].number },
@@ -76,7 +76,7 @@ describe('provisioning accounts against credits', () => {
 
   it('when credits are short, answers insufficient_credits and creates nothing', async () => {
     const org = h.newOrg(2);
-    await expect(h.api.createAccounts({ organizationId: org, count: 3, program: '', initialBalance: 0 })).rejects.toMatchObject({
+    await expect(h.api.createAccounts({ organizationId: org, mode: Mode.MODE_LIVE, count: 3, program: '', initialBalance: 0 })).rejects.toMatchObject({
       code: 'insufficient_credits',
     });
     expect(await countAccounts(org)).toBe(0);
@@ -87,7 +87,7 @@ describe('provisioning accounts against credits', () => {
   it('never spends more credits than there are under concurrent requests', async () => {
     const org = h.newOrg(10);
     const results = await Promise.allSettled(
-      Array.from({ length: 8 }, () => h.api.createAccounts({ organizationId: org, count: 3, program: '', initialBalance: 0 })),
+      Array.from({ length: 8 }, () => h.api.createAccounts({ organizationId: org, mode: Mode.MODE_LIVE, count: 3, program: '', initialBalance: 0 })),
     );
     const ok = results.filter((r) => r.status === 'fulfilled').length;
     expect(ok).toBe(3);
@@ -104,7 +104,7 @@ describe('provisioning accounts against credits', () => {
   ])('refuses %j naming %s', async (fields, param) => {
     const org = h.newOrg(1000);
     const err = await h.api
-      .createAccounts({ organizationId: org, program: '', initialBalance: 0, ...fields })
+      .createAccounts({ organizationId: org, mode: Mode.MODE_LIVE, program: '', initialBalance: 0, ...fields })
       .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(AppError);
     expect(err).toMatchObject({ code: 'invalid_request', param });
@@ -113,10 +113,10 @@ describe('provisioning accounts against credits', () => {
 
   it('appends account.created per account and credits.low once when the threshold is crossed', async () => {
     const org = h.newOrg(12, 10);
-    await h.api.createAccounts({ organizationId: org, count: 2, program: '', initialBalance: 0 });
-    await h.api.createAccounts({ organizationId: org, count: 1, program: '', initialBalance: 0 });
-    await h.api.createAccounts({ organizationId: org, count: 1, program: '', initialBalance: 0 });
-    const { events } = await h.api.listEvents({ organizationId: org, pageSize: 100, pageToken: '', type: '' });
+    await h.api.createAccounts({ organizationId: org, mode: Mode.MODE_LIVE, count: 2, program: '', initialBalance: 0 });
+    await h.api.createAccounts({ organizationId: org, mode: Mode.MODE_LIVE, count: 1, program: '', initialBalance: 0 });
+    await h.api.createAccounts({ organizationId: org, mode: Mode.MODE_LIVE, count: 1, program: '', initialBalance: 0 });
+    const { events } = await h.api.listEvents({ organizationId: org, mode: Mode.MODE_LIVE, pageSize: 100, pageToken: '', type: '' });
     expect(events.filter((e) => e.type === 'account.created')).toHaveLength(4);
     const low = events.filter((e) => e.type === 'credits.low');
     expect(low).toHaveLength(1);
@@ -128,7 +128,7 @@ describe('provisioning accounts against credits', () => {
       const org = h.newOrg(5);
       h.auth.failConfirm = true;
       try {
-        const { accounts } = await h.api.createAccounts({ organizationId: org, count: 2, program: '', initialBalance: 0 });
+        const { accounts } = await h.api.createAccounts({ organizationId: org, mode: Mode.MODE_LIVE, count: 2, program: '', initialBalance: 0 });
         expect(accounts).toHaveLength(2);
       } finally {
         h.auth.failConfirm = false;
@@ -143,7 +143,7 @@ describe('provisioning accounts against credits', () => {
       const org = h.newOrg(5);
       h.auth.failAfterReserve = true;
       try {
-        await expect(h.api.createAccounts({ organizationId: org, count: 2, program: '', initialBalance: 0 })).rejects.toMatchObject({
+        await expect(h.api.createAccounts({ organizationId: org, mode: Mode.MODE_LIVE, count: 2, program: '', initialBalance: 0 })).rejects.toMatchObject({
           code: 'unavailable',
         });
       } finally {
@@ -162,7 +162,7 @@ describe('provisioning accounts against credits', () => {
         BEGIN IF NEW.organization_id = '${org}' THEN RAISE EXCEPTION 'simulated failure'; END IF; RETURN NEW; END $$;
         CREATE TRIGGER refuse_org BEFORE INSERT ON events FOR EACH ROW EXECUTE FUNCTION refuse_org();`);
       try {
-        await expect(h.api.createAccounts({ organizationId: org, count: 2, program: '', initialBalance: 0 })).rejects.toMatchObject({
+        await expect(h.api.createAccounts({ organizationId: org, mode: Mode.MODE_LIVE, count: 2, program: '', initialBalance: 0 })).rejects.toMatchObject({
           code: 'internal_error',
         });
       } finally {

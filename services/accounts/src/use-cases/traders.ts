@@ -1,23 +1,21 @@
-import { AppError, atomicEffect, isUuid, pageSize } from '@propdesk/kit';
+import { AppError, atomicEffect, cursorScope, isUuid, pageSize, type ScopeFields } from '@propdesk/kit';
 import { findOrCreateTrader, findTrader, findTradersByIdOrEmail, listTraders as listTraderRows, type TraderPosition } from '../data/traders';
 import type { Trader } from '../domain/account';
-import { organizationId, traderInput } from '../domain/validation';
+import { tenantScope, traderInput } from '../domain/validation';
 import type { AccountsDeps } from '../deps';
 
-/** An existing email answers the existing trader (created=false), name unchanged. */
-export async function createTrader(
-  deps: AccountsDeps,
-  input: { organizationId: string; name: string; email: string },
-): Promise<{ trader: Trader; created: boolean }> {
-  const org = organizationId(input.organizationId);
+/** An existing email (of the same mode) answers the existing trader (created=false), name unchanged. */
+export async function createTrader(deps: AccountsDeps, input: ScopeFields & { name: string; email: string }): Promise<{ trader: Trader; created: boolean }> {
+  const scope = tenantScope(input);
   const who = traderInput(input.name, input.email);
-  return atomicEffect(deps.sequelize, (transaction) => findOrCreateTrader(deps.sequelize, org, who, transaction));
+  return atomicEffect(deps.sequelize, (transaction) => findOrCreateTrader(deps.sequelize, scope, who, transaction));
 }
 
-export async function getTrader(deps: AccountsDeps, input: { organizationId: string; traderId: string }): Promise<Trader> {
-  const org = organizationId(input.organizationId);
+/** Another organization's or the other mode's trader is not_found, like a missing one. */
+export async function getTrader(deps: AccountsDeps, input: ScopeFields & { traderId: string }): Promise<Trader> {
+  const scope = tenantScope(input);
   // A malformed id can name no trader: not_found, as for any missing one.
-  const trader = isUuid(input.traderId) ? await findTrader(deps.sequelize, org, input.traderId.toLowerCase()) : null;
+  const trader = isUuid(input.traderId) ? await findTrader(deps.sequelize, scope, input.traderId.toLowerCase()) : null;
   if (!trader) throw new AppError('not_found', 'trader not found');
   return trader;
 }
@@ -25,11 +23,11 @@ export async function getTrader(deps: AccountsDeps, input: { organizationId: str
 /** Keyset paging by (created_at, id). */
 export async function listTraders(
   deps: AccountsDeps,
-  input: { organizationId: string; pageSize: number; pageToken: string },
+  input: ScopeFields & { pageSize: number; pageToken: string },
 ): Promise<{ traders: Trader[]; nextPageToken: string }> {
-  const org = organizationId(input.organizationId);
+  const tenant = tenantScope(input);
   const size = pageSize(input.pageSize);
-  const scope = `traders:${org}`;
+  const scope = `traders:${cursorScope(tenant)}`;
   let after: TraderPosition | null = null;
   if (input.pageToken) {
     const position = deps.cursors.decode<Partial<TraderPosition>>(scope, input.pageToken);
@@ -38,7 +36,7 @@ export async function listTraders(
     }
     after = { t: position.t, id: position.id };
   }
-  const rows = await listTraderRows(deps.sequelize, org, after, size + 1);
+  const rows = await listTraderRows(deps.sequelize, tenant, after, size + 1);
   const page = rows.slice(0, size);
   const nextPageToken = rows.length > size ? deps.cursors.encode(scope, page[page.length - 1].position) : '';
   return { traders: page.map((r) => r.trader), nextPageToken };
@@ -47,11 +45,11 @@ export async function listTraders(
 const MAX_LOOKUPS = 200;
 
 /** Traders by id or email (any case); malformed ids and unknown ones simply find nothing. */
-export async function findTraders(deps: AccountsDeps, input: { organizationId: string; ids: string[]; emails: string[] }): Promise<Trader[]> {
-  const org = organizationId(input.organizationId);
+export async function findTraders(deps: AccountsDeps, input: ScopeFields & { ids: string[]; emails: string[] }): Promise<Trader[]> {
+  const scope = tenantScope(input);
   if (input.ids.length > MAX_LOOKUPS) throw new AppError('invalid_request', `at most ${MAX_LOOKUPS} ids`, 'ids');
   if (input.emails.length > MAX_LOOKUPS) throw new AppError('invalid_request', `at most ${MAX_LOOKUPS} emails`, 'emails');
   const ids = [...new Set(input.ids.filter(isUuid).map((id) => id.toLowerCase()))];
   const emails = [...new Set(input.emails.map((e) => e.trim().toLowerCase()).filter((e) => e.length > 0 && e.length <= 320))];
-  return findTradersByIdOrEmail(deps.sequelize, org, ids, emails);
+  return findTradersByIdOrEmail(deps.sequelize, scope, ids, emails);
 }

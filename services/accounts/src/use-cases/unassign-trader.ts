@@ -1,24 +1,24 @@
-import { effectTransaction } from '@propdesk/kit';
+import { effectTransaction, type ScopeFields } from '@propdesk/kit';
 import { findAccount, setTrader } from '../data/accounts';
 import { revokeSessionsForAccount } from '../data/executor-sessions';
 import { appendEvent } from '../data/outbox';
 import { accountNotFound, type Account } from '../domain/account';
-import { accountNumber, organizationId } from '../domain/validation';
+import { accountNumber, tenantScope } from '../domain/validation';
 import type { AccountsDeps } from '../deps';
 
 /** Removes the holder, revoking live sessions; an unassigned account is answered as it is. */
-export async function unassignTrader(deps: AccountsDeps, input: { organizationId: string; number: string }): Promise<Account> {
-  const org = organizationId(input.organizationId);
+export async function unassignTrader(deps: AccountsDeps, input: ScopeFields & { number: string }): Promise<Account> {
+  const scope = tenantScope(input);
   const number = accountNumber(input.number);
   const { sequelize } = deps;
   return effectTransaction(sequelize, async (transaction) => {
-    const account = await findAccount(sequelize, org, number, { transaction, forUpdate: true });
+    const account = await findAccount(sequelize, scope, number, { transaction, forUpdate: true });
     if (!account) throw accountNotFound();
     if (account.traderId === null) return account;
     await revokeSessionsForAccount(sequelize, transaction, number);
     const updated = await setTrader(sequelize, transaction, number, null);
     await appendEvent(sequelize, transaction, {
-      organizationId: org,
+      ...scope,
       type: 'account.assigned',
       data: { account: number, trader_id: null, previous_trader_id: account.traderId },
     });

@@ -1,18 +1,18 @@
 import { AppError } from '@propdesk/kit';
-import { integerInRange, optionalString, organizationId, positiveNumber, requiredString } from '../flags';
+import { integerInRange, modeFlag, optionalString, organizationId, positiveNumber, requiredString } from '../flags';
 import type { Command } from './command';
 
 const DEFAULT_PROGRAM = 'standard';
 
-/** Same provisioning path as POST /v1/accounts: the accounts service spends the credits. */
+/** Same provisioning path as POST /v1/accounts: the accounts service spends the credits (none in test mode). */
 export const accountsCreate: Command = {
-  flags: { org: { type: 'string' }, count: { type: 'string' }, balance: { type: 'string' }, program: { type: 'string' } },
+  flags: { org: { type: 'string' }, count: { type: 'string' }, balance: { type: 'string' }, program: { type: 'string' }, mode: { type: 'string' } },
   async run(values, clients) {
     const org = organizationId(values);
     const count = integerInRange(requiredString(values, 'count'), 'count', 1, 100);
     const balance = typeof values.balance === 'string' ? positiveNumber(values.balance, 'balance') : 0; // 0 = the program's own
     const program = optionalString(values, 'program') ?? DEFAULT_PROGRAM;
-    const res = await clients.accounts().createAccounts({ organizationId: org, count, program, initialBalance: balance });
+    const res = await clients.accounts().createAccounts({ organizationId: org, mode: modeFlag(values), count, program, initialBalance: balance });
     return { accounts: res.accounts.map((a) => Number(a.number)) };
   },
 };

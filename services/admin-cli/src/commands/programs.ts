@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { AppError } from '@propdesk/kit';
-import { optionalString, organizationId, type FlagValues } from '../flags';
+import { modeFlag, optionalString, organizationId, type FlagValues } from '../flags';
 import type { Command } from './command';
 
 /** The program body of --json TEXT or --file PATH (the REST shape of POST /v1/programs). */
@@ -31,10 +31,10 @@ function programBody(values: FlagValues): Record<string, unknown> {
 
 /** Same path as POST /v1/programs: the accounts service validates and stores version 1. */
 export const programsCreate: Command = {
-  flags: { org: { type: 'string' }, json: { type: 'string' }, file: { type: 'string' }, name: { type: 'string' } },
+  flags: { org: { type: 'string' }, json: { type: 'string' }, file: { type: 'string' }, name: { type: 'string' }, mode: { type: 'string' } },
   async run(values, clients) {
     const org = organizationId(values);
-    const res = await clients.accounts().createProgram({ organizationId: org, program: programBody(values) });
+    const res = await clients.accounts().createProgram({ organizationId: org, mode: modeFlag(values), program: programBody(values) });
     return res.program ?? {};
   },
 };

@@ -1,6 +1,6 @@
-import { AppError, KEY_LIFETIME_SECONDS, KEY_LIMIT_PER_MINUTE } from '@propdesk/kit';
+import { AppError, KEY_LIFETIME_SECONDS, KEY_LIMIT_PER_MINUTE, modeNameOf } from '@propdesk/kit';
 import { authv1 } from '@propdesk/proto';
-import { integerFlag, organizationId, requiredString, uuidFlag } from '../flags';
+import { integerFlag, modeFlag, organizationId, requiredString, uuidFlag } from '../flags';
 import type { Command } from './command';
 
 /** SPEC section 4. */
@@ -47,22 +47,24 @@ export const userCreate: Command = {
 };
 
 export const keyCreate: Command = {
-  flags: { org: { type: 'string' }, name: { type: 'string' }, scopes: { type: 'string' }, 'expires-in': { type: 'string' } },
+  flags: { org: { type: 'string' }, name: { type: 'string' }, scopes: { type: 'string' }, 'expires-in': { type: 'string' }, mode: { type: 'string' } },
   async run(values, clients) {
     const org = organizationId(values);
     const name = requiredString(values, 'name');
     const scopes = parseScopes(typeof values.scopes === 'string' ? values.scopes : undefined);
     const expiresInSeconds = values['expires-in'] === undefined ? undefined : integerFlag(values, 'expires-in', KEY_LIFETIME_SECONDS);
-    const res = await clients.auth().createApiKey({ organizationId: org, name, scopes, expiresInSeconds });
+    const mode = modeFlag(values);
+    const res = await clients.auth().createApiKey({ organizationId: org, mode, name, scopes, expiresInSeconds });
     const key = res.apiKey;
     if (!key) throw new AppError('internal_error', 'the auth service returned no key');
-    // SPEC section 3's answer; a key made with --expires-in also says when it expires.
+    // SPEC section 3's answer with the key's mode (SPEC 13); a key made with --expires-in also says when it expires.
     return {
       id: key.id,
       token: res.token,
       prefix: key.prefix,
       name: key.name,
       scopes: key.scopes,
+      mode: modeNameOf(key.mode),
       ...(expiresInSeconds === undefined ? {} : { expires_at: key.expiresAt?.toISOString() ?? null }),
     };
   },
@@ -75,6 +77,7 @@ function presentKey(key: authv1.ApiKey): object {
     prefix: key.prefix,
     name: key.name,
     scopes: key.scopes,
+    mode: modeNameOf(key.mode),
     created_at: key.createdAt?.toISOString() ?? null,
     revoked_at: key.revokedAt?.toISOString() ?? null,
     expires_at: key.expiresAt?.toISOString() ?? null,
@@ -102,6 +105,6 @@ export const keyRevoke: Command = {
     const res = await clients.auth().revokeApiKey({ organizationId: organizationId(values), apiKeyId: uuidFlag(values, 'id') });
     const key = res.apiKey;
     if (!key) throw new AppError('internal_error', 'the auth service returned no key');
-    return { id: key.id, prefix: key.prefix, name: key.name, scopes: key.scopes, revoked_at: key.revokedAt?.toISOString() ?? null };
+    return { id: key.id, prefix: key.prefix, name: key.name, scopes: key.scopes, mode: modeNameOf(key.mode), revoked_at: key.revokedAt?.toISOString() ?? null };
   },
 };

@@ -1,9 +1,11 @@
-import { bigintText, execute, selectRows, toNumber, type Sequelize, type Transaction } from '@propdesk/kit';
+import { bigintText, execute, selectRows, toNumber, type Sequelize, type TenantScope, type Transaction } from '@propdesk/kit';
 import type { PlanStatus } from '../domain/organization';
 
 export interface ApiKeyRecord {
   id: string;
   organizationId: string;
+  /** The key's mode (SPEC 13): false for a pfx_test_ key. */
+  livemode: boolean;
   name: string;
   prefix: string;
   scopes: string[];
@@ -21,6 +23,7 @@ export interface ApiKeyRecord {
 interface ApiKeyRow {
   id: string;
   organization_id: string;
+  livemode: boolean;
   name: string;
   prefix: string;
   scopes: string[];
@@ -33,12 +36,13 @@ interface ApiKeyRow {
   list_seq: string;
 }
 
-const COLUMNS = 'id, organization_id, name, prefix, scopes, created_at, last_used_at, revoked_at, expires_at, read_per_min, write_per_min, list_seq';
+const COLUMNS = 'id, organization_id, livemode, name, prefix, scopes, created_at, last_used_at, revoked_at, expires_at, read_per_min, write_per_min, list_seq';
 
 function toRecord(row: ApiKeyRow): ApiKeyRecord {
   return {
     id: row.id,
     organizationId: row.organization_id,
+    livemode: row.livemode,
     name: row.name,
     prefix: row.prefix,
     scopes: row.scopes ?? [],
@@ -61,6 +65,7 @@ export interface LockedKey {
 /** What a new key is made of; absent limits and lifetime mean the defaults and no expiry. */
 export interface NewKey {
   organizationId: string;
+  livemode: boolean;
   name: string;
   prefix: string;
   tokenSha256: string;
@@ -76,6 +81,7 @@ const active = (table = '') => `(${table}revoked_at IS NULL AND (${table}expires
 export interface VerifiedKeyRow {
   id: string;
   organizationId: string;
+  livemode: boolean;
   scopes: string[];
   /** Revoked or past expires_at: the key does not authenticate. */
   inactive: boolean;
@@ -92,12 +98,13 @@ export function createApiKeysRepository(sequelize: Sequelize) {
     async insert(input: NewKey, transaction?: Transaction): Promise<ApiKeyRecord> {
       const [row] = await selectRows<ApiKeyRow>(
         sequelize,
-        `INSERT INTO api_keys (organization_id, name, prefix, token_sha256, scopes, expires_at, read_per_min, write_per_min)
-         VALUES ($organizationId, $name, $prefix, $tokenSha256, $scopes,
+        `INSERT INTO api_keys (organization_id, livemode, name, prefix, token_sha256, scopes, expires_at, read_per_min, write_per_min)
+         VALUES ($organizationId, $livemode, $name, $prefix, $tokenSha256, $scopes,
                  now() + CAST($expiresInSeconds AS integer) * interval '1 second', $readPerMin, $writePerMin)
          RETURNING ${COLUMNS}`,
         {
           organizationId: input.organizationId,
+          livemode: input.livemode,
           name: input.name,
           prefix: input.prefix,
           tokenSha256: input.tokenSha256,
@@ -122,6 +129,7 @@ export function createApiKeysRepository(sequelize: Sequelize) {
       const [row] = await selectRows<{
         id: string;
         organization_id: string;
+        livemode: boolean;
         scopes: string[];
         inactive: boolean;
         last_used_at: Date | null;
@@ -131,7 +139,7 @@ export function createApiKeysRepository(sequelize: Sequelize) {
         write_per_min: number | null;
       }>(
         sequelize,
-        `SELECT k.id, k.organization_id, k.scopes, NOT ${active('k.')} AS inactive, k.last_used_at, o.plan_status,
+        `SELECT k.id, k.organization_id, k.livemode, k.scopes, NOT ${active('k.')} AS inactive, k.last_used_at, o.plan_status,
                 floor(extract(epoch FROM k.expires_at - now()) * 1000)::bigint AS expires_in_ms, k.read_per_min, k.write_per_min
            FROM api_keys k JOIN organizations o ON o.id = k.organization_id
           WHERE k.token_sha256 = $tokenSha256`,
@@ -141,6 +149,7 @@ export function createApiKeysRepository(sequelize: Sequelize) {
         ? {
             id: row.id,
             organizationId: row.organization_id,
+            livemode: row.livemode,
             scopes: row.scopes ?? [],
             inactive: row.inactive,
             lastUsedAt: row.last_used_at,
@@ -161,13 +170,14 @@ export function createApiKeysRepository(sequelize: Sequelize) {
       );
     },
 
-    async listPage(organizationId: string, afterSeq: string, limit: number): Promise<ApiKeyRecord[]> {
+    /** One mode's keys of the organization, in creation order. */
+    async listPage(scope: TenantScope, afterSeq: string, limit: number): Promise<ApiKeyRecord[]> {
       const rows = await selectRows<ApiKeyRow>(
         sequelize,
         `SELECT ${COLUMNS} FROM api_keys
-          WHERE organization_id = $organizationId AND list_seq > CAST($afterSeq AS bigint)
+          WHERE organization_id = $organizationId AND livemode = $livemode AND list_seq > CAST($afterSeq AS bigint)
           ORDER BY list_seq LIMIT $limit`,
-        { organizationId, afterSeq, limit },
+        { organizationId: scope.organizationId, livemode: scope.livemode, afterSeq, limit },
       );
       return rows.map(toRecord);
     },

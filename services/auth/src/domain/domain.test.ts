@@ -6,11 +6,18 @@ import { hashPassword, validatePassword, verifyPassword } from './password';
 
 describe('auth domain rules', () => {
   it('API key tokens: pfx_live_ + 40 alphanumerics, prefix of 17, never twice the same', () => {
-    const a = newApiKeyToken();
-    const b = newApiKeyToken();
+    const a = newApiKeyToken(true);
+    const b = newApiKeyToken(true);
     expect(a.token).toMatch(/^pfx_live_[A-Za-z0-9]{40}$/);
     expect(a.prefix).toBe(a.token.slice(0, 17));
     expect(a.token).not.toBe(b.token);
+  });
+
+  it('test keys: pfx_test_ + 40 alphanumerics, 49 characters, prefix of 17', () => {
+    const key = newApiKeyToken(false);
+    expect(key.token).toMatch(/^pfx_test_[A-Za-z0-9]{40}$/);
+    expect(key.token).toHaveLength(49);
+    expect(key.prefix).toBe(key.token.slice(0, 17));
   });
 
   it('scopes: known only, duplicates removed, canonical order', () => {

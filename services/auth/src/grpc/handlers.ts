@@ -1,4 +1,4 @@
-import { AppError, type AsyncServiceImplementation } from '@propdesk/kit';
+import { AppError, modeOf, type AsyncServiceImplementation } from '@propdesk/kit';
 import { authv1 } from '@propdesk/proto';
 import type { AuthDeps } from '../deps';
 import { addCredits } from '../use-cases/add-credits';
@@ -101,6 +101,7 @@ export function authHandlers(deps: AuthDeps): AuthHandlers {
     async createApiKey(req) {
       const { apiKey, token } = await createApiKey(deps, {
         organizationId: req.organizationId,
+        mode: req.mode,
         name: req.name,
         scopes: req.scopes,
         expiresInSeconds: req.expiresInSeconds,
@@ -108,7 +109,7 @@ export function authHandlers(deps: AuthDeps): AuthHandlers {
       return { apiKey: apiKeyToProto(apiKey), token };
     },
     async listApiKeys(req) {
-      const page = await listApiKeys(deps, { organizationId: req.organizationId, pageSize: req.pageSize, pageToken: req.pageToken });
+      const page = await listApiKeys(deps, { organizationId: req.organizationId, mode: req.mode, pageSize: req.pageSize, pageToken: req.pageToken });
       return { apiKeys: page.apiKeys.map(apiKeyToProto), nextPageToken: page.nextPageToken };
     },
     async revokeApiKey(req) {
@@ -142,6 +143,7 @@ export function authHandlers(deps: AuthDeps): AuthHandlers {
         expiresInMs: key.expiresInMs === null ? undefined : String(key.expiresInMs),
         readPerMin: key.readPerMin ?? undefined,
         writePerMin: key.writePerMin ?? undefined,
+        mode: modeOf(key.livemode),
       };
     },
     watchInvalidations(call) {

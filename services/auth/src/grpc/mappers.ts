@@ -1,3 +1,4 @@
+import { modeOf } from '@propdesk/kit';
 import { authv1 } from '@propdesk/proto';
 import type { ApiKeyRecord } from '../data/api-keys';
 import type { OrganizationRecord } from '../data/organizations';
@@ -53,5 +54,6 @@ export function apiKeyToProto(key: ApiKeyRecord): authv1.ApiKey {
     expiresAt: key.expiresAt ?? undefined,
     readPerMin: key.readPerMin ?? undefined,
     writePerMin: key.writePerMin ?? undefined,
+    mode: modeOf(key.livemode),
   };
 }

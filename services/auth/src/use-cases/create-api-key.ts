@@ -1,4 +1,4 @@
-import { integerIn, isUuid, KEY_LIFETIME_SECONDS, notFound, sha256Hex } from '@propdesk/kit';
+import { integerIn, isUuid, KEY_LIFETIME_SECONDS, livemodeOf, notFound, sha256Hex, type Mode } from '@propdesk/kit';
 import type { AuthDeps } from '../deps';
 import type { ApiKeyRecord } from '../data/api-keys';
 import { newApiKeyToken, normalizeScopes, validApiKeyName } from '../domain/api-key-token';
@@ -10,16 +10,17 @@ import { newApiKeyToken, normalizeScopes, validApiKeyName } from '../domain/api-
  */
 export async function createApiKey(
   deps: Pick<AuthDeps, 'organizations' | 'apiKeys' | 'relay'>,
-  input: { organizationId: string; name: string; scopes: string[]; expiresInSeconds?: number },
+  input: { organizationId: string; mode?: Mode; name: string; scopes: string[]; expiresInSeconds?: number },
 ): Promise<{ apiKey: ApiKeyRecord; token: string }> {
   const name = validApiKeyName(input.name ?? '');
   const scopes = normalizeScopes(input.scopes ?? []);
+  const livemode = livemodeOf(input.mode);
   const expiresInSeconds = input.expiresInSeconds === undefined ? undefined : integerIn(input.expiresInSeconds, KEY_LIFETIME_SECONDS, 'expires_in');
   const organization = isUuid(input.organizationId) ? await deps.organizations.findById(input.organizationId) : undefined;
   if (!organization) throw notFound('organization');
-  const { token, prefix } = newApiKeyToken();
+  const { token, prefix } = newApiKeyToken(livemode);
   const tokenSha256 = sha256Hex(token);
-  const apiKey = await deps.apiKeys.insert({ organizationId: organization.id, name, prefix, tokenSha256, scopes, expiresInSeconds });
+  const apiKey = await deps.apiKeys.insert({ organizationId: organization.id, livemode, name, prefix, tokenSha256, scopes, expiresInSeconds });
   await deps.relay.publish({ keyFingerprint: tokenSha256.slice(0, 8) });
   return { apiKey, token };
 }

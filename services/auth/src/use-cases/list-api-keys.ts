@@ -1,4 +1,4 @@
-import { AppError, isUuid, pageSize } from '@propdesk/kit';
+import { AppError, cursorScope, isUuid, livemodeOf, pageSize, type Mode } from '@propdesk/kit';
 import type { AuthDeps } from '../deps';
 import type { ApiKeyRecord } from '../data/api-keys';
 
@@ -6,14 +6,17 @@ interface Position {
   s: string;
 }
 
-/** Keyset paging in creation order: keys created while paging appear at the end, none repeats. */
+/**
+ * One mode's keys (SPEC 13: the panel shows the partition it is switched to), keyset-paged in
+ * creation order: keys created while paging appear at the end, none repeats.
+ */
 export async function listApiKeys(
   deps: Pick<AuthDeps, 'apiKeys' | 'cursors'>,
-  input: { organizationId: string; pageSize: number; pageToken: string },
+  input: { organizationId: string; mode?: Mode; pageSize: number; pageToken: string },
 ): Promise<{ apiKeys: ApiKeyRecord[]; nextPageToken: string }> {
   const limit = pageSize(input.pageSize);
-  const organizationId = (input.organizationId ?? '').toLowerCase();
-  const scope = `api_keys:${organizationId}`;
+  const tenant = { organizationId: (input.organizationId ?? '').toLowerCase(), livemode: livemodeOf(input.mode) };
+  const scope = `api_keys:${cursorScope(tenant)}`;
   let after = '0';
   if (input.pageToken) {
     const position = deps.cursors.decode<Position>(scope, input.pageToken);
@@ -23,8 +26,8 @@ export async function listApiKeys(
     after = position.s;
   }
   // an unknown organization simply has no keys; a non-uuid one cannot have any either
-  if (!isUuid(organizationId)) return { apiKeys: [], nextPageToken: '' };
-  const rows = await deps.apiKeys.listPage(organizationId, after, limit + 1);
+  if (!isUuid(tenant.organizationId)) return { apiKeys: [], nextPageToken: '' };
+  const rows = await deps.apiKeys.listPage(tenant, after, limit + 1);
   const page = rows.slice(0, limit);
   const nextPageToken = rows.length > limit ? deps.cursors.encode(scope, { s: page[page.length - 1].listSeq } satisfies Position) : '';
   return { apiKeys: page, nextPageToken };

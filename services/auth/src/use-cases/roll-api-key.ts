@@ -4,7 +4,7 @@ import type { ApiKeyRecord } from '../data/api-keys';
 import { newApiKeyToken } from '../domain/api-key-token';
 
 /**
- * SPEC section 12: a new key with the old one's name, scopes and limits; the old key keeps working
+ * SPEC section 12: a new key with the old one's name, scopes, limits and mode (SPEC 13); the old key keeps working
  * for the overlap (`previous_expires_in`, never longer than it had left) so an integrator can
  * deploy the new token first. A revoked or expired key cannot be rolled (conflict). Answers after
  * the watching gateways dropped the old key, so none serves it from cache past its new expiry,
@@ -18,15 +18,16 @@ export async function rollApiKey(
   const expiresInSeconds = input.expiresInSeconds === undefined ? undefined : integerIn(input.expiresInSeconds, KEY_LIFETIME_SECONDS, 'expires_in');
   if (!isUuid(input.organizationId) || !isUuid(input.apiKeyId)) throw notFound('API key');
   const organizationId = input.organizationId.toLowerCase();
-  const { token, prefix } = newApiKeyToken();
-  const tokenSha256 = sha256Hex(token);
   const rolled = await deps.sequelize.transaction(async (transaction) => {
     const old = await deps.apiKeys.findForUpdate(organizationId, input.apiKeyId.toLowerCase(), transaction);
     if (!old) throw notFound('API key');
     if (!old.active) throw new AppError('conflict', 'a revoked or expired key cannot be rolled');
+    const { token, prefix } = newApiKeyToken(old.record.livemode);
+    const tokenSha256 = sha256Hex(token);
     const apiKey = await deps.apiKeys.insert(
       {
         organizationId,
+        livemode: old.record.livemode,
         name: old.record.name,
         prefix,
         tokenSha256,
@@ -38,9 +39,9 @@ export async function rollApiKey(
       transaction,
     );
     const previous = await deps.apiKeys.expireWithin(old.record.id, previousExpiresInSeconds, transaction);
-    return { apiKey, previous };
+    return { apiKey, previous, token, tokenSha256 };
   });
-  await deps.relay.publish({ apiKeyId: rolled.previous.id, keyFingerprint: tokenSha256.slice(0, 8) });
+  await deps.relay.publish({ apiKeyId: rolled.previous.id, keyFingerprint: rolled.tokenSha256.slice(0, 8) });
   deps.logger.info({ apiKeyId: rolled.previous.id, newApiKeyId: rolled.apiKey.id, previousExpiresAt: rolled.previous.expiresAt }, 'API key rolled');
-  return { apiKey: rolled.apiKey, token, previous: rolled.previous };
+  return { apiKey: rolled.apiKey, token: rolled.token, previous: rolled.previous };
 }

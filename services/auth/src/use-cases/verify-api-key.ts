@@ -5,6 +5,7 @@ import type { PlanStatus } from '../domain/organization';
 export interface VerifiedKey {
   apiKeyId: string;
   organizationId: string;
+  livemode: boolean;
   scopes: string[];
   planStatus: PlanStatus;
   /** Milliseconds the key stays valid from the moment the database read it; null: no expiry. */
@@ -24,6 +25,7 @@ export async function verifyApiKey(deps: Pick<AuthDeps, 'apiKeys' | 'keyUsage'>,
   return {
     apiKeyId: key.id,
     organizationId: key.organizationId,
+    livemode: key.livemode,
     scopes: key.scopes,
     planStatus: key.planStatus,
     expiresInMs: key.expiresInMs,

@@ -79,6 +79,10 @@ describe('gRPC server reflection, as a real client (buf curl) sees it', () => {
     const crossPackage = await bufCurl(all.address, 'propdesk.trading.v1.TradingService/BreachAccount', ['-d', '{"organization_id":"org","number":"1","reason":"r"}']);
     expect(crossPackage.exitCode).not.toBe(0);
     expect(crossPackage.stdout + crossPackage.stderr).toMatch(/unimplemented/i);
+    // An enum of the common package's file, by name (the mode of SPEC 13).
+    const mode = await bufCurl(all.address, 'propdesk.webhooks.v1.WebhooksService/ListEndpoints', ['-d', '{"organization_id":"org","mode":"MODE_TEST"}']);
+    expect(mode.exitCode).not.toBe(0);
+    expect(mode.stdout + mode.stderr).toMatch(/unimplemented/i);
   });
 
   it('does not describe a service the server does not register', async () => {

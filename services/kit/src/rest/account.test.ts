@@ -4,6 +4,7 @@ import { ACCOUNT_FIELDS, ACCOUNT_JSON_SQL, restAccountSchema, toRestAccount } fr
 const message: accountsv1.Account = {
   number: '1000042',
   organizationId: 'b6f1c1de-7d4f-4a4c-9a55-0c1f7d2e0a11',
+  livemode: true,
   status: accountsv1.AccountStatus.ACCOUNT_STATUS_BREACHED,
   traderId: '',
   program: 'standard',
@@ -37,6 +38,7 @@ describe("the account's REST shape", () => {
       attempt: 3,
       previous_account: 1000041,
       next_account: null,
+      livemode: true,
     });
   });
 

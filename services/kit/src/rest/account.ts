@@ -1,5 +1,6 @@
 import { accountsv1 } from '@propdesk/proto';
 import { z } from 'zod';
+import { livemodeSchema } from './common';
 
 /**
  * The account's REST shape (SPEC section 9), written once: each field's JSON Schema (zod), how it
@@ -71,6 +72,8 @@ export const sqlJson = {
   }),
   /** any text: escaped by to_json. */
   text: (column?: string) => (name: string): SqlJsonValue => ({ before: '', expression: `to_json(${column ?? name})`, after: '' }),
+  /** boolean columns: their text (true, false) is a valid JSON boolean. */
+  boolean: (column?: string) => (name: string): SqlJsonValue => ({ before: '', expression: `${column ?? name}::text`, after: '' }),
   /** integer columns that may be NULL. */
   numberOrNull: (column?: string) => (name: string): SqlJsonValue => ({ before: '', expression: `coalesce(${column ?? name}::text, 'null')`, after: '' }),
   /** a nested object, written compactly like the top level (json_build_object would add spaces). */
@@ -130,6 +133,7 @@ export const ACCOUNT_FIELDS = {
     (a) => (a.nextAccount === undefined ? null : Number(a.nextAccount)),
     sqlJson.numberOrNull(),
   ),
+  livemode: field(livemodeSchema, (a) => a.livemode, sqlJson.boolean()),
 };
 
 type Fields = typeof ACCOUNT_FIELDS;

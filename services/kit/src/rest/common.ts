@@ -8,6 +8,9 @@ export const isoTimeOrNull = (value: Date | undefined): string | null => (value 
 
 export const textOrNull = (value: string | undefined): string | null => (value === undefined || value === '' ? null : value);
 
+/** SPEC 13: every tenant object says which partition it belongs to, Stripe's way. */
+export const livemodeSchema = z.boolean().describe('true for a live object, false for a test-mode one (SPEC 13)');
+
 /** A list page of SPEC section 7: exactly {data, next_cursor}. */
 export function restPageSchema<T extends z.ZodTypeAny>(item: T) {
   return z.object({ data: z.array(item), next_cursor: z.string().nullable().describe('null on the last page') }).strict();

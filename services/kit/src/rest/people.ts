@@ -1,16 +1,18 @@
 import type { accountsv1 } from '@propdesk/proto';
 import { z } from 'zod';
 import { EVENT_TYPES } from '../events';
-import { isoTime, present } from './common';
+import { isoTime, livemodeSchema, present } from './common';
 
 /** Traders, executor credentials and events in their REST shape (SPEC sections 7 and 8). */
 
-export const restTraderSchema = z.object({ id: z.string().uuid(), name: z.string(), email: z.string(), created_at: z.string().datetime() }).strict();
+export const restTraderSchema = z
+  .object({ id: z.string().uuid(), name: z.string(), email: z.string(), created_at: z.string().datetime(), livemode: livemodeSchema })
+  .strict();
 export type RestTrader = z.output<typeof restTraderSchema>;
 
 export function toRestTrader(message: accountsv1.Trader | undefined): RestTrader {
   const trader = present(message, 'a trader');
-  return { id: trader.id, name: trader.name, email: trader.email, created_at: isoTime(trader.createdAt) };
+  return { id: trader.id, name: trader.name, email: trader.email, created_at: isoTime(trader.createdAt), livemode: trader.livemode };
 }
 
 export const restCredentialsSchema = z
@@ -29,6 +31,7 @@ export const restEventSchema = z
     type: z.enum(EVENT_TYPES),
     created_at: z.string().datetime(),
     organization_id: z.string().uuid(),
+    livemode: livemodeSchema,
     data: z.record(z.string(), z.unknown()).describe('the event data (SPEC section 8)'),
   })
   .strict();
@@ -40,6 +43,7 @@ export function toRestEvent(event: accountsv1.Event): RestEvent {
     type: event.type as RestEvent['type'],
     created_at: isoTime(event.createdAt),
     organization_id: event.organizationId,
+    livemode: event.livemode,
     data: (event.data as Record<string, unknown> | undefined) ?? {},
   };
 }

@@ -3,6 +3,7 @@ import { exactNumberSchema, MONEY_STEP } from '../decimal';
 import { AppError } from '../errors';
 import { textSchema } from '../text';
 import { MAX_INITIAL_BALANCE } from './account';
+import { livemodeSchema } from './common';
 
 /**
  * A program's REST shape (SPEC section 10), written once: the request schema the gateway
@@ -148,6 +149,8 @@ export interface RestProgram {
   initial_balance: number;
   phases: ProgramPhase[];
   created_at: string;
+  /** SPEC 13: the caller's mode (a built-in, visible in both, carries the caller's). */
+  livemode: boolean;
 }
 
 export const restProgramPhaseSchema = z
@@ -183,6 +186,7 @@ export const restProgramSchema = z
     initial_balance: z.number(),
     phases: z.array(restProgramPhaseSchema),
     created_at: z.string().datetime(),
+    livemode: livemodeSchema.describe("false in test mode; a built-in program carries the caller's mode"),
   })
   .strict();
 
@@ -214,6 +218,7 @@ export const restPayoutSchema = z
     firm_share: z.number(),
     balance_after: z.number(),
     created_at: z.string().datetime(),
+    livemode: livemodeSchema,
   })
   .strict();
 
@@ -228,6 +233,7 @@ export function toRestPayout(p: {
   firmShare: number;
   balanceAfter: number;
   createdAt?: Date;
+  livemode: boolean;
 }): RestPayout {
   return {
     id: p.id,
@@ -238,5 +244,6 @@ export function toRestPayout(p: {
     firm_share: p.firmShare,
     balance_after: p.balanceAfter,
     created_at: (p.createdAt ?? new Date(0)).toISOString(),
+    livemode: p.livemode,
   };
 }

@@ -1,7 +1,7 @@
 import { webhooksv1 } from '@propdesk/proto';
 import { z } from 'zod';
 import { EVENT_TYPES } from '../events';
-import { isoTime, isoTimeOrNull, present, textOrNull } from './common';
+import { isoTime, isoTimeOrNull, livemodeSchema, present, textOrNull } from './common';
 
 /**
  * Webhook endpoints and deliveries in their REST shape (SPEC sections 7 and 8), written once for
@@ -14,6 +14,7 @@ const endpointFields = {
   events: z.array(z.enum(EVENT_TYPES)).describe('empty: every event type'),
   status: z.enum(['enabled', 'disabled']),
   created_at: z.string().datetime(),
+  livemode: livemodeSchema.describe('the mode of the key that registered it: it receives only events of that mode'),
 };
 
 export const restWebhookSchema = z.object(endpointFields).strict();
@@ -42,6 +43,7 @@ export function toRestEndpoint(message: webhooksv1.Endpoint | undefined): RestEn
     events: endpoint.events as RestEndpoint['events'],
     status: endpoint.status === webhooksv1.EndpointStatus.ENDPOINT_STATUS_DISABLED ? 'disabled' : 'enabled',
     created_at: isoTime(endpoint.createdAt),
+    livemode: endpoint.livemode,
   };
 }
 

@@ -1,7 +1,8 @@
 import { Router } from 'express';
-import { AppError, isUuid, KEY_LIFETIME_SECONDS, KEY_LIMIT_PER_MINUTE, OVERLAP_SECONDS, textSchema, z, type IntegerRange } from '@propdesk/kit';
+import { AppError, isUuid, KEY_LIFETIME_SECONDS, KEY_LIMIT_PER_MINUTE, MODE_NAMES, modeOfName, OVERLAP_SECONDS, textSchema, z, type IntegerRange } from '@propdesk/kit';
 import type { PanelClients } from '../clients';
 import { requireRole, requireSession, sessionOf } from '../http/session';
+import { modeNameOf, tenantOf } from '../http/tenant';
 import { presentCreatedKey, presentKey, presentRevokedKey } from '../presenters';
 import { KNOWN_SCOPES, pageParams, parseBody } from '../validation';
 
@@ -15,6 +16,8 @@ const createKeyBody = z.object({
   name: textSchema({ max: 100 }),
   scopes: z.array(z.enum(KNOWN_SCOPES)).max(KNOWN_SCOPES.length * 4).default([]),
   expires_in: integerIn(KEY_LIFETIME_SECONDS, 'seconds').optional(),
+  /** SPEC 13; absent: the mode the panel is showing. */
+  mode: z.enum(MODE_NAMES).optional(),
 });
 
 const rollKeyBody = z.object({
@@ -39,17 +42,23 @@ export function keyRoutes(clients: PanelClients): Router {
   const session = requireSession(clients);
   const manager = requireRole('owner', 'admin');
 
+  // The keys of the mode the panel is showing.
   router.get('/panel/api/keys', session, async (req, res) => {
-    const { organization_id } = sessionOf(req).user;
     const page = pageParams(req);
-    const result = await clients.auth.listApiKeys({ organizationId: organization_id, ...page });
+    const result = await clients.auth.listApiKeys({ ...tenantOf(req), ...page });
     res.json({ data: result.apiKeys.map(presentKey), next_cursor: result.nextPageToken || null });
   });
 
   router.post('/panel/api/keys', session, manager, async (req, res) => {
     const { organization_id } = sessionOf(req).user;
-    const { name, scopes, expires_in } = parseBody(createKeyBody, req);
-    const result = await clients.auth.createApiKey({ organizationId: organization_id, name, scopes: [...new Set(scopes)], expiresInSeconds: expires_in });
+    const { name, scopes, expires_in, mode } = parseBody(createKeyBody, req);
+    const result = await clients.auth.createApiKey({
+      organizationId: organization_id,
+      mode: modeOfName(mode ?? modeNameOf(req)),
+      name,
+      scopes: [...new Set(scopes)],
+      expiresInSeconds: expires_in,
+    });
     if (!result.apiKey) throw new AppError('internal_error', 'the auth service returned no key');
     res.status(201).json(presentCreatedKey(result.apiKey, result.token));
   });

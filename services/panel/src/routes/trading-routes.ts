@@ -4,13 +4,13 @@ import type { PanelClients } from '../clients';
 import { managers } from '../http/roles';
 import { presentPosition } from '../presenters';
 import { requireSession, sessionOf } from '../http/session';
+import { tenantOf } from '../http/tenant';
 import { accountNumberParam, pageOf, pageParams, parseBody, queryString } from '../validation';
 
 /** The panel's chart asks for this many points; the trading service downsamples any range to it. */
 const DEFAULT_EQUITY_POINTS = 1000;
 const breachBody = z.object({ reason: textSchema({ max: 500 }) });
 
-const org = (req: Request) => sessionOf(req).user.organization_id;
 
 function timeParam(req: Request, name: 'from' | 'to'): Date | undefined {
   const raw = queryString(req, name);
@@ -39,7 +39,7 @@ function positionStatusParam(req: Request) {
 export function tradingRoutes(clients: PanelClients): Router {
   const router = Router();
   const session = requireSession(clients);
-  const target = (req: Request) => ({ organizationId: org(req), number: accountNumberParam(req) });
+  const target = (req: Request) => ({ ...tenantOf(req), number: accountNumberParam(req) });
 
   router.get('/panel/api/accounts/:number/positions', session, async (req, res) => {
     const result = await clients.trading.listPositions({ ...target(req), ...pageParams(req), status: positionStatusParam(req) });

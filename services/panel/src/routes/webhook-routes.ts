@@ -3,6 +3,7 @@ import { AppError, DELIVERY_STATUS_NAMES, deliveryStatusFilter, OVERLAP_SECONDS,
 import type { PanelClients } from '../clients';
 import { managers } from '../http/roles';
 import { requireSession, sessionOf } from '../http/session';
+import { tenantOf } from '../http/tenant';
 import { idParam, pageOf, pageParams, parseBody, queryString } from '../validation';
 
 const registerBody = z.object({
@@ -32,34 +33,33 @@ function deliveryStatus(raw: string | undefined) {
 export function webhookRoutes(clients: PanelClients): Router {
   const router = Router();
   const session = requireSession(clients);
-  const org = (req: Parameters<typeof sessionOf>[0]) => sessionOf(req).user.organization_id;
   const endpointId = (req: Parameters<typeof sessionOf>[0]) => idParam(req, 'id', 'webhook endpoint');
 
   router.get('/panel/api/webhooks', session, async (req, res) => {
-    const result = await clients.webhooks.listEndpoints({ organizationId: org(req), ...pageParams(req) });
+    const result = await clients.webhooks.listEndpoints({ ...tenantOf(req), ...pageParams(req) });
     res.json(pageOf(result.endpoints.map(toRestEndpoint), result.nextPageToken));
   });
 
   // The secret is in this answer only (SPEC section 8).
   router.post('/panel/api/webhooks', session, managers, async (req, res) => {
     const body = parseBody(registerBody, req);
-    const result = await clients.webhooks.createEndpoint({ organizationId: org(req), url: body.url, events: [...new Set(body.events)] });
+    const result = await clients.webhooks.createEndpoint({ ...tenantOf(req), url: body.url, events: [...new Set(body.events)] });
     res.status(201).json({ ...toRestEndpoint(result.endpoint), secret: result.secret, warnings: result.warnings });
   });
 
   router.get('/panel/api/webhooks/:id', session, async (req, res) => {
-    const result = await clients.webhooks.getEndpoint({ organizationId: org(req), endpointId: endpointId(req) });
+    const result = await clients.webhooks.getEndpoint({ ...tenantOf(req), endpointId: endpointId(req) });
     res.json(toRestEndpoint(result.endpoint));
   });
 
   router.delete('/panel/api/webhooks/:id', session, managers, async (req, res) => {
     const id = endpointId(req);
-    await clients.webhooks.deleteEndpoint({ organizationId: org(req), endpointId: id });
+    await clients.webhooks.deleteEndpoint({ ...tenantOf(req), endpointId: id });
     res.json({ id, deleted: true });
   });
 
   router.post('/panel/api/webhooks/:id/enable', session, managers, async (req, res) => {
-    const result = await clients.webhooks.enableEndpoint({ organizationId: org(req), endpointId: endpointId(req) });
+    const result = await clients.webhooks.enableEndpoint({ ...tenantOf(req), endpointId: endpointId(req) });
     res.json(toRestEndpoint(result.endpoint));
   });
 
@@ -67,7 +67,7 @@ export function webhookRoutes(clients: PanelClients): Router {
   router.post('/panel/api/webhooks/:id/rotate-secret', session, managers, async (req, res) => {
     const { previous_expires_in } = parseBody(rotateBody, req);
     const result = await clients.webhooks.rotateEndpointSecret({
-      organizationId: org(req),
+      ...tenantOf(req),
       endpointId: endpointId(req),
       previousExpiresInSeconds: previous_expires_in,
     });
@@ -76,7 +76,7 @@ export function webhookRoutes(clients: PanelClients): Router {
 
   router.get('/panel/api/webhooks/:id/deliveries', session, async (req, res) => {
     const result = await clients.webhooks.listDeliveries({
-      organizationId: org(req),
+      ...tenantOf(req),
       endpointId: endpointId(req),
       ...pageParams(req),
       status: deliveryStatus(queryString(req, 'status')),
@@ -86,13 +86,13 @@ export function webhookRoutes(clients: PanelClients): Router {
   });
 
   router.post('/panel/api/webhooks/:id/test', session, managers, async (req, res) => {
-    const result = await clients.webhooks.sendTestEvent({ organizationId: org(req), endpointId: endpointId(req) });
+    const result = await clients.webhooks.sendTestEvent({ ...tenantOf(req), endpointId: endpointId(req) });
     res.status(202).json({ delivery_id: result.deliveryId, event_id: result.eventId });
   });
 
   router.post('/panel/api/webhooks/:id/deliveries/:deliveryId/retry', session, managers, async (req, res) => {
     const result = await clients.webhooks.retryDelivery({
-      organizationId: org(req),
+      ...tenantOf(req),
       endpointId: endpointId(req),
       deliveryId: idParam(req, 'deliveryId', 'delivery'),
     });

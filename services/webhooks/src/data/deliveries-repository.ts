@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { execute, isUuid, selectRows, toNumber, type Sequelize, type Transaction } from '@propdesk/kit';
+import { execute, isUuid, scopeBind, selectRows, toNumber, type Sequelize, type TenantScope, type Transaction } from '@propdesk/kit';
 
 /** 'skipped' = stopped because the endpoint was disabled or deleted; shown as failed. */
 export type DeliveryState = 'pending' | 'succeeded' | 'failed' | 'skipped';
@@ -128,15 +128,15 @@ export function createDeliveriesRepository(db: Sequelize) {
 
     /** A synthetic event for one endpoint, recorded like any other delivery. */
     async insertTest(
-      input: { endpointId: string; eventId: string; eventType: string; organizationId: string; body: string; createdAt: Date },
+      input: { endpointId: string; eventId: string; eventType: string; scope: TenantScope; body: string; createdAt: Date },
       outer?: Transaction,
     ): Promise<string> {
       const id = randomUUID();
       await inTransaction(outer, async (transaction) => {
         await execute(
           db,
-          `INSERT INTO events (id, organization_id, type, body, created_at) VALUES ($eventId, $org, $type, $body, $createdAt)`,
-          { eventId: input.eventId, org: input.organizationId, type: input.eventType, body: input.body, createdAt: input.createdAt },
+          `INSERT INTO events (id, organization_id, livemode, type, body, created_at) VALUES ($eventId, $org, $livemode, $type, $body, $createdAt)`,
+          { eventId: input.eventId, ...scopeBind(input.scope), type: input.eventType, body: input.body, createdAt: input.createdAt },
           transaction,
         );
         await execute(

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { execute, isUuid, selectRows, toNumber, type Sequelize, type Transaction } from '@propdesk/kit';
+import { execute, isUuid, scopeBind, selectRows, toNumber, type Sequelize, type TenantScope, type Transaction } from '@propdesk/kit';
 
 export type EndpointStatus = 'enabled' | 'disabled';
 
@@ -7,6 +7,8 @@ export interface EndpointRecord {
   id: string;
   seq: number;
   organizationId: string;
+  /** The mode of the key that registered it (SPEC 13): it receives that mode's events only. */
+  livemode: boolean;
   url: string;
   events: string[];
   status: EndpointStatus;
@@ -17,19 +19,21 @@ interface EndpointRow {
   id: string;
   seq: string;
   organization_id: string;
+  livemode: boolean;
   url: string;
   events: string[];
   status: EndpointStatus;
   created_at: Date;
 }
 
-const COLUMNS = 'id, seq, organization_id, url, events, status, created_at';
+const COLUMNS = 'id, seq, organization_id, livemode, url, events, status, created_at';
 
 function toRecord(row: EndpointRow): EndpointRecord {
   return {
     id: row.id,
     seq: toNumber(row.seq),
     organizationId: row.organization_id,
+    livemode: row.livemode,
     url: row.url,
     events: row.events ?? [],
     status: row.status,
@@ -41,48 +45,48 @@ export function createEndpointsRepository(db: Sequelize) {
   /** The caller's transaction (a write's effect transaction), or one of its own. */
   const inTransaction = <T>(outer: Transaction | undefined, fn: (transaction: Transaction) => Promise<T>): Promise<T> => (outer ? fn(outer) : db.transaction(fn));
   return {
-    async insert(input: { organizationId: string; url: string; events: string[]; secretSealed: string }, transaction?: Transaction): Promise<EndpointRecord> {
+    async insert(input: { scope: TenantScope; url: string; events: string[]; secretSealed: string }, transaction?: Transaction): Promise<EndpointRecord> {
       const rows = await selectRows<EndpointRow>(
         db,
-        `INSERT INTO endpoints (id, organization_id, url, events, secret_sealed)
-         VALUES ($id, $org, $url, $events, $secret) RETURNING ${COLUMNS}`,
-        { id: randomUUID(), org: input.organizationId, url: input.url, events: input.events, secret: input.secretSealed },
+        `INSERT INTO endpoints (id, organization_id, livemode, url, events, secret_sealed)
+         VALUES ($id, $org, $livemode, $url, $events, $secret) RETURNING ${COLUMNS}`,
+        { id: randomUUID(), ...scopeBind(input.scope), url: input.url, events: input.events, secret: input.secretSealed },
         transaction,
       );
       return toRecord(rows[0]);
     },
 
-    /** Live (not deleted) endpoint of this organization; anything else reads as absent. */
-    async find(organizationId: string, id: string, transaction?: Transaction): Promise<EndpointRecord | undefined> {
+    /** A (not deleted) endpoint of this organization and mode; anything else reads as absent. */
+    async find(scope: TenantScope, id: string, transaction?: Transaction): Promise<EndpointRecord | undefined> {
       if (!isUuid(id)) return undefined;
       const rows = await selectRows<EndpointRow>(
         db,
-        `SELECT ${COLUMNS} FROM endpoints WHERE id = $id AND organization_id = $org AND deleted_at IS NULL
+        `SELECT ${COLUMNS} FROM endpoints WHERE id = $id AND organization_id = $org AND livemode = $livemode AND deleted_at IS NULL
          ${transaction ? 'FOR UPDATE' : ''}`,
-        { id, org: organizationId },
+        { id, ...scopeBind(scope) },
         transaction,
       );
       return rows[0] ? toRecord(rows[0]) : undefined;
     },
 
-    async list(organizationId: string, afterSeq: number, limit: number): Promise<EndpointRecord[]> {
+    async list(scope: TenantScope, afterSeq: number, limit: number): Promise<EndpointRecord[]> {
       const rows = await selectRows<EndpointRow>(
         db,
-        `SELECT ${COLUMNS} FROM endpoints WHERE organization_id = $org AND deleted_at IS NULL AND seq > $after
+        `SELECT ${COLUMNS} FROM endpoints WHERE organization_id = $org AND livemode = $livemode AND deleted_at IS NULL AND seq > $after
          ORDER BY seq LIMIT $limit`,
-        { org: organizationId, after: afterSeq, limit },
+        { ...scopeBind(scope), after: afterSeq, limit },
       );
       return rows.map(toRecord);
     },
 
     /** Soft delete: the record stays for audit, its pending deliveries stop. */
-    async softDelete(organizationId: string, id: string, outer?: Transaction): Promise<boolean> {
+    async softDelete(scope: TenantScope, id: string, outer?: Transaction): Promise<boolean> {
       if (!isUuid(id)) return false;
       return inTransaction(outer, async (transaction) => {
         const rows = await selectRows<{ id: string }>(
           db,
-          `UPDATE endpoints SET deleted_at = now() WHERE id = $id AND organization_id = $org AND deleted_at IS NULL RETURNING id`,
-          { id, org: organizationId },
+          `UPDATE endpoints SET deleted_at = now() WHERE id = $id AND organization_id = $org AND livemode = $livemode AND deleted_at IS NULL RETURNING id`,
+          { id, ...scopeBind(scope) },
           transaction,
         );
         if (rows.length === 0) return false;
@@ -102,7 +106,7 @@ export function createEndpointsRepository(db: Sequelize) {
      * from now (0: not at all). A previous secret still in its overlap is dropped: at most two sign.
      */
     async rotateSecret(input: {
-      organizationId: string;
+      scope: TenantScope;
       id: string;
       secretSealed: string;
       previousExpiresInSeconds: number;
@@ -114,9 +118,9 @@ export function createEndpointsRepository(db: Sequelize) {
            previous_secret_sealed = CASE WHEN CAST($seconds AS integer) > 0 THEN secret_sealed END,
            previous_secret_expires_at = CASE WHEN CAST($seconds AS integer) > 0 THEN now() + CAST($seconds AS integer) * interval '1 second' END,
            secret_sealed = $secret
-         WHERE id = $id AND organization_id = $org AND deleted_at IS NULL
+         WHERE id = $id AND organization_id = $org AND livemode = $livemode AND deleted_at IS NULL
          RETURNING ${COLUMNS}, previous_secret_expires_at`,
-        { id: input.id, org: input.organizationId, secret: input.secretSealed, seconds: input.previousExpiresInSeconds },
+        { id: input.id, ...scopeBind(input.scope), secret: input.secretSealed, seconds: input.previousExpiresInSeconds },
         transaction,
       );
       const row = rows[0];

@@ -4,6 +4,8 @@ import { DELIVERIES_CHANNEL } from './deliveries-repository';
 export interface IncomingEvent {
   id: string;
   organizationId: string;
+  /** Fanned out only to endpoints of the same organization and mode (SPEC 13). */
+  livemode: boolean;
   type: string;
   /** The serialised envelope, stored once and sent byte for byte on every attempt. */
   body: string;
@@ -23,6 +25,8 @@ export function createEventsRepository(db: Sequelize) {
      * Turns a batch of stream events into delivery rows and advances the stored position in the
      * same transaction: a crash either keeps both or neither, so no event is lost or skipped.
      * Replays are harmless: events and (endpoint, event) pairs are unique and conflicts are ignored.
+     * An event reaches only the endpoints of its organization and its mode: a test event never a
+     * live endpoint, a live one never a test endpoint.
      * Disabled endpoints get 'skipped' rows, so re-enabling can ask for the missed events again.
      */
     async ingest(consumer: string, events: IncomingEvent[], position: string): Promise<number> {
@@ -30,6 +34,7 @@ export function createEventsRepository(db: Sequelize) {
         const bind = {
           ids: events.map((e) => e.id),
           orgs: events.map((e) => e.organizationId),
+          livemodes: events.map((e) => e.livemode),
           types: events.map((e) => e.type),
           bodies: events.map((e) => e.body),
           createdAts: events.map((e) => e.createdAt.toISOString()),
@@ -38,11 +43,12 @@ export function createEventsRepository(db: Sequelize) {
         };
         await execute(
           db,
-          `INSERT INTO events (id, organization_id, type, body, created_at, traceparent, tracestate)
-           SELECT v.id, v.org, v.type, v.body, v.created_at, v.traceparent, v.tracestate
-           FROM unnest($ids::text[], $orgs::text[], $types::text[], $bodies::text[], $createdAts::timestamptz[], $traceparents::text[], $tracestates::text[])
-             AS v(id, org, type, body, created_at, traceparent, tracestate)
-           WHERE EXISTS (SELECT 1 FROM endpoints e WHERE e.organization_id = v.org AND e.deleted_at IS NULL
+          `INSERT INTO events (id, organization_id, livemode, type, body, created_at, traceparent, tracestate)
+           SELECT v.id, v.org, v.livemode, v.type, v.body, v.created_at, v.traceparent, v.tracestate
+           FROM unnest($ids::text[], $orgs::text[], $livemodes::boolean[], $types::text[], $bodies::text[], $createdAts::timestamptz[],
+                       $traceparents::text[], $tracestates::text[])
+             AS v(id, org, livemode, type, body, created_at, traceparent, tracestate)
+           WHERE EXISTS (SELECT 1 FROM endpoints e WHERE e.organization_id = v.org AND e.livemode = v.livemode AND e.deleted_at IS NULL
                            AND (cardinality(e.events) = 0 OR v.type = ANY (e.events)))
            ON CONFLICT (id) DO NOTHING`,
           bind,
@@ -55,14 +61,14 @@ export function createEventsRepository(db: Sequelize) {
                   CASE WHEN e.status = 'enabled' THEN 'pending' ELSE 'skipped' END,
                   CASE WHEN e.status = 'enabled' THEN now() END,
                   CASE WHEN e.status = 'enabled' THEN NULL ELSE 'endpoint disabled' END
-           FROM unnest($ids::text[], $orgs::text[], $types::text[]) WITH ORDINALITY AS v(id, org, type, n)
+           FROM unnest($ids::text[], $orgs::text[], $livemodes::boolean[], $types::text[]) WITH ORDINALITY AS v(id, org, livemode, type, n)
            JOIN events ev ON ev.id = v.id
-           JOIN endpoints e ON e.organization_id = v.org AND e.deleted_at IS NULL
+           JOIN endpoints e ON e.organization_id = v.org AND e.livemode = v.livemode AND e.deleted_at IS NULL
                            AND (cardinality(e.events) = 0 OR v.type = ANY (e.events))
            ORDER BY v.n, e.seq
            ON CONFLICT (endpoint_id, event_id) DO NOTHING
            RETURNING status`,
-          { ids: bind.ids, orgs: bind.orgs, types: bind.types },
+          { ids: bind.ids, orgs: bind.orgs, livemodes: bind.livemodes, types: bind.types },
           transaction,
         );
         await execute(

@@ -126,4 +126,18 @@ export const migrations: Migration[] = [
       `);
     },
   },
+  {
+    // Test mode (SPEC 13): an endpoint belongs to the mode of the key that registered it and
+    // receives only that mode's events; its list leads with (organization_id, livemode) like
+    // every other tenant list, so an event finds its organization's endpoints of its mode at once.
+    name: '0007_livemode',
+    async up({ sql }) {
+      await sql(`
+        ALTER TABLE endpoints ADD COLUMN livemode boolean NOT NULL DEFAULT true;
+        ALTER TABLE events ADD COLUMN livemode boolean NOT NULL DEFAULT true;
+        DROP INDEX endpoints_org_idx;
+        CREATE INDEX endpoints_org_idx ON endpoints (organization_id, livemode, seq) WHERE deleted_at IS NULL;
+      `);
+    },
+  },
 ];

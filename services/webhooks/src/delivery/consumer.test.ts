@@ -1,6 +1,6 @@
 import { Client } from 'pg';
 import { webhooksv1 } from '@propdesk/proto';
-import { createLogger } from '@propdesk/kit';
+import { createLogger, Mode } from '@propdesk/kit';
 import { start } from '../main';
 import { waitUntil } from '@propdesk/kit/testing';
 import { startHarness, type Harness } from '../test/harness';
@@ -30,7 +30,7 @@ async function storedPosition(): Promise<number> {
 describe('consuming the accounts event stream', () => {
   it('persists its position and resumes from it after a restart, without redelivering', async () => {
     const org = h.org();
-    await h.client.call.createEndpoint({ organizationId: org, url: h.receiver.url('/resume'), events: [] });
+    await h.client.call.createEndpoint({ organizationId: org, mode: Mode.MODE_LIVE, url: h.receiver.url('/resume'), events: [] });
     const before = h.accounts.publish({ type: 'account.created', organizationId: org });
     await h.receiver.waitFor(1, '/resume');
     await waitUntil(async () => (await storedPosition()) >= before.position);
@@ -48,7 +48,7 @@ describe('consuming the accounts event stream', () => {
 
   it('reconnects when the accounts stream breaks', async () => {
     const org = h.org();
-    await h.client.call.createEndpoint({ organizationId: org, url: h.receiver.url('/reconnect'), events: [] });
+    await h.client.call.createEndpoint({ organizationId: org, mode: Mode.MODE_LIVE, url: h.receiver.url('/reconnect'), events: [] });
     const opened = h.accounts.streamsOpened();
     h.accounts.dropStreams();
     await waitUntil(async () => h.accounts.streamsOpened() > opened);
@@ -59,7 +59,7 @@ describe('consuming the accounts event stream', () => {
 
   it('with two replicas only one consumes; the other takes over when it goes', async () => {
     const org = h.org();
-    await h.client.call.createEndpoint({ organizationId: org, url: h.receiver.url('/replicas'), events: [] });
+    await h.client.call.createEndpoint({ organizationId: org, mode: Mode.MODE_LIVE, url: h.receiver.url('/replicas'), events: [] });
     const replica = await start(h.env, { logger: quiet() });
     try {
       const opened = h.accounts.streamsOpened();
@@ -79,16 +79,16 @@ describe('consuming the accounts event stream', () => {
   it('disables an endpoint with no success for the configured time and stops its pending deliveries', async () => {
     const org = h.org();
     h.receiver.on('/dead', () => ({ status: 500 }));
-    const { endpoint } = await h.client.call.createEndpoint({ organizationId: org, url: h.receiver.url('/dead'), events: [] });
+    const { endpoint } = await h.client.call.createEndpoint({ organizationId: org, mode: Mode.MODE_LIVE, url: h.receiver.url('/dead'), events: [] });
     h.accounts.publish({ type: 'account.created', organizationId: org });
     await waitUntil(async () => {
-      const { endpoints } = await h.client.call.listEndpoints({ organizationId: org, pageSize: 0, pageToken: '' });
+      const { endpoints } = await h.client.call.listEndpoints({ organizationId: org, mode: Mode.MODE_LIVE, pageSize: 0, pageToken: '' });
       return endpoints[0].status === webhooksv1.EndpointStatus.ENDPOINT_STATUS_DISABLED;
     }, { timeoutMs: 15_000 });
     const attempts = h.receiver.received('/dead').length;
     expect(attempts).toBeGreaterThanOrEqual(2);
     expect(attempts).toBeLessThan(4);
-    const { deliveries } = await h.client.call.listDeliveries({ organizationId: org, endpointId: endpoint!.id, pageSize: 0, pageToken: '', status: 0, eventType: '' });
+    const { deliveries } = await h.client.call.listDeliveries({ organizationId: org, mode: Mode.MODE_LIVE, endpointId: endpoint!.id, pageSize: 0, pageToken: '', status: 0, eventType: '' });
     expect(deliveries[0].status).toBe(webhooksv1.DeliveryStatus.DELIVERY_STATUS_FAILED);
     await new Promise((r) => setTimeout(r, 1500));
     expect(h.receiver.received('/dead')).toHaveLength(attempts);

@@ -1,4 +1,5 @@
 import { webhooksv1 } from '@propdesk/proto';
+import { Mode } from '@propdesk/kit';
 import { waitUntil } from '@propdesk/kit/testing';
 import { startHarness, type Harness } from '../test/harness';
 import { verifyWebhook } from '../verify';
@@ -13,13 +14,14 @@ afterAll(async () => {
 });
 
 async function register(org: string, path: string, events: string[] = []) {
-  const created = await h.client.call.createEndpoint({ organizationId: org, url: h.receiver.url(path), events });
+  const created = await h.client.call.createEndpoint({ organizationId: org, mode: Mode.MODE_LIVE, url: h.receiver.url(path), events });
   return { id: created.endpoint!.id, secret: created.secret };
 }
 
 async function deliveries(org: string, endpointId: string, filter: { status?: webhooksv1.DeliveryStatus; eventType?: string } = {}) {
   const res = await h.client.call.listDeliveries({
     organizationId: org,
+    mode: Mode.MODE_LIVE,
     endpointId,
     pageSize: 200,
     pageToken: '',
@@ -43,8 +45,8 @@ describe('delivering events', () => {
     const verified = verifyWebhook({ rawBody: req.body, headers: req.headers, secret });
     expect(verified.ok).toBe(true);
     const body = JSON.parse(req.body);
-    expect(Object.keys(body)).toEqual(['id', 'type', 'created_at', 'organization_id', 'data']);
-    expect(body).toMatchObject({ id, type: 'account.breached', organization_id: org, data });
+    expect(Object.keys(body)).toEqual(['id', 'type', 'created_at', 'organization_id', 'livemode', 'data']);
+    expect(body).toMatchObject({ id, type: 'account.breached', organization_id: org, livemode: true, data });
     expect(body.created_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
   });
 
@@ -65,7 +67,7 @@ describe('delivering events', () => {
   it('sends a signed test event recorded as a delivery', async () => {
     const org = h.org();
     const endpoint = await register(org, '/test-event', ['account.passed', 'account.breached']);
-    const sent = await h.client.call.sendTestEvent({ organizationId: org, endpointId: endpoint.id });
+    const sent = await h.client.call.sendTestEvent({ organizationId: org, mode: Mode.MODE_LIVE, endpointId: endpoint.id });
     expect(sent.eventId).toMatch(/^evt_/);
     const [req] = await h.receiver.waitFor(1, '/test-event');
     const verified = verifyWebhook({ rawBody: req.body, headers: req.headers, secret: endpoint.secret });
@@ -112,7 +114,7 @@ describe('delivering events', () => {
       return list.length === 1 && list;
     });
     answer = 200;
-    const retried = await h.client.call.retryDelivery({ organizationId: org, endpointId: endpoint.id, deliveryId: failed.id });
+    const retried = await h.client.call.retryDelivery({ organizationId: org, mode: Mode.MODE_LIVE, endpointId: endpoint.id, deliveryId: failed.id });
     expect(retried).toEqual({ deliveryId: failed.id, eventId: failed.eventId });
     const all = await h.receiver.waitFor(5, '/retry-me');
     expect(new Set(all.map((r) => r.body)).size).toBe(1);
@@ -144,7 +146,7 @@ describe('delivering events', () => {
     h.accounts.publish({ type: 'account.created', organizationId: org });
     await h.receiver.waitFor(1, '/gone');
     await waitUntil(async () => {
-      const { endpoints } = await h.client.call.listEndpoints({ organizationId: org, pageSize: 0, pageToken: '' });
+      const { endpoints } = await h.client.call.listEndpoints({ organizationId: org, mode: Mode.MODE_LIVE, pageSize: 0, pageToken: '' });
       return endpoints[0].status === webhooksv1.EndpointStatus.ENDPOINT_STATUS_DISABLED;
     });
     h.accounts.publish({ type: 'account.created', organizationId: org });
@@ -152,7 +154,7 @@ describe('delivering events', () => {
     expect(h.receiver.received('/gone')).toHaveLength(1);
     // Re-enabling with redeliver_since brings back what was missed.
     h.receiver.on('/gone', () => ({ status: 200 }));
-    const enabled = await h.client.call.enableEndpoint({ organizationId: org, endpointId: endpoint.id, redeliverSince: new Date(Date.now() - 60_000) });
+    const enabled = await h.client.call.enableEndpoint({ organizationId: org, mode: Mode.MODE_LIVE, endpointId: endpoint.id, redeliverSince: new Date(Date.now() - 60_000) });
     expect(enabled.endpoint?.status).toBe(webhooksv1.EndpointStatus.ENDPOINT_STATUS_ENABLED);
     await h.receiver.waitFor(3, '/gone');
     await waitUntil(async () => {

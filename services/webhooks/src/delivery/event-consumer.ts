@@ -34,6 +34,7 @@ function toIncoming(message: accountsv1.StreamEventsResponse): IncomingEvent | u
   return {
     id: event.id,
     organizationId: event.organizationId,
+    livemode: event.livemode,
     type: event.type,
     createdAt,
     trace: event.traceparent ? { traceparent: event.traceparent, tracestate: event.tracestate } : null,
@@ -42,6 +43,7 @@ function toIncoming(message: accountsv1.StreamEventsResponse): IncomingEvent | u
       type: event.type,
       created_at: createdAt.toISOString(),
       organization_id: event.organizationId,
+      livemode: event.livemode,
       data: (event.data ?? {}) as Record<string, unknown>,
     }),
   };

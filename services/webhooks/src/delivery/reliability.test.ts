@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
-import { createLogger } from '@propdesk/kit';
+import { createLogger, Mode } from '@propdesk/kit';
 import {
   createTestDatabase,
   databaseUrlVia,
@@ -97,7 +97,7 @@ describe('reliability', () => {
     const env = baseEnv(db.url);
     let running = await spawnWebhooks(env);
     const client = createWebhooksClient(running.address);
-    const { secret } = await client.call.createEndpoint({ organizationId: org, url: receiver.url('/crash'), events: [] });
+    const { secret } = await client.call.createEndpoint({ organizationId: org, mode: Mode.MODE_LIVE, url: receiver.url('/crash'), events: [] });
     client.close();
     const ids: string[] = [];
     for (let i = 0; i < 1000; i += 1) ids.push(accounts.publish({ type: 'account.created', organizationId: org, data: { account: i } }).id);
@@ -128,7 +128,7 @@ describe('reliability', () => {
     const client = createWebhooksClient(service.address);
     try {
       const org = randomUUID();
-      const { secret } = await client.call.createEndpoint({ organizationId: org, url: receiver.url('/db-outage'), events: [] });
+      const { secret } = await client.call.createEndpoint({ organizationId: org, mode: Mode.MODE_LIVE, url: receiver.url('/db-outage'), events: [] });
       const ids: string[] = [];
       for (let i = 0; i < 300; i += 1) ids.push(accounts.publish({ type: 'position.opened', organizationId: org, data: { account: i } }).id);
       await receiver.waitFor(30, '/db-outage', 30_000);

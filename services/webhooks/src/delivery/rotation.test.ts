@@ -6,7 +6,7 @@
  * before standard headers existed.
  */
 import { Client } from 'pg';
-import { AppError, createSecretBox, fromServiceError } from '@propdesk/kit';
+import { AppError, createSecretBox, fromServiceError, Mode } from '@propdesk/kit';
 import { startHarness, WEBHOOK_SECRET_KEY, type Harness } from '../test/harness';
 import type { ReceivedRequest } from '@propdesk/kit/testing';
 import { ALL_ACCEPT, NONE_ACCEPT, verdicts } from '../test/receiver-libraries';
@@ -23,12 +23,12 @@ afterAll(async () => {
 });
 
 async function register(org: string, path: string) {
-  const created = await h.client.call.createEndpoint({ organizationId: org, url: h.receiver.url(path), events: [] });
+  const created = await h.client.call.createEndpoint({ organizationId: org, mode: Mode.MODE_LIVE, url: h.receiver.url(path), events: [] });
   return { id: created.endpoint!.id, secret: created.secret };
 }
 
 function rotate(org: string, endpointId: string, previousExpiresInSeconds?: number) {
-  return h.client.call.rotateEndpointSecret({ organizationId: org, endpointId, previousExpiresInSeconds });
+  return h.client.call.rotateEndpointSecret({ organizationId: org, mode: Mode.MODE_LIVE, endpointId, previousExpiresInSeconds });
 }
 
 /** Publishes one event for the organization and waits for its next request on `path`. */
@@ -169,7 +169,7 @@ describe('rotating the secret', () => {
     expect((await rejection(rotate(h.org(), id, 0))).code).toBe('not_found');
     expect((await rejection(rotate(org, '00000000-0000-4000-8000-000000000000', 0))).code).toBe('not_found');
     expect((await rejection(rotate(org, 'not-a-uuid', 0))).code).toBe('not_found');
-    await h.client.call.deleteEndpoint({ organizationId: org, endpointId: id });
+    await h.client.call.deleteEndpoint({ organizationId: org, mode: Mode.MODE_LIVE, endpointId: id });
     expect((await rejection(rotate(org, id, 0))).code).toBe('not_found');
   });
 

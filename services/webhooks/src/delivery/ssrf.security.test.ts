@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { rootCertificates } from 'node:tls';
 import { Agent, request } from 'undici';
-import { createLogger } from '@propdesk/kit';
+import { createLogger, Mode } from '@propdesk/kit';
 import { webhooksv1 } from '@propdesk/proto';
 import { start } from '../main';
 import { createWebhooksClient } from '../test/webhooks-client';
@@ -27,7 +27,7 @@ const resolvingTo =
 describe('SSRF guard', () => {
   it('refuses localhost at registration: delivery could never reach it', async () => {
     const refused = await h.client.call
-      .createEndpoint({ organizationId: h.org(), url: h.receiver.url('/ssrf'), events: [] })
+      .createEndpoint({ organizationId: h.org(), mode: Mode.MODE_LIVE, url: h.receiver.url('/ssrf'), events: [] })
       .then(() => undefined, (err: unknown) => err);
     expect(refused).toMatchObject({ code: 'invalid_request', param: 'url' });
   });
@@ -64,12 +64,12 @@ describe('SSRF guard', () => {
     const org = h.org();
     const open = await start({ ...h.env, WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' }, { logger: createLogger('webhooks-open', { level: 'silent' }) });
     const openClient = createWebhooksClient(open.address);
-    const { endpoint } = await openClient.call.createEndpoint({ organizationId: org, url: h.receiver.url('/late'), events: [] });
+    const { endpoint } = await openClient.call.createEndpoint({ organizationId: org, mode: Mode.MODE_LIVE, url: h.receiver.url('/late'), events: [] });
     openClient.close();
     await open.stop();
-    await h.client.call.sendTestEvent({ organizationId: org, endpointId: endpoint!.id });
+    await h.client.call.sendTestEvent({ organizationId: org, mode: Mode.MODE_LIVE, endpointId: endpoint!.id });
     const [delivery] = await waitUntil(async () => {
-      const { deliveries } = await h.client.call.listDeliveries({ organizationId: org, endpointId: endpoint!.id, pageSize: 0, pageToken: '', status: 0, eventType: '' });
+      const { deliveries } = await h.client.call.listDeliveries({ organizationId: org, mode: Mode.MODE_LIVE, endpointId: endpoint!.id, pageSize: 0, pageToken: '', status: 0, eventType: '' });
       return deliveries[0]?.attempt >= 1 && deliveries;
     });
     expect(delivery.responseStatus).toBe(0);

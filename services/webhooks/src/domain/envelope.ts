@@ -3,6 +3,8 @@ export interface EventEnvelope {
   type: string;
   created_at: string;
   organization_id: string;
+  /** SPEC 13: false for an event of test mode. */
+  livemode: boolean;
   data: Record<string, unknown>;
 }
 
@@ -13,6 +15,7 @@ export function serializeEnvelope(envelope: EventEnvelope): string {
     type: envelope.type,
     created_at: envelope.created_at,
     organization_id: envelope.organization_id,
+    livemode: envelope.livemode,
     data: envelope.data,
   });
 }
@@ -27,7 +30,8 @@ export const SAMPLE_ACCOUNT = 0;
  * Data of a test delivery (POST /v1/webhooks/{id}/test): shaped like the real event of that type,
  * so a receiver's parser is exercised, but every value synthetic — account 0, no trader or
  * position id (null), round figures — and `test: true`, so a receiver can tell it apart and do
- * nothing. The envelope around it is the ordinary one (its organization_id is the caller's).
+ * nothing. The envelope around it is the ordinary one (its organization_id is the caller's, its
+ * livemode the endpoint's).
  */
 export function sampleData(type: string): Record<string, unknown> {
   const account = SAMPLE_ACCOUNT;

@@ -11,6 +11,7 @@ export function endpointToProto(endpoint: EndpointRecord): webhooksv1.Endpoint {
     events: endpoint.events,
     status: endpoint.status === 'enabled' ? webhooksv1.EndpointStatus.ENDPOINT_STATUS_ENABLED : webhooksv1.EndpointStatus.ENDPOINT_STATUS_DISABLED,
     createdAt: endpoint.createdAt,
+    livemode: endpoint.livemode,
   };
 }
 

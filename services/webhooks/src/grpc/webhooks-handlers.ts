@@ -24,30 +24,31 @@ export function webhooksHandlers(deps: Deps, logger: Logger): Server {
         ctx,
         webhooksv1.CreateEndpointResponse,
         ({ endpoint, secret, warnings }) => ({ endpoint: endpointToProto(endpoint), secret, warnings }),
-        () => createEndpoint(deps, { organizationId: req.organizationId, url: req.url, events: req.events }),
+        () => createEndpoint(deps, { organizationId: req.organizationId, mode: req.mode, url: req.url, events: req.events }),
       );
     },
     async listEndpoints(req) {
-      const page = await listEndpoints(deps, { organizationId: req.organizationId, pageSize: req.pageSize, pageToken: req.pageToken });
+      const page = await listEndpoints(deps, { organizationId: req.organizationId, mode: req.mode, pageSize: req.pageSize, pageToken: req.pageToken });
       return { endpoints: page.endpoints.map(endpointToProto), nextPageToken: page.nextPageToken };
     },
     async getEndpoint(req) {
-      return { endpoint: endpointToProto(await getEndpoint(deps, { organizationId: req.organizationId, endpointId: req.endpointId })) };
+      return { endpoint: endpointToProto(await getEndpoint(deps, { organizationId: req.organizationId, mode: req.mode, endpointId: req.endpointId })) };
     },
     deleteEndpoint(req, ctx) {
-      return once(ctx, webhooksv1.DeleteEndpointResponse, () => ({}), () => deleteEndpoint(deps, { organizationId: req.organizationId, endpointId: req.endpointId }));
+      return once(ctx, webhooksv1.DeleteEndpointResponse, () => ({}), () => deleteEndpoint(deps, { organizationId: req.organizationId, mode: req.mode, endpointId: req.endpointId }));
     },
     enableEndpoint(req, ctx) {
       return once(
         ctx,
         webhooksv1.EnableEndpointResponse,
         ({ endpoint }) => ({ endpoint: endpointToProto(endpoint) }),
-        () => enableEndpoint(deps, { organizationId: req.organizationId, endpointId: req.endpointId, redeliverSince: req.redeliverSince }),
+        () => enableEndpoint(deps, { organizationId: req.organizationId, mode: req.mode, endpointId: req.endpointId, redeliverSince: req.redeliverSince }),
       );
     },
     async listDeliveries(req) {
       const page = await listDeliveries(deps, {
         organizationId: req.organizationId,
+        mode: req.mode,
         endpointId: req.endpointId,
         pageSize: req.pageSize,
         pageToken: req.pageToken,
@@ -57,14 +58,14 @@ export function webhooksHandlers(deps: Deps, logger: Logger): Server {
       return { deliveries: page.deliveries.map(deliveryToProto), nextPageToken: page.nextPageToken };
     },
     sendTestEvent(req, ctx) {
-      return once(ctx, webhooksv1.SendTestEventResponse, (sent) => sent, () => sendTestEvent(deps, { organizationId: req.organizationId, endpointId: req.endpointId }));
+      return once(ctx, webhooksv1.SendTestEventResponse, (sent) => sent, () => sendTestEvent(deps, { organizationId: req.organizationId, mode: req.mode, endpointId: req.endpointId }));
     },
     retryDelivery(req, ctx) {
       return once(
         ctx,
         webhooksv1.RetryDeliveryResponse,
         (retried) => retried,
-        () => retryDelivery(deps, { organizationId: req.organizationId, endpointId: req.endpointId, deliveryId: req.deliveryId }),
+        () => retryDelivery(deps, { organizationId: req.organizationId, mode: req.mode, endpointId: req.endpointId, deliveryId: req.deliveryId }),
       );
     },
     rotateEndpointSecret(req, ctx) {
@@ -72,7 +73,7 @@ export function webhooksHandlers(deps: Deps, logger: Logger): Server {
         ctx,
         webhooksv1.RotateEndpointSecretResponse,
         (rotated) => ({ endpoint: endpointToProto(rotated.endpoint), secret: rotated.secret, previousExpiresAt: rotated.previousExpiresAt ?? undefined }),
-        () => rotateEndpointSecret(deps, { organizationId: req.organizationId, endpointId: req.endpointId, previousExpiresInSeconds: req.previousExpiresInSeconds }),
+        () => rotateEndpointSecret(deps, { organizationId: req.organizationId, mode: req.mode, endpointId: req.endpointId, previousExpiresInSeconds: req.previousExpiresInSeconds }),
       );
     },
   };

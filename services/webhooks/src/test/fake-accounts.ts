@@ -8,8 +8,15 @@ import { accountsv1 } from '@propdesk/proto';
 export interface FakeAccounts {
   address: string;
   port: number;
-  /** `traceparent`: the W3C trace context the event carries (outbox.ts keeps the writer's). */
-  publish(event: { type: string; organizationId: string; data?: Record<string, unknown>; id?: string; traceparent?: string }): { id: string; position: number };
+  /** An event of the organization, live unless `livemode: false`; `traceparent`: the W3C trace context it carries (outbox.ts keeps the writer's). */
+  publish(event: {
+    type: string;
+    organizationId: string;
+    livemode?: boolean;
+    data?: Record<string, unknown>;
+    id?: string;
+    traceparent?: string;
+  }): { id: string; position: number };
   /** How many StreamEvents calls were opened (reconnects show up here). */
   streamsOpened(): number;
   /** Ends every open stream with UNAVAILABLE, as a crashing accounts service would. */
@@ -62,6 +69,7 @@ export async function startFakeAccounts(port = 0): Promise<FakeAccounts> {
           id,
           type: input.type,
           organizationId: input.organizationId,
+          livemode: input.livemode ?? true,
           createdAt: new Date(),
           data: input.data ?? { account: 1000 + position },
           traceparent: input.traceparent ?? '',

@@ -1,7 +1,7 @@
-import { effectTransaction, notFound } from '@propdesk/kit';
+import { effectTransaction, notFound, type ScopeFields } from '@propdesk/kit';
 import type { Deps } from '../deps';
 import type { EndpointRecord } from '../data/endpoints-repository';
-import { requireOrganization } from './require-organization';
+import { requireScope } from './require-scope';
 
 /**
  * Re-enables an endpoint (enabling an enabled one is harmless). With `redeliverSince`, the
@@ -9,16 +9,16 @@ import { requireOrganization } from './require-organization';
  */
 export async function enableEndpoint(
   deps: Deps,
-  input: { organizationId: string; endpointId: string; redeliverSince?: Date },
+  input: ScopeFields & { endpointId: string; redeliverSince?: Date },
 ): Promise<{ endpoint: EndpointRecord; rescheduled: number }> {
-  const organizationId = requireOrganization(input.organizationId);
+  const scope = requireScope(input);
   return effectTransaction(deps.db, async (transaction) => {
-    const existing = await deps.endpoints.find(organizationId, input.endpointId, transaction);
+    const existing = await deps.endpoints.find(scope, input.endpointId, transaction);
     if (!existing) throw notFound('webhook endpoint');
     const endpoint = await deps.endpoints.setEnabled(existing.id, transaction);
     const rescheduled = input.redeliverSince ? await deps.deliveries.rescheduleSince(existing.id, input.redeliverSince, transaction) : 0;
     if (existing.status !== 'enabled' || rescheduled > 0) {
-      deps.logger.info({ endpointId: existing.id, organizationId, rescheduled }, 'webhook endpoint enabled');
+      deps.logger.info({ endpointId: existing.id, organizationId: scope.organizationId, rescheduled }, 'webhook endpoint enabled');
     }
     return { endpoint, rescheduled };
   });

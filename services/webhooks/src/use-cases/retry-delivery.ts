@@ -1,15 +1,15 @@
-import { AppError, effectTransaction, notFound } from '@propdesk/kit';
+import { AppError, effectTransaction, notFound, type ScopeFields } from '@propdesk/kit';
 import type { Deps } from '../deps';
-import { requireOrganization } from './require-organization';
+import { requireScope } from './require-scope';
 
 /** One more attempt now, with the delivery's original event id and body. */
 export async function retryDelivery(
   deps: Deps,
-  input: { organizationId: string; endpointId: string; deliveryId: string },
+  input: ScopeFields & { endpointId: string; deliveryId: string },
 ): Promise<{ deliveryId: string; eventId: string }> {
-  const organizationId = requireOrganization(input.organizationId);
+  const scope = requireScope(input);
   return effectTransaction(deps.db, async (transaction) => {
-    const endpoint = await deps.endpoints.find(organizationId, input.endpointId, transaction);
+    const endpoint = await deps.endpoints.find(scope, input.endpointId, transaction);
     if (!endpoint) throw notFound('webhook endpoint');
     const delivery = await deps.deliveries.find(endpoint.id, input.deliveryId, transaction);
     if (!delivery) throw notFound('delivery');

@@ -1,8 +1,8 @@
-import { effectTransaction, integerIn, notFound, OVERLAP_SECONDS } from '@propdesk/kit';
+import { effectTransaction, integerIn, notFound, OVERLAP_SECONDS, type ScopeFields } from '@propdesk/kit';
 import type { Deps } from '../deps';
 import type { EndpointRecord } from '../data/endpoints-repository';
 import { newEndpointSecret } from '../domain/signature';
-import { requireOrganization } from './require-organization';
+import { requireScope } from './require-scope';
 
 /**
  * SPEC section 12: a new secret, returned here only and stored sealed. Until the previous secret
@@ -11,17 +11,17 @@ import { requireOrganization } from './require-organization';
  */
 export async function rotateEndpointSecret(
   deps: Deps,
-  input: { organizationId: string; endpointId: string; previousExpiresInSeconds?: number },
+  input: ScopeFields & { endpointId: string; previousExpiresInSeconds?: number },
 ): Promise<{ endpoint: EndpointRecord; secret: string; previousExpiresAt: Date | null }> {
-  const organizationId = requireOrganization(input.organizationId);
+  const scope = requireScope(input);
   const previousExpiresInSeconds = integerIn(input.previousExpiresInSeconds ?? OVERLAP_SECONDS.default, OVERLAP_SECONDS, 'previous_expires_in');
   const secret = newEndpointSecret();
   // A retry with the same Idempotency-Key gets this secret back, not a third one.
   const rotated = await effectTransaction(deps.db, async (transaction) => {
-    const done = await deps.endpoints.rotateSecret({ organizationId, id: input.endpointId, secretSealed: deps.secrets.seal(secret), previousExpiresInSeconds }, transaction);
+    const done = await deps.endpoints.rotateSecret({ scope, id: input.endpointId, secretSealed: deps.secrets.seal(secret), previousExpiresInSeconds }, transaction);
     if (!done) throw notFound('webhook endpoint');
     return { endpoint: done.endpoint, secret, previousExpiresAt: done.previousExpiresAt };
   });
-  deps.logger.info({ endpointId: rotated.endpoint.id, organizationId, previousExpiresAt: rotated.previousExpiresAt }, 'webhook secret rotated');
+  deps.logger.info({ endpointId: rotated.endpoint.id, organizationId: scope.organizationId, previousExpiresAt: rotated.previousExpiresAt }, 'webhook secret rotated');
   return rotated;
 }

@@ -1,24 +1,31 @@
-import { AppError, effectTransaction, newEventId, notFound } from '@propdesk/kit';
+import { AppError, effectTransaction, newEventId, notFound, type ScopeFields } from '@propdesk/kit';
 import type { Deps } from '../deps';
 import { sampleData, serializeEnvelope } from '../domain/envelope';
-import { requireOrganization } from './require-organization';
+import { requireScope } from './require-scope';
 
 /**
  * A signed sample event of the real envelope shape: the endpoint's first subscribed type (or
- * account.created), the caller's organization id, synthetic data marked `test: true` (sampleData:
+ * account.created), the caller's organization id and the endpoint's mode, synthetic data marked `test: true` (sampleData:
  * nothing of any real account), a fresh evt_ id; delivered and recorded like any other.
  */
-export async function sendTestEvent(deps: Deps, input: { organizationId: string; endpointId: string }): Promise<{ deliveryId: string; eventId: string }> {
-  const organizationId = requireOrganization(input.organizationId);
+export async function sendTestEvent(deps: Deps, input: ScopeFields & { endpointId: string }): Promise<{ deliveryId: string; eventId: string }> {
+  const scope = requireScope(input);
   return effectTransaction(deps.db, async (transaction) => {
-    const endpoint = await deps.endpoints.find(organizationId, input.endpointId, transaction);
+    const endpoint = await deps.endpoints.find(scope, input.endpointId, transaction);
     if (!endpoint) throw notFound('webhook endpoint');
     if (endpoint.status !== 'enabled') throw new AppError('conflict', 'the endpoint is disabled; enable it first');
     const type = endpoint.events[0] ?? 'account.created';
     const eventId = newEventId();
     const createdAt = new Date();
-    const body = serializeEnvelope({ id: eventId, type, created_at: createdAt.toISOString(), organization_id: organizationId, data: sampleData(type) });
-    const deliveryId = await deps.deliveries.insertTest({ endpointId: endpoint.id, eventId, eventType: type, organizationId, body, createdAt }, transaction);
+    const body = serializeEnvelope({
+      id: eventId,
+      type,
+      created_at: createdAt.toISOString(),
+      organization_id: scope.organizationId,
+      livemode: endpoint.livemode,
+      data: sampleData(type),
+    });
+    const deliveryId = await deps.deliveries.insertTest({ endpointId: endpoint.id, eventId, eventType: type, scope, body, createdAt }, transaction);
     return { deliveryId, eventId };
   });
 }

@@ -87,7 +87,11 @@ export interface Account {
   attempt: number;
   /** The account of the phase before this one, and of the phase after (once passed into it). */
   previousAccount?: string | undefined;
-  nextAccount?: string | undefined;
+  nextAccount?:
+    | string
+    | undefined;
+  /** false for a test account (SPEC 13); account numbers are unique across modes. */
+  livemode: boolean;
 }
 
 export interface AccountPhase {
@@ -116,6 +120,7 @@ function createBaseAccount(): Account {
     attempt: 0,
     previousAccount: undefined,
     nextAccount: undefined,
+    livemode: false,
   };
 }
 
@@ -168,6 +173,9 @@ export const Account: MessageFns<Account> = {
     }
     if (message.nextAccount !== undefined) {
       writer.uint32(128).int64(message.nextAccount);
+    }
+    if (message.livemode !== false) {
+      writer.uint32(136).bool(message.livemode);
     }
     return writer;
   },
@@ -313,6 +321,14 @@ export const Account: MessageFns<Account> = {
             message.nextAccount = reader.int64().toString();
             continue;
           }
+          case 17: {
+            if (tag !== 136) {
+              break;
+            }
+
+            message.livemode = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -375,6 +391,7 @@ export const Account: MessageFns<Account> = {
         : isSet(object.next_account)
         ? globalThis.String(object.next_account)
         : undefined,
+      livemode: isSet(object.livemode) ? globalThis.Boolean(object.livemode) : false,
     };
   },
 
@@ -428,6 +445,9 @@ export const Account: MessageFns<Account> = {
     if (message.nextAccount !== undefined) {
       obj.nextAccount = message.nextAccount;
     }
+    if (message.livemode !== false) {
+      obj.livemode = message.livemode;
+    }
     return obj;
   },
 
@@ -454,6 +474,7 @@ export const Account: MessageFns<Account> = {
     message.attempt = object.attempt ?? 0;
     message.previousAccount = object.previousAccount ?? undefined;
     message.nextAccount = object.nextAccount ?? undefined;
+    message.livemode = object.livemode ?? false;
     return message;
   },
 };

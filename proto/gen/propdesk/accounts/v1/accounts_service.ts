@@ -22,6 +22,7 @@ import {
 } from "@grpc/grpc-js";
 import { Struct } from "../../../google/protobuf/struct";
 import { Timestamp } from "../../../google/protobuf/timestamp";
+import { Mode, modeFromJSON, modeToJSON } from "../../common/v1/mode";
 import { Account, AccountStatus, accountStatusFromJSON, accountStatusToJSON } from "./account";
 
 export const protobufPackage = "propdesk.accounts.v1";
@@ -33,11 +34,16 @@ export interface Trader {
   organizationId: string;
   name: string;
   email: string;
-  createdAt?: Date | undefined;
+  createdAt?:
+    | Date
+    | undefined;
+  /** false for a test trader (SPEC 13). */
+  livemode: boolean;
 }
 
 export interface CreateAccountsRequest {
   organizationId: string;
+  mode: Mode;
   count: number;
   /** Empty = "standard". */
   program: string;
@@ -51,6 +57,7 @@ export interface CreateAccountsResponse {
 
 export interface GetAccountRequest {
   organizationId: string;
+  mode: Mode;
   number: string;
 }
 
@@ -60,6 +67,7 @@ export interface GetAccountResponse {
 
 export interface ListAccountsRequest {
   organizationId: string;
+  mode: Mode;
   pageSize: number;
   pageToken: string;
   /** Filters; unset = no filter. */
@@ -116,6 +124,7 @@ export interface ItemError {
 
 export interface AssignTraderRequest {
   organizationId: string;
+  mode: Mode;
   number: string;
   name: string;
   email: string;
@@ -128,6 +137,7 @@ export interface AssignTraderResponse {
 
 export interface UnassignTraderRequest {
   organizationId: string;
+  mode: Mode;
   number: string;
 }
 
@@ -137,6 +147,7 @@ export interface UnassignTraderResponse {
 
 export interface ClaimAccountRequest {
   organizationId: string;
+  mode: Mode;
   name: string;
   email: string;
 }
@@ -148,6 +159,7 @@ export interface ClaimAccountResponse {
 
 export interface ArchiveAccountRequest {
   organizationId: string;
+  mode: Mode;
   number: string;
 }
 
@@ -157,6 +169,7 @@ export interface ArchiveAccountResponse {
 
 export interface CreateTraderRequest {
   organizationId: string;
+  mode: Mode;
   name: string;
   email: string;
 }
@@ -171,6 +184,7 @@ export interface CreateTraderResponse {
 
 export interface GetTraderRequest {
   organizationId: string;
+  mode: Mode;
   traderId: string;
 }
 
@@ -180,12 +194,14 @@ export interface GetTraderResponse {
 
 export interface ListTradersRequest {
   organizationId: string;
+  mode: Mode;
   pageSize: number;
   pageToken: string;
 }
 
 export interface FindTradersRequest {
   organizationId: string;
+  mode: Mode;
   ids: string[];
   emails: string[];
 }
@@ -208,6 +224,7 @@ export interface Credentials {
 
 export interface GetCredentialsRequest {
   organizationId: string;
+  mode: Mode;
   number: string;
 }
 
@@ -217,6 +234,7 @@ export interface GetCredentialsResponse {
 
 export interface RotateCredentialsRequest {
   organizationId: string;
+  mode: Mode;
   number: string;
 }
 
@@ -262,10 +280,13 @@ export interface Event {
    */
   traceparent: string;
   tracestate: string;
+  /** false for an event of test mode (SPEC 13). */
+  livemode: boolean;
 }
 
 export interface ListEventsRequest {
   organizationId: string;
+  mode: Mode;
   pageSize: number;
   pageToken: string;
   /** Empty = every type. */
@@ -277,6 +298,7 @@ export interface ListEventsResponse {
   nextPageToken: string;
 }
 
+/** Every organization's events of both modes: a consumer keeps each event in its mode. */
 export interface StreamEventsRequest {
   /** 0 = from the beginning. */
   afterPosition: string;
@@ -297,6 +319,7 @@ export interface StreamEventsResponse {
 
 export interface ListProgramsRequest {
   organizationId: string;
+  mode: Mode;
   pageSize: number;
   pageToken: string;
   /** "active" or "archived"; empty = every program. */
@@ -311,6 +334,7 @@ export interface ListProgramsResponse {
 
 export interface GetProgramRequest {
   organizationId: string;
+  mode: Mode;
   name: string;
   /** 0 = the latest version. */
   version: number;
@@ -322,6 +346,7 @@ export interface GetProgramResponse {
 
 export interface CreateProgramRequest {
   organizationId: string;
+  mode: Mode;
   /** {name, description?, currency?, initial_balance, phases: [...]}. */
   program?: { [key: string]: any } | undefined;
 }
@@ -332,6 +357,7 @@ export interface CreateProgramResponse {
 
 export interface UpdateProgramRequest {
   organizationId: string;
+  mode: Mode;
   name: string;
   /** A full replacement: {description?, currency?, initial_balance, phases: [...]}. */
   program?: { [key: string]: any } | undefined;
@@ -343,6 +369,7 @@ export interface UpdateProgramResponse {
 
 export interface ArchiveProgramRequest {
   organizationId: string;
+  mode: Mode;
   name: string;
 }
 
@@ -351,7 +378,7 @@ export interface ArchiveProgramResponse {
 }
 
 function createBaseTrader(): Trader {
-  return { id: "", organizationId: "", name: "", email: "", createdAt: undefined };
+  return { id: "", organizationId: "", name: "", email: "", createdAt: undefined, livemode: false };
 }
 
 export const Trader: MessageFns<Trader> = {
@@ -370,6 +397,9 @@ export const Trader: MessageFns<Trader> = {
     }
     if (message.createdAt !== undefined) {
       Timestamp.encode(toTimestamp(message.createdAt), writer.uint32(42).fork()).join();
+    }
+    if (message.livemode !== false) {
+      writer.uint32(48).bool(message.livemode);
     }
     return writer;
   },
@@ -427,6 +457,14 @@ export const Trader: MessageFns<Trader> = {
             message.createdAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
             continue;
           }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.livemode = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -454,6 +492,7 @@ export const Trader: MessageFns<Trader> = {
         : isSet(object.created_at)
         ? fromJsonTimestamp(object.created_at)
         : undefined,
+      livemode: isSet(object.livemode) ? globalThis.Boolean(object.livemode) : false,
     };
   },
 
@@ -474,6 +513,9 @@ export const Trader: MessageFns<Trader> = {
     if (message.createdAt !== undefined) {
       obj.createdAt = message.createdAt.toISOString();
     }
+    if (message.livemode !== false) {
+      obj.livemode = message.livemode;
+    }
     return obj;
   },
 
@@ -487,18 +529,22 @@ export const Trader: MessageFns<Trader> = {
     message.name = object.name ?? "";
     message.email = object.email ?? "";
     message.createdAt = object.createdAt ?? undefined;
+    message.livemode = object.livemode ?? false;
     return message;
   },
 };
 
 function createBaseCreateAccountsRequest(): CreateAccountsRequest {
-  return { organizationId: "", count: 0, program: "", initialBalance: 0 };
+  return { organizationId: "", mode: 0, count: 0, program: "", initialBalance: 0 };
 }
 
 export const CreateAccountsRequest: MessageFns<CreateAccountsRequest> = {
   encode(message: CreateAccountsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.organizationId !== "") {
       writer.uint32(10).string(message.organizationId);
+    }
+    if (message.mode !== 0) {
+      writer.uint32(40).int32(message.mode);
     }
     if (message.count !== 0) {
       writer.uint32(16).int32(message.count);
@@ -531,6 +577,14 @@ export const CreateAccountsRequest: MessageFns<CreateAccountsRequest> = {
             }
 
             message.organizationId = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.mode = reader.int32() as any;
             continue;
           }
           case 2: {
@@ -576,6 +630,7 @@ export const CreateAccountsRequest: MessageFns<CreateAccountsRequest> = {
         : isSet(object.organization_id)
         ? globalThis.String(object.organization_id)
         : "",
+      mode: isSet(object.mode) ? modeFromJSON(object.mode) : 0,
       count: isSet(object.count) ? globalThis.Number(object.count) : 0,
       program: isSet(object.program) ? globalThis.String(object.program) : "",
       initialBalance: isSet(object.initialBalance)
@@ -590,6 +645,9 @@ export const CreateAccountsRequest: MessageFns<CreateAccountsRequest> = {
     const obj: any = {};
     if (message.organizationId !== "") {
       obj.organizationId = message.organizationId;
+    }
+    if (message.mode !== 0) {
+      obj.mode = modeToJSON(message.mode);
     }
     if (message.count !== 0) {
       obj.count = Math.round(message.count);
@@ -609,6 +667,7 @@ export const CreateAccountsRequest: MessageFns<CreateAccountsRequest> = {
   fromPartial<I extends Exact<DeepPartial<CreateAccountsRequest>, I>>(object: I): CreateAccountsRequest {
     const message = createBaseCreateAccountsRequest();
     message.organizationId = object.organizationId ?? "";
+    message.mode = object.mode ?? 0;
     message.count = object.count ?? 0;
     message.program = object.program ?? "";
     message.initialBalance = object.initialBalance ?? 0;
@@ -686,13 +745,16 @@ export const CreateAccountsResponse: MessageFns<CreateAccountsResponse> = {
 };
 
 function createBaseGetAccountRequest(): GetAccountRequest {
-  return { organizationId: "", number: "0" };
+  return { organizationId: "", mode: 0, number: "0" };
 }
 
 export const GetAccountRequest: MessageFns<GetAccountRequest> = {
   encode(message: GetAccountRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.organizationId !== "") {
       writer.uint32(10).string(message.organizationId);
+    }
+    if (message.mode !== 0) {
+      writer.uint32(24).int32(message.mode);
     }
     if (message.number !== "0") {
       writer.uint32(16).int64(message.number);
@@ -719,6 +781,14 @@ export const GetAccountRequest: MessageFns<GetAccountRequest> = {
             }
 
             message.organizationId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.mode = reader.int32() as any;
             continue;
           }
           case 2: {
@@ -748,6 +818,7 @@ export const GetAccountRequest: MessageFns<GetAccountRequest> = {
         : isSet(object.organization_id)
         ? globalThis.String(object.organization_id)
         : "",
+      mode: isSet(object.mode) ? modeFromJSON(object.mode) : 0,
       number: isSet(object.number) ? globalThis.String(object.number) : "0",
     };
   },
@@ -756,6 +827,9 @@ export const GetAccountRequest: MessageFns<GetAccountRequest> = {
     const obj: any = {};
     if (message.organizationId !== "") {
       obj.organizationId = message.organizationId;
+    }
+    if (message.mode !== 0) {
+      obj.mode = modeToJSON(message.mode);
     }
     if (message.number !== "0") {
       obj.number = message.number;
@@ -769,6 +843,7 @@ export const GetAccountRequest: MessageFns<GetAccountRequest> = {
   fromPartial<I extends Exact<DeepPartial<GetAccountRequest>, I>>(object: I): GetAccountRequest {
     const message = createBaseGetAccountRequest();
     message.organizationId = object.organizationId ?? "";
+    message.mode = object.mode ?? 0;
     message.number = object.number ?? "0";
     return message;
   },
@@ -846,6 +921,7 @@ export const GetAccountResponse: MessageFns<GetAccountResponse> = {
 function createBaseListAccountsRequest(): ListAccountsRequest {
   return {
     organizationId: "",
+    mode: 0,
     pageSize: 0,
     pageToken: "",
     status: 0,
@@ -859,6 +935,9 @@ export const ListAccountsRequest: MessageFns<ListAccountsRequest> = {
   encode(message: ListAccountsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.organizationId !== "") {
       writer.uint32(10).string(message.organizationId);
+    }
+    if (message.mode !== 0) {
+      writer.uint32(64).int32(message.mode);
     }
     if (message.pageSize !== 0) {
       writer.uint32(16).int32(message.pageSize);
@@ -900,6 +979,14 @@ export const ListAccountsRequest: MessageFns<ListAccountsRequest> = {
             }
 
             message.organizationId = reader.string();
+            continue;
+          }
+          case 8: {
+            if (tag !== 64) {
+              break;
+            }
+
+            message.mode = reader.int32() as any;
             continue;
           }
           case 2: {
@@ -969,6 +1056,7 @@ export const ListAccountsRequest: MessageFns<ListAccountsRequest> = {
         : isSet(object.organization_id)
         ? globalThis.String(object.organization_id)
         : "",
+      mode: isSet(object.mode) ? modeFromJSON(object.mode) : 0,
       pageSize: isSet(object.pageSize)
         ? globalThis.Number(object.pageSize)
         : isSet(object.page_size)
@@ -999,6 +1087,9 @@ export const ListAccountsRequest: MessageFns<ListAccountsRequest> = {
     if (message.organizationId !== "") {
       obj.organizationId = message.organizationId;
     }
+    if (message.mode !== 0) {
+      obj.mode = modeToJSON(message.mode);
+    }
     if (message.pageSize !== 0) {
       obj.pageSize = Math.round(message.pageSize);
     }
@@ -1026,6 +1117,7 @@ export const ListAccountsRequest: MessageFns<ListAccountsRequest> = {
   fromPartial<I extends Exact<DeepPartial<ListAccountsRequest>, I>>(object: I): ListAccountsRequest {
     const message = createBaseListAccountsRequest();
     message.organizationId = object.organizationId ?? "";
+    message.mode = object.mode ?? 0;
     message.pageSize = object.pageSize ?? 0;
     message.pageToken = object.pageToken ?? "";
     message.status = object.status ?? 0;
@@ -1498,13 +1590,16 @@ export const ItemError: MessageFns<ItemError> = {
 };
 
 function createBaseAssignTraderRequest(): AssignTraderRequest {
-  return { organizationId: "", number: "0", name: "", email: "" };
+  return { organizationId: "", mode: 0, number: "0", name: "", email: "" };
 }
 
 export const AssignTraderRequest: MessageFns<AssignTraderRequest> = {
   encode(message: AssignTraderRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.organizationId !== "") {
       writer.uint32(10).string(message.organizationId);
+    }
+    if (message.mode !== 0) {
+      writer.uint32(40).int32(message.mode);
     }
     if (message.number !== "0") {
       writer.uint32(16).int64(message.number);
@@ -1537,6 +1632,14 @@ export const AssignTraderRequest: MessageFns<AssignTraderRequest> = {
             }
 
             message.organizationId = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.mode = reader.int32() as any;
             continue;
           }
           case 2: {
@@ -1582,6 +1685,7 @@ export const AssignTraderRequest: MessageFns<AssignTraderRequest> = {
         : isSet(object.organization_id)
         ? globalThis.String(object.organization_id)
         : "",
+      mode: isSet(object.mode) ? modeFromJSON(object.mode) : 0,
       number: isSet(object.number) ? globalThis.String(object.number) : "0",
       name: isSet(object.name) ? globalThis.String(object.name) : "",
       email: isSet(object.email) ? globalThis.String(object.email) : "",
@@ -1592,6 +1696,9 @@ export const AssignTraderRequest: MessageFns<AssignTraderRequest> = {
     const obj: any = {};
     if (message.organizationId !== "") {
       obj.organizationId = message.organizationId;
+    }
+    if (message.mode !== 0) {
+      obj.mode = modeToJSON(message.mode);
     }
     if (message.number !== "0") {
       obj.number = message.number;
@@ -1611,6 +1718,7 @@ export const AssignTraderRequest: MessageFns<AssignTraderRequest> = {
   fromPartial<I extends Exact<DeepPartial<AssignTraderRequest>, I>>(object: I): AssignTraderRequest {
     const message = createBaseAssignTraderRequest();
     message.organizationId = object.organizationId ?? "";
+    message.mode = object.mode ?? 0;
     message.number = object.number ?? "0";
     message.name = object.name ?? "";
     message.email = object.email ?? "";
@@ -1708,13 +1816,16 @@ export const AssignTraderResponse: MessageFns<AssignTraderResponse> = {
 };
 
 function createBaseUnassignTraderRequest(): UnassignTraderRequest {
-  return { organizationId: "", number: "0" };
+  return { organizationId: "", mode: 0, number: "0" };
 }
 
 export const UnassignTraderRequest: MessageFns<UnassignTraderRequest> = {
   encode(message: UnassignTraderRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.organizationId !== "") {
       writer.uint32(10).string(message.organizationId);
+    }
+    if (message.mode !== 0) {
+      writer.uint32(24).int32(message.mode);
     }
     if (message.number !== "0") {
       writer.uint32(16).int64(message.number);
@@ -1741,6 +1852,14 @@ export const UnassignTraderRequest: MessageFns<UnassignTraderRequest> = {
             }
 
             message.organizationId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.mode = reader.int32() as any;
             continue;
           }
           case 2: {
@@ -1770,6 +1889,7 @@ export const UnassignTraderRequest: MessageFns<UnassignTraderRequest> = {
         : isSet(object.organization_id)
         ? globalThis.String(object.organization_id)
         : "",
+      mode: isSet(object.mode) ? modeFromJSON(object.mode) : 0,
       number: isSet(object.number) ? globalThis.String(object.number) : "0",
     };
   },
@@ -1778,6 +1898,9 @@ export const UnassignTraderRequest: MessageFns<UnassignTraderRequest> = {
     const obj: any = {};
     if (message.organizationId !== "") {
       obj.organizationId = message.organizationId;
+    }
+    if (message.mode !== 0) {
+      obj.mode = modeToJSON(message.mode);
     }
     if (message.number !== "0") {
       obj.number = message.number;
@@ -1791,6 +1914,7 @@ export const UnassignTraderRequest: MessageFns<UnassignTraderRequest> = {
   fromPartial<I extends Exact<DeepPartial<UnassignTraderRequest>, I>>(object: I): UnassignTraderRequest {
     const message = createBaseUnassignTraderRequest();
     message.organizationId = object.organizationId ?? "";
+    message.mode = object.mode ?? 0;
     message.number = object.number ?? "0";
     return message;
   },
@@ -1866,13 +1990,16 @@ export const UnassignTraderResponse: MessageFns<UnassignTraderResponse> = {
 };
 
 function createBaseClaimAccountRequest(): ClaimAccountRequest {
-  return { organizationId: "", name: "", email: "" };
+  return { organizationId: "", mode: 0, name: "", email: "" };
 }
 
 export const ClaimAccountRequest: MessageFns<ClaimAccountRequest> = {
   encode(message: ClaimAccountRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.organizationId !== "") {
       writer.uint32(10).string(message.organizationId);
+    }
+    if (message.mode !== 0) {
+      writer.uint32(32).int32(message.mode);
     }
     if (message.name !== "") {
       writer.uint32(18).string(message.name);
@@ -1902,6 +2029,14 @@ export const ClaimAccountRequest: MessageFns<ClaimAccountRequest> = {
             }
 
             message.organizationId = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.mode = reader.int32() as any;
             continue;
           }
           case 2: {
@@ -1939,6 +2074,7 @@ export const ClaimAccountRequest: MessageFns<ClaimAccountRequest> = {
         : isSet(object.organization_id)
         ? globalThis.String(object.organization_id)
         : "",
+      mode: isSet(object.mode) ? modeFromJSON(object.mode) : 0,
       name: isSet(object.name) ? globalThis.String(object.name) : "",
       email: isSet(object.email) ? globalThis.String(object.email) : "",
     };
@@ -1948,6 +2084,9 @@ export const ClaimAccountRequest: MessageFns<ClaimAccountRequest> = {
     const obj: any = {};
     if (message.organizationId !== "") {
       obj.organizationId = message.organizationId;
+    }
+    if (message.mode !== 0) {
+      obj.mode = modeToJSON(message.mode);
     }
     if (message.name !== "") {
       obj.name = message.name;
@@ -1964,6 +2103,7 @@ export const ClaimAccountRequest: MessageFns<ClaimAccountRequest> = {
   fromPartial<I extends Exact<DeepPartial<ClaimAccountRequest>, I>>(object: I): ClaimAccountRequest {
     const message = createBaseClaimAccountRequest();
     message.organizationId = object.organizationId ?? "";
+    message.mode = object.mode ?? 0;
     message.name = object.name ?? "";
     message.email = object.email ?? "";
     return message;
@@ -2060,13 +2200,16 @@ export const ClaimAccountResponse: MessageFns<ClaimAccountResponse> = {
 };
 
 function createBaseArchiveAccountRequest(): ArchiveAccountRequest {
-  return { organizationId: "", number: "0" };
+  return { organizationId: "", mode: 0, number: "0" };
 }
 
 export const ArchiveAccountRequest: MessageFns<ArchiveAccountRequest> = {
   encode(message: ArchiveAccountRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.organizationId !== "") {
       writer.uint32(10).string(message.organizationId);
+    }
+    if (message.mode !== 0) {
+      writer.uint32(24).int32(message.mode);
     }
     if (message.number !== "0") {
       writer.uint32(16).int64(message.number);
@@ -2093,6 +2236,14 @@ export const ArchiveAccountRequest: MessageFns<ArchiveAccountRequest> = {
             }
 
             message.organizationId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.mode = reader.int32() as any;
             continue;
           }
           case 2: {
@@ -2122,6 +2273,7 @@ export const ArchiveAccountRequest: MessageFns<ArchiveAccountRequest> = {
         : isSet(object.organization_id)
         ? globalThis.String(object.organization_id)
         : "",
+      mode: isSet(object.mode) ? modeFromJSON(object.mode) : 0,
       number: isSet(object.number) ? globalThis.String(object.number) : "0",
     };
   },
@@ -2130,6 +2282,9 @@ export const ArchiveAccountRequest: MessageFns<ArchiveAccountRequest> = {
     const obj: any = {};
     if (message.organizationId !== "") {
       obj.organizationId = message.organizationId;
+    }
+    if (message.mode !== 0) {
+      obj.mode = modeToJSON(message.mode);
     }
     if (message.number !== "0") {
       obj.number = message.number;
@@ -2143,6 +2298,7 @@ export const ArchiveAccountRequest: MessageFns<ArchiveAccountRequest> = {
   fromPartial<I extends Exact<DeepPartial<ArchiveAccountRequest>, I>>(object: I): ArchiveAccountRequest {
     const message = createBaseArchiveAccountRequest();
     message.organizationId = object.organizationId ?? "";
+    message.mode = object.mode ?? 0;
     message.number = object.number ?? "0";
     return message;
   },
@@ -2218,13 +2374,16 @@ export const ArchiveAccountResponse: MessageFns<ArchiveAccountResponse> = {
 };
 
 function createBaseCreateTraderRequest(): CreateTraderRequest {
-  return { organizationId: "", name: "", email: "" };
+  return { organizationId: "", mode: 0, name: "", email: "" };
 }
 
 export const CreateTraderRequest: MessageFns<CreateTraderRequest> = {
   encode(message: CreateTraderRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.organizationId !== "") {
       writer.uint32(10).string(message.organizationId);
+    }
+    if (message.mode !== 0) {
+      writer.uint32(32).int32(message.mode);
     }
     if (message.name !== "") {
       writer.uint32(18).string(message.name);
@@ -2254,6 +2413,14 @@ export const CreateTraderRequest: MessageFns<CreateTraderRequest> = {
             }
 
             message.organizationId = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.mode = reader.int32() as any;
             continue;
           }
           case 2: {
@@ -2291,6 +2458,7 @@ export const CreateTraderRequest: MessageFns<CreateTraderRequest> = {
         : isSet(object.organization_id)
         ? globalThis.String(object.organization_id)
         : "",
+      mode: isSet(object.mode) ? modeFromJSON(object.mode) : 0,
       name: isSet(object.name) ? globalThis.String(object.name) : "",
       email: isSet(object.email) ? globalThis.String(object.email) : "",
     };
@@ -2300,6 +2468,9 @@ export const CreateTraderRequest: MessageFns<CreateTraderRequest> = {
     const obj: any = {};
     if (message.organizationId !== "") {
       obj.organizationId = message.organizationId;
+    }
+    if (message.mode !== 0) {
+      obj.mode = modeToJSON(message.mode);
     }
     if (message.name !== "") {
       obj.name = message.name;
@@ -2316,6 +2487,7 @@ export const CreateTraderRequest: MessageFns<CreateTraderRequest> = {
   fromPartial<I extends Exact<DeepPartial<CreateTraderRequest>, I>>(object: I): CreateTraderRequest {
     const message = createBaseCreateTraderRequest();
     message.organizationId = object.organizationId ?? "";
+    message.mode = object.mode ?? 0;
     message.name = object.name ?? "";
     message.email = object.email ?? "";
     return message;
@@ -2410,13 +2582,16 @@ export const CreateTraderResponse: MessageFns<CreateTraderResponse> = {
 };
 
 function createBaseGetTraderRequest(): GetTraderRequest {
-  return { organizationId: "", traderId: "" };
+  return { organizationId: "", mode: 0, traderId: "" };
 }
 
 export const GetTraderRequest: MessageFns<GetTraderRequest> = {
   encode(message: GetTraderRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.organizationId !== "") {
       writer.uint32(10).string(message.organizationId);
+    }
+    if (message.mode !== 0) {
+      writer.uint32(24).int32(message.mode);
     }
     if (message.traderId !== "") {
       writer.uint32(18).string(message.traderId);
@@ -2443,6 +2618,14 @@ export const GetTraderRequest: MessageFns<GetTraderRequest> = {
             }
 
             message.organizationId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.mode = reader.int32() as any;
             continue;
           }
           case 2: {
@@ -2472,6 +2655,7 @@ export const GetTraderRequest: MessageFns<GetTraderRequest> = {
         : isSet(object.organization_id)
         ? globalThis.String(object.organization_id)
         : "",
+      mode: isSet(object.mode) ? modeFromJSON(object.mode) : 0,
       traderId: isSet(object.traderId)
         ? globalThis.String(object.traderId)
         : isSet(object.trader_id)
@@ -2485,6 +2669,9 @@ export const GetTraderRequest: MessageFns<GetTraderRequest> = {
     if (message.organizationId !== "") {
       obj.organizationId = message.organizationId;
     }
+    if (message.mode !== 0) {
+      obj.mode = modeToJSON(message.mode);
+    }
     if (message.traderId !== "") {
       obj.traderId = message.traderId;
     }
@@ -2497,6 +2684,7 @@ export const GetTraderRequest: MessageFns<GetTraderRequest> = {
   fromPartial<I extends Exact<DeepPartial<GetTraderRequest>, I>>(object: I): GetTraderRequest {
     const message = createBaseGetTraderRequest();
     message.organizationId = object.organizationId ?? "";
+    message.mode = object.mode ?? 0;
     message.traderId = object.traderId ?? "";
     return message;
   },
@@ -2572,13 +2760,16 @@ export const GetTraderResponse: MessageFns<GetTraderResponse> = {
 };
 
 function createBaseListTradersRequest(): ListTradersRequest {
-  return { organizationId: "", pageSize: 0, pageToken: "" };
+  return { organizationId: "", mode: 0, pageSize: 0, pageToken: "" };
 }
 
 export const ListTradersRequest: MessageFns<ListTradersRequest> = {
   encode(message: ListTradersRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.organizationId !== "") {
       writer.uint32(10).string(message.organizationId);
+    }
+    if (message.mode !== 0) {
+      writer.uint32(32).int32(message.mode);
     }
     if (message.pageSize !== 0) {
       writer.uint32(16).int32(message.pageSize);
@@ -2608,6 +2799,14 @@ export const ListTradersRequest: MessageFns<ListTradersRequest> = {
             }
 
             message.organizationId = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.mode = reader.int32() as any;
             continue;
           }
           case 2: {
@@ -2645,6 +2844,7 @@ export const ListTradersRequest: MessageFns<ListTradersRequest> = {
         : isSet(object.organization_id)
         ? globalThis.String(object.organization_id)
         : "",
+      mode: isSet(object.mode) ? modeFromJSON(object.mode) : 0,
       pageSize: isSet(object.pageSize)
         ? globalThis.Number(object.pageSize)
         : isSet(object.page_size)
@@ -2663,6 +2863,9 @@ export const ListTradersRequest: MessageFns<ListTradersRequest> = {
     if (message.organizationId !== "") {
       obj.organizationId = message.organizationId;
     }
+    if (message.mode !== 0) {
+      obj.mode = modeToJSON(message.mode);
+    }
     if (message.pageSize !== 0) {
       obj.pageSize = Math.round(message.pageSize);
     }
@@ -2678,6 +2881,7 @@ export const ListTradersRequest: MessageFns<ListTradersRequest> = {
   fromPartial<I extends Exact<DeepPartial<ListTradersRequest>, I>>(object: I): ListTradersRequest {
     const message = createBaseListTradersRequest();
     message.organizationId = object.organizationId ?? "";
+    message.mode = object.mode ?? 0;
     message.pageSize = object.pageSize ?? 0;
     message.pageToken = object.pageToken ?? "";
     return message;
@@ -2685,13 +2889,16 @@ export const ListTradersRequest: MessageFns<ListTradersRequest> = {
 };
 
 function createBaseFindTradersRequest(): FindTradersRequest {
-  return { organizationId: "", ids: [], emails: [] };
+  return { organizationId: "", mode: 0, ids: [], emails: [] };
 }
 
 export const FindTradersRequest: MessageFns<FindTradersRequest> = {
   encode(message: FindTradersRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.organizationId !== "") {
       writer.uint32(10).string(message.organizationId);
+    }
+    if (message.mode !== 0) {
+      writer.uint32(32).int32(message.mode);
     }
     for (const v of message.ids) {
       writer.uint32(18).string(v!);
@@ -2721,6 +2928,14 @@ export const FindTradersRequest: MessageFns<FindTradersRequest> = {
             }
 
             message.organizationId = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.mode = reader.int32() as any;
             continue;
           }
           case 2: {
@@ -2758,6 +2973,7 @@ export const FindTradersRequest: MessageFns<FindTradersRequest> = {
         : isSet(object.organization_id)
         ? globalThis.String(object.organization_id)
         : "",
+      mode: isSet(object.mode) ? modeFromJSON(object.mode) : 0,
       ids: globalThis.Array.isArray(object?.ids) ? object.ids.map((e: any) => globalThis.String(e)) : [],
       emails: globalThis.Array.isArray(object?.emails) ? object.emails.map((e: any) => globalThis.String(e)) : [],
     };
@@ -2767,6 +2983,9 @@ export const FindTradersRequest: MessageFns<FindTradersRequest> = {
     const obj: any = {};
     if (message.organizationId !== "") {
       obj.organizationId = message.organizationId;
+    }
+    if (message.mode !== 0) {
+      obj.mode = modeToJSON(message.mode);
     }
     if (message.ids?.length) {
       obj.ids = message.ids;
@@ -2783,6 +3002,7 @@ export const FindTradersRequest: MessageFns<FindTradersRequest> = {
   fromPartial<I extends Exact<DeepPartial<FindTradersRequest>, I>>(object: I): FindTradersRequest {
     const message = createBaseFindTradersRequest();
     message.organizationId = object.organizationId ?? "";
+    message.mode = object.mode ?? 0;
     message.ids = object.ids?.map((e) => e) || [];
     message.emails = object.emails?.map((e) => e) || [];
     return message;
@@ -3049,13 +3269,16 @@ export const Credentials: MessageFns<Credentials> = {
 };
 
 function createBaseGetCredentialsRequest(): GetCredentialsRequest {
-  return { organizationId: "", number: "0" };
+  return { organizationId: "", mode: 0, number: "0" };
 }
 
 export const GetCredentialsRequest: MessageFns<GetCredentialsRequest> = {
   encode(message: GetCredentialsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.organizationId !== "") {
       writer.uint32(10).string(message.organizationId);
+    }
+    if (message.mode !== 0) {
+      writer.uint32(24).int32(message.mode);
     }
     if (message.number !== "0") {
       writer.uint32(16).int64(message.number);
@@ -3082,6 +3305,14 @@ export const GetCredentialsRequest: MessageFns<GetCredentialsRequest> = {
             }
 
             message.organizationId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.mode = reader.int32() as any;
             continue;
           }
           case 2: {
@@ -3111,6 +3342,7 @@ export const GetCredentialsRequest: MessageFns<GetCredentialsRequest> = {
         : isSet(object.organization_id)
         ? globalThis.String(object.organization_id)
         : "",
+      mode: isSet(object.mode) ? modeFromJSON(object.mode) : 0,
       number: isSet(object.number) ? globalThis.String(object.number) : "0",
     };
   },
@@ -3119,6 +3351,9 @@ export const GetCredentialsRequest: MessageFns<GetCredentialsRequest> = {
     const obj: any = {};
     if (message.organizationId !== "") {
       obj.organizationId = message.organizationId;
+    }
+    if (message.mode !== 0) {
+      obj.mode = modeToJSON(message.mode);
     }
     if (message.number !== "0") {
       obj.number = message.number;
@@ -3132,6 +3367,7 @@ export const GetCredentialsRequest: MessageFns<GetCredentialsRequest> = {
   fromPartial<I extends Exact<DeepPartial<GetCredentialsRequest>, I>>(object: I): GetCredentialsRequest {
     const message = createBaseGetCredentialsRequest();
     message.organizationId = object.organizationId ?? "";
+    message.mode = object.mode ?? 0;
     message.number = object.number ?? "0";
     return message;
   },
@@ -3207,13 +3443,16 @@ export const GetCredentialsResponse: MessageFns<GetCredentialsResponse> = {
 };
 
 function createBaseRotateCredentialsRequest(): RotateCredentialsRequest {
-  return { organizationId: "", number: "0" };
+  return { organizationId: "", mode: 0, number: "0" };
 }
 
 export const RotateCredentialsRequest: MessageFns<RotateCredentialsRequest> = {
   encode(message: RotateCredentialsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.organizationId !== "") {
       writer.uint32(10).string(message.organizationId);
+    }
+    if (message.mode !== 0) {
+      writer.uint32(24).int32(message.mode);
     }
     if (message.number !== "0") {
       writer.uint32(16).int64(message.number);
@@ -3240,6 +3479,14 @@ export const RotateCredentialsRequest: MessageFns<RotateCredentialsRequest> = {
             }
 
             message.organizationId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.mode = reader.int32() as any;
             continue;
           }
           case 2: {
@@ -3269,6 +3516,7 @@ export const RotateCredentialsRequest: MessageFns<RotateCredentialsRequest> = {
         : isSet(object.organization_id)
         ? globalThis.String(object.organization_id)
         : "",
+      mode: isSet(object.mode) ? modeFromJSON(object.mode) : 0,
       number: isSet(object.number) ? globalThis.String(object.number) : "0",
     };
   },
@@ -3277,6 +3525,9 @@ export const RotateCredentialsRequest: MessageFns<RotateCredentialsRequest> = {
     const obj: any = {};
     if (message.organizationId !== "") {
       obj.organizationId = message.organizationId;
+    }
+    if (message.mode !== 0) {
+      obj.mode = modeToJSON(message.mode);
     }
     if (message.number !== "0") {
       obj.number = message.number;
@@ -3290,6 +3541,7 @@ export const RotateCredentialsRequest: MessageFns<RotateCredentialsRequest> = {
   fromPartial<I extends Exact<DeepPartial<RotateCredentialsRequest>, I>>(object: I): RotateCredentialsRequest {
     const message = createBaseRotateCredentialsRequest();
     message.organizationId = object.organizationId ?? "";
+    message.mode = object.mode ?? 0;
     message.number = object.number ?? "0";
     return message;
   },
@@ -3727,6 +3979,7 @@ function createBaseEvent(): Event {
     data: undefined,
     traceparent: "",
     tracestate: "",
+    livemode: false,
   };
 }
 
@@ -3752,6 +4005,9 @@ export const Event: MessageFns<Event> = {
     }
     if (message.tracestate !== "") {
       writer.uint32(58).string(message.tracestate);
+    }
+    if (message.livemode !== false) {
+      writer.uint32(64).bool(message.livemode);
     }
     return writer;
   },
@@ -3825,6 +4081,14 @@ export const Event: MessageFns<Event> = {
             message.tracestate = reader.string();
             continue;
           }
+          case 8: {
+            if (tag !== 64) {
+              break;
+            }
+
+            message.livemode = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -3854,6 +4118,7 @@ export const Event: MessageFns<Event> = {
       data: isObject(object.data) ? object.data : undefined,
       traceparent: isSet(object.traceparent) ? globalThis.String(object.traceparent) : "",
       tracestate: isSet(object.tracestate) ? globalThis.String(object.tracestate) : "",
+      livemode: isSet(object.livemode) ? globalThis.Boolean(object.livemode) : false,
     };
   },
 
@@ -3880,6 +4145,9 @@ export const Event: MessageFns<Event> = {
     if (message.tracestate !== "") {
       obj.tracestate = message.tracestate;
     }
+    if (message.livemode !== false) {
+      obj.livemode = message.livemode;
+    }
     return obj;
   },
 
@@ -3895,18 +4163,22 @@ export const Event: MessageFns<Event> = {
     message.data = object.data ?? undefined;
     message.traceparent = object.traceparent ?? "";
     message.tracestate = object.tracestate ?? "";
+    message.livemode = object.livemode ?? false;
     return message;
   },
 };
 
 function createBaseListEventsRequest(): ListEventsRequest {
-  return { organizationId: "", pageSize: 0, pageToken: "", type: "" };
+  return { organizationId: "", mode: 0, pageSize: 0, pageToken: "", type: "" };
 }
 
 export const ListEventsRequest: MessageFns<ListEventsRequest> = {
   encode(message: ListEventsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.organizationId !== "") {
       writer.uint32(10).string(message.organizationId);
+    }
+    if (message.mode !== 0) {
+      writer.uint32(40).int32(message.mode);
     }
     if (message.pageSize !== 0) {
       writer.uint32(16).int32(message.pageSize);
@@ -3939,6 +4211,14 @@ export const ListEventsRequest: MessageFns<ListEventsRequest> = {
             }
 
             message.organizationId = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.mode = reader.int32() as any;
             continue;
           }
           case 2: {
@@ -3984,6 +4264,7 @@ export const ListEventsRequest: MessageFns<ListEventsRequest> = {
         : isSet(object.organization_id)
         ? globalThis.String(object.organization_id)
         : "",
+      mode: isSet(object.mode) ? modeFromJSON(object.mode) : 0,
       pageSize: isSet(object.pageSize)
         ? globalThis.Number(object.pageSize)
         : isSet(object.page_size)
@@ -4003,6 +4284,9 @@ export const ListEventsRequest: MessageFns<ListEventsRequest> = {
     if (message.organizationId !== "") {
       obj.organizationId = message.organizationId;
     }
+    if (message.mode !== 0) {
+      obj.mode = modeToJSON(message.mode);
+    }
     if (message.pageSize !== 0) {
       obj.pageSize = Math.round(message.pageSize);
     }
@@ -4021,6 +4305,7 @@ export const ListEventsRequest: MessageFns<ListEventsRequest> = {
   fromPartial<I extends Exact<DeepPartial<ListEventsRequest>, I>>(object: I): ListEventsRequest {
     const message = createBaseListEventsRequest();
     message.organizationId = object.organizationId ?? "";
+    message.mode = object.mode ?? 0;
     message.pageSize = object.pageSize ?? 0;
     message.pageToken = object.pageToken ?? "";
     message.type = object.type ?? "";
@@ -4296,13 +4581,16 @@ export const StreamEventsResponse: MessageFns<StreamEventsResponse> = {
 };
 
 function createBaseListProgramsRequest(): ListProgramsRequest {
-  return { organizationId: "", pageSize: 0, pageToken: "", status: "" };
+  return { organizationId: "", mode: 0, pageSize: 0, pageToken: "", status: "" };
 }
 
 export const ListProgramsRequest: MessageFns<ListProgramsRequest> = {
   encode(message: ListProgramsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.organizationId !== "") {
       writer.uint32(10).string(message.organizationId);
+    }
+    if (message.mode !== 0) {
+      writer.uint32(40).int32(message.mode);
     }
     if (message.pageSize !== 0) {
       writer.uint32(16).int32(message.pageSize);
@@ -4335,6 +4623,14 @@ export const ListProgramsRequest: MessageFns<ListProgramsRequest> = {
             }
 
             message.organizationId = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.mode = reader.int32() as any;
             continue;
           }
           case 2: {
@@ -4380,6 +4676,7 @@ export const ListProgramsRequest: MessageFns<ListProgramsRequest> = {
         : isSet(object.organization_id)
         ? globalThis.String(object.organization_id)
         : "",
+      mode: isSet(object.mode) ? modeFromJSON(object.mode) : 0,
       pageSize: isSet(object.pageSize)
         ? globalThis.Number(object.pageSize)
         : isSet(object.page_size)
@@ -4399,6 +4696,9 @@ export const ListProgramsRequest: MessageFns<ListProgramsRequest> = {
     if (message.organizationId !== "") {
       obj.organizationId = message.organizationId;
     }
+    if (message.mode !== 0) {
+      obj.mode = modeToJSON(message.mode);
+    }
     if (message.pageSize !== 0) {
       obj.pageSize = Math.round(message.pageSize);
     }
@@ -4417,6 +4717,7 @@ export const ListProgramsRequest: MessageFns<ListProgramsRequest> = {
   fromPartial<I extends Exact<DeepPartial<ListProgramsRequest>, I>>(object: I): ListProgramsRequest {
     const message = createBaseListProgramsRequest();
     message.organizationId = object.organizationId ?? "";
+    message.mode = object.mode ?? 0;
     message.pageSize = object.pageSize ?? 0;
     message.pageToken = object.pageToken ?? "";
     message.status = object.status ?? "";
@@ -4514,13 +4815,16 @@ export const ListProgramsResponse: MessageFns<ListProgramsResponse> = {
 };
 
 function createBaseGetProgramRequest(): GetProgramRequest {
-  return { organizationId: "", name: "", version: 0 };
+  return { organizationId: "", mode: 0, name: "", version: 0 };
 }
 
 export const GetProgramRequest: MessageFns<GetProgramRequest> = {
   encode(message: GetProgramRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.organizationId !== "") {
       writer.uint32(10).string(message.organizationId);
+    }
+    if (message.mode !== 0) {
+      writer.uint32(32).int32(message.mode);
     }
     if (message.name !== "") {
       writer.uint32(18).string(message.name);
@@ -4550,6 +4854,14 @@ export const GetProgramRequest: MessageFns<GetProgramRequest> = {
             }
 
             message.organizationId = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.mode = reader.int32() as any;
             continue;
           }
           case 2: {
@@ -4587,6 +4899,7 @@ export const GetProgramRequest: MessageFns<GetProgramRequest> = {
         : isSet(object.organization_id)
         ? globalThis.String(object.organization_id)
         : "",
+      mode: isSet(object.mode) ? modeFromJSON(object.mode) : 0,
       name: isSet(object.name) ? globalThis.String(object.name) : "",
       version: isSet(object.version) ? globalThis.Number(object.version) : 0,
     };
@@ -4596,6 +4909,9 @@ export const GetProgramRequest: MessageFns<GetProgramRequest> = {
     const obj: any = {};
     if (message.organizationId !== "") {
       obj.organizationId = message.organizationId;
+    }
+    if (message.mode !== 0) {
+      obj.mode = modeToJSON(message.mode);
     }
     if (message.name !== "") {
       obj.name = message.name;
@@ -4612,6 +4928,7 @@ export const GetProgramRequest: MessageFns<GetProgramRequest> = {
   fromPartial<I extends Exact<DeepPartial<GetProgramRequest>, I>>(object: I): GetProgramRequest {
     const message = createBaseGetProgramRequest();
     message.organizationId = object.organizationId ?? "";
+    message.mode = object.mode ?? 0;
     message.name = object.name ?? "";
     message.version = object.version ?? 0;
     return message;
@@ -4686,13 +5003,16 @@ export const GetProgramResponse: MessageFns<GetProgramResponse> = {
 };
 
 function createBaseCreateProgramRequest(): CreateProgramRequest {
-  return { organizationId: "", program: undefined };
+  return { organizationId: "", mode: 0, program: undefined };
 }
 
 export const CreateProgramRequest: MessageFns<CreateProgramRequest> = {
   encode(message: CreateProgramRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.organizationId !== "") {
       writer.uint32(10).string(message.organizationId);
+    }
+    if (message.mode !== 0) {
+      writer.uint32(24).int32(message.mode);
     }
     if (message.program !== undefined) {
       Struct.encode(Struct.wrap(message.program), writer.uint32(18).fork()).join();
@@ -4719,6 +5039,14 @@ export const CreateProgramRequest: MessageFns<CreateProgramRequest> = {
             }
 
             message.organizationId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.mode = reader.int32() as any;
             continue;
           }
           case 2: {
@@ -4748,6 +5076,7 @@ export const CreateProgramRequest: MessageFns<CreateProgramRequest> = {
         : isSet(object.organization_id)
         ? globalThis.String(object.organization_id)
         : "",
+      mode: isSet(object.mode) ? modeFromJSON(object.mode) : 0,
       program: isObject(object.program) ? object.program : undefined,
     };
   },
@@ -4756,6 +5085,9 @@ export const CreateProgramRequest: MessageFns<CreateProgramRequest> = {
     const obj: any = {};
     if (message.organizationId !== "") {
       obj.organizationId = message.organizationId;
+    }
+    if (message.mode !== 0) {
+      obj.mode = modeToJSON(message.mode);
     }
     if (message.program !== undefined) {
       obj.program = message.program;
@@ -4769,6 +5101,7 @@ export const CreateProgramRequest: MessageFns<CreateProgramRequest> = {
   fromPartial<I extends Exact<DeepPartial<CreateProgramRequest>, I>>(object: I): CreateProgramRequest {
     const message = createBaseCreateProgramRequest();
     message.organizationId = object.organizationId ?? "";
+    message.mode = object.mode ?? 0;
     message.program = object.program ?? undefined;
     return message;
   },
@@ -4842,13 +5175,16 @@ export const CreateProgramResponse: MessageFns<CreateProgramResponse> = {
 };
 
 function createBaseUpdateProgramRequest(): UpdateProgramRequest {
-  return { organizationId: "", name: "", program: undefined };
+  return { organizationId: "", mode: 0, name: "", program: undefined };
 }
 
 export const UpdateProgramRequest: MessageFns<UpdateProgramRequest> = {
   encode(message: UpdateProgramRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.organizationId !== "") {
       writer.uint32(10).string(message.organizationId);
+    }
+    if (message.mode !== 0) {
+      writer.uint32(32).int32(message.mode);
     }
     if (message.name !== "") {
       writer.uint32(18).string(message.name);
@@ -4878,6 +5214,14 @@ export const UpdateProgramRequest: MessageFns<UpdateProgramRequest> = {
             }
 
             message.organizationId = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.mode = reader.int32() as any;
             continue;
           }
           case 2: {
@@ -4915,6 +5259,7 @@ export const UpdateProgramRequest: MessageFns<UpdateProgramRequest> = {
         : isSet(object.organization_id)
         ? globalThis.String(object.organization_id)
         : "",
+      mode: isSet(object.mode) ? modeFromJSON(object.mode) : 0,
       name: isSet(object.name) ? globalThis.String(object.name) : "",
       program: isObject(object.program) ? object.program : undefined,
     };
@@ -4924,6 +5269,9 @@ export const UpdateProgramRequest: MessageFns<UpdateProgramRequest> = {
     const obj: any = {};
     if (message.organizationId !== "") {
       obj.organizationId = message.organizationId;
+    }
+    if (message.mode !== 0) {
+      obj.mode = modeToJSON(message.mode);
     }
     if (message.name !== "") {
       obj.name = message.name;
@@ -4940,6 +5288,7 @@ export const UpdateProgramRequest: MessageFns<UpdateProgramRequest> = {
   fromPartial<I extends Exact<DeepPartial<UpdateProgramRequest>, I>>(object: I): UpdateProgramRequest {
     const message = createBaseUpdateProgramRequest();
     message.organizationId = object.organizationId ?? "";
+    message.mode = object.mode ?? 0;
     message.name = object.name ?? "";
     message.program = object.program ?? undefined;
     return message;
@@ -5014,13 +5363,16 @@ export const UpdateProgramResponse: MessageFns<UpdateProgramResponse> = {
 };
 
 function createBaseArchiveProgramRequest(): ArchiveProgramRequest {
-  return { organizationId: "", name: "" };
+  return { organizationId: "", mode: 0, name: "" };
 }
 
 export const ArchiveProgramRequest: MessageFns<ArchiveProgramRequest> = {
   encode(message: ArchiveProgramRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.organizationId !== "") {
       writer.uint32(10).string(message.organizationId);
+    }
+    if (message.mode !== 0) {
+      writer.uint32(24).int32(message.mode);
     }
     if (message.name !== "") {
       writer.uint32(18).string(message.name);
@@ -5047,6 +5399,14 @@ export const ArchiveProgramRequest: MessageFns<ArchiveProgramRequest> = {
             }
 
             message.organizationId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.mode = reader.int32() as any;
             continue;
           }
           case 2: {
@@ -5076,6 +5436,7 @@ export const ArchiveProgramRequest: MessageFns<ArchiveProgramRequest> = {
         : isSet(object.organization_id)
         ? globalThis.String(object.organization_id)
         : "",
+      mode: isSet(object.mode) ? modeFromJSON(object.mode) : 0,
       name: isSet(object.name) ? globalThis.String(object.name) : "",
     };
   },
@@ -5084,6 +5445,9 @@ export const ArchiveProgramRequest: MessageFns<ArchiveProgramRequest> = {
     const obj: any = {};
     if (message.organizationId !== "") {
       obj.organizationId = message.organizationId;
+    }
+    if (message.mode !== 0) {
+      obj.mode = modeToJSON(message.mode);
     }
     if (message.name !== "") {
       obj.name = message.name;
@@ -5097,6 +5461,7 @@ export const ArchiveProgramRequest: MessageFns<ArchiveProgramRequest> = {
   fromPartial<I extends Exact<DeepPartial<ArchiveProgramRequest>, I>>(object: I): ArchiveProgramRequest {
     const message = createBaseArchiveProgramRequest();
     message.organizationId = object.organizationId ?? "";
+    message.mode = object.mode ?? 0;
     message.name = object.name ?? "";
     return message;
   },
@@ -5173,8 +5538,9 @@ export const ArchiveProgramResponse: MessageFns<ArchiveProgramResponse> = {
  * AccountsService owns accounts, traders, executor credentials and sessions,
  * and the event outbox. Trading (orders, positions, rules, reports, quotes) is
  * TradingService (propdesk/trading/v1), served by the same process.
- * Every organization-scoped RPC takes organization_id; an object of another
- * organization is not_found, exactly like a missing one.
+ * Every organization-scoped RPC takes organization_id and mode (propdesk.common.v1.Mode,
+ * UNSPECIFIED = live): an object of another organization, or of the other mode, is not_found,
+ * exactly like a missing one.
  */
 export type AccountsServiceService = typeof AccountsServiceService;
 export const AccountsServiceService = {

@@ -21,6 +21,7 @@ import {
   type UntypedServiceImplementation,
 } from "@grpc/grpc-js";
 import { Timestamp } from "../../../google/protobuf/timestamp";
+import { Mode, modeFromJSON, modeToJSON } from "../../common/v1/mode";
 
 export const protobufPackage = "propdesk.auth.v1";
 
@@ -339,7 +340,11 @@ export interface ApiKey {
     | undefined;
   /** This key's own limits per minute; absent: the gateway's default. */
   readPerMin?: number | undefined;
-  writePerMin?: number | undefined;
+  writePerMin?:
+    | number
+    | undefined;
+  /** Live keys (pfx_live_) see live objects, test keys (pfx_test_) test objects (SPEC 13). */
+  mode: Mode;
 }
 
 export interface CreateApiKeyRequest {
@@ -347,14 +352,18 @@ export interface CreateApiKeyRequest {
   name: string;
   scopes: string[];
   /** Lifetime in seconds, 1 to 315360000; absent: the key does not expire. */
-  expiresInSeconds?: number | undefined;
+  expiresInSeconds?:
+    | number
+    | undefined;
+  /** The key's mode; UNSPECIFIED = live. */
+  mode: Mode;
 }
 
 export interface CreateApiKeyResponse {
   apiKey?:
     | ApiKey
     | undefined;
-  /** The full token (pfx_live_ + 40 characters), returned here only. */
+  /** The full token (pfx_live_ or pfx_test_ + 40 characters), returned here only. */
   token: string;
 }
 
@@ -362,6 +371,8 @@ export interface ListApiKeysRequest {
   organizationId: string;
   pageSize: number;
   pageToken: string;
+  /** Only the keys of this mode; UNSPECIFIED = live. */
+  mode: Mode;
 }
 
 export interface ListApiKeysResponse {
@@ -395,7 +406,7 @@ export interface RollApiKeyRequest {
 }
 
 export interface RollApiKeyResponse {
-  /** The new key; its token is returned here only. */
+  /** The new key, of the old key's mode; its token is returned here only. */
   apiKey?: ApiKey | undefined;
   token: string;
   /** The old key with its new expires_at. */
@@ -437,7 +448,11 @@ export interface VerifyApiKeyResponse {
     | undefined;
   /** The key's own limits per minute; absent: the gateway's default. */
   readPerMin?: number | undefined;
-  writePerMin?: number | undefined;
+  writePerMin?:
+    | number
+    | undefined;
+  /** The key's mode: the partition every request made with it acts on (never UNSPECIFIED). */
+  mode: Mode;
 }
 
 export interface WatchInvalidationsRequest {
@@ -3316,6 +3331,7 @@ function createBaseApiKey(): ApiKey {
     expiresAt: undefined,
     readPerMin: undefined,
     writePerMin: undefined,
+    mode: 0,
   };
 }
 
@@ -3353,6 +3369,9 @@ export const ApiKey: MessageFns<ApiKey> = {
     }
     if (message.writePerMin !== undefined) {
       writer.uint32(88).int32(message.writePerMin);
+    }
+    if (message.mode !== 0) {
+      writer.uint32(96).int32(message.mode);
     }
     return writer;
   },
@@ -3458,6 +3477,14 @@ export const ApiKey: MessageFns<ApiKey> = {
             message.writePerMin = reader.int32();
             continue;
           }
+          case 12: {
+            if (tag !== 96) {
+              break;
+            }
+
+            message.mode = reader.int32() as any;
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -3511,6 +3538,7 @@ export const ApiKey: MessageFns<ApiKey> = {
         : isSet(object.write_per_min)
         ? globalThis.Number(object.write_per_min)
         : undefined,
+      mode: isSet(object.mode) ? modeFromJSON(object.mode) : 0,
     };
   },
 
@@ -3549,6 +3577,9 @@ export const ApiKey: MessageFns<ApiKey> = {
     if (message.writePerMin !== undefined) {
       obj.writePerMin = Math.round(message.writePerMin);
     }
+    if (message.mode !== 0) {
+      obj.mode = modeToJSON(message.mode);
+    }
     return obj;
   },
 
@@ -3568,12 +3599,13 @@ export const ApiKey: MessageFns<ApiKey> = {
     message.expiresAt = object.expiresAt ?? undefined;
     message.readPerMin = object.readPerMin ?? undefined;
     message.writePerMin = object.writePerMin ?? undefined;
+    message.mode = object.mode ?? 0;
     return message;
   },
 };
 
 function createBaseCreateApiKeyRequest(): CreateApiKeyRequest {
-  return { organizationId: "", name: "", scopes: [], expiresInSeconds: undefined };
+  return { organizationId: "", name: "", scopes: [], expiresInSeconds: undefined, mode: 0 };
 }
 
 export const CreateApiKeyRequest: MessageFns<CreateApiKeyRequest> = {
@@ -3589,6 +3621,9 @@ export const CreateApiKeyRequest: MessageFns<CreateApiKeyRequest> = {
     }
     if (message.expiresInSeconds !== undefined) {
       writer.uint32(32).int32(message.expiresInSeconds);
+    }
+    if (message.mode !== 0) {
+      writer.uint32(40).int32(message.mode);
     }
     return writer;
   },
@@ -3638,6 +3673,14 @@ export const CreateApiKeyRequest: MessageFns<CreateApiKeyRequest> = {
             message.expiresInSeconds = reader.int32();
             continue;
           }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.mode = reader.int32() as any;
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -3664,6 +3707,7 @@ export const CreateApiKeyRequest: MessageFns<CreateApiKeyRequest> = {
         : isSet(object.expires_in_seconds)
         ? globalThis.Number(object.expires_in_seconds)
         : undefined,
+      mode: isSet(object.mode) ? modeFromJSON(object.mode) : 0,
     };
   },
 
@@ -3681,6 +3725,9 @@ export const CreateApiKeyRequest: MessageFns<CreateApiKeyRequest> = {
     if (message.expiresInSeconds !== undefined) {
       obj.expiresInSeconds = Math.round(message.expiresInSeconds);
     }
+    if (message.mode !== 0) {
+      obj.mode = modeToJSON(message.mode);
+    }
     return obj;
   },
 
@@ -3693,6 +3740,7 @@ export const CreateApiKeyRequest: MessageFns<CreateApiKeyRequest> = {
     message.name = object.name ?? "";
     message.scopes = object.scopes?.map((e) => e) || [];
     message.expiresInSeconds = object.expiresInSeconds ?? undefined;
+    message.mode = object.mode ?? 0;
     return message;
   },
 };
@@ -3789,7 +3837,7 @@ export const CreateApiKeyResponse: MessageFns<CreateApiKeyResponse> = {
 };
 
 function createBaseListApiKeysRequest(): ListApiKeysRequest {
-  return { organizationId: "", pageSize: 0, pageToken: "" };
+  return { organizationId: "", pageSize: 0, pageToken: "", mode: 0 };
 }
 
 export const ListApiKeysRequest: MessageFns<ListApiKeysRequest> = {
@@ -3802,6 +3850,9 @@ export const ListApiKeysRequest: MessageFns<ListApiKeysRequest> = {
     }
     if (message.pageToken !== "") {
       writer.uint32(26).string(message.pageToken);
+    }
+    if (message.mode !== 0) {
+      writer.uint32(32).int32(message.mode);
     }
     return writer;
   },
@@ -3843,6 +3894,14 @@ export const ListApiKeysRequest: MessageFns<ListApiKeysRequest> = {
             message.pageToken = reader.string();
             continue;
           }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.mode = reader.int32() as any;
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -3872,6 +3931,7 @@ export const ListApiKeysRequest: MessageFns<ListApiKeysRequest> = {
         : isSet(object.page_token)
         ? globalThis.String(object.page_token)
         : "",
+      mode: isSet(object.mode) ? modeFromJSON(object.mode) : 0,
     };
   },
 
@@ -3886,6 +3946,9 @@ export const ListApiKeysRequest: MessageFns<ListApiKeysRequest> = {
     if (message.pageToken !== "") {
       obj.pageToken = message.pageToken;
     }
+    if (message.mode !== 0) {
+      obj.mode = modeToJSON(message.mode);
+    }
     return obj;
   },
 
@@ -3897,6 +3960,7 @@ export const ListApiKeysRequest: MessageFns<ListApiKeysRequest> = {
     message.organizationId = object.organizationId ?? "";
     message.pageSize = object.pageSize ?? 0;
     message.pageToken = object.pageToken ?? "";
+    message.mode = object.mode ?? 0;
     return message;
   },
 };
@@ -4698,6 +4762,7 @@ function createBaseVerifyApiKeyResponse(): VerifyApiKeyResponse {
     expiresInMs: undefined,
     readPerMin: undefined,
     writePerMin: undefined,
+    mode: 0,
   };
 }
 
@@ -4723,6 +4788,9 @@ export const VerifyApiKeyResponse: MessageFns<VerifyApiKeyResponse> = {
     }
     if (message.writePerMin !== undefined) {
       writer.uint32(56).int32(message.writePerMin);
+    }
+    if (message.mode !== 0) {
+      writer.uint32(64).int32(message.mode);
     }
     return writer;
   },
@@ -4796,6 +4864,14 @@ export const VerifyApiKeyResponse: MessageFns<VerifyApiKeyResponse> = {
             message.writePerMin = reader.int32();
             continue;
           }
+          case 8: {
+            if (tag !== 64) {
+              break;
+            }
+
+            message.mode = reader.int32() as any;
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -4841,6 +4917,7 @@ export const VerifyApiKeyResponse: MessageFns<VerifyApiKeyResponse> = {
         : isSet(object.write_per_min)
         ? globalThis.Number(object.write_per_min)
         : undefined,
+      mode: isSet(object.mode) ? modeFromJSON(object.mode) : 0,
     };
   },
 
@@ -4867,6 +4944,9 @@ export const VerifyApiKeyResponse: MessageFns<VerifyApiKeyResponse> = {
     if (message.writePerMin !== undefined) {
       obj.writePerMin = Math.round(message.writePerMin);
     }
+    if (message.mode !== 0) {
+      obj.mode = modeToJSON(message.mode);
+    }
     return obj;
   },
 
@@ -4882,6 +4962,7 @@ export const VerifyApiKeyResponse: MessageFns<VerifyApiKeyResponse> = {
     message.expiresInMs = object.expiresInMs ?? undefined;
     message.readPerMin = object.readPerMin ?? undefined;
     message.writePerMin = object.writePerMin ?? undefined;
+    message.mode = object.mode ?? 0;
     return message;
   },
 };

@@ -23,6 +23,7 @@ import {
 import { Struct } from "../../../google/protobuf/struct";
 import { Timestamp } from "../../../google/protobuf/timestamp";
 import { Account } from "../../accounts/v1/account";
+import { Mode, modeFromJSON, modeToJSON } from "../../common/v1/mode";
 
 export const protobufPackage = "propdesk.trading.v1";
 
@@ -202,6 +203,7 @@ export interface Position {
 
 export interface PlaceOrderRequest {
   organizationId: string;
+  mode: Mode;
   number: string;
   symbol: string;
   side: Side;
@@ -218,6 +220,7 @@ export interface PlaceOrderResponse {
 
 export interface ClosePositionRequest {
   organizationId: string;
+  mode: Mode;
   number: string;
   positionId: string;
 }
@@ -228,6 +231,7 @@ export interface ClosePositionResponse {
 
 export interface BreachAccountRequest {
   organizationId: string;
+  mode: Mode;
   number: string;
   reason: string;
 }
@@ -238,6 +242,7 @@ export interface BreachAccountResponse {
 
 export interface ListPositionsRequest {
   organizationId: string;
+  mode: Mode;
   number: string;
   pageSize: number;
   pageToken: string;
@@ -270,6 +275,7 @@ export interface Deal {
 
 export interface ListTradesRequest {
   organizationId: string;
+  mode: Mode;
   number: string;
   pageSize: number;
   pageToken: string;
@@ -299,6 +305,7 @@ export interface Flag {
 
 export interface ListFlagsRequest {
   organizationId: string;
+  mode: Mode;
   number: string;
   pageSize: number;
   pageToken: string;
@@ -311,6 +318,7 @@ export interface ListFlagsResponse {
 
 export interface GetAnalyticsRequest {
   organizationId: string;
+  mode: Mode;
   number: string;
 }
 
@@ -326,6 +334,7 @@ export interface EquityPoint {
 
 export interface GetEquityCurveRequest {
   organizationId: string;
+  mode: Mode;
   number: string;
   from?: Date | undefined;
   to?:
@@ -346,6 +355,7 @@ export interface GetEquityCurveResponse {
 
 export interface GetReportRequest {
   organizationId: string;
+  mode: Mode;
   number: string;
 }
 
@@ -355,6 +365,7 @@ export interface GetReportResponse {
 
 export interface GetTermsRequest {
   organizationId: string;
+  mode: Mode;
   number: string;
 }
 
@@ -404,6 +415,7 @@ export interface StreamQuotesResponse {
 
 export interface ResetAccountRequest {
   organizationId: string;
+  mode: Mode;
   number: string;
 }
 
@@ -419,11 +431,16 @@ export interface Payout {
   traderShare: number;
   firmShare: number;
   balanceAfter: number;
-  createdAt?: Date | undefined;
+  createdAt?:
+    | Date
+    | undefined;
+  /** The account's mode: false for a payout of a test account (SPEC 13). */
+  livemode: boolean;
 }
 
 export interface CreatePayoutRequest {
   organizationId: string;
+  mode: Mode;
   number: string;
   /** Unset = the whole closed profit. */
   amount?: number | undefined;
@@ -435,6 +452,7 @@ export interface CreatePayoutResponse {
 
 export interface ListPayoutsRequest {
   organizationId: string;
+  mode: Mode;
   number: string;
   pageSize: number;
   pageToken: string;
@@ -882,6 +900,7 @@ export const Position: MessageFns<Position> = {
 function createBasePlaceOrderRequest(): PlaceOrderRequest {
   return {
     organizationId: "",
+    mode: 0,
     number: "0",
     symbol: "",
     side: 0,
@@ -897,6 +916,9 @@ export const PlaceOrderRequest: MessageFns<PlaceOrderRequest> = {
   encode(message: PlaceOrderRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.organizationId !== "") {
       writer.uint32(10).string(message.organizationId);
+    }
+    if (message.mode !== 0) {
+      writer.uint32(80).int32(message.mode);
     }
     if (message.number !== "0") {
       writer.uint32(16).int64(message.number);
@@ -944,6 +966,14 @@ export const PlaceOrderRequest: MessageFns<PlaceOrderRequest> = {
             }
 
             message.organizationId = reader.string();
+            continue;
+          }
+          case 10: {
+            if (tag !== 80) {
+              break;
+            }
+
+            message.mode = reader.int32() as any;
             continue;
           }
           case 2: {
@@ -1029,6 +1059,7 @@ export const PlaceOrderRequest: MessageFns<PlaceOrderRequest> = {
         : isSet(object.organization_id)
         ? globalThis.String(object.organization_id)
         : "",
+      mode: isSet(object.mode) ? modeFromJSON(object.mode) : 0,
       number: isSet(object.number) ? globalThis.String(object.number) : "0",
       symbol: isSet(object.symbol) ? globalThis.String(object.symbol) : "",
       side: isSet(object.side) ? sideFromJSON(object.side) : 0,
@@ -1052,6 +1083,9 @@ export const PlaceOrderRequest: MessageFns<PlaceOrderRequest> = {
     const obj: any = {};
     if (message.organizationId !== "") {
       obj.organizationId = message.organizationId;
+    }
+    if (message.mode !== 0) {
+      obj.mode = modeToJSON(message.mode);
     }
     if (message.number !== "0") {
       obj.number = message.number;
@@ -1086,6 +1120,7 @@ export const PlaceOrderRequest: MessageFns<PlaceOrderRequest> = {
   fromPartial<I extends Exact<DeepPartial<PlaceOrderRequest>, I>>(object: I): PlaceOrderRequest {
     const message = createBasePlaceOrderRequest();
     message.organizationId = object.organizationId ?? "";
+    message.mode = object.mode ?? 0;
     message.number = object.number ?? "0";
     message.symbol = object.symbol ?? "";
     message.side = object.side ?? 0;
@@ -1168,13 +1203,16 @@ export const PlaceOrderResponse: MessageFns<PlaceOrderResponse> = {
 };
 
 function createBaseClosePositionRequest(): ClosePositionRequest {
-  return { organizationId: "", number: "0", positionId: "" };
+  return { organizationId: "", mode: 0, number: "0", positionId: "" };
 }
 
 export const ClosePositionRequest: MessageFns<ClosePositionRequest> = {
   encode(message: ClosePositionRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.organizationId !== "") {
       writer.uint32(10).string(message.organizationId);
+    }
+    if (message.mode !== 0) {
+      writer.uint32(32).int32(message.mode);
     }
     if (message.number !== "0") {
       writer.uint32(16).int64(message.number);
@@ -1204,6 +1242,14 @@ export const ClosePositionRequest: MessageFns<ClosePositionRequest> = {
             }
 
             message.organizationId = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.mode = reader.int32() as any;
             continue;
           }
           case 2: {
@@ -1241,6 +1287,7 @@ export const ClosePositionRequest: MessageFns<ClosePositionRequest> = {
         : isSet(object.organization_id)
         ? globalThis.String(object.organization_id)
         : "",
+      mode: isSet(object.mode) ? modeFromJSON(object.mode) : 0,
       number: isSet(object.number) ? globalThis.String(object.number) : "0",
       positionId: isSet(object.positionId)
         ? globalThis.String(object.positionId)
@@ -1254,6 +1301,9 @@ export const ClosePositionRequest: MessageFns<ClosePositionRequest> = {
     const obj: any = {};
     if (message.organizationId !== "") {
       obj.organizationId = message.organizationId;
+    }
+    if (message.mode !== 0) {
+      obj.mode = modeToJSON(message.mode);
     }
     if (message.number !== "0") {
       obj.number = message.number;
@@ -1270,6 +1320,7 @@ export const ClosePositionRequest: MessageFns<ClosePositionRequest> = {
   fromPartial<I extends Exact<DeepPartial<ClosePositionRequest>, I>>(object: I): ClosePositionRequest {
     const message = createBaseClosePositionRequest();
     message.organizationId = object.organizationId ?? "";
+    message.mode = object.mode ?? 0;
     message.number = object.number ?? "0";
     message.positionId = object.positionId ?? "";
     return message;
@@ -1346,13 +1397,16 @@ export const ClosePositionResponse: MessageFns<ClosePositionResponse> = {
 };
 
 function createBaseBreachAccountRequest(): BreachAccountRequest {
-  return { organizationId: "", number: "0", reason: "" };
+  return { organizationId: "", mode: 0, number: "0", reason: "" };
 }
 
 export const BreachAccountRequest: MessageFns<BreachAccountRequest> = {
   encode(message: BreachAccountRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.organizationId !== "") {
       writer.uint32(10).string(message.organizationId);
+    }
+    if (message.mode !== 0) {
+      writer.uint32(32).int32(message.mode);
     }
     if (message.number !== "0") {
       writer.uint32(16).int64(message.number);
@@ -1382,6 +1436,14 @@ export const BreachAccountRequest: MessageFns<BreachAccountRequest> = {
             }
 
             message.organizationId = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.mode = reader.int32() as any;
             continue;
           }
           case 2: {
@@ -1419,6 +1481,7 @@ export const BreachAccountRequest: MessageFns<BreachAccountRequest> = {
         : isSet(object.organization_id)
         ? globalThis.String(object.organization_id)
         : "",
+      mode: isSet(object.mode) ? modeFromJSON(object.mode) : 0,
       number: isSet(object.number) ? globalThis.String(object.number) : "0",
       reason: isSet(object.reason) ? globalThis.String(object.reason) : "",
     };
@@ -1428,6 +1491,9 @@ export const BreachAccountRequest: MessageFns<BreachAccountRequest> = {
     const obj: any = {};
     if (message.organizationId !== "") {
       obj.organizationId = message.organizationId;
+    }
+    if (message.mode !== 0) {
+      obj.mode = modeToJSON(message.mode);
     }
     if (message.number !== "0") {
       obj.number = message.number;
@@ -1444,6 +1510,7 @@ export const BreachAccountRequest: MessageFns<BreachAccountRequest> = {
   fromPartial<I extends Exact<DeepPartial<BreachAccountRequest>, I>>(object: I): BreachAccountRequest {
     const message = createBaseBreachAccountRequest();
     message.organizationId = object.organizationId ?? "";
+    message.mode = object.mode ?? 0;
     message.number = object.number ?? "0";
     message.reason = object.reason ?? "";
     return message;
@@ -1520,13 +1587,16 @@ export const BreachAccountResponse: MessageFns<BreachAccountResponse> = {
 };
 
 function createBaseListPositionsRequest(): ListPositionsRequest {
-  return { organizationId: "", number: "0", pageSize: 0, pageToken: "", status: 0 };
+  return { organizationId: "", mode: 0, number: "0", pageSize: 0, pageToken: "", status: 0 };
 }
 
 export const ListPositionsRequest: MessageFns<ListPositionsRequest> = {
   encode(message: ListPositionsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.organizationId !== "") {
       writer.uint32(10).string(message.organizationId);
+    }
+    if (message.mode !== 0) {
+      writer.uint32(48).int32(message.mode);
     }
     if (message.number !== "0") {
       writer.uint32(16).int64(message.number);
@@ -1562,6 +1632,14 @@ export const ListPositionsRequest: MessageFns<ListPositionsRequest> = {
             }
 
             message.organizationId = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.mode = reader.int32() as any;
             continue;
           }
           case 2: {
@@ -1615,6 +1693,7 @@ export const ListPositionsRequest: MessageFns<ListPositionsRequest> = {
         : isSet(object.organization_id)
         ? globalThis.String(object.organization_id)
         : "",
+      mode: isSet(object.mode) ? modeFromJSON(object.mode) : 0,
       number: isSet(object.number) ? globalThis.String(object.number) : "0",
       pageSize: isSet(object.pageSize)
         ? globalThis.Number(object.pageSize)
@@ -1634,6 +1713,9 @@ export const ListPositionsRequest: MessageFns<ListPositionsRequest> = {
     const obj: any = {};
     if (message.organizationId !== "") {
       obj.organizationId = message.organizationId;
+    }
+    if (message.mode !== 0) {
+      obj.mode = modeToJSON(message.mode);
     }
     if (message.number !== "0") {
       obj.number = message.number;
@@ -1656,6 +1738,7 @@ export const ListPositionsRequest: MessageFns<ListPositionsRequest> = {
   fromPartial<I extends Exact<DeepPartial<ListPositionsRequest>, I>>(object: I): ListPositionsRequest {
     const message = createBaseListPositionsRequest();
     message.organizationId = object.organizationId ?? "";
+    message.mode = object.mode ?? 0;
     message.number = object.number ?? "0";
     message.pageSize = object.pageSize ?? 0;
     message.pageToken = object.pageToken ?? "";
@@ -2076,13 +2159,16 @@ export const Deal: MessageFns<Deal> = {
 };
 
 function createBaseListTradesRequest(): ListTradesRequest {
-  return { organizationId: "", number: "0", pageSize: 0, pageToken: "" };
+  return { organizationId: "", mode: 0, number: "0", pageSize: 0, pageToken: "" };
 }
 
 export const ListTradesRequest: MessageFns<ListTradesRequest> = {
   encode(message: ListTradesRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.organizationId !== "") {
       writer.uint32(10).string(message.organizationId);
+    }
+    if (message.mode !== 0) {
+      writer.uint32(40).int32(message.mode);
     }
     if (message.number !== "0") {
       writer.uint32(16).int64(message.number);
@@ -2115,6 +2201,14 @@ export const ListTradesRequest: MessageFns<ListTradesRequest> = {
             }
 
             message.organizationId = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.mode = reader.int32() as any;
             continue;
           }
           case 2: {
@@ -2160,6 +2254,7 @@ export const ListTradesRequest: MessageFns<ListTradesRequest> = {
         : isSet(object.organization_id)
         ? globalThis.String(object.organization_id)
         : "",
+      mode: isSet(object.mode) ? modeFromJSON(object.mode) : 0,
       number: isSet(object.number) ? globalThis.String(object.number) : "0",
       pageSize: isSet(object.pageSize)
         ? globalThis.Number(object.pageSize)
@@ -2179,6 +2274,9 @@ export const ListTradesRequest: MessageFns<ListTradesRequest> = {
     if (message.organizationId !== "") {
       obj.organizationId = message.organizationId;
     }
+    if (message.mode !== 0) {
+      obj.mode = modeToJSON(message.mode);
+    }
     if (message.number !== "0") {
       obj.number = message.number;
     }
@@ -2197,6 +2295,7 @@ export const ListTradesRequest: MessageFns<ListTradesRequest> = {
   fromPartial<I extends Exact<DeepPartial<ListTradesRequest>, I>>(object: I): ListTradesRequest {
     const message = createBaseListTradesRequest();
     message.organizationId = object.organizationId ?? "";
+    message.mode = object.mode ?? 0;
     message.number = object.number ?? "0";
     message.pageSize = object.pageSize ?? 0;
     message.pageToken = object.pageToken ?? "";
@@ -2488,13 +2587,16 @@ export const Flag: MessageFns<Flag> = {
 };
 
 function createBaseListFlagsRequest(): ListFlagsRequest {
-  return { organizationId: "", number: "0", pageSize: 0, pageToken: "" };
+  return { organizationId: "", mode: 0, number: "0", pageSize: 0, pageToken: "" };
 }
 
 export const ListFlagsRequest: MessageFns<ListFlagsRequest> = {
   encode(message: ListFlagsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.organizationId !== "") {
       writer.uint32(10).string(message.organizationId);
+    }
+    if (message.mode !== 0) {
+      writer.uint32(40).int32(message.mode);
     }
     if (message.number !== "0") {
       writer.uint32(16).int64(message.number);
@@ -2527,6 +2629,14 @@ export const ListFlagsRequest: MessageFns<ListFlagsRequest> = {
             }
 
             message.organizationId = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.mode = reader.int32() as any;
             continue;
           }
           case 2: {
@@ -2572,6 +2682,7 @@ export const ListFlagsRequest: MessageFns<ListFlagsRequest> = {
         : isSet(object.organization_id)
         ? globalThis.String(object.organization_id)
         : "",
+      mode: isSet(object.mode) ? modeFromJSON(object.mode) : 0,
       number: isSet(object.number) ? globalThis.String(object.number) : "0",
       pageSize: isSet(object.pageSize)
         ? globalThis.Number(object.pageSize)
@@ -2591,6 +2702,9 @@ export const ListFlagsRequest: MessageFns<ListFlagsRequest> = {
     if (message.organizationId !== "") {
       obj.organizationId = message.organizationId;
     }
+    if (message.mode !== 0) {
+      obj.mode = modeToJSON(message.mode);
+    }
     if (message.number !== "0") {
       obj.number = message.number;
     }
@@ -2609,6 +2723,7 @@ export const ListFlagsRequest: MessageFns<ListFlagsRequest> = {
   fromPartial<I extends Exact<DeepPartial<ListFlagsRequest>, I>>(object: I): ListFlagsRequest {
     const message = createBaseListFlagsRequest();
     message.organizationId = object.organizationId ?? "";
+    message.mode = object.mode ?? 0;
     message.number = object.number ?? "0";
     message.pageSize = object.pageSize ?? 0;
     message.pageToken = object.pageToken ?? "";
@@ -2706,13 +2821,16 @@ export const ListFlagsResponse: MessageFns<ListFlagsResponse> = {
 };
 
 function createBaseGetAnalyticsRequest(): GetAnalyticsRequest {
-  return { organizationId: "", number: "0" };
+  return { organizationId: "", mode: 0, number: "0" };
 }
 
 export const GetAnalyticsRequest: MessageFns<GetAnalyticsRequest> = {
   encode(message: GetAnalyticsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.organizationId !== "") {
       writer.uint32(10).string(message.organizationId);
+    }
+    if (message.mode !== 0) {
+      writer.uint32(24).int32(message.mode);
     }
     if (message.number !== "0") {
       writer.uint32(16).int64(message.number);
@@ -2739,6 +2857,14 @@ export const GetAnalyticsRequest: MessageFns<GetAnalyticsRequest> = {
             }
 
             message.organizationId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.mode = reader.int32() as any;
             continue;
           }
           case 2: {
@@ -2768,6 +2894,7 @@ export const GetAnalyticsRequest: MessageFns<GetAnalyticsRequest> = {
         : isSet(object.organization_id)
         ? globalThis.String(object.organization_id)
         : "",
+      mode: isSet(object.mode) ? modeFromJSON(object.mode) : 0,
       number: isSet(object.number) ? globalThis.String(object.number) : "0",
     };
   },
@@ -2776,6 +2903,9 @@ export const GetAnalyticsRequest: MessageFns<GetAnalyticsRequest> = {
     const obj: any = {};
     if (message.organizationId !== "") {
       obj.organizationId = message.organizationId;
+    }
+    if (message.mode !== 0) {
+      obj.mode = modeToJSON(message.mode);
     }
     if (message.number !== "0") {
       obj.number = message.number;
@@ -2789,6 +2919,7 @@ export const GetAnalyticsRequest: MessageFns<GetAnalyticsRequest> = {
   fromPartial<I extends Exact<DeepPartial<GetAnalyticsRequest>, I>>(object: I): GetAnalyticsRequest {
     const message = createBaseGetAnalyticsRequest();
     message.organizationId = object.organizationId ?? "";
+    message.mode = object.mode ?? 0;
     message.number = object.number ?? "0";
     return message;
   },
@@ -2963,13 +3094,16 @@ export const EquityPoint: MessageFns<EquityPoint> = {
 };
 
 function createBaseGetEquityCurveRequest(): GetEquityCurveRequest {
-  return { organizationId: "", number: "0", from: undefined, to: undefined, maxPoints: undefined };
+  return { organizationId: "", mode: 0, number: "0", from: undefined, to: undefined, maxPoints: undefined };
 }
 
 export const GetEquityCurveRequest: MessageFns<GetEquityCurveRequest> = {
   encode(message: GetEquityCurveRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.organizationId !== "") {
       writer.uint32(10).string(message.organizationId);
+    }
+    if (message.mode !== 0) {
+      writer.uint32(48).int32(message.mode);
     }
     if (message.number !== "0") {
       writer.uint32(16).int64(message.number);
@@ -3005,6 +3139,14 @@ export const GetEquityCurveRequest: MessageFns<GetEquityCurveRequest> = {
             }
 
             message.organizationId = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.mode = reader.int32() as any;
             continue;
           }
           case 2: {
@@ -3058,6 +3200,7 @@ export const GetEquityCurveRequest: MessageFns<GetEquityCurveRequest> = {
         : isSet(object.organization_id)
         ? globalThis.String(object.organization_id)
         : "",
+      mode: isSet(object.mode) ? modeFromJSON(object.mode) : 0,
       number: isSet(object.number) ? globalThis.String(object.number) : "0",
       from: isSet(object.from) ? fromJsonTimestamp(object.from) : undefined,
       to: isSet(object.to) ? fromJsonTimestamp(object.to) : undefined,
@@ -3073,6 +3216,9 @@ export const GetEquityCurveRequest: MessageFns<GetEquityCurveRequest> = {
     const obj: any = {};
     if (message.organizationId !== "") {
       obj.organizationId = message.organizationId;
+    }
+    if (message.mode !== 0) {
+      obj.mode = modeToJSON(message.mode);
     }
     if (message.number !== "0") {
       obj.number = message.number;
@@ -3095,6 +3241,7 @@ export const GetEquityCurveRequest: MessageFns<GetEquityCurveRequest> = {
   fromPartial<I extends Exact<DeepPartial<GetEquityCurveRequest>, I>>(object: I): GetEquityCurveRequest {
     const message = createBaseGetEquityCurveRequest();
     message.organizationId = object.organizationId ?? "";
+    message.mode = object.mode ?? 0;
     message.number = object.number ?? "0";
     message.from = object.from ?? undefined;
     message.to = object.to ?? undefined;
@@ -3173,13 +3320,16 @@ export const GetEquityCurveResponse: MessageFns<GetEquityCurveResponse> = {
 };
 
 function createBaseGetReportRequest(): GetReportRequest {
-  return { organizationId: "", number: "0" };
+  return { organizationId: "", mode: 0, number: "0" };
 }
 
 export const GetReportRequest: MessageFns<GetReportRequest> = {
   encode(message: GetReportRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.organizationId !== "") {
       writer.uint32(10).string(message.organizationId);
+    }
+    if (message.mode !== 0) {
+      writer.uint32(24).int32(message.mode);
     }
     if (message.number !== "0") {
       writer.uint32(16).int64(message.number);
@@ -3206,6 +3356,14 @@ export const GetReportRequest: MessageFns<GetReportRequest> = {
             }
 
             message.organizationId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.mode = reader.int32() as any;
             continue;
           }
           case 2: {
@@ -3235,6 +3393,7 @@ export const GetReportRequest: MessageFns<GetReportRequest> = {
         : isSet(object.organization_id)
         ? globalThis.String(object.organization_id)
         : "",
+      mode: isSet(object.mode) ? modeFromJSON(object.mode) : 0,
       number: isSet(object.number) ? globalThis.String(object.number) : "0",
     };
   },
@@ -3243,6 +3402,9 @@ export const GetReportRequest: MessageFns<GetReportRequest> = {
     const obj: any = {};
     if (message.organizationId !== "") {
       obj.organizationId = message.organizationId;
+    }
+    if (message.mode !== 0) {
+      obj.mode = modeToJSON(message.mode);
     }
     if (message.number !== "0") {
       obj.number = message.number;
@@ -3256,6 +3418,7 @@ export const GetReportRequest: MessageFns<GetReportRequest> = {
   fromPartial<I extends Exact<DeepPartial<GetReportRequest>, I>>(object: I): GetReportRequest {
     const message = createBaseGetReportRequest();
     message.organizationId = object.organizationId ?? "";
+    message.mode = object.mode ?? 0;
     message.number = object.number ?? "0";
     return message;
   },
@@ -3329,13 +3492,16 @@ export const GetReportResponse: MessageFns<GetReportResponse> = {
 };
 
 function createBaseGetTermsRequest(): GetTermsRequest {
-  return { organizationId: "", number: "0" };
+  return { organizationId: "", mode: 0, number: "0" };
 }
 
 export const GetTermsRequest: MessageFns<GetTermsRequest> = {
   encode(message: GetTermsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.organizationId !== "") {
       writer.uint32(10).string(message.organizationId);
+    }
+    if (message.mode !== 0) {
+      writer.uint32(24).int32(message.mode);
     }
     if (message.number !== "0") {
       writer.uint32(16).int64(message.number);
@@ -3362,6 +3528,14 @@ export const GetTermsRequest: MessageFns<GetTermsRequest> = {
             }
 
             message.organizationId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.mode = reader.int32() as any;
             continue;
           }
           case 2: {
@@ -3391,6 +3565,7 @@ export const GetTermsRequest: MessageFns<GetTermsRequest> = {
         : isSet(object.organization_id)
         ? globalThis.String(object.organization_id)
         : "",
+      mode: isSet(object.mode) ? modeFromJSON(object.mode) : 0,
       number: isSet(object.number) ? globalThis.String(object.number) : "0",
     };
   },
@@ -3399,6 +3574,9 @@ export const GetTermsRequest: MessageFns<GetTermsRequest> = {
     const obj: any = {};
     if (message.organizationId !== "") {
       obj.organizationId = message.organizationId;
+    }
+    if (message.mode !== 0) {
+      obj.mode = modeToJSON(message.mode);
     }
     if (message.number !== "0") {
       obj.number = message.number;
@@ -3412,6 +3590,7 @@ export const GetTermsRequest: MessageFns<GetTermsRequest> = {
   fromPartial<I extends Exact<DeepPartial<GetTermsRequest>, I>>(object: I): GetTermsRequest {
     const message = createBaseGetTermsRequest();
     message.organizationId = object.organizationId ?? "";
+    message.mode = object.mode ?? 0;
     message.number = object.number ?? "0";
     return message;
   },
@@ -4156,13 +4335,16 @@ export const StreamQuotesResponse: MessageFns<StreamQuotesResponse> = {
 };
 
 function createBaseResetAccountRequest(): ResetAccountRequest {
-  return { organizationId: "", number: "0" };
+  return { organizationId: "", mode: 0, number: "0" };
 }
 
 export const ResetAccountRequest: MessageFns<ResetAccountRequest> = {
   encode(message: ResetAccountRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.organizationId !== "") {
       writer.uint32(10).string(message.organizationId);
+    }
+    if (message.mode !== 0) {
+      writer.uint32(24).int32(message.mode);
     }
     if (message.number !== "0") {
       writer.uint32(16).int64(message.number);
@@ -4189,6 +4371,14 @@ export const ResetAccountRequest: MessageFns<ResetAccountRequest> = {
             }
 
             message.organizationId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.mode = reader.int32() as any;
             continue;
           }
           case 2: {
@@ -4218,6 +4408,7 @@ export const ResetAccountRequest: MessageFns<ResetAccountRequest> = {
         : isSet(object.organization_id)
         ? globalThis.String(object.organization_id)
         : "",
+      mode: isSet(object.mode) ? modeFromJSON(object.mode) : 0,
       number: isSet(object.number) ? globalThis.String(object.number) : "0",
     };
   },
@@ -4226,6 +4417,9 @@ export const ResetAccountRequest: MessageFns<ResetAccountRequest> = {
     const obj: any = {};
     if (message.organizationId !== "") {
       obj.organizationId = message.organizationId;
+    }
+    if (message.mode !== 0) {
+      obj.mode = modeToJSON(message.mode);
     }
     if (message.number !== "0") {
       obj.number = message.number;
@@ -4239,6 +4433,7 @@ export const ResetAccountRequest: MessageFns<ResetAccountRequest> = {
   fromPartial<I extends Exact<DeepPartial<ResetAccountRequest>, I>>(object: I): ResetAccountRequest {
     const message = createBaseResetAccountRequest();
     message.organizationId = object.organizationId ?? "";
+    message.mode = object.mode ?? 0;
     message.number = object.number ?? "0";
     return message;
   },
@@ -4323,6 +4518,7 @@ function createBasePayout(): Payout {
     firmShare: 0,
     balanceAfter: 0,
     createdAt: undefined,
+    livemode: false,
   };
 }
 
@@ -4351,6 +4547,9 @@ export const Payout: MessageFns<Payout> = {
     }
     if (message.createdAt !== undefined) {
       Timestamp.encode(toTimestamp(message.createdAt), writer.uint32(66).fork()).join();
+    }
+    if (message.livemode !== false) {
+      writer.uint32(72).bool(message.livemode);
     }
     return writer;
   },
@@ -4432,6 +4631,14 @@ export const Payout: MessageFns<Payout> = {
             message.createdAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
             continue;
           }
+          case 9: {
+            if (tag !== 72) {
+              break;
+            }
+
+            message.livemode = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -4474,6 +4681,7 @@ export const Payout: MessageFns<Payout> = {
         : isSet(object.created_at)
         ? fromJsonTimestamp(object.created_at)
         : undefined,
+      livemode: isSet(object.livemode) ? globalThis.Boolean(object.livemode) : false,
     };
   },
 
@@ -4503,6 +4711,9 @@ export const Payout: MessageFns<Payout> = {
     if (message.createdAt !== undefined) {
       obj.createdAt = message.createdAt.toISOString();
     }
+    if (message.livemode !== false) {
+      obj.livemode = message.livemode;
+    }
     return obj;
   },
 
@@ -4519,18 +4730,22 @@ export const Payout: MessageFns<Payout> = {
     message.firmShare = object.firmShare ?? 0;
     message.balanceAfter = object.balanceAfter ?? 0;
     message.createdAt = object.createdAt ?? undefined;
+    message.livemode = object.livemode ?? false;
     return message;
   },
 };
 
 function createBaseCreatePayoutRequest(): CreatePayoutRequest {
-  return { organizationId: "", number: "0", amount: undefined };
+  return { organizationId: "", mode: 0, number: "0", amount: undefined };
 }
 
 export const CreatePayoutRequest: MessageFns<CreatePayoutRequest> = {
   encode(message: CreatePayoutRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.organizationId !== "") {
       writer.uint32(10).string(message.organizationId);
+    }
+    if (message.mode !== 0) {
+      writer.uint32(32).int32(message.mode);
     }
     if (message.number !== "0") {
       writer.uint32(16).int64(message.number);
@@ -4560,6 +4775,14 @@ export const CreatePayoutRequest: MessageFns<CreatePayoutRequest> = {
             }
 
             message.organizationId = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.mode = reader.int32() as any;
             continue;
           }
           case 2: {
@@ -4597,6 +4820,7 @@ export const CreatePayoutRequest: MessageFns<CreatePayoutRequest> = {
         : isSet(object.organization_id)
         ? globalThis.String(object.organization_id)
         : "",
+      mode: isSet(object.mode) ? modeFromJSON(object.mode) : 0,
       number: isSet(object.number) ? globalThis.String(object.number) : "0",
       amount: isSet(object.amount) ? globalThis.Number(object.amount) : undefined,
     };
@@ -4606,6 +4830,9 @@ export const CreatePayoutRequest: MessageFns<CreatePayoutRequest> = {
     const obj: any = {};
     if (message.organizationId !== "") {
       obj.organizationId = message.organizationId;
+    }
+    if (message.mode !== 0) {
+      obj.mode = modeToJSON(message.mode);
     }
     if (message.number !== "0") {
       obj.number = message.number;
@@ -4622,6 +4849,7 @@ export const CreatePayoutRequest: MessageFns<CreatePayoutRequest> = {
   fromPartial<I extends Exact<DeepPartial<CreatePayoutRequest>, I>>(object: I): CreatePayoutRequest {
     const message = createBaseCreatePayoutRequest();
     message.organizationId = object.organizationId ?? "";
+    message.mode = object.mode ?? 0;
     message.number = object.number ?? "0";
     message.amount = object.amount ?? undefined;
     return message;
@@ -4698,13 +4926,16 @@ export const CreatePayoutResponse: MessageFns<CreatePayoutResponse> = {
 };
 
 function createBaseListPayoutsRequest(): ListPayoutsRequest {
-  return { organizationId: "", number: "0", pageSize: 0, pageToken: "" };
+  return { organizationId: "", mode: 0, number: "0", pageSize: 0, pageToken: "" };
 }
 
 export const ListPayoutsRequest: MessageFns<ListPayoutsRequest> = {
   encode(message: ListPayoutsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.organizationId !== "") {
       writer.uint32(10).string(message.organizationId);
+    }
+    if (message.mode !== 0) {
+      writer.uint32(40).int32(message.mode);
     }
     if (message.number !== "0") {
       writer.uint32(16).int64(message.number);
@@ -4737,6 +4968,14 @@ export const ListPayoutsRequest: MessageFns<ListPayoutsRequest> = {
             }
 
             message.organizationId = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.mode = reader.int32() as any;
             continue;
           }
           case 2: {
@@ -4782,6 +5021,7 @@ export const ListPayoutsRequest: MessageFns<ListPayoutsRequest> = {
         : isSet(object.organization_id)
         ? globalThis.String(object.organization_id)
         : "",
+      mode: isSet(object.mode) ? modeFromJSON(object.mode) : 0,
       number: isSet(object.number) ? globalThis.String(object.number) : "0",
       pageSize: isSet(object.pageSize)
         ? globalThis.Number(object.pageSize)
@@ -4801,6 +5041,9 @@ export const ListPayoutsRequest: MessageFns<ListPayoutsRequest> = {
     if (message.organizationId !== "") {
       obj.organizationId = message.organizationId;
     }
+    if (message.mode !== 0) {
+      obj.mode = modeToJSON(message.mode);
+    }
     if (message.number !== "0") {
       obj.number = message.number;
     }
@@ -4819,6 +5062,7 @@ export const ListPayoutsRequest: MessageFns<ListPayoutsRequest> = {
   fromPartial<I extends Exact<DeepPartial<ListPayoutsRequest>, I>>(object: I): ListPayoutsRequest {
     const message = createBaseListPayoutsRequest();
     message.organizationId = object.organizationId ?? "";
+    message.mode = object.mode ?? 0;
     message.number = object.number ?? "0";
     message.pageSize = object.pageSize ?? 0;
     message.pageToken = object.pageToken ?? "";
@@ -4919,8 +5163,9 @@ export const ListPayoutsResponse: MessageFns<ListPayoutsResponse> = {
  * TradingService runs the simulated trading of accounts: orders and positions, the
  * evaluation rules that breach, flag or pass an account, reports, and market data.
  * It is served by the accounts process (a breach and the account row change in one
- * database transaction). Every organization-scoped RPC takes organization_id; an
- * account of another organization is not_found, exactly like a missing one.
+ * database transaction). Every organization-scoped RPC takes organization_id and mode
+ * (propdesk.common.v1.Mode, UNSPECIFIED = live): an account of another organization, or of
+ * the other mode, is not_found, exactly like a missing one.
  */
 export type TradingServiceService = typeof TradingServiceService;
 export const TradingServiceService = {

@@ -19,6 +19,7 @@ import {
   type UntypedServiceImplementation,
 } from "@grpc/grpc-js";
 import { Timestamp } from "../../../google/protobuf/timestamp";
+import { Mode, modeFromJSON, modeToJSON } from "../../common/v1/mode";
 
 export const protobufPackage = "propdesk.webhooks.v1";
 
@@ -115,11 +116,16 @@ export interface Endpoint {
   /** Empty = every event type. */
   events: string[];
   status: EndpointStatus;
-  createdAt?: Date | undefined;
+  createdAt?:
+    | Date
+    | undefined;
+  /** false for an endpoint registered in test mode: it receives test events only. */
+  livemode: boolean;
 }
 
 export interface CreateEndpointRequest {
   organizationId: string;
+  mode: Mode;
   url: string;
   events: string[];
 }
@@ -139,6 +145,7 @@ export interface CreateEndpointResponse {
 
 export interface ListEndpointsRequest {
   organizationId: string;
+  mode: Mode;
   pageSize: number;
   pageToken: string;
 }
@@ -150,6 +157,7 @@ export interface ListEndpointsResponse {
 
 export interface GetEndpointRequest {
   organizationId: string;
+  mode: Mode;
   endpointId: string;
 }
 
@@ -159,6 +167,7 @@ export interface GetEndpointResponse {
 
 export interface DeleteEndpointRequest {
   organizationId: string;
+  mode: Mode;
   endpointId: string;
 }
 
@@ -167,6 +176,7 @@ export interface DeleteEndpointResponse {
 
 export interface EnableEndpointRequest {
   organizationId: string;
+  mode: Mode;
   endpointId: string;
   /** Also schedule again the deliveries that failed or were skipped since this time. */
   redeliverSince?: Date | undefined;
@@ -194,6 +204,7 @@ export interface Delivery {
 
 export interface ListDeliveriesRequest {
   organizationId: string;
+  mode: Mode;
   endpointId: string;
   pageSize: number;
   pageToken: string;
@@ -208,6 +219,7 @@ export interface ListDeliveriesResponse {
 
 export interface SendTestEventRequest {
   organizationId: string;
+  mode: Mode;
   endpointId: string;
 }
 
@@ -218,6 +230,7 @@ export interface SendTestEventResponse {
 
 export interface RetryDeliveryRequest {
   organizationId: string;
+  mode: Mode;
   endpointId: string;
   deliveryId: string;
 }
@@ -229,6 +242,7 @@ export interface RetryDeliveryResponse {
 
 export interface RotateEndpointSecretRequest {
   organizationId: string;
+  mode: Mode;
   endpointId: string;
   /**
    * How long the previous secret keeps signing beside the new one, 0 to 604800
@@ -249,7 +263,7 @@ export interface RotateEndpointSecretResponse {
 }
 
 function createBaseEndpoint(): Endpoint {
-  return { id: "", organizationId: "", url: "", events: [], status: 0, createdAt: undefined };
+  return { id: "", organizationId: "", url: "", events: [], status: 0, createdAt: undefined, livemode: false };
 }
 
 export const Endpoint: MessageFns<Endpoint> = {
@@ -271,6 +285,9 @@ export const Endpoint: MessageFns<Endpoint> = {
     }
     if (message.createdAt !== undefined) {
       Timestamp.encode(toTimestamp(message.createdAt), writer.uint32(50).fork()).join();
+    }
+    if (message.livemode !== false) {
+      writer.uint32(56).bool(message.livemode);
     }
     return writer;
   },
@@ -336,6 +353,14 @@ export const Endpoint: MessageFns<Endpoint> = {
             message.createdAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
             continue;
           }
+          case 7: {
+            if (tag !== 56) {
+              break;
+            }
+
+            message.livemode = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -364,6 +389,7 @@ export const Endpoint: MessageFns<Endpoint> = {
         : isSet(object.created_at)
         ? fromJsonTimestamp(object.created_at)
         : undefined,
+      livemode: isSet(object.livemode) ? globalThis.Boolean(object.livemode) : false,
     };
   },
 
@@ -387,6 +413,9 @@ export const Endpoint: MessageFns<Endpoint> = {
     if (message.createdAt !== undefined) {
       obj.createdAt = message.createdAt.toISOString();
     }
+    if (message.livemode !== false) {
+      obj.livemode = message.livemode;
+    }
     return obj;
   },
 
@@ -401,18 +430,22 @@ export const Endpoint: MessageFns<Endpoint> = {
     message.events = object.events?.map((e) => e) || [];
     message.status = object.status ?? 0;
     message.createdAt = object.createdAt ?? undefined;
+    message.livemode = object.livemode ?? false;
     return message;
   },
 };
 
 function createBaseCreateEndpointRequest(): CreateEndpointRequest {
-  return { organizationId: "", url: "", events: [] };
+  return { organizationId: "", mode: 0, url: "", events: [] };
 }
 
 export const CreateEndpointRequest: MessageFns<CreateEndpointRequest> = {
   encode(message: CreateEndpointRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.organizationId !== "") {
       writer.uint32(10).string(message.organizationId);
+    }
+    if (message.mode !== 0) {
+      writer.uint32(32).int32(message.mode);
     }
     if (message.url !== "") {
       writer.uint32(18).string(message.url);
@@ -442,6 +475,14 @@ export const CreateEndpointRequest: MessageFns<CreateEndpointRequest> = {
             }
 
             message.organizationId = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.mode = reader.int32() as any;
             continue;
           }
           case 2: {
@@ -479,6 +520,7 @@ export const CreateEndpointRequest: MessageFns<CreateEndpointRequest> = {
         : isSet(object.organization_id)
         ? globalThis.String(object.organization_id)
         : "",
+      mode: isSet(object.mode) ? modeFromJSON(object.mode) : 0,
       url: isSet(object.url) ? globalThis.String(object.url) : "",
       events: globalThis.Array.isArray(object?.events) ? object.events.map((e: any) => globalThis.String(e)) : [],
     };
@@ -488,6 +530,9 @@ export const CreateEndpointRequest: MessageFns<CreateEndpointRequest> = {
     const obj: any = {};
     if (message.organizationId !== "") {
       obj.organizationId = message.organizationId;
+    }
+    if (message.mode !== 0) {
+      obj.mode = modeToJSON(message.mode);
     }
     if (message.url !== "") {
       obj.url = message.url;
@@ -504,6 +549,7 @@ export const CreateEndpointRequest: MessageFns<CreateEndpointRequest> = {
   fromPartial<I extends Exact<DeepPartial<CreateEndpointRequest>, I>>(object: I): CreateEndpointRequest {
     const message = createBaseCreateEndpointRequest();
     message.organizationId = object.organizationId ?? "";
+    message.mode = object.mode ?? 0;
     message.url = object.url ?? "";
     message.events = object.events?.map((e) => e) || [];
     return message;
@@ -614,13 +660,16 @@ export const CreateEndpointResponse: MessageFns<CreateEndpointResponse> = {
 };
 
 function createBaseListEndpointsRequest(): ListEndpointsRequest {
-  return { organizationId: "", pageSize: 0, pageToken: "" };
+  return { organizationId: "", mode: 0, pageSize: 0, pageToken: "" };
 }
 
 export const ListEndpointsRequest: MessageFns<ListEndpointsRequest> = {
   encode(message: ListEndpointsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.organizationId !== "") {
       writer.uint32(10).string(message.organizationId);
+    }
+    if (message.mode !== 0) {
+      writer.uint32(32).int32(message.mode);
     }
     if (message.pageSize !== 0) {
       writer.uint32(16).int32(message.pageSize);
@@ -650,6 +699,14 @@ export const ListEndpointsRequest: MessageFns<ListEndpointsRequest> = {
             }
 
             message.organizationId = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.mode = reader.int32() as any;
             continue;
           }
           case 2: {
@@ -687,6 +744,7 @@ export const ListEndpointsRequest: MessageFns<ListEndpointsRequest> = {
         : isSet(object.organization_id)
         ? globalThis.String(object.organization_id)
         : "",
+      mode: isSet(object.mode) ? modeFromJSON(object.mode) : 0,
       pageSize: isSet(object.pageSize)
         ? globalThis.Number(object.pageSize)
         : isSet(object.page_size)
@@ -705,6 +763,9 @@ export const ListEndpointsRequest: MessageFns<ListEndpointsRequest> = {
     if (message.organizationId !== "") {
       obj.organizationId = message.organizationId;
     }
+    if (message.mode !== 0) {
+      obj.mode = modeToJSON(message.mode);
+    }
     if (message.pageSize !== 0) {
       obj.pageSize = Math.round(message.pageSize);
     }
@@ -720,6 +781,7 @@ export const ListEndpointsRequest: MessageFns<ListEndpointsRequest> = {
   fromPartial<I extends Exact<DeepPartial<ListEndpointsRequest>, I>>(object: I): ListEndpointsRequest {
     const message = createBaseListEndpointsRequest();
     message.organizationId = object.organizationId ?? "";
+    message.mode = object.mode ?? 0;
     message.pageSize = object.pageSize ?? 0;
     message.pageToken = object.pageToken ?? "";
     return message;
@@ -818,13 +880,16 @@ export const ListEndpointsResponse: MessageFns<ListEndpointsResponse> = {
 };
 
 function createBaseGetEndpointRequest(): GetEndpointRequest {
-  return { organizationId: "", endpointId: "" };
+  return { organizationId: "", mode: 0, endpointId: "" };
 }
 
 export const GetEndpointRequest: MessageFns<GetEndpointRequest> = {
   encode(message: GetEndpointRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.organizationId !== "") {
       writer.uint32(10).string(message.organizationId);
+    }
+    if (message.mode !== 0) {
+      writer.uint32(24).int32(message.mode);
     }
     if (message.endpointId !== "") {
       writer.uint32(18).string(message.endpointId);
@@ -851,6 +916,14 @@ export const GetEndpointRequest: MessageFns<GetEndpointRequest> = {
             }
 
             message.organizationId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.mode = reader.int32() as any;
             continue;
           }
           case 2: {
@@ -880,6 +953,7 @@ export const GetEndpointRequest: MessageFns<GetEndpointRequest> = {
         : isSet(object.organization_id)
         ? globalThis.String(object.organization_id)
         : "",
+      mode: isSet(object.mode) ? modeFromJSON(object.mode) : 0,
       endpointId: isSet(object.endpointId)
         ? globalThis.String(object.endpointId)
         : isSet(object.endpoint_id)
@@ -893,6 +967,9 @@ export const GetEndpointRequest: MessageFns<GetEndpointRequest> = {
     if (message.organizationId !== "") {
       obj.organizationId = message.organizationId;
     }
+    if (message.mode !== 0) {
+      obj.mode = modeToJSON(message.mode);
+    }
     if (message.endpointId !== "") {
       obj.endpointId = message.endpointId;
     }
@@ -905,6 +982,7 @@ export const GetEndpointRequest: MessageFns<GetEndpointRequest> = {
   fromPartial<I extends Exact<DeepPartial<GetEndpointRequest>, I>>(object: I): GetEndpointRequest {
     const message = createBaseGetEndpointRequest();
     message.organizationId = object.organizationId ?? "";
+    message.mode = object.mode ?? 0;
     message.endpointId = object.endpointId ?? "";
     return message;
   },
@@ -980,13 +1058,16 @@ export const GetEndpointResponse: MessageFns<GetEndpointResponse> = {
 };
 
 function createBaseDeleteEndpointRequest(): DeleteEndpointRequest {
-  return { organizationId: "", endpointId: "" };
+  return { organizationId: "", mode: 0, endpointId: "" };
 }
 
 export const DeleteEndpointRequest: MessageFns<DeleteEndpointRequest> = {
   encode(message: DeleteEndpointRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.organizationId !== "") {
       writer.uint32(10).string(message.organizationId);
+    }
+    if (message.mode !== 0) {
+      writer.uint32(24).int32(message.mode);
     }
     if (message.endpointId !== "") {
       writer.uint32(18).string(message.endpointId);
@@ -1013,6 +1094,14 @@ export const DeleteEndpointRequest: MessageFns<DeleteEndpointRequest> = {
             }
 
             message.organizationId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.mode = reader.int32() as any;
             continue;
           }
           case 2: {
@@ -1042,6 +1131,7 @@ export const DeleteEndpointRequest: MessageFns<DeleteEndpointRequest> = {
         : isSet(object.organization_id)
         ? globalThis.String(object.organization_id)
         : "",
+      mode: isSet(object.mode) ? modeFromJSON(object.mode) : 0,
       endpointId: isSet(object.endpointId)
         ? globalThis.String(object.endpointId)
         : isSet(object.endpoint_id)
@@ -1055,6 +1145,9 @@ export const DeleteEndpointRequest: MessageFns<DeleteEndpointRequest> = {
     if (message.organizationId !== "") {
       obj.organizationId = message.organizationId;
     }
+    if (message.mode !== 0) {
+      obj.mode = modeToJSON(message.mode);
+    }
     if (message.endpointId !== "") {
       obj.endpointId = message.endpointId;
     }
@@ -1067,6 +1160,7 @@ export const DeleteEndpointRequest: MessageFns<DeleteEndpointRequest> = {
   fromPartial<I extends Exact<DeepPartial<DeleteEndpointRequest>, I>>(object: I): DeleteEndpointRequest {
     const message = createBaseDeleteEndpointRequest();
     message.organizationId = object.organizationId ?? "";
+    message.mode = object.mode ?? 0;
     message.endpointId = object.endpointId ?? "";
     return message;
   },
@@ -1125,13 +1219,16 @@ export const DeleteEndpointResponse: MessageFns<DeleteEndpointResponse> = {
 };
 
 function createBaseEnableEndpointRequest(): EnableEndpointRequest {
-  return { organizationId: "", endpointId: "", redeliverSince: undefined };
+  return { organizationId: "", mode: 0, endpointId: "", redeliverSince: undefined };
 }
 
 export const EnableEndpointRequest: MessageFns<EnableEndpointRequest> = {
   encode(message: EnableEndpointRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.organizationId !== "") {
       writer.uint32(10).string(message.organizationId);
+    }
+    if (message.mode !== 0) {
+      writer.uint32(32).int32(message.mode);
     }
     if (message.endpointId !== "") {
       writer.uint32(18).string(message.endpointId);
@@ -1161,6 +1258,14 @@ export const EnableEndpointRequest: MessageFns<EnableEndpointRequest> = {
             }
 
             message.organizationId = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.mode = reader.int32() as any;
             continue;
           }
           case 2: {
@@ -1198,6 +1303,7 @@ export const EnableEndpointRequest: MessageFns<EnableEndpointRequest> = {
         : isSet(object.organization_id)
         ? globalThis.String(object.organization_id)
         : "",
+      mode: isSet(object.mode) ? modeFromJSON(object.mode) : 0,
       endpointId: isSet(object.endpointId)
         ? globalThis.String(object.endpointId)
         : isSet(object.endpoint_id)
@@ -1216,6 +1322,9 @@ export const EnableEndpointRequest: MessageFns<EnableEndpointRequest> = {
     if (message.organizationId !== "") {
       obj.organizationId = message.organizationId;
     }
+    if (message.mode !== 0) {
+      obj.mode = modeToJSON(message.mode);
+    }
     if (message.endpointId !== "") {
       obj.endpointId = message.endpointId;
     }
@@ -1231,6 +1340,7 @@ export const EnableEndpointRequest: MessageFns<EnableEndpointRequest> = {
   fromPartial<I extends Exact<DeepPartial<EnableEndpointRequest>, I>>(object: I): EnableEndpointRequest {
     const message = createBaseEnableEndpointRequest();
     message.organizationId = object.organizationId ?? "";
+    message.mode = object.mode ?? 0;
     message.endpointId = object.endpointId ?? "";
     message.redeliverSince = object.redeliverSince ?? undefined;
     return message;
@@ -1576,13 +1686,16 @@ export const Delivery: MessageFns<Delivery> = {
 };
 
 function createBaseListDeliveriesRequest(): ListDeliveriesRequest {
-  return { organizationId: "", endpointId: "", pageSize: 0, pageToken: "", status: 0, eventType: "" };
+  return { organizationId: "", mode: 0, endpointId: "", pageSize: 0, pageToken: "", status: 0, eventType: "" };
 }
 
 export const ListDeliveriesRequest: MessageFns<ListDeliveriesRequest> = {
   encode(message: ListDeliveriesRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.organizationId !== "") {
       writer.uint32(10).string(message.organizationId);
+    }
+    if (message.mode !== 0) {
+      writer.uint32(56).int32(message.mode);
     }
     if (message.endpointId !== "") {
       writer.uint32(18).string(message.endpointId);
@@ -1621,6 +1734,14 @@ export const ListDeliveriesRequest: MessageFns<ListDeliveriesRequest> = {
             }
 
             message.organizationId = reader.string();
+            continue;
+          }
+          case 7: {
+            if (tag !== 56) {
+              break;
+            }
+
+            message.mode = reader.int32() as any;
             continue;
           }
           case 2: {
@@ -1682,6 +1803,7 @@ export const ListDeliveriesRequest: MessageFns<ListDeliveriesRequest> = {
         : isSet(object.organization_id)
         ? globalThis.String(object.organization_id)
         : "",
+      mode: isSet(object.mode) ? modeFromJSON(object.mode) : 0,
       endpointId: isSet(object.endpointId)
         ? globalThis.String(object.endpointId)
         : isSet(object.endpoint_id)
@@ -1711,6 +1833,9 @@ export const ListDeliveriesRequest: MessageFns<ListDeliveriesRequest> = {
     if (message.organizationId !== "") {
       obj.organizationId = message.organizationId;
     }
+    if (message.mode !== 0) {
+      obj.mode = modeToJSON(message.mode);
+    }
     if (message.endpointId !== "") {
       obj.endpointId = message.endpointId;
     }
@@ -1735,6 +1860,7 @@ export const ListDeliveriesRequest: MessageFns<ListDeliveriesRequest> = {
   fromPartial<I extends Exact<DeepPartial<ListDeliveriesRequest>, I>>(object: I): ListDeliveriesRequest {
     const message = createBaseListDeliveriesRequest();
     message.organizationId = object.organizationId ?? "";
+    message.mode = object.mode ?? 0;
     message.endpointId = object.endpointId ?? "";
     message.pageSize = object.pageSize ?? 0;
     message.pageToken = object.pageToken ?? "";
@@ -1836,13 +1962,16 @@ export const ListDeliveriesResponse: MessageFns<ListDeliveriesResponse> = {
 };
 
 function createBaseSendTestEventRequest(): SendTestEventRequest {
-  return { organizationId: "", endpointId: "" };
+  return { organizationId: "", mode: 0, endpointId: "" };
 }
 
 export const SendTestEventRequest: MessageFns<SendTestEventRequest> = {
   encode(message: SendTestEventRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.organizationId !== "") {
       writer.uint32(10).string(message.organizationId);
+    }
+    if (message.mode !== 0) {
+      writer.uint32(24).int32(message.mode);
     }
     if (message.endpointId !== "") {
       writer.uint32(18).string(message.endpointId);
@@ -1869,6 +1998,14 @@ export const SendTestEventRequest: MessageFns<SendTestEventRequest> = {
             }
 
             message.organizationId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.mode = reader.int32() as any;
             continue;
           }
           case 2: {
@@ -1898,6 +2035,7 @@ export const SendTestEventRequest: MessageFns<SendTestEventRequest> = {
         : isSet(object.organization_id)
         ? globalThis.String(object.organization_id)
         : "",
+      mode: isSet(object.mode) ? modeFromJSON(object.mode) : 0,
       endpointId: isSet(object.endpointId)
         ? globalThis.String(object.endpointId)
         : isSet(object.endpoint_id)
@@ -1911,6 +2049,9 @@ export const SendTestEventRequest: MessageFns<SendTestEventRequest> = {
     if (message.organizationId !== "") {
       obj.organizationId = message.organizationId;
     }
+    if (message.mode !== 0) {
+      obj.mode = modeToJSON(message.mode);
+    }
     if (message.endpointId !== "") {
       obj.endpointId = message.endpointId;
     }
@@ -1923,6 +2064,7 @@ export const SendTestEventRequest: MessageFns<SendTestEventRequest> = {
   fromPartial<I extends Exact<DeepPartial<SendTestEventRequest>, I>>(object: I): SendTestEventRequest {
     const message = createBaseSendTestEventRequest();
     message.organizationId = object.organizationId ?? "";
+    message.mode = object.mode ?? 0;
     message.endpointId = object.endpointId ?? "";
     return message;
   },
@@ -2022,13 +2164,16 @@ export const SendTestEventResponse: MessageFns<SendTestEventResponse> = {
 };
 
 function createBaseRetryDeliveryRequest(): RetryDeliveryRequest {
-  return { organizationId: "", endpointId: "", deliveryId: "" };
+  return { organizationId: "", mode: 0, endpointId: "", deliveryId: "" };
 }
 
 export const RetryDeliveryRequest: MessageFns<RetryDeliveryRequest> = {
   encode(message: RetryDeliveryRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.organizationId !== "") {
       writer.uint32(10).string(message.organizationId);
+    }
+    if (message.mode !== 0) {
+      writer.uint32(32).int32(message.mode);
     }
     if (message.endpointId !== "") {
       writer.uint32(18).string(message.endpointId);
@@ -2058,6 +2203,14 @@ export const RetryDeliveryRequest: MessageFns<RetryDeliveryRequest> = {
             }
 
             message.organizationId = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.mode = reader.int32() as any;
             continue;
           }
           case 2: {
@@ -2095,6 +2248,7 @@ export const RetryDeliveryRequest: MessageFns<RetryDeliveryRequest> = {
         : isSet(object.organization_id)
         ? globalThis.String(object.organization_id)
         : "",
+      mode: isSet(object.mode) ? modeFromJSON(object.mode) : 0,
       endpointId: isSet(object.endpointId)
         ? globalThis.String(object.endpointId)
         : isSet(object.endpoint_id)
@@ -2113,6 +2267,9 @@ export const RetryDeliveryRequest: MessageFns<RetryDeliveryRequest> = {
     if (message.organizationId !== "") {
       obj.organizationId = message.organizationId;
     }
+    if (message.mode !== 0) {
+      obj.mode = modeToJSON(message.mode);
+    }
     if (message.endpointId !== "") {
       obj.endpointId = message.endpointId;
     }
@@ -2128,6 +2285,7 @@ export const RetryDeliveryRequest: MessageFns<RetryDeliveryRequest> = {
   fromPartial<I extends Exact<DeepPartial<RetryDeliveryRequest>, I>>(object: I): RetryDeliveryRequest {
     const message = createBaseRetryDeliveryRequest();
     message.organizationId = object.organizationId ?? "";
+    message.mode = object.mode ?? 0;
     message.endpointId = object.endpointId ?? "";
     message.deliveryId = object.deliveryId ?? "";
     return message;
@@ -2228,13 +2386,16 @@ export const RetryDeliveryResponse: MessageFns<RetryDeliveryResponse> = {
 };
 
 function createBaseRotateEndpointSecretRequest(): RotateEndpointSecretRequest {
-  return { organizationId: "", endpointId: "", previousExpiresInSeconds: undefined };
+  return { organizationId: "", mode: 0, endpointId: "", previousExpiresInSeconds: undefined };
 }
 
 export const RotateEndpointSecretRequest: MessageFns<RotateEndpointSecretRequest> = {
   encode(message: RotateEndpointSecretRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.organizationId !== "") {
       writer.uint32(10).string(message.organizationId);
+    }
+    if (message.mode !== 0) {
+      writer.uint32(32).int32(message.mode);
     }
     if (message.endpointId !== "") {
       writer.uint32(18).string(message.endpointId);
@@ -2264,6 +2425,14 @@ export const RotateEndpointSecretRequest: MessageFns<RotateEndpointSecretRequest
             }
 
             message.organizationId = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.mode = reader.int32() as any;
             continue;
           }
           case 2: {
@@ -2301,6 +2470,7 @@ export const RotateEndpointSecretRequest: MessageFns<RotateEndpointSecretRequest
         : isSet(object.organization_id)
         ? globalThis.String(object.organization_id)
         : "",
+      mode: isSet(object.mode) ? modeFromJSON(object.mode) : 0,
       endpointId: isSet(object.endpointId)
         ? globalThis.String(object.endpointId)
         : isSet(object.endpoint_id)
@@ -2319,6 +2489,9 @@ export const RotateEndpointSecretRequest: MessageFns<RotateEndpointSecretRequest
     if (message.organizationId !== "") {
       obj.organizationId = message.organizationId;
     }
+    if (message.mode !== 0) {
+      obj.mode = modeToJSON(message.mode);
+    }
     if (message.endpointId !== "") {
       obj.endpointId = message.endpointId;
     }
@@ -2334,6 +2507,7 @@ export const RotateEndpointSecretRequest: MessageFns<RotateEndpointSecretRequest
   fromPartial<I extends Exact<DeepPartial<RotateEndpointSecretRequest>, I>>(object: I): RotateEndpointSecretRequest {
     const message = createBaseRotateEndpointSecretRequest();
     message.organizationId = object.organizationId ?? "";
+    message.mode = object.mode ?? 0;
     message.endpointId = object.endpointId ?? "";
     message.previousExpiresInSeconds = object.previousExpiresInSeconds ?? undefined;
     return message;
@@ -2449,7 +2623,10 @@ export const RotateEndpointSecretResponse: MessageFns<RotateEndpointSecretRespon
 
 /**
  * WebhooksService owns webhook endpoints and deliveries; its dispatcher consumes
- * the accounts service's event stream and delivers signed events.
+ * the accounts service's event stream and delivers signed events. Every endpoint
+ * belongs to one organization and one mode (propdesk.common.v1.Mode, UNSPECIFIED =
+ * live in requests) and receives only that organization's events of that mode; an
+ * endpoint of another organization or of the other mode is not_found.
  */
 export type WebhooksServiceService = typeof WebhooksServiceService;
 export const WebhooksServiceService = {

@@ -10,6 +10,8 @@ export interface Payout {
   firmShare: number;
   balanceAfter: number;
   createdAt: Date;
+  /** The account's mode (SPEC 13). */
+  livemode: boolean;
 }
 
 interface PayoutRow {
@@ -22,9 +24,10 @@ interface PayoutRow {
   firm_share: string;
   balance_after: string;
   created_at: Date;
+  livemode: boolean;
 }
 
-const COLUMNS = 'id, seq, account_number, amount, profit_split_pct, trader_share, firm_share, balance_after, created_at';
+const COLUMNS = 'id, seq, account_number, amount, profit_split_pct, trader_share, firm_share, balance_after, created_at, livemode';
 
 function toPayout(r: PayoutRow): Payout {
   return {
@@ -37,6 +40,7 @@ function toPayout(r: PayoutRow): Payout {
     firmShare: toNumber(r.firm_share),
     balanceAfter: toNumber(r.balance_after),
     createdAt: r.created_at,
+    livemode: r.livemode,
   };
 }
 
@@ -47,8 +51,8 @@ export async function insertPayout(
 ): Promise<Payout> {
   const row = await selectOne<PayoutRow>(
     db,
-    `INSERT INTO payouts (account_number, organization_id, amount, profit_split_pct, trader_share, firm_share, balance_after, created_at)
-     VALUES ($accountNumber, $organizationId, $amount, $profitSplitPct, $traderShare, $firmShare, $balanceAfter, $createdAt)
+    `INSERT INTO payouts (account_number, organization_id, livemode, amount, profit_split_pct, trader_share, firm_share, balance_after, created_at)
+     VALUES ($accountNumber, $organizationId, $livemode, $amount, $profitSplitPct, $traderShare, $firmShare, $balanceAfter, $createdAt)
      RETURNING ${COLUMNS}`,
     { ...p },
     tx,

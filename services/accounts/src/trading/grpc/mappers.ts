@@ -121,5 +121,6 @@ export function toProtoPayout(p: Payout): tradingv1.Payout {
     firmShare: p.firmShare,
     balanceAfter: p.balanceAfter,
     createdAt: p.createdAt,
+    livemode: p.livemode,
   };
 }

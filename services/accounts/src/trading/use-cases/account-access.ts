@@ -1,3 +1,4 @@
+import type { TenantScope } from '@propdesk/kit';
 import { accountNotFound, readAccount, refuseStatus, type Account, type AccountStatus } from '../core-port';
 import type { TradingContext } from './trading-context';
 
@@ -9,9 +10,9 @@ export function requireActive(account: Account): void {
   refuseStatus(account, NOT_TRADING, 'no longer trades');
 }
 
-/** The organization's account as committed; not_found for a missing one or another organization's. */
-export async function requireAccount(ctx: TradingContext, organizationId: string, accountNumber: number): Promise<Account> {
-  const account = await readAccount(ctx.sequelize, accountNumber, organizationId);
+/** The scope's account as committed; not_found for a missing one, another organization's or the other mode's. */
+export async function requireAccount(ctx: TradingContext, scope: TenantScope, accountNumber: number): Promise<Account> {
+  const account = await readAccount(ctx.sequelize, accountNumber, scope);
   if (!account) throw accountNotFound();
   return account;
 }

@@ -1,5 +1,5 @@
-import { AppError, pageSize, type CursorCodec } from '@propdesk/kit';
-import { parseAccountNumber, parseOrganizationId } from '../core-port';
+import { AppError, cursorScope, pageSize, type CursorCodec, type ScopeFields } from '@propdesk/kit';
+import { parseAccountNumber, parseScope } from '../core-port';
 import { requireAccount } from './account-access';
 import type { LiveEngine, TradingContext } from './trading-context';
 
@@ -8,17 +8,16 @@ export interface Page<T> {
   nextPageToken: string;
 }
 
-export interface AccountPageRequest {
-  organizationId: string;
+export interface AccountPageRequest extends ScopeFields {
   number: string;
   pageSize?: number;
   pageToken?: string;
 }
 
 /**
- * One page of a list that belongs to an account (positions, trades, flags): the account must be
- * the organization's; keyset paging on seq, with a cursor whose scope binds organization,
- * account, list and filter.
+ * One page of a list that belongs to an account (positions, trades, flags, payouts): the account
+ * must be of the organization and mode; keyset paging on seq, with a cursor whose scope binds
+ * organization, mode, account, list and filter.
  */
 export async function accountPage<T extends { seq: number }>(
   engine: LiveEngine,
@@ -27,11 +26,11 @@ export async function accountPage<T extends { seq: number }>(
   req: AccountPageRequest,
   fetch: (ctx: TradingContext, accountNumber: number, afterSeq: number, limit: number) => Promise<T[]>,
 ): Promise<Page<T>> {
-  const org = parseOrganizationId(req.organizationId);
+  const tenant = parseScope(req);
   const number = parseAccountNumber(req.number);
   const ctx = await engine.context();
-  await requireAccount(ctx, org, number);
-  const scope = `${list.name}:${org}:${number}${list.filter === undefined ? '' : `:${list.filter}`}`;
+  await requireAccount(ctx, tenant, number);
+  const scope = `${list.name}:${cursorScope(tenant)}:${number}${list.filter === undefined ? '' : `:${list.filter}`}`;
   const limit = pageSize(req.pageSize);
   let afterSeq = 0;
   if (req.pageToken) {

@@ -1,5 +1,5 @@
 import { executeTogether, type Transaction } from '@propdesk/kit';
-import { accountMoneyStatement, EVENTS_NOTIFIED, revokeSessionsStatement, type Account } from '../core-port';
+import { accountMoneyStatement, EVENTS_NOTIFIED, revokeSessionsStatement, scopeOfAccount, type Account } from '../core-port';
 import { flagStatement } from '../data/flags';
 import type { Position } from '../data/positions';
 import type { Breach } from '../domain/rules';
@@ -51,7 +51,7 @@ export async function applyBreach(
     attempt: account.attempt,
   };
   closes.events.push({
-    organizationId: account.organizationId,
+    ...scopeOfAccount(account),
     type: 'account.breached',
     data: {
       account: account.number,

@@ -1,5 +1,5 @@
 import { executeTogether, type Transaction } from '@propdesk/kit';
-import { accountMoneyStatement, EVENTS_NOTIFIED, type Account } from '../core-port';
+import { accountMoneyStatement, EVENTS_NOTIFIED, scopeOfAccount, type Account } from '../core-port';
 import type { Position } from '../data/positions';
 import type { RunningStats } from '../domain/running-stats';
 import { closeBatch, closeBatchStatements } from './close-position';
@@ -32,7 +32,7 @@ export async function applyPass(
   // The pass's events in their order, after the positions closed: account.passed, then the next account's.
   closes.events.push(
     {
-      organizationId: account.organizationId,
+      ...scopeOfAccount(account),
       type: 'account.passed',
       data: {
         account: account.number,

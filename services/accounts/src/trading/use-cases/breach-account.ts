@@ -1,5 +1,5 @@
-import { effectTransaction, requireText } from '@propdesk/kit';
-import { accountNotFound, lockAccount, parseAccountNumber, parseOrganizationId, readAccount, type Account } from '../core-port';
+import { effectTransaction, requireText, type ScopeFields } from '@propdesk/kit';
+import { accountNotFound, lockAccount, parseAccountNumber, parseScope, readAccount, type Account } from '../core-port';
 import { startOfDayBalances } from '../data/account-days';
 import { livePositionsOfAccount } from '../data/positions';
 import { tradingDayOf, tradingDayStart } from '../domain/calendar';
@@ -11,8 +11,8 @@ import { equityFromPositions, type LiveEngine } from './trading-context';
  * BreachAccount (POST .../breach {reason}): staff end an evaluation by hand. The same breach the
  * rules apply (apply-breach.ts), with rule manual; answers the account as committed.
  */
-export async function breachAccount(engine: LiveEngine, req: { organizationId: string; number: string; reason: string }): Promise<Account> {
-  const org = parseOrganizationId(req.organizationId);
+export async function breachAccount(engine: LiveEngine, req: ScopeFields & { number: string; reason: string }): Promise<Account> {
+  const scope = parseScope(req);
   const number = parseAccountNumber(req.number);
   const ctx = await engine.context();
   const reason = requireText(req.reason, 'reason', { max: 500 });
@@ -24,14 +24,14 @@ export async function breachAccount(engine: LiveEngine, req: { organizationId: s
     null;
   // Answers the account as this transaction committed it (the effect transaction's answer).
   const breached = await effectTransaction(ctx.sequelize, async (tx) => {
-    const account = await lockAccount(ctx.sequelize, tx, number, org);
+    const account = await lockAccount(ctx.sequelize, tx, number, scope);
     if (!account) throw accountNotFound();
     requireActive(account);
     const live = await livePositionsOfAccount(ctx.sequelize, number, tx);
     const equity = equityFromPositions(ctx, account.balance, live);
     const observed = { equity, peakEquity: Math.max(account.peakEquity, equity), startOfDayBalance };
     await applyBreach(ctx, tx, account, live, observed, { rule: 'manual', limit: null, reason });
-    const after = await readAccount(ctx.sequelize, number, org, tx);
+    const after = await readAccount(ctx.sequelize, number, scope, tx);
     if (!after) throw accountNotFound();
     return after;
   });

@@ -1,5 +1,16 @@
-import { AppError, effectTransaction, executeTogether, isUuid, type Statement, type Transaction } from '@propdesk/kit';
-import { accountMoneyStatement, accountNotFound, eventsStatement, EVENTS_NOTIFIED, lockAccount, parseAccountNumber, parseOrganizationId, type Account, type NewEvent } from '../core-port';
+import { AppError, effectTransaction, executeTogether, isUuid, type ScopeFields, type Statement, type TenantScope, type Transaction } from '@propdesk/kit';
+import {
+  accountMoneyStatement,
+  accountNotFound,
+  eventsStatement,
+  EVENTS_NOTIFIED,
+  lockAccount,
+  parseAccountNumber,
+  parseScope,
+  scopeOfAccount,
+  type Account,
+  type NewEvent,
+} from '../core-port';
 import { closeStatements } from '../data/closing';
 import { readRunningStats, runningStatsStatement } from '../data/deal-stats';
 import type { NewDeal } from '../data/deals';
@@ -13,8 +24,8 @@ import { positionClosedData } from './position-events';
 import { equityFromPositions, equityPointStatement, markPosition, requireQuote, type LiveEngine, type MarkedPosition, type TradingContext } from './trading-context';
 
 /** ClosePosition: closes an open position at the current price (or cancels a resting order), then lets the engine re-evaluate the account. */
-export async function closePosition(engine: LiveEngine, req: { organizationId: string; number: string; positionId: string }): Promise<MarkedPosition> {
-  const org = parseOrganizationId(req.organizationId);
+export async function closePosition(engine: LiveEngine, req: ScopeFields & { number: string; positionId: string }): Promise<MarkedPosition> {
+  const scope = parseScope(req);
   const number = parseAccountNumber(req.number);
   const ctx = await engine.context();
   // A malformed id can name no position: not_found, as for a missing one (the REST path says the same).
@@ -23,7 +34,7 @@ export async function closePosition(engine: LiveEngine, req: { organizationId: s
   // The answer is made inside the effect transaction: a retry with the same Idempotency-Key gets
   // this close again, not a conflict "already closed".
   const marked = await effectTransaction(ctx.sequelize, async (tx) => {
-    const position = await closeInTx(ctx, tx, { organizationId: org, accountNumber: number, positionId, reason: 'manual' });
+    const position = await closeInTx(ctx, tx, { scope, accountNumber: number, positionId, reason: 'manual' });
     if (!position) throw new AppError('not_found', 'position not found');
     return markPosition(ctx, position);
   });
@@ -42,8 +53,8 @@ export function exitPosition(ctx: TradingContext, exit: { accountNumber: number;
 interface CloseRequest {
   accountNumber: number;
   positionId: string;
-  /** Set for API calls: another organization's account is not_found. */
-  organizationId?: string;
+  /** Set for API calls: another organization's or the other mode's account is not_found. */
+  scope?: TenantScope;
   reason: 'manual' | ExitReason;
   /** The stop-loss / take-profit level; a manual close uses the current bid (buy) or ask (sell). */
   price?: number;
@@ -61,9 +72,9 @@ function closeUnderLock(ctx: TradingContext, req: CloseRequest): Promise<Positio
 async function closeInTx(ctx: TradingContext, tx: Transaction, req: CloseRequest): Promise<Position | null> {
   const now = ctx.now();
   {
-    const account = await lockAccount(ctx.sequelize, tx, req.accountNumber, req.organizationId);
+    const account = await lockAccount(ctx.sequelize, tx, req.accountNumber, req.scope);
     if (!account) {
-      if (req.organizationId) throw accountNotFound();
+      if (req.scope) throw accountNotFound();
       return null;
     }
     const position = await findPosition(ctx.sequelize, req.accountNumber, req.positionId, tx);
@@ -135,7 +146,7 @@ export function closeBatchStatements(accountNumber: number, batch: CloseBatch): 
 export async function closePositionInTx(
   ctx: TradingContext,
   tx: Transaction,
-  account: Pick<Account, 'number' | 'organizationId' | 'initialBalance' | 'balance'>,
+  account: Pick<Account, 'number' | 'organizationId' | 'livemode' | 'initialBalance' | 'balance'>,
   position: Position,
   price: number,
   reason: string,
@@ -163,7 +174,7 @@ export async function closePositionInTx(
     balanceAfter: balance,
   });
   batch.events.push({
-    organizationId: account.organizationId,
+    ...scopeOfAccount(account),
     type: 'position.closed',
     data: positionClosedData(account.number, position, { price, profit, reason }),
   });

@@ -1,4 +1,4 @@
-import { appendEvent, lockAccount } from '../core-port';
+import { appendEvent, lockAccount, scopeOfAccount } from '../core-port';
 import { fillPending, livePositionsOfAccount, type Position } from '../data/positions';
 import { tradingDayOf } from '../domain/calendar';
 import { positionOpenedData } from './position-events';
@@ -16,7 +16,7 @@ export async function fillPendingOrder(ctx: TradingContext, accountNumber: numbe
     if (!account || account.status !== 'active') return null;
     const position = await fillPending(ctx.sequelize, tx, positionId, { openPrice: price, openedAt: now, tradingDay: tradingDayOf(now, ctx.rolloverHourUtc) });
     if (!position) return null;
-    await appendEvent(ctx.sequelize, tx, { organizationId: account.organizationId, type: 'position.opened', data: positionOpenedData(accountNumber, position) });
+    await appendEvent(ctx.sequelize, tx, { ...scopeOfAccount(account), type: 'position.opened', data: positionOpenedData(accountNumber, position) });
     const equity = equityFromPositions(ctx, account.balance, await livePositionsOfAccount(ctx.sequelize, accountNumber, tx));
     await recordEquityPoint(ctx, tx, accountNumber, now, equity, account.balance);
     return position;

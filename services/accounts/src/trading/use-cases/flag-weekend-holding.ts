@@ -1,4 +1,4 @@
-import { appendEvent } from '../core-port';
+import { appendEvent, readAccount, scopeOfAccount } from '../core-port';
 import { insertFlag } from '../data/flags';
 import type { TradingContext } from './trading-context';
 
@@ -9,6 +9,9 @@ export async function flagWeekendHolding(
 ): Promise<boolean> {
   const now = ctx.now();
   return ctx.sequelize.transaction(async (tx) => {
+    // The event is of the account's mode (SPEC 13); the position knows only its organization.
+    const account = await readAccount(ctx.sequelize, position.accountNumber, undefined, tx);
+    if (!account) return false;
     const reason = `weekend_holding: position ${position.id} (${position.symbol}) opened ${position.openedAt.toISOString()} was held over the weekend`;
     const flag = await insertFlag(ctx.sequelize, tx, {
       accountNumber: position.accountNumber,
@@ -22,7 +25,7 @@ export async function flagWeekendHolding(
     });
     if (!flag) return false;
     await appendEvent(ctx.sequelize, tx, {
-      organizationId: position.organizationId,
+      ...scopeOfAccount(account),
       type: 'account.flagged',
       data: { account: position.accountNumber, rule: 'weekend_holding', reason, position_id: position.id },
     });

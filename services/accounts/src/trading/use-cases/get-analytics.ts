@@ -1,4 +1,5 @@
-import { parseAccountNumber, parseOrganizationId } from '../core-port';
+import type { ScopeFields } from '@propdesk/kit';
+import { parseAccountNumber, parseScope } from '../core-port';
 import { dealBreakdown, readRunningStats } from '../data/deal-stats';
 import { indicators } from '../domain/indicators';
 import { headroom } from '../domain/rules';
@@ -6,11 +7,11 @@ import { liveAccountView } from './live-account-view';
 import type { LiveEngine } from './trading-context';
 
 /** GetAnalytics: indicators plus the headroom left before each limit (snake_case: the Struct goes to REST as is). */
-export async function getAnalytics(engine: LiveEngine, req: { organizationId: string; number: string }): Promise<Record<string, unknown>> {
-  const org = parseOrganizationId(req.organizationId);
+export async function getAnalytics(engine: LiveEngine, req: ScopeFields & { number: string }): Promise<Record<string, unknown>> {
+  const scope = parseScope(req);
   const number = parseAccountNumber(req.number);
   const ctx = await engine.context();
-  const view = await liveAccountView(ctx, org, number);
+  const view = await liveAccountView(ctx, scope, number);
   const [{ totals }, running] = await Promise.all([
     dealBreakdown(ctx.sequelize, number),
     readRunningStats(ctx.sequelize, number, view.account.initialBalance),

@@ -1,5 +1,5 @@
-import { AppError } from '@propdesk/kit';
-import { parseAccountNumber, parseOrganizationId } from '../core-port';
+import { AppError, type ScopeFields } from '@propdesk/kit';
+import { parseAccountNumber, parseScope } from '../core-port';
 import { equityCurve, equityCurveBuckets, equityRange, type CurvePoint } from '../data/statistics';
 import { requireAccount } from './account-access';
 import type { LiveEngine } from './trading-context';
@@ -22,14 +22,14 @@ export function equityPointBudget(maxPoints: number | undefined): number {
  */
 export async function getEquityCurve(
   engine: LiveEngine,
-  req: { organizationId: string; number: string; from: Date | null; to: Date | null; maxPoints?: number },
+  req: ScopeFields & { number: string; from: Date | null; to: Date | null; maxPoints?: number },
 ): Promise<CurvePoint[]> {
-  const org = parseOrganizationId(req.organizationId);
+  const scope = parseScope(req);
   const number = parseAccountNumber(req.number);
   const ctx = await engine.context();
   const { to } = req;
   if (req.from && to && req.from.getTime() > to.getTime()) throw new AppError('invalid_request', 'from must not be after to', 'from');
-  const account = await requireAccount(ctx, org, number);
+  const account = await requireAccount(ctx, scope, number);
   // The curve covers the current attempt: nothing before its start (SPEC 10).
   const attemptStart = account.attempt > 1 ? account.attemptStartedAt : null;
   const from = attemptStart && (!req.from || req.from < attemptStart) ? attemptStart : req.from;

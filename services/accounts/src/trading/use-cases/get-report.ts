@@ -1,4 +1,5 @@
-import { parseAccountNumber, parseOrganizationId } from '../core-port';
+import type { ScopeFields } from '@propdesk/kit';
+import { parseAccountNumber, parseScope } from '../core-port';
 import { dealBreakdown, readRunningStats } from '../data/deal-stats';
 import { latestDeals, type Deal } from '../data/deals';
 import { listFlags } from '../data/flags';
@@ -77,11 +78,11 @@ function positionJson(ctx: TradingContext, p: Position): Record<string, unknown>
  * except for the per-day history (one index-ordered pass in SQL); the raw deal list is capped at
  * the newest REPORT_DEALS_CAP (the complete list pages through ListTrades).
  */
-export async function getReport(engine: LiveEngine, req: { organizationId: string; number: string }): Promise<Record<string, unknown>> {
-  const org = parseOrganizationId(req.organizationId);
+export async function getReport(engine: LiveEngine, req: ScopeFields & { number: string }): Promise<Record<string, unknown>> {
+  const scope = parseScope(req);
   const accountNumber = parseAccountNumber(req.number);
   const ctx = await engine.context();
-  const view = await liveAccountView(ctx, org, accountNumber);
+  const view = await liveAccountView(ctx, scope, accountNumber);
   const { account, snapshot } = view;
   const seq = ctx.sequelize;
   const [{ totals, bySide, bySymbol, byMonth: monthly }, running, history, recent, breaches] = await Promise.all([
@@ -101,6 +102,7 @@ export async function getReport(engine: LiveEngine, req: { organizationId: strin
     identity: {
       account: account.number,
       organization_id: account.organizationId,
+      livemode: account.livemode,
       status: account.status,
       trader_id: account.traderId,
       program: account.program,

@@ -1,3 +1,4 @@
+import type { TenantScope } from '@propdesk/kit';
 import type { Account } from '../core-port';
 import { startOfDayBalances, storedDayStart, type DayStart } from '../data/account-days';
 import { countTradingDays, livePositionsOfAccount, type Position } from '../data/positions';
@@ -13,8 +14,8 @@ export interface LiveAccountView {
 }
 
 /** An account as it stands now: marked at the cached quotes, with today's start-of-day balance. */
-export async function liveAccountView(ctx: TradingContext, organizationId: string, accountNumber: number): Promise<LiveAccountView> {
-  const account = await requireAccount(ctx, organizationId, accountNumber);
+export async function liveAccountView(ctx: TradingContext, scope: TenantScope, accountNumber: number): Promise<LiveAccountView> {
+  const account = await requireAccount(ctx, scope, accountNumber);
   const live = await livePositionsOfAccount(ctx.sequelize, accountNumber);
   const now = ctx.now();
   const equity = account.status === 'active' ? equityFromPositions(ctx, account.balance, live) : account.equity;

@@ -1,5 +1,5 @@
-import { AppError, effectTransaction, MONEY_STEP, requireExactNumber, type CursorCodec } from '@propdesk/kit';
-import { accountNotFound, appendEvent, lockAccount, parseAccountNumber, parseOrganizationId, writePayout, type Account } from '../core-port';
+import { AppError, effectTransaction, MONEY_STEP, requireExactNumber, type CursorCodec, type ScopeFields } from '@propdesk/kit';
+import { accountNotFound, appendEvent, lockAccount, parseAccountNumber, parseScope, writePayout, type Account } from '../core-port';
 import { dailyProfits, tradingDaysSince } from '../data/daily-profits';
 import { insertPayout, listPayouts as listPayoutRows, shiftAccountDays, type Payout } from '../data/payouts';
 import { roundMoney } from '../domain/instruments';
@@ -17,13 +17,13 @@ const notAllowed = (why: string) => new AppError('payout_not_allowed', why);
  * Each refusal is 409 payout_not_allowed saying why. The balance drops by the amount; the split
  * comes from the phase's profit_split_pct; payout.created.
  */
-export async function createPayout(engine: LiveEngine, req: { organizationId: string; number: string; amount?: number }): Promise<Payout> {
-  const org = parseOrganizationId(req.organizationId);
+export async function createPayout(engine: LiveEngine, req: ScopeFields & { number: string; amount?: number }): Promise<Payout> {
+  const scope = parseScope(req);
   const number = parseAccountNumber(req.number);
   const requested = req.amount === undefined ? undefined : requireExactNumber(req.amount, 'amount', { unit: 'USD', step: MONEY_STEP });
   const ctx = await engine.context();
   const payout = await effectTransaction(ctx.sequelize, async (tx) => {
-    const account = await lockAccount(ctx.sequelize, tx, number, org);
+    const account = await lockAccount(ctx.sequelize, tx, number, scope);
     if (!account) throw accountNotFound();
     refuse(account);
     const profit = roundMoney(account.balance - account.initialBalance);
@@ -49,7 +49,7 @@ export async function createPayout(engine: LiveEngine, req: { organizationId: st
     const now = ctx.now();
     const created = await insertPayout(ctx.sequelize, tx, {
       accountNumber: number,
-      organizationId: org,
+      ...scope,
       amount,
       profitSplitPct: split,
       traderShare,
@@ -60,7 +60,7 @@ export async function createPayout(engine: LiveEngine, req: { organizationId: st
     await writePayout(ctx.sequelize, tx, number, amount, now);
     await shiftAccountDays(ctx.sequelize, tx, number, amount);
     await appendEvent(ctx.sequelize, tx, {
-      organizationId: org,
+      ...scope,
       type: 'payout.created',
       data: {
         account: number,

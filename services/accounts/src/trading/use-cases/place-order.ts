@@ -1,5 +1,5 @@
-import { AppError, CommittedRefusal, effectTransaction } from '@propdesk/kit';
-import { accountNotFound, appendEvent, lockAccount, parseAccountNumber, parseOrganizationId } from '../core-port';
+import { AppError, CommittedRefusal, effectTransaction, type ScopeFields, type TenantScope } from '@propdesk/kit';
+import { accountNotFound, appendEvent, lockAccount, parseAccountNumber, parseScope } from '../core-port';
 import { insertFlag } from '../data/flags';
 import { insertPosition, livePositionsOfAccount } from '../data/positions';
 import { tradingDayOf } from '../domain/calendar';
@@ -10,8 +10,7 @@ import { requireActive } from './account-access';
 import { positionOpenedData } from './position-events';
 import { equityFromPositions, markPosition, recordEquityPoint, requireQuote, type LiveEngine, type MarkedPosition, type TradingContext } from './trading-context';
 
-export interface PlaceOrderRequest {
-  organizationId: string;
+export interface PlaceOrderRequest extends ScopeFields {
   number: string;
   symbol: string;
   /** Undefined when the caller sent something that is not a side or an order type. */
@@ -25,14 +24,14 @@ export interface PlaceOrderRequest {
 
 /** PlaceOrder: checks the request, places the order at the freshest stored quote, and lets the engine evaluate the account at once. */
 export async function placeOrder(engine: LiveEngine, req: PlaceOrderRequest): Promise<MarkedPosition> {
-  const org = parseOrganizationId(req.organizationId);
+  const scope = parseScope(req);
   const number = parseAccountNumber(req.number);
   const { side, type } = req;
   if (!side) throw new AppError('invalid_request', 'side must be buy or sell', 'side');
   if (!type) throw new AppError('invalid_request', 'type must be market, limit or stop', 'type');
   const ctx = await engine.context();
   if (typeof req.symbol === 'string' && req.symbol.length > 0) await engine.refreshQuote(req.symbol.toUpperCase());
-  const marked = await placeValidatedOrder(ctx, org, number, {
+  const marked = await placeValidatedOrder(ctx, scope, number, {
     symbol: req.symbol,
     side,
     type,
@@ -50,7 +49,7 @@ export async function placeOrder(engine: LiveEngine, req: PlaceOrderRequest): Pr
  * limit and stop orders rest as pending. Pre-order rules refuse with order_rejected, and the
  * order.rejected event still commits: the rejection transaction commits before the error is thrown.
  */
-async function placeValidatedOrder(ctx: TradingContext, organizationId: string, accountNumber: number, input: OrderInput): Promise<MarkedPosition> {
+async function placeValidatedOrder(ctx: TradingContext, scope: TenantScope, accountNumber: number, input: OrderInput): Promise<MarkedPosition> {
   const instrument = requireInstrument(input.symbol);
   const order: OrderInput = { ...input, symbol: instrument.symbol };
   validateVolume(order.volume);
@@ -63,7 +62,7 @@ async function placeValidatedOrder(ctx: TradingContext, organizationId: string, 
   // its order.rejected event with the recorded refusal (CommittedRefusal), so a retry with the same
   // Idempotency-Key neither trades nor emits a second event.
   return effectTransaction(ctx.sequelize, async (tx): Promise<MarkedPosition> => {
-    const account = await lockAccount(ctx.sequelize, tx, accountNumber, organizationId);
+    const account = await lockAccount(ctx.sequelize, tx, accountNumber, scope);
     if (!account) throw accountNotFound();
     requireActive(account);
     const live = await livePositionsOfAccount(ctx.sequelize, accountNumber, tx);
@@ -76,7 +75,7 @@ async function placeValidatedOrder(ctx: TradingContext, organizationId: string, 
     const violation = checkPreOrderRules(order, account.terms, { required, equity, used });
     if (violation) {
       await appendEvent(ctx.sequelize, tx, {
-        organizationId,
+        ...scope,
         type: 'order.rejected',
         data: { account: accountNumber, rule: violation.rule, reason: violation.reason, symbol: order.symbol, side: order.side, volume: order.volume },
       });
@@ -86,7 +85,7 @@ async function placeValidatedOrder(ctx: TradingContext, organizationId: string, 
     const filled = order.type === 'market';
     const position = await insertPosition(ctx.sequelize, tx, {
       accountNumber,
-      organizationId,
+      organizationId: scope.organizationId,
       status: filled ? 'open' : 'pending',
       symbol: order.symbol,
       side: order.side,
@@ -106,7 +105,7 @@ async function placeValidatedOrder(ctx: TradingContext, organizationId: string, 
       const reason = `large_order: ${order.volume} lots of ${order.symbol} is above ${threshold} lots`;
       await insertFlag(ctx.sequelize, tx, {
         accountNumber,
-        organizationId,
+        organizationId: scope.organizationId,
         rule: 'large_order',
         action: 'flag',
         reason,
@@ -115,13 +114,13 @@ async function placeValidatedOrder(ctx: TradingContext, organizationId: string, 
         createdAt: now,
       });
       await appendEvent(ctx.sequelize, tx, {
-        organizationId,
+        ...scope,
         type: 'account.flagged',
         data: { account: accountNumber, rule: 'large_order', reason, position_id: position.id },
       });
     }
     if (filled) {
-      await appendEvent(ctx.sequelize, tx, { organizationId, type: 'position.opened', data: positionOpenedData(accountNumber, position) });
+      await appendEvent(ctx.sequelize, tx, { ...scope, type: 'position.opened', data: positionOpenedData(accountNumber, position) });
       const after = equityFromPositions(ctx, account.balance, [...live, position]);
       await recordEquityPoint(ctx, tx, accountNumber, now, after, account.balance);
     }

@@ -1,4 +1,4 @@
-import { appendEvent, lockAccount, type Account } from '../core-port';
+import { appendEvent, lockAccount, scopeOfAccount, type Account } from '../core-port';
 import { insertWarning } from '../data/warnings';
 import { warningPeriod, type Warning } from '../domain/rules';
 import type { TradingContext } from './trading-context';
@@ -21,7 +21,7 @@ export async function recordWarnings(ctx: TradingContext, seen: Account, warning
       const fresh = await insertWarning(ctx.sequelize, tx, { accountNumber: account.number, attempt: account.attempt, rule: w.rule, period: warningPeriod(w.rule, day) });
       if (!fresh) continue;
       await appendEvent(ctx.sequelize, tx, {
-        organizationId: account.organizationId,
+        ...scopeOfAccount(account),
         type: 'account.warning',
         data: { account: account.number, trader_id: account.traderId, rule: w.rule, used_pct: w.usedPct, limit: w.limit, equity },
       });

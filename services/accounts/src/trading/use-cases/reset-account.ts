@@ -1,10 +1,10 @@
-import { AppError } from '@propdesk/kit';
+import { AppError, type ScopeFields } from '@propdesk/kit';
 import {
   accountNotFound,
   appendEvent,
   lockAccount,
   parseAccountNumber,
-  parseOrganizationId,
+  parseScope,
   readAccount,
   refuseStatus,
   revokeSessionsForAccount,
@@ -25,26 +25,26 @@ function requireResettable(account: Account): void {
 
 /**
  * ResetAccount (POST .../reset): a new attempt, as one transaction that also spends one credit
- * (the core's saga; short: 402 insufficient_credits, nothing changed): resting orders cancelled,
+ * (the core's saga; short: 402 insufficient_credits, nothing changed; a test account's costs none): resting orders cancelled,
  * open positions closed at current prices (booked to the old attempt), balance, equity and peak
  * back to the initial balance, active, attempt + 1, trading days counted afresh, executor
  * sessions revoked, account.reset. The account row lock serializes it with a breach, a payout or
  * another reset of the same account.
  */
-export async function resetAccount(engine: LiveEngine, req: { organizationId: string; number: string }): Promise<Account> {
-  const org = parseOrganizationId(req.organizationId);
+export async function resetAccount(engine: LiveEngine, req: ScopeFields & { number: string }): Promise<Account> {
+  const scope = parseScope(req);
   const number = parseAccountNumber(req.number);
   const ctx = await engine.context();
   const lifecycle = ctx.lifecycle;
   if (!lifecycle) throw new AppError('unavailable', 'resets are not available');
   // Refused before any credit is reserved; checked again under the lock.
-  const seen = await readAccount(ctx.sequelize, number, org);
+  const seen = await readAccount(ctx.sequelize, number, scope);
   if (!seen) throw accountNotFound();
   requireResettable(seen);
 
   // The answer (the account as reset) is read inside the effect transaction: a retry with the same Idempotency-Key replays it.
-  const reset = await lifecycle.withOneCredit(org, async (tx) => {
-    const account = await lockAccount(ctx.sequelize, tx, number, org);
+  const reset = await lifecycle.withOneCredit(scope, async (tx) => {
+    const account = await lockAccount(ctx.sequelize, tx, number, scope);
     if (!account) throw accountNotFound();
     requireResettable(account);
     const now = ctx.now();
@@ -55,12 +55,12 @@ export async function resetAccount(engine: LiveEngine, req: { organizationId: st
     await forgetDealStats(ctx.sequelize, tx, number);
     await revokeSessionsForAccount(ctx.sequelize, tx, number);
     await appendEvent(ctx.sequelize, tx, {
-      organizationId: org,
+      ...scope,
       type: 'account.reset',
       data: { account: number, trader_id: account.traderId, attempt: account.attempt + 1 },
     });
     await recordEquityPoint(ctx, tx, number, now, account.initialBalance, account.initialBalance);
-    const after = await readAccount(ctx.sequelize, number, org, tx);
+    const after = await readAccount(ctx.sequelize, number, scope, tx);
     if (!after) throw accountNotFound();
     return after;
   });

@@ -1,4 +1,5 @@
-import { parseAccountNumber, parseOrganizationId, type Terms } from '../core-port';
+import type { ScopeFields } from '@propdesk/kit';
+import { parseAccountNumber, parseScope, type Terms } from '../core-port';
 import { listFlags, type Flag } from '../data/flags';
 import { headroom } from '../domain/rules';
 import { liveAccountView, type LiveAccountView } from './live-account-view';
@@ -42,11 +43,11 @@ export function termsSection(view: LiveAccountView, breaches: Flag[]): Record<st
 }
 
 /** GetTerms: the terms section without the report's deal aggregates (cheap whatever the history). */
-export async function getTerms(engine: LiveEngine, req: { organizationId: string; number: string }): Promise<Record<string, unknown>> {
-  const org = parseOrganizationId(req.organizationId);
+export async function getTerms(engine: LiveEngine, req: ScopeFields & { number: string }): Promise<Record<string, unknown>> {
+  const scope = parseScope(req);
   const accountNumber = parseAccountNumber(req.number);
   const ctx = await engine.context();
-  const view = await liveAccountView(ctx, org, accountNumber);
+  const view = await liveAccountView(ctx, scope, accountNumber);
   const breaches = await listFlags(ctx.sequelize, accountNumber, 0, 200, 'breach');
   return termsSection(view, breaches.filter((f) => f.attempt === view.account.attempt));
 }

@@ -1,6 +1,7 @@
 import type { Migration } from '@propdesk/kit';
 import { authSchema } from './0001-auth';
 import { keyExpiryAndLimits } from './0002-key-expiry-and-limits';
+import { keyMode } from './0003-key-mode';
 
 /** Applied in this order; append, never edit an applied one. */
-export const migrations: Migration[] = [authSchema, keyExpiryAndLimits];
+export const migrations: Migration[] = [authSchema, keyExpiryAndLimits, keyMode];

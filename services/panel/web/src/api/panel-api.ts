@@ -1,3 +1,4 @@
+import type { Mode } from './mode';
 import type {
   AccountDetail,
   AccountPage,
@@ -25,10 +26,12 @@ import type {
   Webhook,
   WebhookWithSecret,
 } from './types';
+import { currentMode, MODE_HEADER } from './mode';
 
 /**
  * The one module that knows the panel API (/panel/api, plus /api-keys of SPEC section 4): its
- * paths, its bodies, and its error envelope {error: {code, message, param?}} (SPEC section 6).
+ * paths, its bodies, its error envelope {error: {code, message, param?}} (SPEC section 6), and
+ * the mode every request is made in (mode.ts: the "Test mode" switch, SPEC 13).
  * Pages call these functions through TanStack Query and never build a URL themselves.
  */
 
@@ -69,7 +72,11 @@ async function request<T>(method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: strin
     response = await fetch(path, {
       method,
       credentials: 'same-origin',
-      headers: body === undefined ? { accept: 'application/json' } : { accept: 'application/json', 'content-type': 'application/json' },
+      headers: {
+        accept: 'application/json',
+        [MODE_HEADER]: currentMode(),
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
   } catch {
@@ -161,8 +168,8 @@ export const panelApi = {
 
   keys: {
     list: (cursor?: string) => get<Page<ApiKey>>('/panel/api/keys', { cursor }),
-    create: (name: string, scopes: string[], expiresIn?: number) =>
-      post<NewApiKey>('/panel/api/keys', { name, scopes, ...(expiresIn === undefined ? {} : { expires_in: expiresIn }) }),
+    create: (name: string, scopes: string[], mode: Mode, expiresIn?: number) =>
+      post<NewApiKey>('/panel/api/keys', { name, scopes, mode, ...(expiresIn === undefined ? {} : { expires_in: expiresIn }) }),
     setLimits: (id: string, read: number | null, write: number | null) => post<ApiKey>(`/panel/api/keys/${encodeURIComponent(id)}/limits`, { read, write }),
     // SPEC sections 4 and 12: these two live outside /panel/api.
     roll: (id: string) => post<NewApiKey>(`/api-keys/${encodeURIComponent(id)}/roll`),
@@ -177,18 +184,21 @@ export const panelApi = {
   },
 };
 
-/** Query keys, one place, so a mutation invalidates exactly what it changed. */
+/**
+ * Query keys, one place, so a mutation invalidates exactly what it changed. What belongs to a
+ * partition (everything but the session, the meta data and the team) is keyed by the mode too.
+ */
 export const queryKeys = {
   me: ['me'] as const,
   meta: ['meta'] as const,
   organization: ['organization'] as const,
-  accounts: (filter?: AccountFilter) => (filter ? (['accounts', filter] as const) : (['accounts'] as const)),
-  account: (n: number) => ['account', n] as const,
-  programs: ['programs'] as const,
-  events: (type?: string) => (type === undefined ? (['events'] as const) : (['events', type] as const)),
-  webhooks: ['webhooks'] as const,
-  webhook: (id: string) => ['webhook', id] as const,
-  keys: ['keys'] as const,
+  accounts: (filter?: AccountFilter) => (filter ? ([currentMode(), 'accounts', filter] as const) : ([currentMode(), 'accounts'] as const)),
+  account: (n: number) => [currentMode(), 'account', n] as const,
+  programs: () => [currentMode(), 'programs'] as const,
+  events: (type?: string) => (type === undefined ? ([currentMode(), 'events'] as const) : ([currentMode(), 'events', type] as const)),
+  webhooks: () => [currentMode(), 'webhooks'] as const,
+  webhook: (id: string) => [currentMode(), 'webhook', id] as const,
+  keys: () => [currentMode(), 'keys'] as const,
   team: ['team'] as const,
 };
 

@@ -263,6 +263,8 @@ export interface ApiKey {
   prefix: string;
   name: string;
   scopes: string[];
+  /** SPEC 13: live (pfx_live_) or test (pfx_test_). */
+  mode: 'live' | 'test';
   created_at: string | null;
   last_used_at: string | null;
   revoked_at: string | null;
@@ -277,6 +279,7 @@ export interface NewApiKey {
   prefix: string;
   name: string;
   scopes: string[];
+  mode: 'live' | 'test';
   expires_at?: string | null;
 }
 

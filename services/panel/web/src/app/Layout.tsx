@@ -1,5 +1,6 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { Navigate, NavLink, Outlet, useLocation, useNavigate } from 'react-router';
+import { setMode, useMode } from '../api/mode';
 import { panelApi, queryKeys } from '../api/panel-api';
 import { ErrorMessage } from '../components/QueryState';
 import { useSession } from './session';
@@ -13,8 +14,26 @@ const SECTIONS = [
   { to: '/team', label: 'Team' },
 ];
 
-/** The frame of every signed-in page: who is signed in, the navigation landmark, the page. */
+/**
+ * SPEC 13: the "Test mode" switch, in the navigation. On, every page shows the organization's
+ * test partition (the panel API is asked in test mode, and cached answers are keyed by it).
+ */
+function TestModeSwitch() {
+  const mode = useMode();
+  const on = mode === 'test';
+  return (
+    <button type="button" role="switch" aria-checked={on} className={`mode-switch${on ? ' on' : ''}`} onClick={() => setMode(on ? 'live' : 'test')}>
+      <span className="mode-track" aria-hidden="true">
+        <span className="mode-thumb" />
+      </span>
+      Test mode
+    </button>
+  );
+}
+
+/** The frame of every signed-in page: who is signed in, the navigation landmark (with the test-mode switch), the page. */
 export function Layout() {
+  const mode = useMode();
   const session = useSession();
   const location = useLocation();
   const navigate = useNavigate();
@@ -72,10 +91,19 @@ export function Layout() {
               <NavLink to={s.to}>{s.label}</NavLink>
             </li>
           ))}
+          <li className="mode-item">
+            <TestModeSwitch />
+          </li>
         </ul>
       </nav>
-      <main id="main" tabIndex={-1}>
-        <Outlet />
+      {mode === 'test' ? (
+        <div className="mode-banner" role="status">
+          Test mode
+        </div>
+      ) : null}
+      <main id="main" tabIndex={-1} className={mode === 'test' ? 'test-mode' : undefined}>
+        {/* A new mode is a new page: forms and lists start again in the other partition. */}
+        <Outlet key={mode} />
       </main>
     </div>
   );

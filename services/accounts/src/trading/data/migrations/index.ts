@@ -5,6 +5,7 @@ import { dailyBalancesSchema } from './0003-daily-balances';
 import { equityHoursSchema } from './0004-equity-hours';
 import { engineLeasesSchema } from './0005-engine-leases';
 import { attemptsPayoutsWarningsSchema } from './0006-attempts-payouts-warnings';
+import { payoutsLivemodeSchema } from './0007-payouts-livemode';
 
 /**
  * The trading module's schema (positions, deals, flags, quotes, equity history, report
@@ -20,4 +21,5 @@ export const tradingMigrations: Migration[] = [
   engineLeasesSchema,
   // Numbered 0005 on the branch that introduced it, before the engine's leases took that number.
   { ...attemptsPayoutsWarningsSchema, formerNames: ['trading-0005-attempts-payouts-warnings'] },
+  payoutsLivemodeSchema,
 ];

@@ -1,5 +1,6 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
+import { currentMode } from '../../api/mode';
 import { ApiError, panelApi, queryKeys } from '../../api/panel-api';
 import { SelectField, TextField } from '../../components/Field';
 import { errorText } from '../../components/QueryState';
@@ -12,8 +13,8 @@ export function CreateAccountsForm() {
   const [countError, setCountError] = useState<string>();
   const [done, setDone] = useState('');
   // Programs as data may not be served yet: then the program is typed (empty = standard).
-  // Its own key under the programs prefix: the Programs page keeps an infinite query (pages) under queryKeys.programs itself.
-  const programs = useQuery({ queryKey: [...queryKeys.programs, 'choices'], queryFn: () => panelApi.programs.list(), retry: false });
+  // Its own key under the programs prefix: the Programs page keeps an infinite query (pages) under queryKeys.programs() itself.
+  const programs = useQuery({ queryKey: [...queryKeys.programs(), 'choices'], queryFn: () => panelApi.programs.list(), retry: false });
   const active = programs.data?.data.filter((p) => p.status === 'active') ?? [];
   const organization = useQuery({ queryKey: queryKeys.organization, queryFn: panelApi.organization });
   const credits = organization.data?.credits;
@@ -60,7 +61,7 @@ export function CreateAccountsForm() {
           value={count}
           onChange={(e) => setCount(e.target.value)}
           error={countError ?? (serverError?.param === 'count' ? errorText(serverError) : undefined)}
-          hint="1 to 100; each account spends one credit."
+          hint={currentMode() === 'test' ? '1 to 100; test accounts spend no credits.' : '1 to 100; each account spends one credit.'}
         />
         {active.length > 0 ? (
           <SelectField label="Program" value={program} onChange={(e) => setProgram(e.target.value)} error={serverError?.param === 'program' ? errorText(serverError) : undefined}>

@@ -20,7 +20,7 @@ export function KeyLimitsForm({ apiKey, onDone }: { apiKey: ApiKey; onDone: () =
   const save = useMutation({
     mutationFn: ({ r, w }: { r: number | null; w: number | null }) => panelApi.keys.setLimits(apiKey.id, r, w),
     onSuccess: () => {
-      void queryClient.invalidateQueries({ queryKey: queryKeys.keys });
+      void queryClient.invalidateQueries({ queryKey: queryKeys.keys() });
       onDone();
     },
   });

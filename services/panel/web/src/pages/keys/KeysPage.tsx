@@ -1,5 +1,6 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
+import { currentMode, type Mode } from '../../api/mode';
 import { ApiError, panelApi, queryKeys } from '../../api/panel-api';
 import type { ApiKey, NewApiKey, Page } from '../../api/types';
 import { useCanManage, useMeta } from '../../app/session';
@@ -43,15 +44,18 @@ function CreateKeyForm({ onCreated }: { onCreated: (key: NewApiKey) => void }) {
   const [name, setName] = useState('');
   const [scopes, setScopes] = useState<string[]>([]);
   const [expiry, setExpiry] = useState('0');
+  // A key of the mode the panel shows unless another is chosen (SPEC 13).
+  const [mode, setKeyMode] = useState<Mode>(currentMode);
   const [nameError, setNameError] = useState<string>();
   const create = useMutation({
-    mutationFn: () => panelApi.keys.create(name.trim(), scopes, EXPIRY_CHOICES[Number(expiry)]?.seconds),
+    mutationFn: () => panelApi.keys.create(name.trim(), scopes, mode, EXPIRY_CHOICES[Number(expiry)]?.seconds),
     onSuccess: (key) => {
       setName('');
       setScopes([]);
       setExpiry('0');
+      setKeyMode(currentMode());
       onCreated(key);
-      void queryClient.invalidateQueries({ queryKey: queryKeys.keys });
+      void queryClient.invalidateQueries({ queryKey: queryKeys.keys() });
     },
   });
   const serverError = create.error instanceof ApiError ? create.error : undefined;
@@ -69,6 +73,16 @@ function CreateKeyForm({ onCreated }: { onCreated: (key: NewApiKey) => void }) {
       <h2 id="create-key-title">Create a key</h2>
       <div className="form-grid">
         <TextField label="Name" value={name} maxLength={100} onChange={(e) => setName(e.target.value)} error={nameError ?? (serverError?.param === 'name' ? errorText(serverError) : undefined)} />
+        <SelectField
+          label="Mode"
+          value={mode}
+          onChange={(e) => setKeyMode(e.target.value === 'test' ? 'test' : 'live')}
+          hint="A test key (pfx_test_) sees only test data and spends no credits."
+          error={serverError?.param === 'mode' ? errorText(serverError) : undefined}
+        >
+          <option value="live">Live</option>
+          <option value="test">Test</option>
+        </SelectField>
         <SelectField label="Expires" value={expiry} onChange={(e) => setExpiry(e.target.value)} error={serverError?.param === 'expires_in' ? errorText(serverError) : undefined}>
           {EXPIRY_CHOICES.map((c, i) => (
             <option key={c.label} value={String(i)}>
@@ -83,7 +97,7 @@ function CreateKeyForm({ onCreated }: { onCreated: (key: NewApiKey) => void }) {
           Create key
         </button>
       </div>
-      {create.error && !(serverError?.param === 'name' || serverError?.param === 'expires_in') ? (
+      {create.error && !(serverError?.param === 'name' || serverError?.param === 'expires_in' || serverError?.param === 'mode') ? (
         <p className="error" role="alert">
           {errorText(create.error)}
         </p>
@@ -98,8 +112,8 @@ export function KeysPage() {
   const queryClient = useQueryClient();
   const [shown, setShown] = useState<NewApiKey | null>(null);
   const [limitsOf, setLimitsOf] = useState<string | null>(null);
-  const { query: list, items: keys } = usePaged<ApiKey>(queryKeys.keys, (cursor) => panelApi.keys.list(cursor));
-  const refresh = () => void queryClient.invalidateQueries({ queryKey: queryKeys.keys });
+  const { query: list, items: keys } = usePaged<ApiKey>(queryKeys.keys(), (cursor) => panelApi.keys.list(cursor));
+  const refresh = () => void queryClient.invalidateQueries({ queryKey: queryKeys.keys() });
   const revoke = useMutation({ mutationFn: panelApi.keys.revoke, onSuccess: refresh });
   const roll = useMutation({
     mutationFn: panelApi.keys.roll,
@@ -120,7 +134,7 @@ export function KeysPage() {
             <ShownOnce
               title="New key"
               value={shown.token}
-              note={`The token of "${shown.name}" is shown only now: copy it into the system that will call the API.`}
+              note={`The token of "${shown.name}" (${shown.mode} mode) is shown only now: copy it into the system that will call the API.`}
               onDone={() => setShown(null)}
             />
           ) : null}
@@ -147,6 +161,7 @@ export function KeysPage() {
                   </>
                 ),
               },
+              { label: 'Mode', cell: (k) => (k.mode === 'test' ? 'Test' : 'Live') },
               canManage && {
                 label: 'Actions',
                 phone: 'actions',

@@ -15,7 +15,7 @@ export function ProgramForm({ editing, initial, onDone }: { editing?: string; in
     mutationFn: (input: NonNullable<ReturnType<typeof toProgramInput>['input']>) =>
       editing ? panelApi.programs.update(editing, input) : panelApi.programs.create(input),
     onSuccess: () => {
-      void queryClient.invalidateQueries({ queryKey: queryKeys.programs });
+      void queryClient.invalidateQueries({ queryKey: queryKeys.programs() });
       onDone();
     },
     onError: (error) => {

@@ -19,11 +19,11 @@ export function ProgramsPage() {
   usePageTitle('Programs');
   const canManage = useCanManage();
   const [form, setForm] = useState<{ editing?: string; initial?: ProgramDraft; key: number } | null>(null);
-  const { query: list, items: programs } = usePaged<Program>(queryKeys.programs, (cursor) => panelApi.programs.list(cursor), { retry: false });
+  const { query: list, items: programs } = usePaged<Program>(queryKeys.programs(), (cursor) => panelApi.programs.list(cursor), { retry: false });
   const queryClient = useQueryClient();
   const archive = useMutation({
     mutationFn: panelApi.programs.archive,
-    onSuccess: () => void queryClient.invalidateQueries({ queryKey: queryKeys.programs }),
+    onSuccess: () => void queryClient.invalidateQueries({ queryKey: queryKeys.programs() }),
   });
 
   return (

@@ -17,7 +17,7 @@ export function RegisterWebhookForm() {
     onSuccess: () => {
       setUrl('');
       setEvents([]);
-      void queryClient.invalidateQueries({ queryKey: queryKeys.webhooks });
+      void queryClient.invalidateQueries({ queryKey: queryKeys.webhooks() });
     },
   });
   const serverError = register.error instanceof ApiError ? register.error : undefined;

@@ -39,7 +39,7 @@ export function WebhookPage() {
   });
   const refresh = () => {
     void queryClient.invalidateQueries({ queryKey: queryKeys.webhook(id) });
-    void queryClient.invalidateQueries({ queryKey: queryKeys.webhooks });
+    void queryClient.invalidateQueries({ queryKey: queryKeys.webhooks() });
   };
   const sendTest = useMutation({
     mutationFn: () => panelApi.webhooks.sendTest(id),
@@ -60,7 +60,7 @@ export function WebhookPage() {
   const remove = useMutation({
     mutationFn: () => panelApi.webhooks.remove(id),
     onSuccess: () => {
-      void queryClient.invalidateQueries({ queryKey: queryKeys.webhooks });
+      void queryClient.invalidateQueries({ queryKey: queryKeys.webhooks() });
       void navigate('/webhooks');
     },
   });

@@ -19,8 +19,8 @@ export function WebhooksPage() {
   usePageTitle('Webhooks');
   const canManage = useCanManage();
   const queryClient = useQueryClient();
-  const { query: list, items: endpoints } = usePaged<Webhook>(queryKeys.webhooks, (cursor) => panelApi.webhooks.list(cursor));
-  const refresh = () => void queryClient.invalidateQueries({ queryKey: queryKeys.webhooks });
+  const { query: list, items: endpoints } = usePaged<Webhook>(queryKeys.webhooks(), (cursor) => panelApi.webhooks.list(cursor));
+  const refresh = () => void queryClient.invalidateQueries({ queryKey: queryKeys.webhooks() });
   const enable = useMutation({ mutationFn: panelApi.webhooks.enable, onSuccess: refresh });
   const remove = useMutation({ mutationFn: panelApi.webhooks.remove, onSuccess: refresh });
 
