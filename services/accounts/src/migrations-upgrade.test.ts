@@ -144,35 +144,3 @@ describe('a database that recorded the programs migration under its first number
     expect(await recordedNames(sql)).not.toContain('trading-0006-attempts-payouts-warnings');
   });
 });
-
-/**
- * The test-mode partition was numbered 0005 on the branch that introduced it, next to the events'
- * trace context's 0005; it is 0006 now. A database that recorded the old name (without the trace
- * context) gets only the trace context, and keeps its record.
- */
-describe('a database that recorded the livemode migration under its first number', () => {
-  const OLD_NAME = '0005-livemode';
-  let db: TestDatabase;
-  let sql: Sequelize;
-
-  beforeAll(async () => {
-    db = await createTestDatabase('pd_upgrade_livemode');
-    sql = openDatabase({ url: db.url, schema: SCHEMA, poolMax: 3 });
-  });
-
-  afterAll(async () => {
-    await sql.close();
-    await db.drop();
-  });
-
-  it('applies the trace context only', async () => {
-    const before = MIGRATIONS.filter((m) => m.name !== '0005-event-trace-context').map((m) =>
-      m.formerNames?.includes(OLD_NAME) ? { name: OLD_NAME, up: m.up } : m,
-    );
-    expect(before.map((m) => m.name)).toContain(OLD_NAME);
-    await migrate(sql, SCHEMA, before);
-    expect(await migrate(sql, SCHEMA, MIGRATIONS)).toEqual(['0005-event-trace-context']);
-    expect(await recordedNames(sql)).toContain(OLD_NAME);
-    expect(await recordedNames(sql)).not.toContain('0006-livemode');
-  });
-});

@@ -131,8 +131,6 @@ export const migrations: Migration[] = [
     // receives only that mode's events; its list leads with (organization_id, livemode) like
     // every other tenant list, so an event finds its organization's endpoints of its mode at once.
     name: '0007_livemode',
-    // Numbered 0006 on the branch that introduced it, before the trace context took that number.
-    formerNames: ['0006_livemode'],
     async up({ sql }) {
       await sql(`
         ALTER TABLE endpoints ADD COLUMN livemode boolean NOT NULL DEFAULT true;

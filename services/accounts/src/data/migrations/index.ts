@@ -7,12 +7,4 @@ import { eventTraceContext } from './0005-event-trace-context';
 import { livemodePartition } from './0006-livemode';
 
 /** The accounts core's schema, applied in this order (the trading module has its own list). */
-export const coreMigrations: Migration[] = [
-  coreSchema,
-  provisioningAndLogins,
-  idempotencyRecords,
-  programsAndPhases,
-  eventTraceContext,
-  // Numbered 0005 on the branch that introduced it, before the events' trace context took that number.
-  { ...livemodePartition, formerNames: ['0005-livemode'] },
-];
+export const coreMigrations: Migration[] = [coreSchema, provisioningAndLogins, idempotencyRecords, programsAndPhases, eventTraceContext, livemodePartition];
