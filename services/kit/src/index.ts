@@ -1,5 +1,7 @@
 export * from './errors';
 export * from './events';
+export * from './scopes';
+export * from './audit';
 export * from './context';
 export * from './logger';
 export * from './config';
