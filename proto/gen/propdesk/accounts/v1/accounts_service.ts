@@ -29,6 +29,57 @@ export const protobufPackage = "propdesk.accounts.v1";
 
 export const protobufFileName = "propdesk/accounts/v1/accounts_service.proto";
 
+export enum KycStatus {
+  KYC_STATUS_UNSPECIFIED = 0,
+  KYC_STATUS_UNVERIFIED = 1,
+  KYC_STATUS_PENDING = 2,
+  KYC_STATUS_VERIFIED = 3,
+  KYC_STATUS_REJECTED = 4,
+  UNRECOGNIZED = -1,
+}
+
+export function kycStatusFromJSON(object: any): KycStatus {
+  switch (object) {
+    case 0:
+    case "KYC_STATUS_UNSPECIFIED":
+      return KycStatus.KYC_STATUS_UNSPECIFIED;
+    case 1:
+    case "KYC_STATUS_UNVERIFIED":
+      return KycStatus.KYC_STATUS_UNVERIFIED;
+    case 2:
+    case "KYC_STATUS_PENDING":
+      return KycStatus.KYC_STATUS_PENDING;
+    case 3:
+    case "KYC_STATUS_VERIFIED":
+      return KycStatus.KYC_STATUS_VERIFIED;
+    case 4:
+    case "KYC_STATUS_REJECTED":
+      return KycStatus.KYC_STATUS_REJECTED;
+    case -1:
+    case "UNRECOGNIZED":
+    default:
+      return KycStatus.UNRECOGNIZED;
+  }
+}
+
+export function kycStatusToJSON(object: KycStatus): string {
+  switch (object) {
+    case KycStatus.KYC_STATUS_UNSPECIFIED:
+      return "KYC_STATUS_UNSPECIFIED";
+    case KycStatus.KYC_STATUS_UNVERIFIED:
+      return "KYC_STATUS_UNVERIFIED";
+    case KycStatus.KYC_STATUS_PENDING:
+      return "KYC_STATUS_PENDING";
+    case KycStatus.KYC_STATUS_VERIFIED:
+      return "KYC_STATUS_VERIFIED";
+    case KycStatus.KYC_STATUS_REJECTED:
+      return "KYC_STATUS_REJECTED";
+    case KycStatus.UNRECOGNIZED:
+    default:
+      return "UNRECOGNIZED";
+  }
+}
+
 export interface Trader {
   id: string;
   organizationId: string;
@@ -39,6 +90,70 @@ export interface Trader {
     | undefined;
   /** false for a test trader (SPEC 13). */
   livemode: boolean;
+  /** SPEC 14; a new trader is unverified. */
+  kycStatus: KycStatus;
+  /** The firm's reference of the last KYC decision (its provider's case id), if any. */
+  kycReference?: string | undefined;
+}
+
+export interface SetTraderKycRequest {
+  organizationId: string;
+  mode: Mode;
+  traderId: string;
+  status: KycStatus;
+  /** Free text (the kit's text rules), at most 200 characters; unset keeps none. */
+  reference?: string | undefined;
+}
+
+export interface SetTraderKycResponse {
+  trader?: Trader | undefined;
+}
+
+export interface HaltAccountRequest {
+  organizationId: string;
+  mode: Mode;
+  number: string;
+  /** Required: why trading stops (the kit's text rules, at most 500 characters). */
+  reason: string;
+}
+
+export interface HaltAccountResponse {
+  account?: Account | undefined;
+}
+
+export interface ResumeAccountRequest {
+  organizationId: string;
+  mode: Mode;
+  number: string;
+}
+
+export interface ResumeAccountResponse {
+  account?: Account | undefined;
+}
+
+export interface HaltProgramRequest {
+  organizationId: string;
+  mode: Mode;
+  name: string;
+  reason: string;
+}
+
+export interface HaltProgramResponse {
+  program: string;
+  /** The accounts it halted (active or breached, not halted before). */
+  accounts: number;
+}
+
+export interface ResumeProgramRequest {
+  organizationId: string;
+  mode: Mode;
+  name: string;
+}
+
+export interface ResumeProgramResponse {
+  program: string;
+  /** The halted accounts it resumed. */
+  accounts: number;
 }
 
 export interface CreateAccountsRequest {
@@ -378,7 +493,16 @@ export interface ArchiveProgramResponse {
 }
 
 function createBaseTrader(): Trader {
-  return { id: "", organizationId: "", name: "", email: "", createdAt: undefined, livemode: false };
+  return {
+    id: "",
+    organizationId: "",
+    name: "",
+    email: "",
+    createdAt: undefined,
+    livemode: false,
+    kycStatus: 0,
+    kycReference: undefined,
+  };
 }
 
 export const Trader: MessageFns<Trader> = {
@@ -400,6 +524,12 @@ export const Trader: MessageFns<Trader> = {
     }
     if (message.livemode !== false) {
       writer.uint32(48).bool(message.livemode);
+    }
+    if (message.kycStatus !== 0) {
+      writer.uint32(56).int32(message.kycStatus);
+    }
+    if (message.kycReference !== undefined) {
+      writer.uint32(66).string(message.kycReference);
     }
     return writer;
   },
@@ -465,6 +595,22 @@ export const Trader: MessageFns<Trader> = {
             message.livemode = reader.bool();
             continue;
           }
+          case 7: {
+            if (tag !== 56) {
+              break;
+            }
+
+            message.kycStatus = reader.int32() as any;
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.kycReference = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -493,6 +639,16 @@ export const Trader: MessageFns<Trader> = {
         ? fromJsonTimestamp(object.created_at)
         : undefined,
       livemode: isSet(object.livemode) ? globalThis.Boolean(object.livemode) : false,
+      kycStatus: isSet(object.kycStatus)
+        ? kycStatusFromJSON(object.kycStatus)
+        : isSet(object.kyc_status)
+        ? kycStatusFromJSON(object.kyc_status)
+        : 0,
+      kycReference: isSet(object.kycReference)
+        ? globalThis.String(object.kycReference)
+        : isSet(object.kyc_reference)
+        ? globalThis.String(object.kyc_reference)
+        : undefined,
     };
   },
 
@@ -516,6 +672,12 @@ export const Trader: MessageFns<Trader> = {
     if (message.livemode !== false) {
       obj.livemode = message.livemode;
     }
+    if (message.kycStatus !== 0) {
+      obj.kycStatus = kycStatusToJSON(message.kycStatus);
+    }
+    if (message.kycReference !== undefined) {
+      obj.kycReference = message.kycReference;
+    }
     return obj;
   },
 
@@ -530,6 +692,978 @@ export const Trader: MessageFns<Trader> = {
     message.email = object.email ?? "";
     message.createdAt = object.createdAt ?? undefined;
     message.livemode = object.livemode ?? false;
+    message.kycStatus = object.kycStatus ?? 0;
+    message.kycReference = object.kycReference ?? undefined;
+    return message;
+  },
+};
+
+function createBaseSetTraderKycRequest(): SetTraderKycRequest {
+  return { organizationId: "", mode: 0, traderId: "", status: 0, reference: undefined };
+}
+
+export const SetTraderKycRequest: MessageFns<SetTraderKycRequest> = {
+  encode(message: SetTraderKycRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.organizationId !== "") {
+      writer.uint32(10).string(message.organizationId);
+    }
+    if (message.mode !== 0) {
+      writer.uint32(16).int32(message.mode);
+    }
+    if (message.traderId !== "") {
+      writer.uint32(26).string(message.traderId);
+    }
+    if (message.status !== 0) {
+      writer.uint32(32).int32(message.status);
+    }
+    if (message.reference !== undefined) {
+      writer.uint32(42).string(message.reference);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SetTraderKycRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSetTraderKycRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.organizationId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.mode = reader.int32() as any;
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.traderId = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.status = reader.int32() as any;
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.reference = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SetTraderKycRequest {
+    return {
+      organizationId: isSet(object.organizationId)
+        ? globalThis.String(object.organizationId)
+        : isSet(object.organization_id)
+        ? globalThis.String(object.organization_id)
+        : "",
+      mode: isSet(object.mode) ? modeFromJSON(object.mode) : 0,
+      traderId: isSet(object.traderId)
+        ? globalThis.String(object.traderId)
+        : isSet(object.trader_id)
+        ? globalThis.String(object.trader_id)
+        : "",
+      status: isSet(object.status) ? kycStatusFromJSON(object.status) : 0,
+      reference: isSet(object.reference) ? globalThis.String(object.reference) : undefined,
+    };
+  },
+
+  toJSON(message: SetTraderKycRequest): unknown {
+    const obj: any = {};
+    if (message.organizationId !== "") {
+      obj.organizationId = message.organizationId;
+    }
+    if (message.mode !== 0) {
+      obj.mode = modeToJSON(message.mode);
+    }
+    if (message.traderId !== "") {
+      obj.traderId = message.traderId;
+    }
+    if (message.status !== 0) {
+      obj.status = kycStatusToJSON(message.status);
+    }
+    if (message.reference !== undefined) {
+      obj.reference = message.reference;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<SetTraderKycRequest>, I>>(base?: I): SetTraderKycRequest {
+    return SetTraderKycRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SetTraderKycRequest>, I>>(object: I): SetTraderKycRequest {
+    const message = createBaseSetTraderKycRequest();
+    message.organizationId = object.organizationId ?? "";
+    message.mode = object.mode ?? 0;
+    message.traderId = object.traderId ?? "";
+    message.status = object.status ?? 0;
+    message.reference = object.reference ?? undefined;
+    return message;
+  },
+};
+
+function createBaseSetTraderKycResponse(): SetTraderKycResponse {
+  return { trader: undefined };
+}
+
+export const SetTraderKycResponse: MessageFns<SetTraderKycResponse> = {
+  encode(message: SetTraderKycResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.trader !== undefined) {
+      Trader.encode(message.trader, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SetTraderKycResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSetTraderKycResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.trader = Trader.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SetTraderKycResponse {
+    return { trader: isSet(object.trader) ? Trader.fromJSON(object.trader) : undefined };
+  },
+
+  toJSON(message: SetTraderKycResponse): unknown {
+    const obj: any = {};
+    if (message.trader !== undefined) {
+      obj.trader = Trader.toJSON(message.trader);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<SetTraderKycResponse>, I>>(base?: I): SetTraderKycResponse {
+    return SetTraderKycResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SetTraderKycResponse>, I>>(object: I): SetTraderKycResponse {
+    const message = createBaseSetTraderKycResponse();
+    message.trader = (object.trader !== undefined && object.trader !== null)
+      ? Trader.fromPartial(object.trader)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseHaltAccountRequest(): HaltAccountRequest {
+  return { organizationId: "", mode: 0, number: "0", reason: "" };
+}
+
+export const HaltAccountRequest: MessageFns<HaltAccountRequest> = {
+  encode(message: HaltAccountRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.organizationId !== "") {
+      writer.uint32(10).string(message.organizationId);
+    }
+    if (message.mode !== 0) {
+      writer.uint32(16).int32(message.mode);
+    }
+    if (message.number !== "0") {
+      writer.uint32(24).int64(message.number);
+    }
+    if (message.reason !== "") {
+      writer.uint32(34).string(message.reason);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): HaltAccountRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseHaltAccountRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.organizationId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.mode = reader.int32() as any;
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.number = reader.int64().toString();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.reason = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): HaltAccountRequest {
+    return {
+      organizationId: isSet(object.organizationId)
+        ? globalThis.String(object.organizationId)
+        : isSet(object.organization_id)
+        ? globalThis.String(object.organization_id)
+        : "",
+      mode: isSet(object.mode) ? modeFromJSON(object.mode) : 0,
+      number: isSet(object.number) ? globalThis.String(object.number) : "0",
+      reason: isSet(object.reason) ? globalThis.String(object.reason) : "",
+    };
+  },
+
+  toJSON(message: HaltAccountRequest): unknown {
+    const obj: any = {};
+    if (message.organizationId !== "") {
+      obj.organizationId = message.organizationId;
+    }
+    if (message.mode !== 0) {
+      obj.mode = modeToJSON(message.mode);
+    }
+    if (message.number !== "0") {
+      obj.number = message.number;
+    }
+    if (message.reason !== "") {
+      obj.reason = message.reason;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<HaltAccountRequest>, I>>(base?: I): HaltAccountRequest {
+    return HaltAccountRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<HaltAccountRequest>, I>>(object: I): HaltAccountRequest {
+    const message = createBaseHaltAccountRequest();
+    message.organizationId = object.organizationId ?? "";
+    message.mode = object.mode ?? 0;
+    message.number = object.number ?? "0";
+    message.reason = object.reason ?? "";
+    return message;
+  },
+};
+
+function createBaseHaltAccountResponse(): HaltAccountResponse {
+  return { account: undefined };
+}
+
+export const HaltAccountResponse: MessageFns<HaltAccountResponse> = {
+  encode(message: HaltAccountResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.account !== undefined) {
+      Account.encode(message.account, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): HaltAccountResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseHaltAccountResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.account = Account.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): HaltAccountResponse {
+    return { account: isSet(object.account) ? Account.fromJSON(object.account) : undefined };
+  },
+
+  toJSON(message: HaltAccountResponse): unknown {
+    const obj: any = {};
+    if (message.account !== undefined) {
+      obj.account = Account.toJSON(message.account);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<HaltAccountResponse>, I>>(base?: I): HaltAccountResponse {
+    return HaltAccountResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<HaltAccountResponse>, I>>(object: I): HaltAccountResponse {
+    const message = createBaseHaltAccountResponse();
+    message.account = (object.account !== undefined && object.account !== null)
+      ? Account.fromPartial(object.account)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseResumeAccountRequest(): ResumeAccountRequest {
+  return { organizationId: "", mode: 0, number: "0" };
+}
+
+export const ResumeAccountRequest: MessageFns<ResumeAccountRequest> = {
+  encode(message: ResumeAccountRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.organizationId !== "") {
+      writer.uint32(10).string(message.organizationId);
+    }
+    if (message.mode !== 0) {
+      writer.uint32(16).int32(message.mode);
+    }
+    if (message.number !== "0") {
+      writer.uint32(24).int64(message.number);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ResumeAccountRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseResumeAccountRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.organizationId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.mode = reader.int32() as any;
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.number = reader.int64().toString();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ResumeAccountRequest {
+    return {
+      organizationId: isSet(object.organizationId)
+        ? globalThis.String(object.organizationId)
+        : isSet(object.organization_id)
+        ? globalThis.String(object.organization_id)
+        : "",
+      mode: isSet(object.mode) ? modeFromJSON(object.mode) : 0,
+      number: isSet(object.number) ? globalThis.String(object.number) : "0",
+    };
+  },
+
+  toJSON(message: ResumeAccountRequest): unknown {
+    const obj: any = {};
+    if (message.organizationId !== "") {
+      obj.organizationId = message.organizationId;
+    }
+    if (message.mode !== 0) {
+      obj.mode = modeToJSON(message.mode);
+    }
+    if (message.number !== "0") {
+      obj.number = message.number;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ResumeAccountRequest>, I>>(base?: I): ResumeAccountRequest {
+    return ResumeAccountRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ResumeAccountRequest>, I>>(object: I): ResumeAccountRequest {
+    const message = createBaseResumeAccountRequest();
+    message.organizationId = object.organizationId ?? "";
+    message.mode = object.mode ?? 0;
+    message.number = object.number ?? "0";
+    return message;
+  },
+};
+
+function createBaseResumeAccountResponse(): ResumeAccountResponse {
+  return { account: undefined };
+}
+
+export const ResumeAccountResponse: MessageFns<ResumeAccountResponse> = {
+  encode(message: ResumeAccountResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.account !== undefined) {
+      Account.encode(message.account, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ResumeAccountResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseResumeAccountResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.account = Account.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ResumeAccountResponse {
+    return { account: isSet(object.account) ? Account.fromJSON(object.account) : undefined };
+  },
+
+  toJSON(message: ResumeAccountResponse): unknown {
+    const obj: any = {};
+    if (message.account !== undefined) {
+      obj.account = Account.toJSON(message.account);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ResumeAccountResponse>, I>>(base?: I): ResumeAccountResponse {
+    return ResumeAccountResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ResumeAccountResponse>, I>>(object: I): ResumeAccountResponse {
+    const message = createBaseResumeAccountResponse();
+    message.account = (object.account !== undefined && object.account !== null)
+      ? Account.fromPartial(object.account)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseHaltProgramRequest(): HaltProgramRequest {
+  return { organizationId: "", mode: 0, name: "", reason: "" };
+}
+
+export const HaltProgramRequest: MessageFns<HaltProgramRequest> = {
+  encode(message: HaltProgramRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.organizationId !== "") {
+      writer.uint32(10).string(message.organizationId);
+    }
+    if (message.mode !== 0) {
+      writer.uint32(16).int32(message.mode);
+    }
+    if (message.name !== "") {
+      writer.uint32(26).string(message.name);
+    }
+    if (message.reason !== "") {
+      writer.uint32(34).string(message.reason);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): HaltProgramRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseHaltProgramRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.organizationId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.mode = reader.int32() as any;
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.reason = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): HaltProgramRequest {
+    return {
+      organizationId: isSet(object.organizationId)
+        ? globalThis.String(object.organizationId)
+        : isSet(object.organization_id)
+        ? globalThis.String(object.organization_id)
+        : "",
+      mode: isSet(object.mode) ? modeFromJSON(object.mode) : 0,
+      name: isSet(object.name) ? globalThis.String(object.name) : "",
+      reason: isSet(object.reason) ? globalThis.String(object.reason) : "",
+    };
+  },
+
+  toJSON(message: HaltProgramRequest): unknown {
+    const obj: any = {};
+    if (message.organizationId !== "") {
+      obj.organizationId = message.organizationId;
+    }
+    if (message.mode !== 0) {
+      obj.mode = modeToJSON(message.mode);
+    }
+    if (message.name !== "") {
+      obj.name = message.name;
+    }
+    if (message.reason !== "") {
+      obj.reason = message.reason;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<HaltProgramRequest>, I>>(base?: I): HaltProgramRequest {
+    return HaltProgramRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<HaltProgramRequest>, I>>(object: I): HaltProgramRequest {
+    const message = createBaseHaltProgramRequest();
+    message.organizationId = object.organizationId ?? "";
+    message.mode = object.mode ?? 0;
+    message.name = object.name ?? "";
+    message.reason = object.reason ?? "";
+    return message;
+  },
+};
+
+function createBaseHaltProgramResponse(): HaltProgramResponse {
+  return { program: "", accounts: 0 };
+}
+
+export const HaltProgramResponse: MessageFns<HaltProgramResponse> = {
+  encode(message: HaltProgramResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.program !== "") {
+      writer.uint32(10).string(message.program);
+    }
+    if (message.accounts !== 0) {
+      writer.uint32(16).int32(message.accounts);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): HaltProgramResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseHaltProgramResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.program = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.accounts = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): HaltProgramResponse {
+    return {
+      program: isSet(object.program) ? globalThis.String(object.program) : "",
+      accounts: isSet(object.accounts) ? globalThis.Number(object.accounts) : 0,
+    };
+  },
+
+  toJSON(message: HaltProgramResponse): unknown {
+    const obj: any = {};
+    if (message.program !== "") {
+      obj.program = message.program;
+    }
+    if (message.accounts !== 0) {
+      obj.accounts = Math.round(message.accounts);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<HaltProgramResponse>, I>>(base?: I): HaltProgramResponse {
+    return HaltProgramResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<HaltProgramResponse>, I>>(object: I): HaltProgramResponse {
+    const message = createBaseHaltProgramResponse();
+    message.program = object.program ?? "";
+    message.accounts = object.accounts ?? 0;
+    return message;
+  },
+};
+
+function createBaseResumeProgramRequest(): ResumeProgramRequest {
+  return { organizationId: "", mode: 0, name: "" };
+}
+
+export const ResumeProgramRequest: MessageFns<ResumeProgramRequest> = {
+  encode(message: ResumeProgramRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.organizationId !== "") {
+      writer.uint32(10).string(message.organizationId);
+    }
+    if (message.mode !== 0) {
+      writer.uint32(16).int32(message.mode);
+    }
+    if (message.name !== "") {
+      writer.uint32(26).string(message.name);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ResumeProgramRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseResumeProgramRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.organizationId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.mode = reader.int32() as any;
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ResumeProgramRequest {
+    return {
+      organizationId: isSet(object.organizationId)
+        ? globalThis.String(object.organizationId)
+        : isSet(object.organization_id)
+        ? globalThis.String(object.organization_id)
+        : "",
+      mode: isSet(object.mode) ? modeFromJSON(object.mode) : 0,
+      name: isSet(object.name) ? globalThis.String(object.name) : "",
+    };
+  },
+
+  toJSON(message: ResumeProgramRequest): unknown {
+    const obj: any = {};
+    if (message.organizationId !== "") {
+      obj.organizationId = message.organizationId;
+    }
+    if (message.mode !== 0) {
+      obj.mode = modeToJSON(message.mode);
+    }
+    if (message.name !== "") {
+      obj.name = message.name;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ResumeProgramRequest>, I>>(base?: I): ResumeProgramRequest {
+    return ResumeProgramRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ResumeProgramRequest>, I>>(object: I): ResumeProgramRequest {
+    const message = createBaseResumeProgramRequest();
+    message.organizationId = object.organizationId ?? "";
+    message.mode = object.mode ?? 0;
+    message.name = object.name ?? "";
+    return message;
+  },
+};
+
+function createBaseResumeProgramResponse(): ResumeProgramResponse {
+  return { program: "", accounts: 0 };
+}
+
+export const ResumeProgramResponse: MessageFns<ResumeProgramResponse> = {
+  encode(message: ResumeProgramResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.program !== "") {
+      writer.uint32(10).string(message.program);
+    }
+    if (message.accounts !== 0) {
+      writer.uint32(16).int32(message.accounts);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ResumeProgramResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseResumeProgramResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.program = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.accounts = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ResumeProgramResponse {
+    return {
+      program: isSet(object.program) ? globalThis.String(object.program) : "",
+      accounts: isSet(object.accounts) ? globalThis.Number(object.accounts) : 0,
+    };
+  },
+
+  toJSON(message: ResumeProgramResponse): unknown {
+    const obj: any = {};
+    if (message.program !== "") {
+      obj.program = message.program;
+    }
+    if (message.accounts !== 0) {
+      obj.accounts = Math.round(message.accounts);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ResumeProgramResponse>, I>>(base?: I): ResumeProgramResponse {
+    return ResumeProgramResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ResumeProgramResponse>, I>>(object: I): ResumeProgramResponse {
+    const message = createBaseResumeProgramResponse();
+    message.program = object.program ?? "";
+    message.accounts = object.accounts ?? 0;
     return message;
   },
 };
@@ -5731,6 +6865,63 @@ export const AccountsServiceService = {
     responseSerialize: (value: FindTradersResponse): Buffer => Buffer.from(FindTradersResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): FindTradersResponse => FindTradersResponse.decode(value),
   },
+  /** SPEC 14: the trader's KYC status (a funded phase with requires_kyc pays out only to a verified trader). */
+  setTraderKyc: {
+    path: "/propdesk.accounts.v1.AccountsService/SetTraderKyc" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: SetTraderKycRequest): Buffer => Buffer.from(SetTraderKycRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): SetTraderKycRequest => SetTraderKycRequest.decode(value),
+    responseSerialize: (value: SetTraderKycResponse): Buffer =>
+      Buffer.from(SetTraderKycResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): SetTraderKycResponse => SetTraderKycResponse.decode(value),
+  },
+  /**
+   * Operator controls (SPEC 14). A halt refuses new orders (rule halted); open positions stay and
+   * evaluation goes on. Halting a halted account, or resuming one that is not, is conflict.
+   */
+  haltAccount: {
+    path: "/propdesk.accounts.v1.AccountsService/HaltAccount" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: HaltAccountRequest): Buffer => Buffer.from(HaltAccountRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): HaltAccountRequest => HaltAccountRequest.decode(value),
+    responseSerialize: (value: HaltAccountResponse): Buffer => Buffer.from(HaltAccountResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): HaltAccountResponse => HaltAccountResponse.decode(value),
+  },
+  resumeAccount: {
+    path: "/propdesk.accounts.v1.AccountsService/ResumeAccount" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ResumeAccountRequest): Buffer => Buffer.from(ResumeAccountRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ResumeAccountRequest => ResumeAccountRequest.decode(value),
+    responseSerialize: (value: ResumeAccountResponse): Buffer =>
+      Buffer.from(ResumeAccountResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ResumeAccountResponse => ResumeAccountResponse.decode(value),
+  },
+  /**
+   * Every account of a program at once (set-based: one statement for the accounts, one for their
+   * events); answers how many accounts it changed.
+   */
+  haltProgram: {
+    path: "/propdesk.accounts.v1.AccountsService/HaltProgram" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: HaltProgramRequest): Buffer => Buffer.from(HaltProgramRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): HaltProgramRequest => HaltProgramRequest.decode(value),
+    responseSerialize: (value: HaltProgramResponse): Buffer => Buffer.from(HaltProgramResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): HaltProgramResponse => HaltProgramResponse.decode(value),
+  },
+  resumeProgram: {
+    path: "/propdesk.accounts.v1.AccountsService/ResumeProgram" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ResumeProgramRequest): Buffer => Buffer.from(ResumeProgramRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ResumeProgramRequest => ResumeProgramRequest.decode(value),
+    responseSerialize: (value: ResumeProgramResponse): Buffer =>
+      Buffer.from(ResumeProgramResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ResumeProgramResponse => ResumeProgramResponse.decode(value),
+  },
   /** Executor credentials and sessions. */
   getCredentials: {
     path: "/propdesk.accounts.v1.AccountsService/GetCredentials" as const,
@@ -5838,6 +7029,20 @@ export interface AccountsServiceServer extends UntypedServiceImplementation {
    * whatever their case); unknown ones are simply absent. At most 200 ids and 200 emails.
    */
   findTraders: handleUnaryCall<FindTradersRequest, FindTradersResponse>;
+  /** SPEC 14: the trader's KYC status (a funded phase with requires_kyc pays out only to a verified trader). */
+  setTraderKyc: handleUnaryCall<SetTraderKycRequest, SetTraderKycResponse>;
+  /**
+   * Operator controls (SPEC 14). A halt refuses new orders (rule halted); open positions stay and
+   * evaluation goes on. Halting a halted account, or resuming one that is not, is conflict.
+   */
+  haltAccount: handleUnaryCall<HaltAccountRequest, HaltAccountResponse>;
+  resumeAccount: handleUnaryCall<ResumeAccountRequest, ResumeAccountResponse>;
+  /**
+   * Every account of a program at once (set-based: one statement for the accounts, one for their
+   * events); answers how many accounts it changed.
+   */
+  haltProgram: handleUnaryCall<HaltProgramRequest, HaltProgramResponse>;
+  resumeProgram: handleUnaryCall<ResumeProgramRequest, ResumeProgramResponse>;
   /** Executor credentials and sessions. */
   getCredentials: handleUnaryCall<GetCredentialsRequest, GetCredentialsResponse>;
   rotateCredentials: handleUnaryCall<RotateCredentialsRequest, RotateCredentialsResponse>;
@@ -6125,6 +7330,90 @@ export interface AccountsServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: FindTradersResponse) => void,
+  ): ClientUnaryCall;
+  /** SPEC 14: the trader's KYC status (a funded phase with requires_kyc pays out only to a verified trader). */
+  setTraderKyc(
+    request: SetTraderKycRequest,
+    callback: (error: ServiceError | null, response: SetTraderKycResponse) => void,
+  ): ClientUnaryCall;
+  setTraderKyc(
+    request: SetTraderKycRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: SetTraderKycResponse) => void,
+  ): ClientUnaryCall;
+  setTraderKyc(
+    request: SetTraderKycRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: SetTraderKycResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Operator controls (SPEC 14). A halt refuses new orders (rule halted); open positions stay and
+   * evaluation goes on. Halting a halted account, or resuming one that is not, is conflict.
+   */
+  haltAccount(
+    request: HaltAccountRequest,
+    callback: (error: ServiceError | null, response: HaltAccountResponse) => void,
+  ): ClientUnaryCall;
+  haltAccount(
+    request: HaltAccountRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: HaltAccountResponse) => void,
+  ): ClientUnaryCall;
+  haltAccount(
+    request: HaltAccountRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: HaltAccountResponse) => void,
+  ): ClientUnaryCall;
+  resumeAccount(
+    request: ResumeAccountRequest,
+    callback: (error: ServiceError | null, response: ResumeAccountResponse) => void,
+  ): ClientUnaryCall;
+  resumeAccount(
+    request: ResumeAccountRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ResumeAccountResponse) => void,
+  ): ClientUnaryCall;
+  resumeAccount(
+    request: ResumeAccountRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ResumeAccountResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Every account of a program at once (set-based: one statement for the accounts, one for their
+   * events); answers how many accounts it changed.
+   */
+  haltProgram(
+    request: HaltProgramRequest,
+    callback: (error: ServiceError | null, response: HaltProgramResponse) => void,
+  ): ClientUnaryCall;
+  haltProgram(
+    request: HaltProgramRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: HaltProgramResponse) => void,
+  ): ClientUnaryCall;
+  haltProgram(
+    request: HaltProgramRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: HaltProgramResponse) => void,
+  ): ClientUnaryCall;
+  resumeProgram(
+    request: ResumeProgramRequest,
+    callback: (error: ServiceError | null, response: ResumeProgramResponse) => void,
+  ): ClientUnaryCall;
+  resumeProgram(
+    request: ResumeProgramRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ResumeProgramResponse) => void,
+  ): ClientUnaryCall;
+  resumeProgram(
+    request: ResumeProgramRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ResumeProgramResponse) => void,
   ): ClientUnaryCall;
   /** Executor credentials and sessions. */
   getCredentials(

@@ -164,6 +164,135 @@ export function positionStatusToJSON(object: PositionStatus): string {
   }
 }
 
+export enum DealType {
+  DEAL_TYPE_UNSPECIFIED = 0,
+  DEAL_TYPE_TRADE = 1,
+  DEAL_TYPE_BALANCE = 2,
+  UNRECOGNIZED = -1,
+}
+
+export function dealTypeFromJSON(object: any): DealType {
+  switch (object) {
+    case 0:
+    case "DEAL_TYPE_UNSPECIFIED":
+      return DealType.DEAL_TYPE_UNSPECIFIED;
+    case 1:
+    case "DEAL_TYPE_TRADE":
+      return DealType.DEAL_TYPE_TRADE;
+    case 2:
+    case "DEAL_TYPE_BALANCE":
+      return DealType.DEAL_TYPE_BALANCE;
+    case -1:
+    case "UNRECOGNIZED":
+    default:
+      return DealType.UNRECOGNIZED;
+  }
+}
+
+export function dealTypeToJSON(object: DealType): string {
+  switch (object) {
+    case DealType.DEAL_TYPE_UNSPECIFIED:
+      return "DEAL_TYPE_UNSPECIFIED";
+    case DealType.DEAL_TYPE_TRADE:
+      return "DEAL_TYPE_TRADE";
+    case DealType.DEAL_TYPE_BALANCE:
+      return "DEAL_TYPE_BALANCE";
+    case DealType.UNRECOGNIZED:
+    default:
+      return "UNRECOGNIZED";
+  }
+}
+
+export enum PayoutStatus {
+  PAYOUT_STATUS_UNSPECIFIED = 0,
+  PAYOUT_STATUS_PENDING = 1,
+  PAYOUT_STATUS_APPROVED = 2,
+  PAYOUT_STATUS_REJECTED = 3,
+  PAYOUT_STATUS_PAID = 4,
+  UNRECOGNIZED = -1,
+}
+
+export function payoutStatusFromJSON(object: any): PayoutStatus {
+  switch (object) {
+    case 0:
+    case "PAYOUT_STATUS_UNSPECIFIED":
+      return PayoutStatus.PAYOUT_STATUS_UNSPECIFIED;
+    case 1:
+    case "PAYOUT_STATUS_PENDING":
+      return PayoutStatus.PAYOUT_STATUS_PENDING;
+    case 2:
+    case "PAYOUT_STATUS_APPROVED":
+      return PayoutStatus.PAYOUT_STATUS_APPROVED;
+    case 3:
+    case "PAYOUT_STATUS_REJECTED":
+      return PayoutStatus.PAYOUT_STATUS_REJECTED;
+    case 4:
+    case "PAYOUT_STATUS_PAID":
+      return PayoutStatus.PAYOUT_STATUS_PAID;
+    case -1:
+    case "UNRECOGNIZED":
+    default:
+      return PayoutStatus.UNRECOGNIZED;
+  }
+}
+
+export function payoutStatusToJSON(object: PayoutStatus): string {
+  switch (object) {
+    case PayoutStatus.PAYOUT_STATUS_UNSPECIFIED:
+      return "PAYOUT_STATUS_UNSPECIFIED";
+    case PayoutStatus.PAYOUT_STATUS_PENDING:
+      return "PAYOUT_STATUS_PENDING";
+    case PayoutStatus.PAYOUT_STATUS_APPROVED:
+      return "PAYOUT_STATUS_APPROVED";
+    case PayoutStatus.PAYOUT_STATUS_REJECTED:
+      return "PAYOUT_STATUS_REJECTED";
+    case PayoutStatus.PAYOUT_STATUS_PAID:
+      return "PAYOUT_STATUS_PAID";
+    case PayoutStatus.UNRECOGNIZED:
+    default:
+      return "UNRECOGNIZED";
+  }
+}
+
+export enum DeciderType {
+  DECIDER_TYPE_UNSPECIFIED = 0,
+  DECIDER_TYPE_API_KEY = 1,
+  DECIDER_TYPE_USER = 2,
+  UNRECOGNIZED = -1,
+}
+
+export function deciderTypeFromJSON(object: any): DeciderType {
+  switch (object) {
+    case 0:
+    case "DECIDER_TYPE_UNSPECIFIED":
+      return DeciderType.DECIDER_TYPE_UNSPECIFIED;
+    case 1:
+    case "DECIDER_TYPE_API_KEY":
+      return DeciderType.DECIDER_TYPE_API_KEY;
+    case 2:
+    case "DECIDER_TYPE_USER":
+      return DeciderType.DECIDER_TYPE_USER;
+    case -1:
+    case "UNRECOGNIZED":
+    default:
+      return DeciderType.UNRECOGNIZED;
+  }
+}
+
+export function deciderTypeToJSON(object: DeciderType): string {
+  switch (object) {
+    case DeciderType.DECIDER_TYPE_UNSPECIFIED:
+      return "DECIDER_TYPE_UNSPECIFIED";
+    case DeciderType.DECIDER_TYPE_API_KEY:
+      return "DECIDER_TYPE_API_KEY";
+    case DeciderType.DECIDER_TYPE_USER:
+      return "DECIDER_TYPE_USER";
+    case DeciderType.UNRECOGNIZED:
+    default:
+      return "UNRECOGNIZED";
+  }
+}
+
 export interface Position {
   id: string;
   account: string;
@@ -271,6 +400,11 @@ export interface Deal {
   balanceAfter: number;
   /** The account's attempt it belongs to. */
   attempt: number;
+  /**
+   * A closed position (trade), or a balance adjustment (balance: profit is the amount; position,
+   * symbol, side, volume and prices are unset).
+   */
+  type: DealType;
 }
 
 export interface ListTradesRequest {
@@ -301,6 +435,9 @@ export interface Flag {
     | undefined;
   /** The account's attempt it belongs to. */
   attempt: number;
+  /** A breach an operator reinstated (SPEC 14): when, and why. */
+  reinstatedAt?: Date | undefined;
+  reinstatedReason?: string | undefined;
 }
 
 export interface ListFlagsRequest {
@@ -430,12 +567,39 @@ export interface Payout {
   profitSplitPct: number;
   traderShare: number;
   firmShare: number;
-  balanceAfter: number;
+  /** The balance once the amount left it: unset while pending, and for a rejected payout. */
+  balanceAfter?: number | undefined;
   createdAt?:
     | Date
     | undefined;
   /** The account's mode: false for a payout of a test account (SPEC 13). */
   livemode: boolean;
+  /** SPEC 14. Without approval a payout is approved when created. */
+  status: PayoutStatus;
+  requestedAt?: Date | undefined;
+  decidedAt?:
+    | Date
+    | undefined;
+  /** Who approved or rejected it (unset when it needed no approval). */
+  decidedBy?:
+    | PayoutDecider
+    | undefined;
+  /** Why it was rejected. */
+  reason?:
+    | string
+    | undefined;
+  /** The firm's reference of the transfer, once paid. */
+  reference?: string | undefined;
+  paidAt?: Date | undefined;
+}
+
+/**
+ * Who decided a payout: an API key (its id) or a panel user (its id). The gateway and the panel
+ * name the caller they authenticated.
+ */
+export interface PayoutDecider {
+  type: DeciderType;
+  id: string;
 }
 
 export interface CreatePayoutRequest {
@@ -461,6 +625,104 @@ export interface ListPayoutsRequest {
 export interface ListPayoutsResponse {
   payouts: Payout[];
   nextPageToken: string;
+}
+
+export interface ListOrganizationPayoutsRequest {
+  organizationId: string;
+  mode: Mode;
+  pageSize: number;
+  pageToken: string;
+  /** Filters; unset = every status, every account. */
+  status: PayoutStatus;
+  account?: string | undefined;
+}
+
+export interface ListOrganizationPayoutsResponse {
+  /** Oldest first. */
+  payouts: Payout[];
+  nextPageToken: string;
+}
+
+export interface GetPayoutRequest {
+  organizationId: string;
+  mode: Mode;
+  payoutId: string;
+}
+
+export interface GetPayoutResponse {
+  payout?: Payout | undefined;
+}
+
+export interface ApprovePayoutRequest {
+  organizationId: string;
+  mode: Mode;
+  payoutId: string;
+  decidedBy?: PayoutDecider | undefined;
+}
+
+export interface ApprovePayoutResponse {
+  payout?: Payout | undefined;
+}
+
+export interface RejectPayoutRequest {
+  organizationId: string;
+  mode: Mode;
+  payoutId: string;
+  decidedBy?:
+    | PayoutDecider
+    | undefined;
+  /** Required (the kit's text rules, at most 500 characters). */
+  reason: string;
+}
+
+export interface RejectPayoutResponse {
+  payout?: Payout | undefined;
+}
+
+export interface MarkPayoutPaidRequest {
+  organizationId: string;
+  mode: Mode;
+  payoutId: string;
+  /** Required: the firm's reference of the transfer (at most 200 characters). */
+  reference: string;
+}
+
+export interface MarkPayoutPaidResponse {
+  payout?: Payout | undefined;
+}
+
+export interface ReinstateAccountRequest {
+  organizationId: string;
+  mode: Mode;
+  number: string;
+  /** Required (the kit's text rules, at most 500 characters). */
+  reason: string;
+}
+
+export interface ReinstateAccountResponse {
+  account?: Account | undefined;
+}
+
+export interface Adjustment {
+  id: string;
+  account: string;
+  /** Positive credits, negative debits; whole cents. */
+  amount: number;
+  reason: string;
+  balanceAfter: number;
+  createdAt?: Date | undefined;
+}
+
+export interface AdjustBalanceRequest {
+  organizationId: string;
+  mode: Mode;
+  number: string;
+  amount: number;
+  reason: string;
+}
+
+export interface AdjustBalanceResponse {
+  adjustment?: Adjustment | undefined;
 }
 
 function createBasePosition(): Position {
@@ -1854,6 +2116,7 @@ function createBaseDeal(): Deal {
     closeReason: "",
     balanceAfter: 0,
     attempt: 0,
+    type: 0,
   };
 }
 
@@ -1900,6 +2163,9 @@ export const Deal: MessageFns<Deal> = {
     }
     if (message.attempt !== 0) {
       writer.uint32(112).int32(message.attempt);
+    }
+    if (message.type !== 0) {
+      writer.uint32(120).int32(message.type);
     }
     return writer;
   },
@@ -2029,6 +2295,14 @@ export const Deal: MessageFns<Deal> = {
             message.attempt = reader.int32();
             continue;
           }
+          case 15: {
+            if (tag !== 120) {
+              break;
+            }
+
+            message.type = reader.int32() as any;
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2085,6 +2359,7 @@ export const Deal: MessageFns<Deal> = {
         ? globalThis.Number(object.balance_after)
         : 0,
       attempt: isSet(object.attempt) ? globalThis.Number(object.attempt) : 0,
+      type: isSet(object.type) ? dealTypeFromJSON(object.type) : 0,
     };
   },
 
@@ -2132,6 +2407,9 @@ export const Deal: MessageFns<Deal> = {
     if (message.attempt !== 0) {
       obj.attempt = Math.round(message.attempt);
     }
+    if (message.type !== 0) {
+      obj.type = dealTypeToJSON(message.type);
+    }
     return obj;
   },
 
@@ -2154,6 +2432,7 @@ export const Deal: MessageFns<Deal> = {
     message.closeReason = object.closeReason ?? "";
     message.balanceAfter = object.balanceAfter ?? 0;
     message.attempt = object.attempt ?? 0;
+    message.type = object.type ?? 0;
     return message;
   },
 };
@@ -2402,6 +2681,8 @@ function createBaseFlag(): Flag {
     evidence: undefined,
     createdAt: undefined,
     attempt: 0,
+    reinstatedAt: undefined,
+    reinstatedReason: undefined,
   };
 }
 
@@ -2430,6 +2711,12 @@ export const Flag: MessageFns<Flag> = {
     }
     if (message.attempt !== 0) {
       writer.uint32(64).int32(message.attempt);
+    }
+    if (message.reinstatedAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.reinstatedAt), writer.uint32(74).fork()).join();
+    }
+    if (message.reinstatedReason !== undefined) {
+      writer.uint32(82).string(message.reinstatedReason);
     }
     return writer;
   },
@@ -2511,6 +2798,22 @@ export const Flag: MessageFns<Flag> = {
             message.attempt = reader.int32();
             continue;
           }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.reinstatedAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 10: {
+            if (tag !== 82) {
+              break;
+            }
+
+            message.reinstatedReason = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2537,6 +2840,16 @@ export const Flag: MessageFns<Flag> = {
         ? fromJsonTimestamp(object.created_at)
         : undefined,
       attempt: isSet(object.attempt) ? globalThis.Number(object.attempt) : 0,
+      reinstatedAt: isSet(object.reinstatedAt)
+        ? fromJsonTimestamp(object.reinstatedAt)
+        : isSet(object.reinstated_at)
+        ? fromJsonTimestamp(object.reinstated_at)
+        : undefined,
+      reinstatedReason: isSet(object.reinstatedReason)
+        ? globalThis.String(object.reinstatedReason)
+        : isSet(object.reinstated_reason)
+        ? globalThis.String(object.reinstated_reason)
+        : undefined,
     };
   },
 
@@ -2566,6 +2879,12 @@ export const Flag: MessageFns<Flag> = {
     if (message.attempt !== 0) {
       obj.attempt = Math.round(message.attempt);
     }
+    if (message.reinstatedAt !== undefined) {
+      obj.reinstatedAt = message.reinstatedAt.toISOString();
+    }
+    if (message.reinstatedReason !== undefined) {
+      obj.reinstatedReason = message.reinstatedReason;
+    }
     return obj;
   },
 
@@ -2582,6 +2901,8 @@ export const Flag: MessageFns<Flag> = {
     message.evidence = object.evidence ?? undefined;
     message.createdAt = object.createdAt ?? undefined;
     message.attempt = object.attempt ?? 0;
+    message.reinstatedAt = object.reinstatedAt ?? undefined;
+    message.reinstatedReason = object.reinstatedReason ?? undefined;
     return message;
   },
 };
@@ -4516,9 +4837,16 @@ function createBasePayout(): Payout {
     profitSplitPct: 0,
     traderShare: 0,
     firmShare: 0,
-    balanceAfter: 0,
+    balanceAfter: undefined,
     createdAt: undefined,
     livemode: false,
+    status: 0,
+    requestedAt: undefined,
+    decidedAt: undefined,
+    decidedBy: undefined,
+    reason: undefined,
+    reference: undefined,
+    paidAt: undefined,
   };
 }
 
@@ -4542,7 +4870,7 @@ export const Payout: MessageFns<Payout> = {
     if (message.firmShare !== 0) {
       writer.uint32(49).double(message.firmShare);
     }
-    if (message.balanceAfter !== 0) {
+    if (message.balanceAfter !== undefined) {
       writer.uint32(57).double(message.balanceAfter);
     }
     if (message.createdAt !== undefined) {
@@ -4550,6 +4878,27 @@ export const Payout: MessageFns<Payout> = {
     }
     if (message.livemode !== false) {
       writer.uint32(72).bool(message.livemode);
+    }
+    if (message.status !== 0) {
+      writer.uint32(80).int32(message.status);
+    }
+    if (message.requestedAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.requestedAt), writer.uint32(90).fork()).join();
+    }
+    if (message.decidedAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.decidedAt), writer.uint32(98).fork()).join();
+    }
+    if (message.decidedBy !== undefined) {
+      PayoutDecider.encode(message.decidedBy, writer.uint32(106).fork()).join();
+    }
+    if (message.reason !== undefined) {
+      writer.uint32(114).string(message.reason);
+    }
+    if (message.reference !== undefined) {
+      writer.uint32(122).string(message.reference);
+    }
+    if (message.paidAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.paidAt), writer.uint32(130).fork()).join();
     }
     return writer;
   },
@@ -4639,6 +4988,62 @@ export const Payout: MessageFns<Payout> = {
             message.livemode = reader.bool();
             continue;
           }
+          case 10: {
+            if (tag !== 80) {
+              break;
+            }
+
+            message.status = reader.int32() as any;
+            continue;
+          }
+          case 11: {
+            if (tag !== 90) {
+              break;
+            }
+
+            message.requestedAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 12: {
+            if (tag !== 98) {
+              break;
+            }
+
+            message.decidedAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 13: {
+            if (tag !== 106) {
+              break;
+            }
+
+            message.decidedBy = PayoutDecider.decode(reader, reader.uint32());
+            continue;
+          }
+          case 14: {
+            if (tag !== 114) {
+              break;
+            }
+
+            message.reason = reader.string();
+            continue;
+          }
+          case 15: {
+            if (tag !== 122) {
+              break;
+            }
+
+            message.reference = reader.string();
+            continue;
+          }
+          case 16: {
+            if (tag !== 130) {
+              break;
+            }
+
+            message.paidAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -4675,13 +5080,36 @@ export const Payout: MessageFns<Payout> = {
         ? globalThis.Number(object.balanceAfter)
         : isSet(object.balance_after)
         ? globalThis.Number(object.balance_after)
-        : 0,
+        : undefined,
       createdAt: isSet(object.createdAt)
         ? fromJsonTimestamp(object.createdAt)
         : isSet(object.created_at)
         ? fromJsonTimestamp(object.created_at)
         : undefined,
       livemode: isSet(object.livemode) ? globalThis.Boolean(object.livemode) : false,
+      status: isSet(object.status) ? payoutStatusFromJSON(object.status) : 0,
+      requestedAt: isSet(object.requestedAt)
+        ? fromJsonTimestamp(object.requestedAt)
+        : isSet(object.requested_at)
+        ? fromJsonTimestamp(object.requested_at)
+        : undefined,
+      decidedAt: isSet(object.decidedAt)
+        ? fromJsonTimestamp(object.decidedAt)
+        : isSet(object.decided_at)
+        ? fromJsonTimestamp(object.decided_at)
+        : undefined,
+      decidedBy: isSet(object.decidedBy)
+        ? PayoutDecider.fromJSON(object.decidedBy)
+        : isSet(object.decided_by)
+        ? PayoutDecider.fromJSON(object.decided_by)
+        : undefined,
+      reason: isSet(object.reason) ? globalThis.String(object.reason) : undefined,
+      reference: isSet(object.reference) ? globalThis.String(object.reference) : undefined,
+      paidAt: isSet(object.paidAt)
+        ? fromJsonTimestamp(object.paidAt)
+        : isSet(object.paid_at)
+        ? fromJsonTimestamp(object.paid_at)
+        : undefined,
     };
   },
 
@@ -4705,7 +5133,7 @@ export const Payout: MessageFns<Payout> = {
     if (message.firmShare !== 0) {
       obj.firmShare = floatToJson(message.firmShare);
     }
-    if (message.balanceAfter !== 0) {
+    if (message.balanceAfter !== undefined) {
       obj.balanceAfter = floatToJson(message.balanceAfter);
     }
     if (message.createdAt !== undefined) {
@@ -4713,6 +5141,27 @@ export const Payout: MessageFns<Payout> = {
     }
     if (message.livemode !== false) {
       obj.livemode = message.livemode;
+    }
+    if (message.status !== 0) {
+      obj.status = payoutStatusToJSON(message.status);
+    }
+    if (message.requestedAt !== undefined) {
+      obj.requestedAt = message.requestedAt.toISOString();
+    }
+    if (message.decidedAt !== undefined) {
+      obj.decidedAt = message.decidedAt.toISOString();
+    }
+    if (message.decidedBy !== undefined) {
+      obj.decidedBy = PayoutDecider.toJSON(message.decidedBy);
+    }
+    if (message.reason !== undefined) {
+      obj.reason = message.reason;
+    }
+    if (message.reference !== undefined) {
+      obj.reference = message.reference;
+    }
+    if (message.paidAt !== undefined) {
+      obj.paidAt = message.paidAt.toISOString();
     }
     return obj;
   },
@@ -4728,9 +5177,103 @@ export const Payout: MessageFns<Payout> = {
     message.profitSplitPct = object.profitSplitPct ?? 0;
     message.traderShare = object.traderShare ?? 0;
     message.firmShare = object.firmShare ?? 0;
-    message.balanceAfter = object.balanceAfter ?? 0;
+    message.balanceAfter = object.balanceAfter ?? undefined;
     message.createdAt = object.createdAt ?? undefined;
     message.livemode = object.livemode ?? false;
+    message.status = object.status ?? 0;
+    message.requestedAt = object.requestedAt ?? undefined;
+    message.decidedAt = object.decidedAt ?? undefined;
+    message.decidedBy = (object.decidedBy !== undefined && object.decidedBy !== null)
+      ? PayoutDecider.fromPartial(object.decidedBy)
+      : undefined;
+    message.reason = object.reason ?? undefined;
+    message.reference = object.reference ?? undefined;
+    message.paidAt = object.paidAt ?? undefined;
+    return message;
+  },
+};
+
+function createBasePayoutDecider(): PayoutDecider {
+  return { type: 0, id: "" };
+}
+
+export const PayoutDecider: MessageFns<PayoutDecider> = {
+  encode(message: PayoutDecider, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.type !== 0) {
+      writer.uint32(8).int32(message.type);
+    }
+    if (message.id !== "") {
+      writer.uint32(18).string(message.id);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): PayoutDecider {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBasePayoutDecider();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.type = reader.int32() as any;
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): PayoutDecider {
+    return {
+      type: isSet(object.type) ? deciderTypeFromJSON(object.type) : 0,
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+    };
+  },
+
+  toJSON(message: PayoutDecider): unknown {
+    const obj: any = {};
+    if (message.type !== 0) {
+      obj.type = deciderTypeToJSON(message.type);
+    }
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<PayoutDecider>, I>>(base?: I): PayoutDecider {
+    return PayoutDecider.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<PayoutDecider>, I>>(object: I): PayoutDecider {
+    const message = createBasePayoutDecider();
+    message.type = object.type ?? 0;
+    message.id = object.id ?? "";
     return message;
   },
 };
@@ -5159,6 +5702,1601 @@ export const ListPayoutsResponse: MessageFns<ListPayoutsResponse> = {
   },
 };
 
+function createBaseListOrganizationPayoutsRequest(): ListOrganizationPayoutsRequest {
+  return { organizationId: "", mode: 0, pageSize: 0, pageToken: "", status: 0, account: undefined };
+}
+
+export const ListOrganizationPayoutsRequest: MessageFns<ListOrganizationPayoutsRequest> = {
+  encode(message: ListOrganizationPayoutsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.organizationId !== "") {
+      writer.uint32(10).string(message.organizationId);
+    }
+    if (message.mode !== 0) {
+      writer.uint32(16).int32(message.mode);
+    }
+    if (message.pageSize !== 0) {
+      writer.uint32(24).int32(message.pageSize);
+    }
+    if (message.pageToken !== "") {
+      writer.uint32(34).string(message.pageToken);
+    }
+    if (message.status !== 0) {
+      writer.uint32(40).int32(message.status);
+    }
+    if (message.account !== undefined) {
+      writer.uint32(48).int64(message.account);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListOrganizationPayoutsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListOrganizationPayoutsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.organizationId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.mode = reader.int32() as any;
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.pageSize = reader.int32();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.pageToken = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.status = reader.int32() as any;
+            continue;
+          }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.account = reader.int64().toString();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListOrganizationPayoutsRequest {
+    return {
+      organizationId: isSet(object.organizationId)
+        ? globalThis.String(object.organizationId)
+        : isSet(object.organization_id)
+        ? globalThis.String(object.organization_id)
+        : "",
+      mode: isSet(object.mode) ? modeFromJSON(object.mode) : 0,
+      pageSize: isSet(object.pageSize)
+        ? globalThis.Number(object.pageSize)
+        : isSet(object.page_size)
+        ? globalThis.Number(object.page_size)
+        : 0,
+      pageToken: isSet(object.pageToken)
+        ? globalThis.String(object.pageToken)
+        : isSet(object.page_token)
+        ? globalThis.String(object.page_token)
+        : "",
+      status: isSet(object.status) ? payoutStatusFromJSON(object.status) : 0,
+      account: isSet(object.account) ? globalThis.String(object.account) : undefined,
+    };
+  },
+
+  toJSON(message: ListOrganizationPayoutsRequest): unknown {
+    const obj: any = {};
+    if (message.organizationId !== "") {
+      obj.organizationId = message.organizationId;
+    }
+    if (message.mode !== 0) {
+      obj.mode = modeToJSON(message.mode);
+    }
+    if (message.pageSize !== 0) {
+      obj.pageSize = Math.round(message.pageSize);
+    }
+    if (message.pageToken !== "") {
+      obj.pageToken = message.pageToken;
+    }
+    if (message.status !== 0) {
+      obj.status = payoutStatusToJSON(message.status);
+    }
+    if (message.account !== undefined) {
+      obj.account = message.account;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListOrganizationPayoutsRequest>, I>>(base?: I): ListOrganizationPayoutsRequest {
+    return ListOrganizationPayoutsRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListOrganizationPayoutsRequest>, I>>(
+    object: I,
+  ): ListOrganizationPayoutsRequest {
+    const message = createBaseListOrganizationPayoutsRequest();
+    message.organizationId = object.organizationId ?? "";
+    message.mode = object.mode ?? 0;
+    message.pageSize = object.pageSize ?? 0;
+    message.pageToken = object.pageToken ?? "";
+    message.status = object.status ?? 0;
+    message.account = object.account ?? undefined;
+    return message;
+  },
+};
+
+function createBaseListOrganizationPayoutsResponse(): ListOrganizationPayoutsResponse {
+  return { payouts: [], nextPageToken: "" };
+}
+
+export const ListOrganizationPayoutsResponse: MessageFns<ListOrganizationPayoutsResponse> = {
+  encode(message: ListOrganizationPayoutsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.payouts) {
+      Payout.encode(v!, writer.uint32(10).fork()).join();
+    }
+    if (message.nextPageToken !== "") {
+      writer.uint32(18).string(message.nextPageToken);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListOrganizationPayoutsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListOrganizationPayoutsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.payouts.push(Payout.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.nextPageToken = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListOrganizationPayoutsResponse {
+    return {
+      payouts: globalThis.Array.isArray(object?.payouts) ? object.payouts.map((e: any) => Payout.fromJSON(e)) : [],
+      nextPageToken: isSet(object.nextPageToken)
+        ? globalThis.String(object.nextPageToken)
+        : isSet(object.next_page_token)
+        ? globalThis.String(object.next_page_token)
+        : "",
+    };
+  },
+
+  toJSON(message: ListOrganizationPayoutsResponse): unknown {
+    const obj: any = {};
+    if (message.payouts?.length) {
+      obj.payouts = message.payouts.map((e) => Payout.toJSON(e));
+    }
+    if (message.nextPageToken !== "") {
+      obj.nextPageToken = message.nextPageToken;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListOrganizationPayoutsResponse>, I>>(base?: I): ListOrganizationPayoutsResponse {
+    return ListOrganizationPayoutsResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListOrganizationPayoutsResponse>, I>>(
+    object: I,
+  ): ListOrganizationPayoutsResponse {
+    const message = createBaseListOrganizationPayoutsResponse();
+    message.payouts = object.payouts?.map((e) => Payout.fromPartial(e)) || [];
+    message.nextPageToken = object.nextPageToken ?? "";
+    return message;
+  },
+};
+
+function createBaseGetPayoutRequest(): GetPayoutRequest {
+  return { organizationId: "", mode: 0, payoutId: "" };
+}
+
+export const GetPayoutRequest: MessageFns<GetPayoutRequest> = {
+  encode(message: GetPayoutRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.organizationId !== "") {
+      writer.uint32(10).string(message.organizationId);
+    }
+    if (message.mode !== 0) {
+      writer.uint32(16).int32(message.mode);
+    }
+    if (message.payoutId !== "") {
+      writer.uint32(26).string(message.payoutId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetPayoutRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetPayoutRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.organizationId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.mode = reader.int32() as any;
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.payoutId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetPayoutRequest {
+    return {
+      organizationId: isSet(object.organizationId)
+        ? globalThis.String(object.organizationId)
+        : isSet(object.organization_id)
+        ? globalThis.String(object.organization_id)
+        : "",
+      mode: isSet(object.mode) ? modeFromJSON(object.mode) : 0,
+      payoutId: isSet(object.payoutId)
+        ? globalThis.String(object.payoutId)
+        : isSet(object.payout_id)
+        ? globalThis.String(object.payout_id)
+        : "",
+    };
+  },
+
+  toJSON(message: GetPayoutRequest): unknown {
+    const obj: any = {};
+    if (message.organizationId !== "") {
+      obj.organizationId = message.organizationId;
+    }
+    if (message.mode !== 0) {
+      obj.mode = modeToJSON(message.mode);
+    }
+    if (message.payoutId !== "") {
+      obj.payoutId = message.payoutId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetPayoutRequest>, I>>(base?: I): GetPayoutRequest {
+    return GetPayoutRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetPayoutRequest>, I>>(object: I): GetPayoutRequest {
+    const message = createBaseGetPayoutRequest();
+    message.organizationId = object.organizationId ?? "";
+    message.mode = object.mode ?? 0;
+    message.payoutId = object.payoutId ?? "";
+    return message;
+  },
+};
+
+function createBaseGetPayoutResponse(): GetPayoutResponse {
+  return { payout: undefined };
+}
+
+export const GetPayoutResponse: MessageFns<GetPayoutResponse> = {
+  encode(message: GetPayoutResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.payout !== undefined) {
+      Payout.encode(message.payout, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetPayoutResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetPayoutResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.payout = Payout.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetPayoutResponse {
+    return { payout: isSet(object.payout) ? Payout.fromJSON(object.payout) : undefined };
+  },
+
+  toJSON(message: GetPayoutResponse): unknown {
+    const obj: any = {};
+    if (message.payout !== undefined) {
+      obj.payout = Payout.toJSON(message.payout);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetPayoutResponse>, I>>(base?: I): GetPayoutResponse {
+    return GetPayoutResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetPayoutResponse>, I>>(object: I): GetPayoutResponse {
+    const message = createBaseGetPayoutResponse();
+    message.payout = (object.payout !== undefined && object.payout !== null)
+      ? Payout.fromPartial(object.payout)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseApprovePayoutRequest(): ApprovePayoutRequest {
+  return { organizationId: "", mode: 0, payoutId: "", decidedBy: undefined };
+}
+
+export const ApprovePayoutRequest: MessageFns<ApprovePayoutRequest> = {
+  encode(message: ApprovePayoutRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.organizationId !== "") {
+      writer.uint32(10).string(message.organizationId);
+    }
+    if (message.mode !== 0) {
+      writer.uint32(16).int32(message.mode);
+    }
+    if (message.payoutId !== "") {
+      writer.uint32(26).string(message.payoutId);
+    }
+    if (message.decidedBy !== undefined) {
+      PayoutDecider.encode(message.decidedBy, writer.uint32(34).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ApprovePayoutRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseApprovePayoutRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.organizationId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.mode = reader.int32() as any;
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.payoutId = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.decidedBy = PayoutDecider.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ApprovePayoutRequest {
+    return {
+      organizationId: isSet(object.organizationId)
+        ? globalThis.String(object.organizationId)
+        : isSet(object.organization_id)
+        ? globalThis.String(object.organization_id)
+        : "",
+      mode: isSet(object.mode) ? modeFromJSON(object.mode) : 0,
+      payoutId: isSet(object.payoutId)
+        ? globalThis.String(object.payoutId)
+        : isSet(object.payout_id)
+        ? globalThis.String(object.payout_id)
+        : "",
+      decidedBy: isSet(object.decidedBy)
+        ? PayoutDecider.fromJSON(object.decidedBy)
+        : isSet(object.decided_by)
+        ? PayoutDecider.fromJSON(object.decided_by)
+        : undefined,
+    };
+  },
+
+  toJSON(message: ApprovePayoutRequest): unknown {
+    const obj: any = {};
+    if (message.organizationId !== "") {
+      obj.organizationId = message.organizationId;
+    }
+    if (message.mode !== 0) {
+      obj.mode = modeToJSON(message.mode);
+    }
+    if (message.payoutId !== "") {
+      obj.payoutId = message.payoutId;
+    }
+    if (message.decidedBy !== undefined) {
+      obj.decidedBy = PayoutDecider.toJSON(message.decidedBy);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ApprovePayoutRequest>, I>>(base?: I): ApprovePayoutRequest {
+    return ApprovePayoutRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ApprovePayoutRequest>, I>>(object: I): ApprovePayoutRequest {
+    const message = createBaseApprovePayoutRequest();
+    message.organizationId = object.organizationId ?? "";
+    message.mode = object.mode ?? 0;
+    message.payoutId = object.payoutId ?? "";
+    message.decidedBy = (object.decidedBy !== undefined && object.decidedBy !== null)
+      ? PayoutDecider.fromPartial(object.decidedBy)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseApprovePayoutResponse(): ApprovePayoutResponse {
+  return { payout: undefined };
+}
+
+export const ApprovePayoutResponse: MessageFns<ApprovePayoutResponse> = {
+  encode(message: ApprovePayoutResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.payout !== undefined) {
+      Payout.encode(message.payout, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ApprovePayoutResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseApprovePayoutResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.payout = Payout.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ApprovePayoutResponse {
+    return { payout: isSet(object.payout) ? Payout.fromJSON(object.payout) : undefined };
+  },
+
+  toJSON(message: ApprovePayoutResponse): unknown {
+    const obj: any = {};
+    if (message.payout !== undefined) {
+      obj.payout = Payout.toJSON(message.payout);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ApprovePayoutResponse>, I>>(base?: I): ApprovePayoutResponse {
+    return ApprovePayoutResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ApprovePayoutResponse>, I>>(object: I): ApprovePayoutResponse {
+    const message = createBaseApprovePayoutResponse();
+    message.payout = (object.payout !== undefined && object.payout !== null)
+      ? Payout.fromPartial(object.payout)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseRejectPayoutRequest(): RejectPayoutRequest {
+  return { organizationId: "", mode: 0, payoutId: "", decidedBy: undefined, reason: "" };
+}
+
+export const RejectPayoutRequest: MessageFns<RejectPayoutRequest> = {
+  encode(message: RejectPayoutRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.organizationId !== "") {
+      writer.uint32(10).string(message.organizationId);
+    }
+    if (message.mode !== 0) {
+      writer.uint32(16).int32(message.mode);
+    }
+    if (message.payoutId !== "") {
+      writer.uint32(26).string(message.payoutId);
+    }
+    if (message.decidedBy !== undefined) {
+      PayoutDecider.encode(message.decidedBy, writer.uint32(34).fork()).join();
+    }
+    if (message.reason !== "") {
+      writer.uint32(42).string(message.reason);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RejectPayoutRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRejectPayoutRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.organizationId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.mode = reader.int32() as any;
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.payoutId = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.decidedBy = PayoutDecider.decode(reader, reader.uint32());
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.reason = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RejectPayoutRequest {
+    return {
+      organizationId: isSet(object.organizationId)
+        ? globalThis.String(object.organizationId)
+        : isSet(object.organization_id)
+        ? globalThis.String(object.organization_id)
+        : "",
+      mode: isSet(object.mode) ? modeFromJSON(object.mode) : 0,
+      payoutId: isSet(object.payoutId)
+        ? globalThis.String(object.payoutId)
+        : isSet(object.payout_id)
+        ? globalThis.String(object.payout_id)
+        : "",
+      decidedBy: isSet(object.decidedBy)
+        ? PayoutDecider.fromJSON(object.decidedBy)
+        : isSet(object.decided_by)
+        ? PayoutDecider.fromJSON(object.decided_by)
+        : undefined,
+      reason: isSet(object.reason) ? globalThis.String(object.reason) : "",
+    };
+  },
+
+  toJSON(message: RejectPayoutRequest): unknown {
+    const obj: any = {};
+    if (message.organizationId !== "") {
+      obj.organizationId = message.organizationId;
+    }
+    if (message.mode !== 0) {
+      obj.mode = modeToJSON(message.mode);
+    }
+    if (message.payoutId !== "") {
+      obj.payoutId = message.payoutId;
+    }
+    if (message.decidedBy !== undefined) {
+      obj.decidedBy = PayoutDecider.toJSON(message.decidedBy);
+    }
+    if (message.reason !== "") {
+      obj.reason = message.reason;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RejectPayoutRequest>, I>>(base?: I): RejectPayoutRequest {
+    return RejectPayoutRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RejectPayoutRequest>, I>>(object: I): RejectPayoutRequest {
+    const message = createBaseRejectPayoutRequest();
+    message.organizationId = object.organizationId ?? "";
+    message.mode = object.mode ?? 0;
+    message.payoutId = object.payoutId ?? "";
+    message.decidedBy = (object.decidedBy !== undefined && object.decidedBy !== null)
+      ? PayoutDecider.fromPartial(object.decidedBy)
+      : undefined;
+    message.reason = object.reason ?? "";
+    return message;
+  },
+};
+
+function createBaseRejectPayoutResponse(): RejectPayoutResponse {
+  return { payout: undefined };
+}
+
+export const RejectPayoutResponse: MessageFns<RejectPayoutResponse> = {
+  encode(message: RejectPayoutResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.payout !== undefined) {
+      Payout.encode(message.payout, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RejectPayoutResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRejectPayoutResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.payout = Payout.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RejectPayoutResponse {
+    return { payout: isSet(object.payout) ? Payout.fromJSON(object.payout) : undefined };
+  },
+
+  toJSON(message: RejectPayoutResponse): unknown {
+    const obj: any = {};
+    if (message.payout !== undefined) {
+      obj.payout = Payout.toJSON(message.payout);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RejectPayoutResponse>, I>>(base?: I): RejectPayoutResponse {
+    return RejectPayoutResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RejectPayoutResponse>, I>>(object: I): RejectPayoutResponse {
+    const message = createBaseRejectPayoutResponse();
+    message.payout = (object.payout !== undefined && object.payout !== null)
+      ? Payout.fromPartial(object.payout)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseMarkPayoutPaidRequest(): MarkPayoutPaidRequest {
+  return { organizationId: "", mode: 0, payoutId: "", reference: "" };
+}
+
+export const MarkPayoutPaidRequest: MessageFns<MarkPayoutPaidRequest> = {
+  encode(message: MarkPayoutPaidRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.organizationId !== "") {
+      writer.uint32(10).string(message.organizationId);
+    }
+    if (message.mode !== 0) {
+      writer.uint32(16).int32(message.mode);
+    }
+    if (message.payoutId !== "") {
+      writer.uint32(26).string(message.payoutId);
+    }
+    if (message.reference !== "") {
+      writer.uint32(34).string(message.reference);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): MarkPayoutPaidRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseMarkPayoutPaidRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.organizationId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.mode = reader.int32() as any;
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.payoutId = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.reference = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): MarkPayoutPaidRequest {
+    return {
+      organizationId: isSet(object.organizationId)
+        ? globalThis.String(object.organizationId)
+        : isSet(object.organization_id)
+        ? globalThis.String(object.organization_id)
+        : "",
+      mode: isSet(object.mode) ? modeFromJSON(object.mode) : 0,
+      payoutId: isSet(object.payoutId)
+        ? globalThis.String(object.payoutId)
+        : isSet(object.payout_id)
+        ? globalThis.String(object.payout_id)
+        : "",
+      reference: isSet(object.reference) ? globalThis.String(object.reference) : "",
+    };
+  },
+
+  toJSON(message: MarkPayoutPaidRequest): unknown {
+    const obj: any = {};
+    if (message.organizationId !== "") {
+      obj.organizationId = message.organizationId;
+    }
+    if (message.mode !== 0) {
+      obj.mode = modeToJSON(message.mode);
+    }
+    if (message.payoutId !== "") {
+      obj.payoutId = message.payoutId;
+    }
+    if (message.reference !== "") {
+      obj.reference = message.reference;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<MarkPayoutPaidRequest>, I>>(base?: I): MarkPayoutPaidRequest {
+    return MarkPayoutPaidRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<MarkPayoutPaidRequest>, I>>(object: I): MarkPayoutPaidRequest {
+    const message = createBaseMarkPayoutPaidRequest();
+    message.organizationId = object.organizationId ?? "";
+    message.mode = object.mode ?? 0;
+    message.payoutId = object.payoutId ?? "";
+    message.reference = object.reference ?? "";
+    return message;
+  },
+};
+
+function createBaseMarkPayoutPaidResponse(): MarkPayoutPaidResponse {
+  return { payout: undefined };
+}
+
+export const MarkPayoutPaidResponse: MessageFns<MarkPayoutPaidResponse> = {
+  encode(message: MarkPayoutPaidResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.payout !== undefined) {
+      Payout.encode(message.payout, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): MarkPayoutPaidResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseMarkPayoutPaidResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.payout = Payout.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): MarkPayoutPaidResponse {
+    return { payout: isSet(object.payout) ? Payout.fromJSON(object.payout) : undefined };
+  },
+
+  toJSON(message: MarkPayoutPaidResponse): unknown {
+    const obj: any = {};
+    if (message.payout !== undefined) {
+      obj.payout = Payout.toJSON(message.payout);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<MarkPayoutPaidResponse>, I>>(base?: I): MarkPayoutPaidResponse {
+    return MarkPayoutPaidResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<MarkPayoutPaidResponse>, I>>(object: I): MarkPayoutPaidResponse {
+    const message = createBaseMarkPayoutPaidResponse();
+    message.payout = (object.payout !== undefined && object.payout !== null)
+      ? Payout.fromPartial(object.payout)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseReinstateAccountRequest(): ReinstateAccountRequest {
+  return { organizationId: "", mode: 0, number: "0", reason: "" };
+}
+
+export const ReinstateAccountRequest: MessageFns<ReinstateAccountRequest> = {
+  encode(message: ReinstateAccountRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.organizationId !== "") {
+      writer.uint32(10).string(message.organizationId);
+    }
+    if (message.mode !== 0) {
+      writer.uint32(16).int32(message.mode);
+    }
+    if (message.number !== "0") {
+      writer.uint32(24).int64(message.number);
+    }
+    if (message.reason !== "") {
+      writer.uint32(34).string(message.reason);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ReinstateAccountRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseReinstateAccountRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.organizationId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.mode = reader.int32() as any;
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.number = reader.int64().toString();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.reason = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ReinstateAccountRequest {
+    return {
+      organizationId: isSet(object.organizationId)
+        ? globalThis.String(object.organizationId)
+        : isSet(object.organization_id)
+        ? globalThis.String(object.organization_id)
+        : "",
+      mode: isSet(object.mode) ? modeFromJSON(object.mode) : 0,
+      number: isSet(object.number) ? globalThis.String(object.number) : "0",
+      reason: isSet(object.reason) ? globalThis.String(object.reason) : "",
+    };
+  },
+
+  toJSON(message: ReinstateAccountRequest): unknown {
+    const obj: any = {};
+    if (message.organizationId !== "") {
+      obj.organizationId = message.organizationId;
+    }
+    if (message.mode !== 0) {
+      obj.mode = modeToJSON(message.mode);
+    }
+    if (message.number !== "0") {
+      obj.number = message.number;
+    }
+    if (message.reason !== "") {
+      obj.reason = message.reason;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ReinstateAccountRequest>, I>>(base?: I): ReinstateAccountRequest {
+    return ReinstateAccountRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ReinstateAccountRequest>, I>>(object: I): ReinstateAccountRequest {
+    const message = createBaseReinstateAccountRequest();
+    message.organizationId = object.organizationId ?? "";
+    message.mode = object.mode ?? 0;
+    message.number = object.number ?? "0";
+    message.reason = object.reason ?? "";
+    return message;
+  },
+};
+
+function createBaseReinstateAccountResponse(): ReinstateAccountResponse {
+  return { account: undefined };
+}
+
+export const ReinstateAccountResponse: MessageFns<ReinstateAccountResponse> = {
+  encode(message: ReinstateAccountResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.account !== undefined) {
+      Account.encode(message.account, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ReinstateAccountResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseReinstateAccountResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.account = Account.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ReinstateAccountResponse {
+    return { account: isSet(object.account) ? Account.fromJSON(object.account) : undefined };
+  },
+
+  toJSON(message: ReinstateAccountResponse): unknown {
+    const obj: any = {};
+    if (message.account !== undefined) {
+      obj.account = Account.toJSON(message.account);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ReinstateAccountResponse>, I>>(base?: I): ReinstateAccountResponse {
+    return ReinstateAccountResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ReinstateAccountResponse>, I>>(object: I): ReinstateAccountResponse {
+    const message = createBaseReinstateAccountResponse();
+    message.account = (object.account !== undefined && object.account !== null)
+      ? Account.fromPartial(object.account)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseAdjustment(): Adjustment {
+  return { id: "", account: "0", amount: 0, reason: "", balanceAfter: 0, createdAt: undefined };
+}
+
+export const Adjustment: MessageFns<Adjustment> = {
+  encode(message: Adjustment, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    if (message.account !== "0") {
+      writer.uint32(16).int64(message.account);
+    }
+    if (message.amount !== 0) {
+      writer.uint32(25).double(message.amount);
+    }
+    if (message.reason !== "") {
+      writer.uint32(34).string(message.reason);
+    }
+    if (message.balanceAfter !== 0) {
+      writer.uint32(41).double(message.balanceAfter);
+    }
+    if (message.createdAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.createdAt), writer.uint32(50).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): Adjustment {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseAdjustment();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.account = reader.int64().toString();
+            continue;
+          }
+          case 3: {
+            if (tag !== 25) {
+              break;
+            }
+
+            message.amount = reader.double();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.reason = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 41) {
+              break;
+            }
+
+            message.balanceAfter = reader.double();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.createdAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): Adjustment {
+    return {
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+      account: isSet(object.account) ? globalThis.String(object.account) : "0",
+      amount: isSet(object.amount) ? globalThis.Number(object.amount) : 0,
+      reason: isSet(object.reason) ? globalThis.String(object.reason) : "",
+      balanceAfter: isSet(object.balanceAfter)
+        ? globalThis.Number(object.balanceAfter)
+        : isSet(object.balance_after)
+        ? globalThis.Number(object.balance_after)
+        : 0,
+      createdAt: isSet(object.createdAt)
+        ? fromJsonTimestamp(object.createdAt)
+        : isSet(object.created_at)
+        ? fromJsonTimestamp(object.created_at)
+        : undefined,
+    };
+  },
+
+  toJSON(message: Adjustment): unknown {
+    const obj: any = {};
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    if (message.account !== "0") {
+      obj.account = message.account;
+    }
+    if (message.amount !== 0) {
+      obj.amount = floatToJson(message.amount);
+    }
+    if (message.reason !== "") {
+      obj.reason = message.reason;
+    }
+    if (message.balanceAfter !== 0) {
+      obj.balanceAfter = floatToJson(message.balanceAfter);
+    }
+    if (message.createdAt !== undefined) {
+      obj.createdAt = message.createdAt.toISOString();
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<Adjustment>, I>>(base?: I): Adjustment {
+    return Adjustment.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<Adjustment>, I>>(object: I): Adjustment {
+    const message = createBaseAdjustment();
+    message.id = object.id ?? "";
+    message.account = object.account ?? "0";
+    message.amount = object.amount ?? 0;
+    message.reason = object.reason ?? "";
+    message.balanceAfter = object.balanceAfter ?? 0;
+    message.createdAt = object.createdAt ?? undefined;
+    return message;
+  },
+};
+
+function createBaseAdjustBalanceRequest(): AdjustBalanceRequest {
+  return { organizationId: "", mode: 0, number: "0", amount: 0, reason: "" };
+}
+
+export const AdjustBalanceRequest: MessageFns<AdjustBalanceRequest> = {
+  encode(message: AdjustBalanceRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.organizationId !== "") {
+      writer.uint32(10).string(message.organizationId);
+    }
+    if (message.mode !== 0) {
+      writer.uint32(16).int32(message.mode);
+    }
+    if (message.number !== "0") {
+      writer.uint32(24).int64(message.number);
+    }
+    if (message.amount !== 0) {
+      writer.uint32(33).double(message.amount);
+    }
+    if (message.reason !== "") {
+      writer.uint32(42).string(message.reason);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): AdjustBalanceRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseAdjustBalanceRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.organizationId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.mode = reader.int32() as any;
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.number = reader.int64().toString();
+            continue;
+          }
+          case 4: {
+            if (tag !== 33) {
+              break;
+            }
+
+            message.amount = reader.double();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.reason = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): AdjustBalanceRequest {
+    return {
+      organizationId: isSet(object.organizationId)
+        ? globalThis.String(object.organizationId)
+        : isSet(object.organization_id)
+        ? globalThis.String(object.organization_id)
+        : "",
+      mode: isSet(object.mode) ? modeFromJSON(object.mode) : 0,
+      number: isSet(object.number) ? globalThis.String(object.number) : "0",
+      amount: isSet(object.amount) ? globalThis.Number(object.amount) : 0,
+      reason: isSet(object.reason) ? globalThis.String(object.reason) : "",
+    };
+  },
+
+  toJSON(message: AdjustBalanceRequest): unknown {
+    const obj: any = {};
+    if (message.organizationId !== "") {
+      obj.organizationId = message.organizationId;
+    }
+    if (message.mode !== 0) {
+      obj.mode = modeToJSON(message.mode);
+    }
+    if (message.number !== "0") {
+      obj.number = message.number;
+    }
+    if (message.amount !== 0) {
+      obj.amount = floatToJson(message.amount);
+    }
+    if (message.reason !== "") {
+      obj.reason = message.reason;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<AdjustBalanceRequest>, I>>(base?: I): AdjustBalanceRequest {
+    return AdjustBalanceRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<AdjustBalanceRequest>, I>>(object: I): AdjustBalanceRequest {
+    const message = createBaseAdjustBalanceRequest();
+    message.organizationId = object.organizationId ?? "";
+    message.mode = object.mode ?? 0;
+    message.number = object.number ?? "0";
+    message.amount = object.amount ?? 0;
+    message.reason = object.reason ?? "";
+    return message;
+  },
+};
+
+function createBaseAdjustBalanceResponse(): AdjustBalanceResponse {
+  return { adjustment: undefined };
+}
+
+export const AdjustBalanceResponse: MessageFns<AdjustBalanceResponse> = {
+  encode(message: AdjustBalanceResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.adjustment !== undefined) {
+      Adjustment.encode(message.adjustment, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): AdjustBalanceResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseAdjustBalanceResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.adjustment = Adjustment.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): AdjustBalanceResponse {
+    return { adjustment: isSet(object.adjustment) ? Adjustment.fromJSON(object.adjustment) : undefined };
+  },
+
+  toJSON(message: AdjustBalanceResponse): unknown {
+    const obj: any = {};
+    if (message.adjustment !== undefined) {
+      obj.adjustment = Adjustment.toJSON(message.adjustment);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<AdjustBalanceResponse>, I>>(base?: I): AdjustBalanceResponse {
+    return AdjustBalanceResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<AdjustBalanceResponse>, I>>(object: I): AdjustBalanceResponse {
+    const message = createBaseAdjustBalanceResponse();
+    message.adjustment = (object.adjustment !== undefined && object.adjustment !== null)
+      ? Adjustment.fromPartial(object.adjustment)
+      : undefined;
+    return message;
+  },
+};
+
 /**
  * TradingService runs the simulated trading of accounts: orders and positions, the
  * evaluation rules that breach, flag or pass an account, reports, and market data.
@@ -5261,6 +7399,89 @@ export const TradingServiceService = {
     responseSerialize: (value: ListPayoutsResponse): Buffer => Buffer.from(ListPayoutsResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): ListPayoutsResponse => ListPayoutsResponse.decode(value),
   },
+  /**
+   * Payout approval (SPEC 14): with payout_requires_approval a payout is requested (pending, its
+   * amount reserved) and a firm's staff approve (the balance drops then), reject or mark it paid.
+   * A transition from the wrong state is conflict and changes nothing.
+   */
+  listOrganizationPayouts: {
+    path: "/propdesk.trading.v1.TradingService/ListOrganizationPayouts" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListOrganizationPayoutsRequest): Buffer =>
+      Buffer.from(ListOrganizationPayoutsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListOrganizationPayoutsRequest => ListOrganizationPayoutsRequest.decode(value),
+    responseSerialize: (value: ListOrganizationPayoutsResponse): Buffer =>
+      Buffer.from(ListOrganizationPayoutsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListOrganizationPayoutsResponse =>
+      ListOrganizationPayoutsResponse.decode(value),
+  },
+  getPayout: {
+    path: "/propdesk.trading.v1.TradingService/GetPayout" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetPayoutRequest): Buffer => Buffer.from(GetPayoutRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetPayoutRequest => GetPayoutRequest.decode(value),
+    responseSerialize: (value: GetPayoutResponse): Buffer => Buffer.from(GetPayoutResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): GetPayoutResponse => GetPayoutResponse.decode(value),
+  },
+  approvePayout: {
+    path: "/propdesk.trading.v1.TradingService/ApprovePayout" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ApprovePayoutRequest): Buffer => Buffer.from(ApprovePayoutRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ApprovePayoutRequest => ApprovePayoutRequest.decode(value),
+    responseSerialize: (value: ApprovePayoutResponse): Buffer =>
+      Buffer.from(ApprovePayoutResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ApprovePayoutResponse => ApprovePayoutResponse.decode(value),
+  },
+  rejectPayout: {
+    path: "/propdesk.trading.v1.TradingService/RejectPayout" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: RejectPayoutRequest): Buffer => Buffer.from(RejectPayoutRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): RejectPayoutRequest => RejectPayoutRequest.decode(value),
+    responseSerialize: (value: RejectPayoutResponse): Buffer =>
+      Buffer.from(RejectPayoutResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): RejectPayoutResponse => RejectPayoutResponse.decode(value),
+  },
+  markPayoutPaid: {
+    path: "/propdesk.trading.v1.TradingService/MarkPayoutPaid" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: MarkPayoutPaidRequest): Buffer =>
+      Buffer.from(MarkPayoutPaidRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): MarkPayoutPaidRequest => MarkPayoutPaidRequest.decode(value),
+    responseSerialize: (value: MarkPayoutPaidResponse): Buffer =>
+      Buffer.from(MarkPayoutPaidResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): MarkPayoutPaidResponse => MarkPayoutPaidResponse.decode(value),
+  },
+  /**
+   * Operator controls (SPEC 14). Reinstate: a breached account active again in the same attempt
+   * (the breach stays in its flags, marked reinstated); the engine evaluates it again at once.
+   */
+  reinstateAccount: {
+    path: "/propdesk.trading.v1.TradingService/ReinstateAccount" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ReinstateAccountRequest): Buffer =>
+      Buffer.from(ReinstateAccountRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ReinstateAccountRequest => ReinstateAccountRequest.decode(value),
+    responseSerialize: (value: ReinstateAccountResponse): Buffer =>
+      Buffer.from(ReinstateAccountResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ReinstateAccountResponse => ReinstateAccountResponse.decode(value),
+  },
+  /** A balance adjustment: a deal of type balance, balance and equity moved, evaluated at once. */
+  adjustBalance: {
+    path: "/propdesk.trading.v1.TradingService/AdjustBalance" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: AdjustBalanceRequest): Buffer => Buffer.from(AdjustBalanceRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): AdjustBalanceRequest => AdjustBalanceRequest.decode(value),
+    responseSerialize: (value: AdjustBalanceResponse): Buffer =>
+      Buffer.from(AdjustBalanceResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): AdjustBalanceResponse => AdjustBalanceResponse.decode(value),
+  },
   /** Analytics and reports. */
   getAnalytics: {
     path: "/propdesk.trading.v1.TradingService/GetAnalytics" as const,
@@ -5356,6 +7577,23 @@ export interface TradingServiceServer extends UntypedServiceImplementation {
   resetAccount: handleUnaryCall<ResetAccountRequest, ResetAccountResponse>;
   createPayout: handleUnaryCall<CreatePayoutRequest, CreatePayoutResponse>;
   listPayouts: handleUnaryCall<ListPayoutsRequest, ListPayoutsResponse>;
+  /**
+   * Payout approval (SPEC 14): with payout_requires_approval a payout is requested (pending, its
+   * amount reserved) and a firm's staff approve (the balance drops then), reject or mark it paid.
+   * A transition from the wrong state is conflict and changes nothing.
+   */
+  listOrganizationPayouts: handleUnaryCall<ListOrganizationPayoutsRequest, ListOrganizationPayoutsResponse>;
+  getPayout: handleUnaryCall<GetPayoutRequest, GetPayoutResponse>;
+  approvePayout: handleUnaryCall<ApprovePayoutRequest, ApprovePayoutResponse>;
+  rejectPayout: handleUnaryCall<RejectPayoutRequest, RejectPayoutResponse>;
+  markPayoutPaid: handleUnaryCall<MarkPayoutPaidRequest, MarkPayoutPaidResponse>;
+  /**
+   * Operator controls (SPEC 14). Reinstate: a breached account active again in the same attempt
+   * (the breach stays in its flags, marked reinstated); the engine evaluates it again at once.
+   */
+  reinstateAccount: handleUnaryCall<ReinstateAccountRequest, ReinstateAccountResponse>;
+  /** A balance adjustment: a deal of type balance, balance and equity moved, evaluated at once. */
+  adjustBalance: handleUnaryCall<AdjustBalanceRequest, AdjustBalanceResponse>;
   /** Analytics and reports. */
   getAnalytics: handleUnaryCall<GetAnalyticsRequest, GetAnalyticsResponse>;
   getEquityCurve: handleUnaryCall<GetEquityCurveRequest, GetEquityCurveResponse>;
@@ -5513,6 +7751,121 @@ export interface TradingServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ListPayoutsResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Payout approval (SPEC 14): with payout_requires_approval a payout is requested (pending, its
+   * amount reserved) and a firm's staff approve (the balance drops then), reject or mark it paid.
+   * A transition from the wrong state is conflict and changes nothing.
+   */
+  listOrganizationPayouts(
+    request: ListOrganizationPayoutsRequest,
+    callback: (error: ServiceError | null, response: ListOrganizationPayoutsResponse) => void,
+  ): ClientUnaryCall;
+  listOrganizationPayouts(
+    request: ListOrganizationPayoutsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListOrganizationPayoutsResponse) => void,
+  ): ClientUnaryCall;
+  listOrganizationPayouts(
+    request: ListOrganizationPayoutsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListOrganizationPayoutsResponse) => void,
+  ): ClientUnaryCall;
+  getPayout(
+    request: GetPayoutRequest,
+    callback: (error: ServiceError | null, response: GetPayoutResponse) => void,
+  ): ClientUnaryCall;
+  getPayout(
+    request: GetPayoutRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: GetPayoutResponse) => void,
+  ): ClientUnaryCall;
+  getPayout(
+    request: GetPayoutRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: GetPayoutResponse) => void,
+  ): ClientUnaryCall;
+  approvePayout(
+    request: ApprovePayoutRequest,
+    callback: (error: ServiceError | null, response: ApprovePayoutResponse) => void,
+  ): ClientUnaryCall;
+  approvePayout(
+    request: ApprovePayoutRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ApprovePayoutResponse) => void,
+  ): ClientUnaryCall;
+  approvePayout(
+    request: ApprovePayoutRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ApprovePayoutResponse) => void,
+  ): ClientUnaryCall;
+  rejectPayout(
+    request: RejectPayoutRequest,
+    callback: (error: ServiceError | null, response: RejectPayoutResponse) => void,
+  ): ClientUnaryCall;
+  rejectPayout(
+    request: RejectPayoutRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: RejectPayoutResponse) => void,
+  ): ClientUnaryCall;
+  rejectPayout(
+    request: RejectPayoutRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: RejectPayoutResponse) => void,
+  ): ClientUnaryCall;
+  markPayoutPaid(
+    request: MarkPayoutPaidRequest,
+    callback: (error: ServiceError | null, response: MarkPayoutPaidResponse) => void,
+  ): ClientUnaryCall;
+  markPayoutPaid(
+    request: MarkPayoutPaidRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: MarkPayoutPaidResponse) => void,
+  ): ClientUnaryCall;
+  markPayoutPaid(
+    request: MarkPayoutPaidRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: MarkPayoutPaidResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Operator controls (SPEC 14). Reinstate: a breached account active again in the same attempt
+   * (the breach stays in its flags, marked reinstated); the engine evaluates it again at once.
+   */
+  reinstateAccount(
+    request: ReinstateAccountRequest,
+    callback: (error: ServiceError | null, response: ReinstateAccountResponse) => void,
+  ): ClientUnaryCall;
+  reinstateAccount(
+    request: ReinstateAccountRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ReinstateAccountResponse) => void,
+  ): ClientUnaryCall;
+  reinstateAccount(
+    request: ReinstateAccountRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ReinstateAccountResponse) => void,
+  ): ClientUnaryCall;
+  /** A balance adjustment: a deal of type balance, balance and equity moved, evaluated at once. */
+  adjustBalance(
+    request: AdjustBalanceRequest,
+    callback: (error: ServiceError | null, response: AdjustBalanceResponse) => void,
+  ): ClientUnaryCall;
+  adjustBalance(
+    request: AdjustBalanceRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: AdjustBalanceResponse) => void,
+  ): ClientUnaryCall;
+  adjustBalance(
+    request: AdjustBalanceRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: AdjustBalanceResponse) => void,
   ): ClientUnaryCall;
   /** Analytics and reports. */
   getAnalytics(
