@@ -38,8 +38,10 @@ export const operationsSchema: Migration = {
                         ALTER COLUMN open_price DROP NOT NULL,
                         ALTER COLUMN close_price DROP NOT NULL,
                         ALTER COLUMN opened_at DROP NOT NULL,
+                        -- A trade's position on its own: a close of a position no longer open (no position_id) fails naming it.
+                        ADD CONSTRAINT deals_trade_position_id CHECK (type = 'balance' OR position_id IS NOT NULL),
                         ADD CONSTRAINT deals_trade_complete CHECK (
-                          type = 'balance' OR (position_id IS NOT NULL AND symbol IS NOT NULL AND side IS NOT NULL AND volume IS NOT NULL
+                          type = 'balance' OR (symbol IS NOT NULL AND side IS NOT NULL AND volume IS NOT NULL
                                                AND open_price IS NOT NULL AND close_price IS NOT NULL AND opened_at IS NOT NULL));
 
       ALTER TABLE flags ADD COLUMN reinstated_at timestamptz NULL,
