@@ -1,4 +1,4 @@
-import { currentTraceContext, newEventId, selectOne, selectRows, type Sequelize, type Statement, type TenantScope, type Transaction } from '@propdesk/kit';
+import { currentTraceContext, EVENT_ID_SQL, newEventId, selectOne, selectRows, type Sequelize, type Statement, type TenantScope, type Transaction } from '@propdesk/kit';
 import type { EventType } from '../domain/events';
 
 export const EVENTS_CHANNEL = 'propdesk_events';
@@ -88,4 +88,28 @@ export async function appendEvents(sequelize: Sequelize, tx: Transaction, events
   return rows
     .map((row) => ({ id: row.id, position: Number(row.position), createdAt: row.created_at }))
     .sort((a, b) => a.position - b.position);
+}
+
+/** The outbox's wake-up as a column of a closing select (executeTogether / selectTogether). */
+export const NOTIFY_COLUMN = NOTIFY;
+
+/**
+ * One event per row of `source` (a named statement of the same executeTogether: a set-based
+ * change of many accounts), built by the database: one INSERT however many rows, in `orderBy`
+ * order, each with its own id (EVENT_ID_SQL) and its data (`data.sql`, a jsonb expression over the
+ * row, with its own bind values).
+ */
+export function eventsOfRowsStatement(
+  scope: TenantScope,
+  type: EventType,
+  source: string,
+  data: { sql: string; bind?: Record<string, unknown> },
+  orderBy: string,
+): Statement {
+  return {
+    sql: `INSERT INTO events (id, organization_id, livemode, type, data, traceparent, tracestate)
+          SELECT ${EVENT_ID_SQL}, $org::uuid, $livemode::boolean, $type, ${data.sql}, $traceparent::text, $tracestate::text
+            FROM ${source} ORDER BY ${orderBy}`,
+    bind: { ...data.bind, org: scope.organizationId, livemode: scope.livemode, type, ...traceBind() },
+  };
 }
