@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { retentionIntervalSchema, serviceAddressSchema, z } from '@propdesk/kit';
+import { databasePoolSchema, retentionIntervalSchema, serviceAddressSchema, z } from '@propdesk/kit';
 import { telemetryEnvSchema } from '@propdesk/kit/telemetry';
 import { gatewayConfigSchema } from '../gateway/src/config';
 import { accountsConfigSchema } from '../services/accounts/src/config';
@@ -31,7 +31,7 @@ const CONFIG_SCHEMAS: Record<string, z.AnyZodObject> = {
   feedConfigSchema,
 };
 /** Shared parts every schema above extends (kept here so a part no process reads still shows). */
-const SHARED_SCHEMAS: z.AnyZodObject[] = [serviceAddressSchema, retentionIntervalSchema, telemetryEnvSchema];
+const SHARED_SCHEMAS: z.AnyZodObject[] = [serviceAddressSchema, retentionIntervalSchema, databasePoolSchema, telemetryEnvSchema];
 
 /** Read by `npm start` (scripts/stack.mjs) or by Node itself, not by a config module. */
 const OUTSIDE_CONFIG = ['SIMULATE_MARKET', 'PROPDESK_DATA_DIR', 'NODE_EXTRA_CA_CERTS'];

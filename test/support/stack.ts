@@ -122,6 +122,8 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     PANEL_PORT: '0',
     PORT: '0',
     GRPC_DEADLINE_MS: '3000',
+    // Suites run in parallel against one PostgreSQL: small pools keep them under its max_connections.
+    DATABASE_POOL_MAX: '6',
     CURSOR_SECRET: randomBytes(24).toString('hex'),
     CREDENTIALS_KEY: randomBytes(32).toString('hex'),
     WEBHOOK_SECRET_KEY: randomBytes(32).toString('hex'),

@@ -1,6 +1,7 @@
 // First: tracing (when configured) must hook the libraries below before they load.
 import './telemetry';
 import {
+  poolSize,
   createCursorCodec,
   createLogger,
   createSecretBox,
@@ -56,7 +57,7 @@ export async function start(env: NodeJS.ProcessEnv, options: { logger?: Logger }
       config.ACCOUNTS_METRICS_PORT === undefined
         ? undefined
         : await resources.start('metrics', () => startMetricsServer({ host: config.GRPC_HOST, port: config.ACCOUNTS_METRICS_PORT!, service: 'accounts', logger }), (m) => m.close());
-    const sequelize = resources.add('database', openDatabase({ url: config.DATABASE_URL, schema: SCHEMA, logger, poolMax: 20 }), (db) => db.close());
+    const sequelize = resources.add('database', openDatabase({ url: config.DATABASE_URL, schema: SCHEMA, logger, poolMax: poolSize(20, config.DATABASE_POOL_MAX) }), (db) => db.close());
     await migrate(sequelize, SCHEMA, MIGRATIONS, logger);
     if (metrics) watchDatabase(metrics.registry, sequelize);
     // The trading engine's verdicts (breach, pass) run on connections of their own, kept open.

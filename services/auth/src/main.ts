@@ -1,7 +1,7 @@
 // First: tracing (when configured) must hook the libraries below before they load.
 import './telemetry';
 import { randomBytes } from 'node:crypto';
-import { createCursorCodec, createLogger, loadConfig, migrate, openDatabase, ResourceStack, runMain, startMetricsServer, startRetention, watchDatabase, type Logger, type StartedProcess } from '@propdesk/kit';
+import { createCursorCodec, poolSize, createLogger, loadConfig, migrate, openDatabase, ResourceStack, runMain, startMetricsServer, startRetention, watchDatabase, type Logger, type StartedProcess } from '@propdesk/kit';
 import { authConfigSchema } from './config';
 import { createApiKeysRepository } from './data/api-keys';
 import { createCreditReservationsRepository } from './data/credit-reservations';
@@ -30,7 +30,7 @@ export async function start(env: NodeJS.ProcessEnv, options: { logger?: Logger }
       config.AUTH_METRICS_PORT === undefined
         ? undefined
         : await resources.start('metrics', () => startMetricsServer({ host: config.GRPC_HOST, port: config.AUTH_METRICS_PORT!, service: 'auth', logger }), (m) => m.close());
-    const sequelize = resources.add('database', openDatabase({ url: config.DATABASE_URL, schema: 'auth', logger }), (db) => db.close());
+    const sequelize = resources.add('database', openDatabase({ url: config.DATABASE_URL, schema: 'auth', logger, poolMax: poolSize(10, config.DATABASE_POOL_MAX) }), (db) => db.close());
     if (metrics) watchDatabase(metrics.registry, sequelize);
     await migrate(sequelize, 'auth', migrations, logger);
 

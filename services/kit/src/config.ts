@@ -80,4 +80,18 @@ export function serviceAddresses(cfg: z.infer<typeof serviceAddressSchema>): Ser
   };
 }
 
+/**
+ * DATABASE_POOL_MAX caps each service's main PostgreSQL pool (its default is sized for production
+ * load: auth 10, accounts 20, webhooks by its delivery concurrency). Many stacks sharing one
+ * PostgreSQL (tests in parallel, small dev databases) set it lower to stay under max_connections.
+ */
+export const databasePoolSchema = z.object({
+  DATABASE_POOL_MAX: z.coerce.number().int().min(2).max(200).optional(),
+});
+
+/** A service's main pool size: its own default, capped by DATABASE_POOL_MAX. */
+export function poolSize(defaultMax: number, cap: number | undefined): number {
+  return cap === undefined ? defaultMax : Math.min(defaultMax, cap);
+}
+
 export const logLevel = z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info');

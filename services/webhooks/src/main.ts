@@ -1,6 +1,7 @@
 // First: tracing (when configured) must hook the libraries below before they load.
 import './telemetry';
 import {
+  poolSize,
   createCursorCodec,
   createLogger,
   createSecretBox,
@@ -48,7 +49,7 @@ export async function start(env: NodeJS.ProcessEnv, options: { logger?: Logger }
       config.WEBHOOKS_METRICS_PORT === undefined
         ? undefined
         : await resources.start('metrics', () => startMetricsServer({ host: config.GRPC_HOST, port: config.WEBHOOKS_METRICS_PORT!, service: 'webhooks', logger }), (m) => m.close());
-    const poolMax = Math.min(20, 4 + Math.ceil(config.WEBHOOK_CONCURRENCY / 8));
+    const poolMax = poolSize(Math.min(20, 4 + Math.ceil(config.WEBHOOK_CONCURRENCY / 8)), config.DATABASE_POOL_MAX);
     const db = resources.add('database', openDatabase({ url: config.DATABASE_URL, schema: SCHEMA, logger, poolMax }), (d) => d.close());
     await migrate(db, SCHEMA, migrations, logger);
     if (metricsServer) watchDatabase(metricsServer.registry, db);

@@ -30,6 +30,8 @@ export async function startHarness(extraEnv: NodeJS.ProcessEnv = {}): Promise<Ha
     ACCOUNTS_GRPC_PORT: '0',
     AUTH_GRPC_ADDRESS: auth.address,
     CURSOR_SECRET: 'accounts-test-cursor-secret',
+    // Suites run in parallel against one PostgreSQL: a small pool keeps them under its max_connections.
+    DATABASE_POOL_MAX: '8',
     CREDENTIALS_KEY: randomBytes(32).toString('hex'),
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
     ...extraEnv,

@@ -12,6 +12,8 @@ export interface AuthClient {
 
 export const TEST_ENV = {
   CURSOR_SECRET: 'test-cursor-secret-0123456789',
+  // Suites run in parallel against one PostgreSQL: a small pool keeps them under its max_connections.
+  DATABASE_POOL_MAX: '6',
   AUTH_GRPC_PORT: '0',
   GRPC_HOST: '127.0.0.1',
   LOG_LEVEL: 'silent',

@@ -33,6 +33,8 @@ export async function startHarness(extraEnv: NodeJS.ProcessEnv = {}): Promise<Ha
     WEBHOOKS_GRPC_PORT: '0',
     ACCOUNTS_GRPC_ADDRESS: accounts.address,
     CURSOR_SECRET,
+    // Suites run in parallel against one PostgreSQL: a small pool keeps them under its max_connections.
+    DATABASE_POOL_MAX: '8',
     WEBHOOK_SECRET_KEY,
     WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
     WEBHOOK_CA_FILE: cert.certFile,
