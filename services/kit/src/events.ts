@@ -17,6 +17,8 @@ export const EVENT_TYPES = [
   'account.warning',
   'account.reset',
   'payout.created',
+  // SPEC 13: a test clock finished advancing ({id, frozen_time}).
+  'test_clock.ready',
 ] as const;
 
 export type EventType = (typeof EVENT_TYPES)[number];

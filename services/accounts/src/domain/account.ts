@@ -31,6 +31,8 @@ export interface Account {
   payoutAt: Date | null;
   previousAccount: number | null;
   nextAccount: number | null;
+  /** The test clock it lives on (SPEC 13): its time and prices are the clock's. Null: the live market's. */
+  testClockId: string | null;
   archivedAt: Date | null;
   createdAt: Date;
 }

@@ -92,6 +92,8 @@ export interface Account {
     | undefined;
   /** false for a test account (SPEC 13); account numbers are unique across modes. */
   livemode: boolean;
+  /** The test clock (clock_...) the account lives on (SPEC 13); unset for none. */
+  testClockId?: string | undefined;
 }
 
 export interface AccountPhase {
@@ -121,6 +123,7 @@ function createBaseAccount(): Account {
     previousAccount: undefined,
     nextAccount: undefined,
     livemode: false,
+    testClockId: undefined,
   };
 }
 
@@ -176,6 +179,9 @@ export const Account: MessageFns<Account> = {
     }
     if (message.livemode !== false) {
       writer.uint32(136).bool(message.livemode);
+    }
+    if (message.testClockId !== undefined) {
+      writer.uint32(146).string(message.testClockId);
     }
     return writer;
   },
@@ -329,6 +335,14 @@ export const Account: MessageFns<Account> = {
             message.livemode = reader.bool();
             continue;
           }
+          case 18: {
+            if (tag !== 146) {
+              break;
+            }
+
+            message.testClockId = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -392,6 +406,11 @@ export const Account: MessageFns<Account> = {
         ? globalThis.String(object.next_account)
         : undefined,
       livemode: isSet(object.livemode) ? globalThis.Boolean(object.livemode) : false,
+      testClockId: isSet(object.testClockId)
+        ? globalThis.String(object.testClockId)
+        : isSet(object.test_clock_id)
+        ? globalThis.String(object.test_clock_id)
+        : undefined,
     };
   },
 
@@ -448,6 +467,9 @@ export const Account: MessageFns<Account> = {
     if (message.livemode !== false) {
       obj.livemode = message.livemode;
     }
+    if (message.testClockId !== undefined) {
+      obj.testClockId = message.testClockId;
+    }
     return obj;
   },
 
@@ -475,6 +497,7 @@ export const Account: MessageFns<Account> = {
     message.previousAccount = object.previousAccount ?? undefined;
     message.nextAccount = object.nextAccount ?? undefined;
     message.livemode = object.livemode ?? false;
+    message.testClockId = object.testClockId ?? undefined;
     return message;
   },
 };

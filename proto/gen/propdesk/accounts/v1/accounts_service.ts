@@ -24,6 +24,7 @@ import { Struct } from "../../../google/protobuf/struct";
 import { Timestamp } from "../../../google/protobuf/timestamp";
 import { Mode, modeFromJSON, modeToJSON } from "../../common/v1/mode";
 import { Account, AccountStatus, accountStatusFromJSON, accountStatusToJSON } from "./account";
+import { TestClock } from "./test_clock";
 
 export const protobufPackage = "propdesk.accounts.v1";
 
@@ -49,6 +50,8 @@ export interface CreateAccountsRequest {
   program: string;
   /** 0 = the program's default (100000). */
   initialBalance: number;
+  /** Test mode: the test clock (clock_...) the accounts live on; unset or empty = none (SPEC 13). */
+  testClockId?: string | undefined;
 }
 
 export interface CreateAccountsResponse {
@@ -377,6 +380,67 @@ export interface ArchiveProgramResponse {
   program?: { [key: string]: any } | undefined;
 }
 
+export interface CreateTestClockRequest {
+  organizationId: string;
+  mode: Mode;
+  /** Unset = now; at most 366 days ahead. */
+  frozenTime?:
+    | Date
+    | undefined;
+  /** Empty = none. */
+  name: string;
+}
+
+export interface CreateTestClockResponse {
+  testClock?: TestClock | undefined;
+}
+
+export interface GetTestClockRequest {
+  organizationId: string;
+  mode: Mode;
+  id: string;
+}
+
+export interface GetTestClockResponse {
+  testClock?: TestClock | undefined;
+}
+
+export interface ListTestClocksRequest {
+  organizationId: string;
+  mode: Mode;
+  pageSize: number;
+  pageToken: string;
+}
+
+export interface ListTestClocksResponse {
+  /** Oldest first. */
+  testClocks: TestClock[];
+  nextPageToken: string;
+}
+
+export interface AdvanceTestClockRequest {
+  organizationId: string;
+  mode: Mode;
+  id: string;
+  frozenTime?: Date | undefined;
+}
+
+export interface AdvanceTestClockResponse {
+  testClock?: TestClock | undefined;
+}
+
+export interface DeleteTestClockRequest {
+  organizationId: string;
+  mode: Mode;
+  id: string;
+}
+
+export interface DeleteTestClockResponse {
+  id: string;
+  /** The clock's accounts this deletion archived. */
+  archivedAccounts: number;
+}
+
 function createBaseTrader(): Trader {
   return { id: "", organizationId: "", name: "", email: "", createdAt: undefined, livemode: false };
 }
@@ -535,7 +599,7 @@ export const Trader: MessageFns<Trader> = {
 };
 
 function createBaseCreateAccountsRequest(): CreateAccountsRequest {
-  return { organizationId: "", mode: 0, count: 0, program: "", initialBalance: 0 };
+  return { organizationId: "", mode: 0, count: 0, program: "", initialBalance: 0, testClockId: undefined };
 }
 
 export const CreateAccountsRequest: MessageFns<CreateAccountsRequest> = {
@@ -554,6 +618,9 @@ export const CreateAccountsRequest: MessageFns<CreateAccountsRequest> = {
     }
     if (message.initialBalance !== 0) {
       writer.uint32(33).double(message.initialBalance);
+    }
+    if (message.testClockId !== undefined) {
+      writer.uint32(50).string(message.testClockId);
     }
     return writer;
   },
@@ -611,6 +678,14 @@ export const CreateAccountsRequest: MessageFns<CreateAccountsRequest> = {
             message.initialBalance = reader.double();
             continue;
           }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.testClockId = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -638,6 +713,11 @@ export const CreateAccountsRequest: MessageFns<CreateAccountsRequest> = {
         : isSet(object.initial_balance)
         ? globalThis.Number(object.initial_balance)
         : 0,
+      testClockId: isSet(object.testClockId)
+        ? globalThis.String(object.testClockId)
+        : isSet(object.test_clock_id)
+        ? globalThis.String(object.test_clock_id)
+        : undefined,
     };
   },
 
@@ -658,6 +738,9 @@ export const CreateAccountsRequest: MessageFns<CreateAccountsRequest> = {
     if (message.initialBalance !== 0) {
       obj.initialBalance = floatToJson(message.initialBalance);
     }
+    if (message.testClockId !== undefined) {
+      obj.testClockId = message.testClockId;
+    }
     return obj;
   },
 
@@ -671,6 +754,7 @@ export const CreateAccountsRequest: MessageFns<CreateAccountsRequest> = {
     message.count = object.count ?? 0;
     message.program = object.program ?? "";
     message.initialBalance = object.initialBalance ?? 0;
+    message.testClockId = object.testClockId ?? undefined;
     return message;
   },
 };
@@ -5534,6 +5618,1002 @@ export const ArchiveProgramResponse: MessageFns<ArchiveProgramResponse> = {
   },
 };
 
+function createBaseCreateTestClockRequest(): CreateTestClockRequest {
+  return { organizationId: "", mode: 0, frozenTime: undefined, name: "" };
+}
+
+export const CreateTestClockRequest: MessageFns<CreateTestClockRequest> = {
+  encode(message: CreateTestClockRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.organizationId !== "") {
+      writer.uint32(10).string(message.organizationId);
+    }
+    if (message.mode !== 0) {
+      writer.uint32(16).int32(message.mode);
+    }
+    if (message.frozenTime !== undefined) {
+      Timestamp.encode(toTimestamp(message.frozenTime), writer.uint32(26).fork()).join();
+    }
+    if (message.name !== "") {
+      writer.uint32(34).string(message.name);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CreateTestClockRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCreateTestClockRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.organizationId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.mode = reader.int32() as any;
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.frozenTime = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CreateTestClockRequest {
+    return {
+      organizationId: isSet(object.organizationId)
+        ? globalThis.String(object.organizationId)
+        : isSet(object.organization_id)
+        ? globalThis.String(object.organization_id)
+        : "",
+      mode: isSet(object.mode) ? modeFromJSON(object.mode) : 0,
+      frozenTime: isSet(object.frozenTime)
+        ? fromJsonTimestamp(object.frozenTime)
+        : isSet(object.frozen_time)
+        ? fromJsonTimestamp(object.frozen_time)
+        : undefined,
+      name: isSet(object.name) ? globalThis.String(object.name) : "",
+    };
+  },
+
+  toJSON(message: CreateTestClockRequest): unknown {
+    const obj: any = {};
+    if (message.organizationId !== "") {
+      obj.organizationId = message.organizationId;
+    }
+    if (message.mode !== 0) {
+      obj.mode = modeToJSON(message.mode);
+    }
+    if (message.frozenTime !== undefined) {
+      obj.frozenTime = message.frozenTime.toISOString();
+    }
+    if (message.name !== "") {
+      obj.name = message.name;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<CreateTestClockRequest>, I>>(base?: I): CreateTestClockRequest {
+    return CreateTestClockRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<CreateTestClockRequest>, I>>(object: I): CreateTestClockRequest {
+    const message = createBaseCreateTestClockRequest();
+    message.organizationId = object.organizationId ?? "";
+    message.mode = object.mode ?? 0;
+    message.frozenTime = object.frozenTime ?? undefined;
+    message.name = object.name ?? "";
+    return message;
+  },
+};
+
+function createBaseCreateTestClockResponse(): CreateTestClockResponse {
+  return { testClock: undefined };
+}
+
+export const CreateTestClockResponse: MessageFns<CreateTestClockResponse> = {
+  encode(message: CreateTestClockResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.testClock !== undefined) {
+      TestClock.encode(message.testClock, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CreateTestClockResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCreateTestClockResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.testClock = TestClock.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CreateTestClockResponse {
+    return {
+      testClock: isSet(object.testClock)
+        ? TestClock.fromJSON(object.testClock)
+        : isSet(object.test_clock)
+        ? TestClock.fromJSON(object.test_clock)
+        : undefined,
+    };
+  },
+
+  toJSON(message: CreateTestClockResponse): unknown {
+    const obj: any = {};
+    if (message.testClock !== undefined) {
+      obj.testClock = TestClock.toJSON(message.testClock);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<CreateTestClockResponse>, I>>(base?: I): CreateTestClockResponse {
+    return CreateTestClockResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<CreateTestClockResponse>, I>>(object: I): CreateTestClockResponse {
+    const message = createBaseCreateTestClockResponse();
+    message.testClock = (object.testClock !== undefined && object.testClock !== null)
+      ? TestClock.fromPartial(object.testClock)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseGetTestClockRequest(): GetTestClockRequest {
+  return { organizationId: "", mode: 0, id: "" };
+}
+
+export const GetTestClockRequest: MessageFns<GetTestClockRequest> = {
+  encode(message: GetTestClockRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.organizationId !== "") {
+      writer.uint32(10).string(message.organizationId);
+    }
+    if (message.mode !== 0) {
+      writer.uint32(16).int32(message.mode);
+    }
+    if (message.id !== "") {
+      writer.uint32(26).string(message.id);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetTestClockRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetTestClockRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.organizationId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.mode = reader.int32() as any;
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetTestClockRequest {
+    return {
+      organizationId: isSet(object.organizationId)
+        ? globalThis.String(object.organizationId)
+        : isSet(object.organization_id)
+        ? globalThis.String(object.organization_id)
+        : "",
+      mode: isSet(object.mode) ? modeFromJSON(object.mode) : 0,
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+    };
+  },
+
+  toJSON(message: GetTestClockRequest): unknown {
+    const obj: any = {};
+    if (message.organizationId !== "") {
+      obj.organizationId = message.organizationId;
+    }
+    if (message.mode !== 0) {
+      obj.mode = modeToJSON(message.mode);
+    }
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetTestClockRequest>, I>>(base?: I): GetTestClockRequest {
+    return GetTestClockRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetTestClockRequest>, I>>(object: I): GetTestClockRequest {
+    const message = createBaseGetTestClockRequest();
+    message.organizationId = object.organizationId ?? "";
+    message.mode = object.mode ?? 0;
+    message.id = object.id ?? "";
+    return message;
+  },
+};
+
+function createBaseGetTestClockResponse(): GetTestClockResponse {
+  return { testClock: undefined };
+}
+
+export const GetTestClockResponse: MessageFns<GetTestClockResponse> = {
+  encode(message: GetTestClockResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.testClock !== undefined) {
+      TestClock.encode(message.testClock, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetTestClockResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetTestClockResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.testClock = TestClock.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetTestClockResponse {
+    return {
+      testClock: isSet(object.testClock)
+        ? TestClock.fromJSON(object.testClock)
+        : isSet(object.test_clock)
+        ? TestClock.fromJSON(object.test_clock)
+        : undefined,
+    };
+  },
+
+  toJSON(message: GetTestClockResponse): unknown {
+    const obj: any = {};
+    if (message.testClock !== undefined) {
+      obj.testClock = TestClock.toJSON(message.testClock);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetTestClockResponse>, I>>(base?: I): GetTestClockResponse {
+    return GetTestClockResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetTestClockResponse>, I>>(object: I): GetTestClockResponse {
+    const message = createBaseGetTestClockResponse();
+    message.testClock = (object.testClock !== undefined && object.testClock !== null)
+      ? TestClock.fromPartial(object.testClock)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseListTestClocksRequest(): ListTestClocksRequest {
+  return { organizationId: "", mode: 0, pageSize: 0, pageToken: "" };
+}
+
+export const ListTestClocksRequest: MessageFns<ListTestClocksRequest> = {
+  encode(message: ListTestClocksRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.organizationId !== "") {
+      writer.uint32(10).string(message.organizationId);
+    }
+    if (message.mode !== 0) {
+      writer.uint32(16).int32(message.mode);
+    }
+    if (message.pageSize !== 0) {
+      writer.uint32(24).int32(message.pageSize);
+    }
+    if (message.pageToken !== "") {
+      writer.uint32(34).string(message.pageToken);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListTestClocksRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListTestClocksRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.organizationId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.mode = reader.int32() as any;
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.pageSize = reader.int32();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.pageToken = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListTestClocksRequest {
+    return {
+      organizationId: isSet(object.organizationId)
+        ? globalThis.String(object.organizationId)
+        : isSet(object.organization_id)
+        ? globalThis.String(object.organization_id)
+        : "",
+      mode: isSet(object.mode) ? modeFromJSON(object.mode) : 0,
+      pageSize: isSet(object.pageSize)
+        ? globalThis.Number(object.pageSize)
+        : isSet(object.page_size)
+        ? globalThis.Number(object.page_size)
+        : 0,
+      pageToken: isSet(object.pageToken)
+        ? globalThis.String(object.pageToken)
+        : isSet(object.page_token)
+        ? globalThis.String(object.page_token)
+        : "",
+    };
+  },
+
+  toJSON(message: ListTestClocksRequest): unknown {
+    const obj: any = {};
+    if (message.organizationId !== "") {
+      obj.organizationId = message.organizationId;
+    }
+    if (message.mode !== 0) {
+      obj.mode = modeToJSON(message.mode);
+    }
+    if (message.pageSize !== 0) {
+      obj.pageSize = Math.round(message.pageSize);
+    }
+    if (message.pageToken !== "") {
+      obj.pageToken = message.pageToken;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListTestClocksRequest>, I>>(base?: I): ListTestClocksRequest {
+    return ListTestClocksRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListTestClocksRequest>, I>>(object: I): ListTestClocksRequest {
+    const message = createBaseListTestClocksRequest();
+    message.organizationId = object.organizationId ?? "";
+    message.mode = object.mode ?? 0;
+    message.pageSize = object.pageSize ?? 0;
+    message.pageToken = object.pageToken ?? "";
+    return message;
+  },
+};
+
+function createBaseListTestClocksResponse(): ListTestClocksResponse {
+  return { testClocks: [], nextPageToken: "" };
+}
+
+export const ListTestClocksResponse: MessageFns<ListTestClocksResponse> = {
+  encode(message: ListTestClocksResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.testClocks) {
+      TestClock.encode(v!, writer.uint32(10).fork()).join();
+    }
+    if (message.nextPageToken !== "") {
+      writer.uint32(18).string(message.nextPageToken);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListTestClocksResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListTestClocksResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.testClocks.push(TestClock.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.nextPageToken = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListTestClocksResponse {
+    return {
+      testClocks: globalThis.Array.isArray(object?.testClocks)
+        ? object.testClocks.map((e: any) => TestClock.fromJSON(e))
+        : globalThis.Array.isArray(object?.test_clocks)
+        ? object.test_clocks.map((e: any) => TestClock.fromJSON(e))
+        : [],
+      nextPageToken: isSet(object.nextPageToken)
+        ? globalThis.String(object.nextPageToken)
+        : isSet(object.next_page_token)
+        ? globalThis.String(object.next_page_token)
+        : "",
+    };
+  },
+
+  toJSON(message: ListTestClocksResponse): unknown {
+    const obj: any = {};
+    if (message.testClocks?.length) {
+      obj.testClocks = message.testClocks.map((e) => TestClock.toJSON(e));
+    }
+    if (message.nextPageToken !== "") {
+      obj.nextPageToken = message.nextPageToken;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListTestClocksResponse>, I>>(base?: I): ListTestClocksResponse {
+    return ListTestClocksResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListTestClocksResponse>, I>>(object: I): ListTestClocksResponse {
+    const message = createBaseListTestClocksResponse();
+    message.testClocks = object.testClocks?.map((e) => TestClock.fromPartial(e)) || [];
+    message.nextPageToken = object.nextPageToken ?? "";
+    return message;
+  },
+};
+
+function createBaseAdvanceTestClockRequest(): AdvanceTestClockRequest {
+  return { organizationId: "", mode: 0, id: "", frozenTime: undefined };
+}
+
+export const AdvanceTestClockRequest: MessageFns<AdvanceTestClockRequest> = {
+  encode(message: AdvanceTestClockRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.organizationId !== "") {
+      writer.uint32(10).string(message.organizationId);
+    }
+    if (message.mode !== 0) {
+      writer.uint32(16).int32(message.mode);
+    }
+    if (message.id !== "") {
+      writer.uint32(26).string(message.id);
+    }
+    if (message.frozenTime !== undefined) {
+      Timestamp.encode(toTimestamp(message.frozenTime), writer.uint32(34).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): AdvanceTestClockRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseAdvanceTestClockRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.organizationId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.mode = reader.int32() as any;
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.frozenTime = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): AdvanceTestClockRequest {
+    return {
+      organizationId: isSet(object.organizationId)
+        ? globalThis.String(object.organizationId)
+        : isSet(object.organization_id)
+        ? globalThis.String(object.organization_id)
+        : "",
+      mode: isSet(object.mode) ? modeFromJSON(object.mode) : 0,
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+      frozenTime: isSet(object.frozenTime)
+        ? fromJsonTimestamp(object.frozenTime)
+        : isSet(object.frozen_time)
+        ? fromJsonTimestamp(object.frozen_time)
+        : undefined,
+    };
+  },
+
+  toJSON(message: AdvanceTestClockRequest): unknown {
+    const obj: any = {};
+    if (message.organizationId !== "") {
+      obj.organizationId = message.organizationId;
+    }
+    if (message.mode !== 0) {
+      obj.mode = modeToJSON(message.mode);
+    }
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    if (message.frozenTime !== undefined) {
+      obj.frozenTime = message.frozenTime.toISOString();
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<AdvanceTestClockRequest>, I>>(base?: I): AdvanceTestClockRequest {
+    return AdvanceTestClockRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<AdvanceTestClockRequest>, I>>(object: I): AdvanceTestClockRequest {
+    const message = createBaseAdvanceTestClockRequest();
+    message.organizationId = object.organizationId ?? "";
+    message.mode = object.mode ?? 0;
+    message.id = object.id ?? "";
+    message.frozenTime = object.frozenTime ?? undefined;
+    return message;
+  },
+};
+
+function createBaseAdvanceTestClockResponse(): AdvanceTestClockResponse {
+  return { testClock: undefined };
+}
+
+export const AdvanceTestClockResponse: MessageFns<AdvanceTestClockResponse> = {
+  encode(message: AdvanceTestClockResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.testClock !== undefined) {
+      TestClock.encode(message.testClock, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): AdvanceTestClockResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseAdvanceTestClockResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.testClock = TestClock.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): AdvanceTestClockResponse {
+    return {
+      testClock: isSet(object.testClock)
+        ? TestClock.fromJSON(object.testClock)
+        : isSet(object.test_clock)
+        ? TestClock.fromJSON(object.test_clock)
+        : undefined,
+    };
+  },
+
+  toJSON(message: AdvanceTestClockResponse): unknown {
+    const obj: any = {};
+    if (message.testClock !== undefined) {
+      obj.testClock = TestClock.toJSON(message.testClock);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<AdvanceTestClockResponse>, I>>(base?: I): AdvanceTestClockResponse {
+    return AdvanceTestClockResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<AdvanceTestClockResponse>, I>>(object: I): AdvanceTestClockResponse {
+    const message = createBaseAdvanceTestClockResponse();
+    message.testClock = (object.testClock !== undefined && object.testClock !== null)
+      ? TestClock.fromPartial(object.testClock)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseDeleteTestClockRequest(): DeleteTestClockRequest {
+  return { organizationId: "", mode: 0, id: "" };
+}
+
+export const DeleteTestClockRequest: MessageFns<DeleteTestClockRequest> = {
+  encode(message: DeleteTestClockRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.organizationId !== "") {
+      writer.uint32(10).string(message.organizationId);
+    }
+    if (message.mode !== 0) {
+      writer.uint32(16).int32(message.mode);
+    }
+    if (message.id !== "") {
+      writer.uint32(26).string(message.id);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DeleteTestClockRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDeleteTestClockRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.organizationId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.mode = reader.int32() as any;
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): DeleteTestClockRequest {
+    return {
+      organizationId: isSet(object.organizationId)
+        ? globalThis.String(object.organizationId)
+        : isSet(object.organization_id)
+        ? globalThis.String(object.organization_id)
+        : "",
+      mode: isSet(object.mode) ? modeFromJSON(object.mode) : 0,
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+    };
+  },
+
+  toJSON(message: DeleteTestClockRequest): unknown {
+    const obj: any = {};
+    if (message.organizationId !== "") {
+      obj.organizationId = message.organizationId;
+    }
+    if (message.mode !== 0) {
+      obj.mode = modeToJSON(message.mode);
+    }
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<DeleteTestClockRequest>, I>>(base?: I): DeleteTestClockRequest {
+    return DeleteTestClockRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<DeleteTestClockRequest>, I>>(object: I): DeleteTestClockRequest {
+    const message = createBaseDeleteTestClockRequest();
+    message.organizationId = object.organizationId ?? "";
+    message.mode = object.mode ?? 0;
+    message.id = object.id ?? "";
+    return message;
+  },
+};
+
+function createBaseDeleteTestClockResponse(): DeleteTestClockResponse {
+  return { id: "", archivedAccounts: 0 };
+}
+
+export const DeleteTestClockResponse: MessageFns<DeleteTestClockResponse> = {
+  encode(message: DeleteTestClockResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    if (message.archivedAccounts !== 0) {
+      writer.uint32(16).int32(message.archivedAccounts);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DeleteTestClockResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDeleteTestClockResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.archivedAccounts = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): DeleteTestClockResponse {
+    return {
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+      archivedAccounts: isSet(object.archivedAccounts)
+        ? globalThis.Number(object.archivedAccounts)
+        : isSet(object.archived_accounts)
+        ? globalThis.Number(object.archived_accounts)
+        : 0,
+    };
+  },
+
+  toJSON(message: DeleteTestClockResponse): unknown {
+    const obj: any = {};
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    if (message.archivedAccounts !== 0) {
+      obj.archivedAccounts = Math.round(message.archivedAccounts);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<DeleteTestClockResponse>, I>>(base?: I): DeleteTestClockResponse {
+    return DeleteTestClockResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<DeleteTestClockResponse>, I>>(object: I): DeleteTestClockResponse {
+    const message = createBaseDeleteTestClockResponse();
+    message.id = object.id ?? "";
+    message.archivedAccounts = object.archivedAccounts ?? 0;
+    return message;
+  },
+};
+
 /**
  * AccountsService owns accounts, traders, executor credentials and sessions,
  * and the event outbox. Trading (orders, positions, rules, reports, quotes) is
@@ -5801,6 +6881,71 @@ export const AccountsServiceService = {
       Buffer.from(StreamEventsResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): StreamEventsResponse => StreamEventsResponse.decode(value),
   },
+  /**
+   * Test clocks (SPEC 13), test mode only: a live mode is forbidden naming test mode. A deleted
+   * clock, or one of another organization, is not_found. Their prices are TradingService's
+   * (PublishTestClockQuote).
+   */
+  createTestClock: {
+    path: "/propdesk.accounts.v1.AccountsService/CreateTestClock" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: CreateTestClockRequest): Buffer =>
+      Buffer.from(CreateTestClockRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): CreateTestClockRequest => CreateTestClockRequest.decode(value),
+    responseSerialize: (value: CreateTestClockResponse): Buffer =>
+      Buffer.from(CreateTestClockResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): CreateTestClockResponse => CreateTestClockResponse.decode(value),
+  },
+  getTestClock: {
+    path: "/propdesk.accounts.v1.AccountsService/GetTestClock" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetTestClockRequest): Buffer => Buffer.from(GetTestClockRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetTestClockRequest => GetTestClockRequest.decode(value),
+    responseSerialize: (value: GetTestClockResponse): Buffer =>
+      Buffer.from(GetTestClockResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): GetTestClockResponse => GetTestClockResponse.decode(value),
+  },
+  listTestClocks: {
+    path: "/propdesk.accounts.v1.AccountsService/ListTestClocks" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListTestClocksRequest): Buffer =>
+      Buffer.from(ListTestClocksRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListTestClocksRequest => ListTestClocksRequest.decode(value),
+    responseSerialize: (value: ListTestClocksResponse): Buffer =>
+      Buffer.from(ListTestClocksResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListTestClocksResponse => ListTestClocksResponse.decode(value),
+  },
+  /**
+   * Starts walking the clock forward to frozen_time (later than its own, at most 366 days
+   * later) in the background and answers the clock advancing; test_clock.ready follows.
+   * An advancing clock is a conflict.
+   */
+  advanceTestClock: {
+    path: "/propdesk.accounts.v1.AccountsService/AdvanceTestClock" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: AdvanceTestClockRequest): Buffer =>
+      Buffer.from(AdvanceTestClockRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): AdvanceTestClockRequest => AdvanceTestClockRequest.decode(value),
+    responseSerialize: (value: AdvanceTestClockResponse): Buffer =>
+      Buffer.from(AdvanceTestClockResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): AdvanceTestClockResponse => AdvanceTestClockResponse.decode(value),
+  },
+  /** Deletes the clock and archives its accounts. */
+  deleteTestClock: {
+    path: "/propdesk.accounts.v1.AccountsService/DeleteTestClock" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: DeleteTestClockRequest): Buffer =>
+      Buffer.from(DeleteTestClockRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): DeleteTestClockRequest => DeleteTestClockRequest.decode(value),
+    responseSerialize: (value: DeleteTestClockResponse): Buffer =>
+      Buffer.from(DeleteTestClockResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): DeleteTestClockResponse => DeleteTestClockResponse.decode(value),
+  },
 } as const;
 
 export interface AccountsServiceServer extends UntypedServiceImplementation {
@@ -5851,6 +6996,22 @@ export interface AccountsServiceServer extends UntypedServiceImplementation {
    * event it handled and resumes from it.
    */
   streamEvents: handleServerStreamingCall<StreamEventsRequest, StreamEventsResponse>;
+  /**
+   * Test clocks (SPEC 13), test mode only: a live mode is forbidden naming test mode. A deleted
+   * clock, or one of another organization, is not_found. Their prices are TradingService's
+   * (PublishTestClockQuote).
+   */
+  createTestClock: handleUnaryCall<CreateTestClockRequest, CreateTestClockResponse>;
+  getTestClock: handleUnaryCall<GetTestClockRequest, GetTestClockResponse>;
+  listTestClocks: handleUnaryCall<ListTestClocksRequest, ListTestClocksResponse>;
+  /**
+   * Starts walking the clock forward to frozen_time (later than its own, at most 366 days
+   * later) in the background and answers the clock advancing; test_clock.ready follows.
+   * An advancing clock is a conflict.
+   */
+  advanceTestClock: handleUnaryCall<AdvanceTestClockRequest, AdvanceTestClockResponse>;
+  /** Deletes the clock and archives its accounts. */
+  deleteTestClock: handleUnaryCall<DeleteTestClockRequest, DeleteTestClockResponse>;
 }
 
 export interface AccountsServiceClient extends Client {
@@ -6217,6 +7378,92 @@ export interface AccountsServiceClient extends Client {
     metadata?: Metadata,
     options?: Partial<CallOptions>,
   ): ClientReadableStream<StreamEventsResponse>;
+  /**
+   * Test clocks (SPEC 13), test mode only: a live mode is forbidden naming test mode. A deleted
+   * clock, or one of another organization, is not_found. Their prices are TradingService's
+   * (PublishTestClockQuote).
+   */
+  createTestClock(
+    request: CreateTestClockRequest,
+    callback: (error: ServiceError | null, response: CreateTestClockResponse) => void,
+  ): ClientUnaryCall;
+  createTestClock(
+    request: CreateTestClockRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: CreateTestClockResponse) => void,
+  ): ClientUnaryCall;
+  createTestClock(
+    request: CreateTestClockRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: CreateTestClockResponse) => void,
+  ): ClientUnaryCall;
+  getTestClock(
+    request: GetTestClockRequest,
+    callback: (error: ServiceError | null, response: GetTestClockResponse) => void,
+  ): ClientUnaryCall;
+  getTestClock(
+    request: GetTestClockRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: GetTestClockResponse) => void,
+  ): ClientUnaryCall;
+  getTestClock(
+    request: GetTestClockRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: GetTestClockResponse) => void,
+  ): ClientUnaryCall;
+  listTestClocks(
+    request: ListTestClocksRequest,
+    callback: (error: ServiceError | null, response: ListTestClocksResponse) => void,
+  ): ClientUnaryCall;
+  listTestClocks(
+    request: ListTestClocksRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListTestClocksResponse) => void,
+  ): ClientUnaryCall;
+  listTestClocks(
+    request: ListTestClocksRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListTestClocksResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Starts walking the clock forward to frozen_time (later than its own, at most 366 days
+   * later) in the background and answers the clock advancing; test_clock.ready follows.
+   * An advancing clock is a conflict.
+   */
+  advanceTestClock(
+    request: AdvanceTestClockRequest,
+    callback: (error: ServiceError | null, response: AdvanceTestClockResponse) => void,
+  ): ClientUnaryCall;
+  advanceTestClock(
+    request: AdvanceTestClockRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: AdvanceTestClockResponse) => void,
+  ): ClientUnaryCall;
+  advanceTestClock(
+    request: AdvanceTestClockRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: AdvanceTestClockResponse) => void,
+  ): ClientUnaryCall;
+  /** Deletes the clock and archives its accounts. */
+  deleteTestClock(
+    request: DeleteTestClockRequest,
+    callback: (error: ServiceError | null, response: DeleteTestClockResponse) => void,
+  ): ClientUnaryCall;
+  deleteTestClock(
+    request: DeleteTestClockRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: DeleteTestClockResponse) => void,
+  ): ClientUnaryCall;
+  deleteTestClock(
+    request: DeleteTestClockRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: DeleteTestClockResponse) => void,
+  ): ClientUnaryCall;
 }
 
 export const AccountsServiceClient = makeGenericClientConstructor(

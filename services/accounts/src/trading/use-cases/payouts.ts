@@ -5,7 +5,7 @@ import { insertPayout, listPayouts as listPayoutRows, shiftAccountDays, type Pay
 import { roundMoney } from '../domain/instruments';
 import { consistencyHolds } from '../domain/rules';
 import { accountPage, type AccountPageRequest, type Page } from './account-pages';
-import type { LiveEngine } from './trading-context';
+import type { Markets } from './trading-context';
 
 const notAllowed = (why: string) => new AppError('payout_not_allowed', why);
 
@@ -17,14 +17,16 @@ const notAllowed = (why: string) => new AppError('payout_not_allowed', why);
  * Each refusal is 409 payout_not_allowed saying why. The balance drops by the amount; the split
  * comes from the phase's profit_split_pct; payout.created.
  */
-export async function createPayout(engine: LiveEngine, req: ScopeFields & { number: string; amount?: number }): Promise<Payout> {
+export async function createPayout(markets: Markets, req: ScopeFields & { number: string; amount?: number }): Promise<Payout> {
   const scope = parseScope(req);
   const number = parseAccountNumber(req.number);
   const requested = req.amount === undefined ? undefined : requireExactNumber(req.amount, 'amount', { unit: 'USD', step: MONEY_STEP });
-  const ctx = await engine.context();
+  const market = await markets.of(scope, number, 'write');
+  const ctx = await market.context();
   const payout = await effectTransaction(ctx.sequelize, async (tx) => {
     const account = await lockAccount(ctx.sequelize, tx, number, scope);
     if (!account) throw accountNotFound();
+    await ctx.checkTime?.(tx);
     refuse(account);
     const profit = roundMoney(account.balance - account.initialBalance);
     if (!(profit > 0)) throw notAllowed(`account ${number} has no closed profit to pay out (balance ${account.balance.toFixed(2)}, initial balance ${account.initialBalance.toFixed(2)})`);
@@ -75,7 +77,7 @@ export async function createPayout(engine: LiveEngine, req: ScopeFields & { numb
     });
     return created;
   });
-  await engine.afterAccountChange(number);
+  await market.afterAccountChange(number);
   return payout;
 }
 
@@ -85,6 +87,6 @@ function refuse(account: Account): void {
 }
 
 /** ListPayouts (GET .../payouts): oldest first, paged. */
-export function listPayouts(engine: LiveEngine, cursors: CursorCodec, req: AccountPageRequest): Promise<Page<Payout>> {
-  return accountPage(engine, cursors, { name: 'payouts' }, req, (ctx, number, after, limit) => listPayoutRows(ctx.sequelize, number, after, limit));
+export function listPayouts(markets: Markets, cursors: CursorCodec, req: AccountPageRequest): Promise<Page<Payout>> {
+  return accountPage(markets, cursors, { name: 'payouts' }, req, (ctx, number, after, limit) => listPayoutRows(ctx.sequelize, number, after, limit));
 }
