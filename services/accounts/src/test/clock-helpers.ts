@@ -60,10 +60,17 @@ export function clockHelpers(harness: () => Harness, org: () => string) {
     async advance(id: string, frozenTime: Date): Promise<accountsv1.TestClock> {
       const { testClock } = await h().api.advanceTestClock({ ...scope(), id, frozenTime });
       expect(testClock).toMatchObject({ status: ADVANCING, frozenTime });
-      return waitUntil(async () => {
-        const clock = await helpers.clock(id);
-        return clock.status === READY ? clock : undefined;
-      }, { what: `clock ${id} ready`, timeoutMs: 60_000 });
+      return helpers.ready(id);
+    },
+    /** Waits for the clock to be ready. */
+    ready(id: string): Promise<accountsv1.TestClock> {
+      return waitUntil(
+        async () => {
+          const clock = await helpers.clock(id);
+          return clock.status === READY ? clock : undefined;
+        },
+        { what: `clock ${id} ready`, timeoutMs: 60_000 },
+      );
     },
     /** The organization's test events of an account (or every one), in feed order, with their times. */
     async events(number?: string, type?: string): Promise<Array<{ type: string; data: Record<string, unknown>; createdAt: Date }>> {

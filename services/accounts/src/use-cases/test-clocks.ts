@@ -26,6 +26,11 @@ async function requireClock(deps: AccountsDeps, scope: TenantScope, id: string, 
   return clock;
 }
 
+function requireReady(clock: StoredTestClock): StoredTestClock {
+  if (clock.status === 'advancing') throw new AppError('conflict', `test clock ${clock.id} is advancing; wait for test_clock.ready`);
+  return clock;
+}
+
 function testScope(req: ScopeFields): TenantScope {
   const scope = tenantScope(req);
   requireTestMode(scope);
@@ -74,9 +79,10 @@ export async function listTestClocks(
  */
 export async function advanceTestClock(deps: AccountsDeps, req: ScopeFields & { id: string; frozenTime?: Date }): Promise<TestClock> {
   const scope = testScope(req);
+  // Refused at once while advancing, without waiting for the row lock a step of the walk holds.
+  requireReady(await requireClock(deps, scope, req.id));
   const advancing = await effectTransaction(deps.sequelize, async (tx) => {
-    const clock = await requireClock(deps, scope, req.id, tx);
-    if (clock.status === 'advancing') throw new AppError('conflict', `test clock ${clock.id} is advancing; wait for test_clock.ready`);
+    const clock = requireReady(await requireClock(deps, scope, req.id, tx));
     return markAdvancing(deps.sequelize, tx, clock.id, advanceTarget(clock, req.frozenTime));
   });
   deps.testClockMarket?.advanceRequested(advancing.id);
