@@ -55,6 +55,7 @@ describe('proto -> REST mapping', () => {
       previous_account: null,
       next_account: null,
       livemode: true,
+      test_clock: null,
     });
     expect(matches('Account', rest)).toBe(true);
   });

@@ -9,6 +9,7 @@ import { lifecycleRoutes } from './lifecycle';
 import { programRoutes } from './programs';
 import { traderRoutes } from './traders';
 import { tradingRoutes } from './trading';
+import { testClockRoutes } from './test-clocks';
 import { webhookRoutes } from './webhooks';
 
 const documentSchema = z
@@ -29,7 +30,7 @@ const openApiRoute = route({
 });
 
 /** Every /v1 operation, in the order the router tries them (a literal segment before a {param}). */
-export const ROUTES: readonly Route[] = [openApiRoute, ...executorRoutes, ...accountRoutes, ...programRoutes, ...tradingRoutes, ...lifecycleRoutes, ...traderRoutes, ...eventRoutes, ...webhookRoutes];
+export const ROUTES: readonly Route[] = [openApiRoute, ...executorRoutes, ...accountRoutes, ...programRoutes, ...tradingRoutes, ...lifecycleRoutes, ...traderRoutes, ...eventRoutes, ...webhookRoutes, ...testClockRoutes];
 
 let document: ReturnType<typeof buildOpenApiDocument> | undefined;
 let served: Rendered | undefined;

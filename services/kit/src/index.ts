@@ -36,6 +36,7 @@ export * from './rest/people';
 export * from './rest/program';
 export * from './rest/webhooks';
 export * from './rest/trading';
+export * from './rest/test-clocks';
 export * from './credential-rules';
 export * from './retention';
 export * from './grpc-tls';

@@ -39,6 +39,7 @@ describe("the account's REST shape", () => {
       previous_account: 1000041,
       next_account: null,
       livemode: true,
+      test_clock: null,
     });
   });
 
