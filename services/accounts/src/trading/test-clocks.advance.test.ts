@@ -30,6 +30,7 @@ beforeAll(async () => {
   const program = (name: string, phases: unknown[]) => h.api.createProgram({ organizationId: org, mode: TEST, program: { name, initial_balance: 100000, phases } });
   await program('eod-floor', [phase('Evaluation', { profit_target_pct: 50, max_daily_loss_pct: 50, max_total_loss_pct: 10, total_loss_mode: 'trailing_eod' })]);
   await program('three-days', [phase('Phase 1', { min_trading_days: 3 }), phase('Phase 2')]);
+  await program('funded-two-days', [{ name: 'Funded', kind: 'funded', max_daily_loss_pct: 5, max_total_loss_pct: 10, min_trading_days: 2 }]);
 });
 afterAll(() => h.close());
 
@@ -120,6 +121,19 @@ describe('advancing a test clock', () => {
     const next = await c.account(passed.nextAccount as string);
     expect(next).toMatchObject({ testClockId: clock.id, createdAt: friday, phase: expect.objectContaining({ index: 1 }) });
     expect((await c.events(next.number, 'account.created'))[0]).toMatchObject({ createdAt: friday });
+  });
+
+  it('pays out only once the minimum trading days have passed on the clock, at the clock’s time', async () => {
+    const clock = await c.createClock(WED);
+    const [n] = await c.accounts(1, clock.id, 'funded-two-days');
+    const a = await c.order(n, { volume: 10 });
+    await c.clockQuote(clock.id, 'EURUSD', 1.1021, 1.1022);
+    await c.close(n, a.id);
+    await expectCode(h.trading.createPayout({ organizationId: org, mode: TEST, number: n }), 'payout_not_allowed');
+    await c.advance(clock.id, at('2025-01-09T10:00:00Z'));
+    await c.close(n, (await c.order(n)).id);
+    const { payout } = await h.trading.createPayout({ organizationId: org, mode: TEST, number: n });
+    expect(payout).toMatchObject({ amount: 1990, createdAt: at('2025-01-09T10:00:00Z') });
   });
 
   it('refuses another advance, its quotes and its accounts’ orders while advancing, then is ready at its target with test_clock.ready', async () => {
