@@ -51,7 +51,7 @@ const ms = (n: number) => `${n.toFixed(1)} ms`;
 export async function run(): Promise<void> {
   const scenarios = (process.env.BENCH_TRADING_SCENARIOS ?? 'classic,firm,replicas').split(',');
   if (scenarios.includes('classic')) await runClassic();
-  const oneReplica = scenarios.includes('firm') ? await runFirmScale() : Number(process.env.BENCH_FIRM_ONE_REPLICA ?? 0) || undefined;
+  const oneReplica = scenarios.includes('firm') ? (await runFirmScale()).capacity : Number(process.env.BENCH_FIRM_ONE_REPLICA ?? 0) || undefined;
   if (scenarios.includes('replicas')) await runFirmReplicas(oneReplica);
 }
 

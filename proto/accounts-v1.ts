@@ -1,6 +1,7 @@
-// The accounts/v1 package is three files: AccountsService, the account messages that
-// TradingService shares (account.proto), and SPEC 14's operations (KYC statuses, halts;
-// operations.proto). Callers see them as one namespace, accountsv1.
+// The accounts/v1 package is four files: AccountsService, the account messages that
+// TradingService shares (account.proto), SPEC 14's operations (KYC statuses, halts;
+// operations.proto) and the test clock (test_clock.proto). Callers see them as one namespace,
+// accountsv1.
 export * from './gen/propdesk/accounts/v1/accounts_service';
 export { Account, AccountStatus, accountStatusFromJSON, accountStatusToJSON } from './gen/propdesk/accounts/v1/account';
 export {
@@ -16,3 +17,19 @@ export {
   ResumeProgramRequest,
   ResumeProgramResponse,
 } from './gen/propdesk/accounts/v1/operations';
+export {
+  TestClock,
+  TestClockStatus,
+  testClockStatusFromJSON,
+  testClockStatusToJSON,
+  CreateTestClockRequest,
+  CreateTestClockResponse,
+  GetTestClockRequest,
+  GetTestClockResponse,
+  ListTestClocksRequest,
+  ListTestClocksResponse,
+  AdvanceTestClockRequest,
+  AdvanceTestClockResponse,
+  DeleteTestClockRequest,
+  DeleteTestClockResponse,
+} from './gen/propdesk/accounts/v1/test_clock';

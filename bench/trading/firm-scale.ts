@@ -11,6 +11,10 @@
  *    capacity search overloads the service and its database) and at N;
  *  - a bare typed-array marking loop (no I/O), and the engine's position marks/s as a ratio of it;
  *  - the service's RSS holding the index, and bytes per position.
+ * With `clocks` (the clocks bench, SPEC 13), test clocks exist beside the book: that many clocks of
+ * that many test accounts each, holding 0.01-lot positions in the same symbols; the live engine
+ * must pay nothing for them (they are never in its index), so its figures are compared with a run
+ * without them.
  * BENCH_CPU_PROF=<dir> writes the service's --cpu-prof profile there.
  * A breach is timed when the bench has read its account.breached event: it LISTENs on the events
  * channel (the service NOTIFYs on commit) and reads the event when told, or every 50 ms at the
@@ -28,7 +32,7 @@ import { metric, startService } from '../support/accounts-service';
 import { cpuMeter } from '../support/cpu';
 import { feedAt, inDigits, walker, type Quote } from '../support/quote-feed';
 import { ROOT } from '../support/stack';
-import { ACCOUNTS, POSITIONS, seedFirmBook, WINDOW_S } from './firm-book';
+import { ACCOUNTS, POSITIONS, seedClocks, seedFirmBook, WINDOW_S } from './firm-book';
 import { BREACH_BASE, seedBreachAccounts, SYMBOLS } from './seed';
 
 const RATES = (process.env.BENCH_FIRM_RATES ?? '500,1000,2000,3000,4000,5000,5500,6000,7000,8000,9000,10000,11000,12000,14000,16000').split(',').map(Number);
@@ -80,8 +84,19 @@ function bareMarkingRate(): number {
   return (quotes * perSymbol) / (elapsed / 1e9);
 }
 
-/** Returns the capacity found (quotes/s without collapse). */
-export async function runFirmScale(): Promise<number> {
+/** What a run found: the capacity (quotes/s without collapse) and the breach latency p99 at each load measured. */
+export interface FirmScaleResult {
+  capacity: number;
+  breachP99: Array<{ loadRate: number; ms: number }>;
+}
+
+export interface FirmScaleOptions {
+  /** Test clocks existing beside the book (SPEC 13): `count` clocks of `accounts` test accounts with open positions. */
+  clocks?: { count: number; accounts: number };
+}
+
+export async function runFirmScale(options: FirmScaleOptions = {}): Promise<FirmScaleResult> {
+  const breachP99: FirmScaleResult['breachP99'] = [];
   const db = await createTestDatabase('pd_bench_firm');
   const service = await startService({ DATABASE_URL: db.url });
   const client = createServiceClient(tradingv1.TradingServiceClient, tradingv1.TradingServiceService, service.address, 60_000);
@@ -96,6 +111,10 @@ export async function runFirmScale(): Promise<number> {
     const breachAccounts = await seedBreachAccounts(pg, org, BREACHES, SYMBOLS.slice(1, BREACH_POSITIONS));
     const positions = POSITIONS + BREACHES * BREACH_POSITIONS;
     console.log(`firm scale: seeded ${POSITIONS} open positions over ${SYMBOLS.length} symbols across ${ACCOUNTS} accounts + ${BREACHES} breach candidates holding ${BREACH_POSITIONS} each (${Date.now() - t} ms)`);
+    if (options.clocks) {
+      await seedClocks(pg, randomUUID(), options.clocks.count, options.clocks.accounts);
+      console.log(`  and ${options.clocks.count} test clocks of ${options.clocks.accounts} test accounts each, every one holding an open position (never in the live engine's index)`);
+    }
 
     const rssIdle = service.rssBytes();
     t = Date.now();
@@ -240,6 +259,7 @@ export async function runFirmScale(): Promise<number> {
           `${missed} not seen within 10 s; ${rows[0].n} account.breached events for ${from - to + 1} candidates (target p99 < 50 ms)`,
       );
       // Which breaches were slowest, by their order in the run (the first ones meet whatever is still cold).
+      breachP99.push({ loadRate, ms: percentile(latencies, 0.99) });
       const slowest = latencies.map((ms, i) => ({ ms, i })).sort((a, b) => b.ms - a.ms).slice(0, 3);
       console.log(`  slowest: ${slowest.map((s) => `#${s.i + 1} ${s.ms.toFixed(1)} ms`).join(', ')}`);
       if (after.verdicts > before.verdicts) {
@@ -256,7 +276,7 @@ export async function runFirmScale(): Promise<number> {
       `bare typed-array marking loop (no I/O): ${(bare / 1e6).toFixed(1)} M position marks/s; engine at capacity ${(capacityMarks / 1e6).toFixed(3)} M marks/s = ${(capacityMarks / bare).toFixed(3)}x (target >= 0.3x)`,
     );
     console.log(`accounts service RSS now ${(service.rssBytes() / 2 ** 20).toFixed(0)} MB`);
-    return capacity;
+    return { capacity, breachP99 };
   } catch (err) {
     console.log(service.output().slice(-5000));
     throw err;

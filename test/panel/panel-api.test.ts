@@ -234,6 +234,7 @@ describe('the panel JSON API against the real auth and accounts services', () =>
         next_account: null,
         livemode: true,
         trading_halted: false,
+        test_clock: null,
       });
 
       const first = await call('GET', '/panel/api/accounts?limit=1', { cookie: orgA.memberCookie });

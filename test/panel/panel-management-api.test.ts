@@ -164,6 +164,7 @@ describe('the panel API behind the gateway, against every real service', () => {
         'next_account',
         'livemode',
         'trading_halted',
+        'test_clock',
       ]);
       const detail = await call<{ account: Json; trader: Json }>('GET', `/panel/api/accounts/${n}`, { cookie: cookies.member });
       expect(detail.body.trader).toMatchObject({ name: HOSTILE_NAME });

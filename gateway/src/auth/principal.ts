@@ -46,6 +46,11 @@ export function tenantOf(req: Request): ScopeFields {
   return scopeFields(apiKeyOf(req));
 }
 
+/** A route of test mode only (SPEC 13, test clocks): a live key is forbidden, naming test mode. */
+export function requireTestKey(req: Request): void {
+  if (apiKeyOf(req).livemode) throw new AppError('forbidden', 'test clocks exist in test mode only: use a test key (pfx_test_...)');
+}
+
 export function executorOf(req: Request): ExecutorPrincipal {
   const principal = principals.get(req);
   if (principal?.kind !== 'executor') throw new AppError('invalid_session', 'the executor session is not valid');

@@ -3,7 +3,7 @@ import { match } from 'path-to-regexp';
 import { AppError, type CallOpts, type Logger } from '@propdesk/kit';
 import type { Clients } from '../clients';
 import type { Authenticator } from '../auth/authenticate';
-import { principalOf, isWrite } from '../auth/principal';
+import { principalOf, isWrite, requireTestKey } from '../auth/principal';
 import { renderError, send, toAppError, type Rendered } from './errors';
 import { inexactNumberField } from './exact-json';
 import { idempotencyKeyOf, keepRawBody, rawBodyOf, runIdempotent } from './idempotency';
@@ -116,6 +116,7 @@ export function v1Pipeline(routes: readonly Route[], deps: PipelineDeps): Reques
 
   const runRoute = async (route: Route, rawParams: Record<string, string>, req: Request, res: Response): Promise<Rendered> => {
     await authenticate(route.access, req, res);
+    if ('apiKey' in route.access && route.access.testMode) requireTestKey(req);
     const params = decodeParams(rawParams);
     if (isWrite(req.method) && carriesBody(req)) {
       if (req.is('application/json') !== 'application/json') {

@@ -15,6 +15,7 @@ export function routeErrorCodes(route: Route): Set<ApiErrorCode> {
     // No or a malformed header, an unknown key, a plan not bought, the scope; the key store may be down.
     add('unauthorized', 'invalid_api_key', 'payment_required', 'unavailable');
     if (access.apiKey !== null) add('missing_scope');
+    if (access.testMode) add('forbidden');
   } else if ('executor' in access) {
     add('unauthorized', 'invalid_session', 'unavailable');
   }

@@ -9,9 +9,10 @@ import type { z } from './zod';
 
 /**
  * Who may call a route: an API key (with a scope, or none), an executor session, or anyone.
- * `login` marks the executor login, which has its own stricter per-IP bucket.
+ * `login` marks the executor login, which has its own stricter per-IP bucket. `testMode`: a test
+ * key only (SPEC 13, test clocks); a live key is forbidden before the request is read.
  */
-export type Access = { apiKey: Scope | null } | { executor: true } | { anonymous: true; login?: boolean };
+export type Access = { apiKey: Scope | null; testMode?: true } | { executor: true } | { anonymous: true; login?: boolean };
 
 export type Method = 'get' | 'post' | 'put' | 'delete';
 

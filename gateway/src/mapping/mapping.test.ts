@@ -57,6 +57,7 @@ describe('proto -> REST mapping', () => {
       next_account: null,
       livemode: true,
       trading_halted: false,
+      test_clock: null,
     });
     expect(matches('Account', rest)).toBe(true);
   });

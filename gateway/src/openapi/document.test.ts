@@ -247,7 +247,7 @@ describe('the served OpenAPI document', () => {
         400: ['invalid_request'],
         401: ['unauthorized', 'invalid_api_key'],
         402: ['payment_required', 'insufficient_credits'],
-        403: ['missing_scope'],
+        403: ['missing_scope', 'forbidden'],
         409: ['conflict', 'idempotency_key_reused'],
         413: ['payload_too_large'],
         415: ['unsupported_media_type'],

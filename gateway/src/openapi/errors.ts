@@ -12,7 +12,7 @@ export const ERROR_MEANINGS: Record<ApiErrorCode, string> = {
   payment_required: "the organization's plan is not bought (live keys only: test mode is free)",
   insufficient_credits: 'not enough account credits',
   missing_scope: 'the API key lacks the scope (the message names it)',
-  forbidden: 'the role may not do this',
+  forbidden: "the role may not do this, or a live key called a test-mode route (test clocks; the message names test mode)",
   not_found: "no such object in this organization (also another organization's), or no such route",
   method_not_allowed: 'the path exists but not with this method (OPTIONS included: no CORS); the Allow header lists its methods',
   request_timeout: 'the request was not received in time',

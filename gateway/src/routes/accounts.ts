@@ -26,6 +26,15 @@ const createAccountsBody = objectBody({
   count: z.number().int().min(1).max(100),
   program: freeText({ max: 64 }).optional().openapi({ description: 'default: standard', example: 'standard' }),
   initial_balance: exactNumber({ unit: 'USD', step: MONEY_STEP, max: MAX_INITIAL_BALANCE }, "USD; default: the program's").optional(),
+  test_clock: z
+    .string()
+    .max(64)
+    .regex(/^clock_[0-9a-f]{32}$/, 'must be a test clock id (clock_...)')
+    .optional()
+    .openapi({
+      description:
+        "test mode: the test clock (clock_...) the accounts live on: its time and its prices are theirs (a live key naming one: 403 forbidden; an unknown or deleted clock: 400)",
+    }),
 }).openapi('CreateAccountsRequest');
 
 export const traderBody = objectBody({
@@ -76,10 +85,10 @@ export const accountRoutes = [
     access: { apiKey: 'accounts:write' },
     body: createAccountsBody,
     responses: { 201: accountListSchema },
-    errors: ['invalid_request', 'insufficient_credits', 'conflict'],
+    errors: ['invalid_request', 'insufficient_credits', 'conflict', 'forbidden'],
     async handler({ req, body, clients, opts }) {
       const response = await clients.accounts.call.createAccounts(
-        { ...tenantOf(req), count: body.count, program: body.program ?? '', initialBalance: body.initial_balance ?? 0 },
+        { ...tenantOf(req), count: body.count, program: body.program ?? '', initialBalance: body.initial_balance ?? 0, testClockId: body.test_clock },
         opts,
       );
       return renderJson(201, { data: response.accounts.map(toRestAccount) });

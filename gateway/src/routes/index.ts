@@ -11,6 +11,7 @@ import { payoutRoutes } from './payouts';
 import { programRoutes } from './programs';
 import { traderRoutes } from './traders';
 import { tradingRoutes } from './trading';
+import { testClockRoutes } from './test-clocks';
 import { webhookRoutes } from './webhooks';
 
 const documentSchema = z
@@ -31,7 +32,20 @@ const openApiRoute = route({
 });
 
 /** Every /v1 operation, in the order the router tries them (a literal segment before a {param}). */
-export const ROUTES: readonly Route[] = [openApiRoute, ...executorRoutes, ...accountRoutes, ...programRoutes, ...tradingRoutes, ...lifecycleRoutes, ...payoutRoutes, ...operationRoutes, ...traderRoutes, ...eventRoutes, ...webhookRoutes];
+export const ROUTES: readonly Route[] = [
+  openApiRoute,
+  ...executorRoutes,
+  ...accountRoutes,
+  ...programRoutes,
+  ...tradingRoutes,
+  ...lifecycleRoutes,
+  ...payoutRoutes,
+  ...operationRoutes,
+  ...traderRoutes,
+  ...eventRoutes,
+  ...webhookRoutes,
+  ...testClockRoutes,
+];
 
 let document: ReturnType<typeof buildOpenApiDocument> | undefined;
 let served: Rendered | undefined;

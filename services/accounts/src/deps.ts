@@ -2,6 +2,7 @@ import type { CursorCodec, Logger, PromiseClient, Sequelize, SecretBox } from '@
 import type { authv1 } from '@propdesk/proto';
 import type { AccountsConfig } from './config';
 import type { EventsNotifier } from './data/events-notifier';
+import type { TestClockMarket } from './use-cases/test-clocks';
 
 /** What the use cases and handlers of the accounts core are wired with (see main.ts). */
 export interface AccountsDeps {
@@ -14,4 +15,8 @@ export interface AccountsDeps {
   authApi: PromiseClient<authv1.AuthServiceClient>;
   /** Wakes StreamEvents readers when the outbox gets a commit (LISTEN on a dedicated connection). */
   eventsNotifier: EventsNotifier;
+  /** The wall clock (validation of a new test clock's time). */
+  clock: { now(): number };
+  /** The trading module's side of test clocks (main.ts sets it once the trading module is built). */
+  testClockMarket?: TestClockMarket;
 }

@@ -28,8 +28,14 @@ import { coreMigrations } from './data/migrations';
 import type { AccountsDeps } from './deps';
 import { createServer } from './server';
 import { tradingMigrations } from './trading/data/migrations';
+import { TradingMarkets } from './trading/engine/clock-market';
+import { TestClockRunner } from './trading/engine/clock-runner';
 import { PgCluster } from './trading/engine/cluster';
 import { TradingEngine } from './trading/engine/trading-engine';
+import { openClockPrices } from './trading/data/quotes';
+import { systemClock } from './trading/domain/clock';
+import { timeEffects } from './trading/use-cases/time-effects';
+import { walkTestClock } from './trading/use-cases/walk-test-clock';
 import { createTradingHandlers } from './trading/grpc/handlers';
 import { startBackgroundJobs } from './use-cases/background-jobs';
 import { createPhaseLifecycle } from './use-cases/phase-lifecycle';
@@ -42,9 +48,15 @@ export const MIGRATIONS = [...coreMigrations, ...tradingMigrations];
 /** As many as the engine's verdicts run at once (its evaluation lanes). */
 const VERDICT_CONNECTIONS = 4;
 
+/** Test clocks' advances (SPEC 13): how often a replica looks for one nobody walks, and how long a walker's lease lasts unrenewed. */
+const CLOCK_POLL_MS = 1000;
+const CLOCK_LEASE_MS = 5000;
+
 export interface StartedAccountsService extends StartedProcess {
   /** The trading engine (tests wait on its hooks: caughtUp, settled). */
   engine: TradingEngine;
+  /** What advances test clocks (tests wait on idle()). */
+  clockRunner: TestClockRunner;
 }
 
 /** Composition root: config, database, resources (auth client, events notifier, trading engine, background jobs), server. */
@@ -81,16 +93,18 @@ export async function start(env: NodeJS.ProcessEnv, options: { logger?: Logger }
       secretBox: createSecretBox(config.CREDENTIALS_KEY),
       authApi: auth.call,
       eventsNotifier,
+      clock: systemClock,
     };
     // The trading module: its engine (quote cache, live-position index, rule evaluation) lives as
     // long as the process and is stopped after the gRPC drain, before the pool closes.
+    const lifecycle = createPhaseLifecycle(deps);
     const engine = resources.add(
       'trading engine',
       new TradingEngine({
         sequelize,
         logger,
         rolloverHourUtc: config.TRADING_DAY_ROLLOVER_HOUR_UTC,
-        lifecycle: createPhaseLifecycle(deps),
+        lifecycle,
         metricsRegistry: metrics?.registry,
         verdicts: { sequelize: verdictDatabase, connections: VERDICT_CONNECTIONS },
         cluster: new PgCluster({
@@ -103,7 +117,28 @@ export async function start(env: NodeJS.ProcessEnv, options: { logger?: Logger }
       }),
       (e) => e.stop(),
     );
-    const trading = createTradingHandlers({ engine, cursors: deps.cursors, sequelize, logger });
+    // Test clocks (SPEC 13): each clock's market is the engine's code with the clock's time and
+    // prices; advances are walked in the background by whichever replica holds their lease.
+    const clockDeps = { sequelize, logger, rolloverHourUtc: config.TRADING_DAY_ROLLOVER_HOUR_UTC, lifecycle };
+    const markets = new TradingMarkets(engine, clockDeps);
+    const effects = timeEffects(config.TRADING_DAY_ROLLOVER_HOUR_UTC);
+    const clockRunner = resources.add(
+      'test clock runner',
+      new TestClockRunner({
+        sequelize,
+        logger,
+        pollMs: CLOCK_POLL_MS,
+        leaseMs: CLOCK_LEASE_MS,
+        walk: (clockId, runner, signal) => walkTestClock({ ...clockDeps, effects, leaseMs: CLOCK_LEASE_MS }, clockId, runner, signal),
+      }),
+      (r) => r.stop(),
+    );
+    deps.testClockMarket = {
+      openPrices: (tx, clock) => openClockPrices(sequelize, tx, clock.id, clock.frozenTime),
+      advanceRequested: () => clockRunner.kick(),
+    };
+    clockRunner.start();
+    const trading = createTradingHandlers({ engine, markets, cursors: deps.cursors, sequelize, logger });
     resources.add('background jobs', startBackgroundJobs(deps), (j) => j.stop());
     const retention = resources.add('retention', startRetention({ logger, intervalMs: config.RETENTION_INTERVAL_MS }), (r) => r.stop());
     retention.register({ name: 'executor sessions', horizonMs: config.SESSIONS_RETENTION, run: (cutoff) => purgeSessionsEndedBefore(sequelize, cutoff) });
@@ -122,7 +157,7 @@ export async function start(env: NodeJS.ProcessEnv, options: { logger?: Logger }
       },
     );
     logger.info({ port: server.port }, 'accounts service listening');
-    return { port: server.port, address: server.address, logger, retention, engine, stop: () => resources.stop() };
+    return { port: server.port, address: server.address, logger, retention, engine, clockRunner, stop: () => resources.stop() };
   });
 }
 

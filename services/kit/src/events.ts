@@ -26,6 +26,8 @@ export const EVENT_TYPES = [
   'account.resumed',
   'account.reinstated',
   'account.adjusted',
+  // SPEC 13: a test clock finished advancing ({id, frozen_time}).
+  'test_clock.ready',
 ] as const;
 
 export type EventType = (typeof EVENT_TYPES)[number];

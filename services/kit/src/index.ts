@@ -39,6 +39,7 @@ export * from './rest/program';
 export * from './rest/payouts';
 export * from './rest/webhooks';
 export * from './rest/trading';
+export * from './rest/test-clocks';
 export * from './credential-rules';
 export * from './retention';
 export * from './grpc-tls';

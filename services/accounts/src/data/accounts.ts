@@ -1,6 +1,7 @@
 import { execute, scopeBind, selectOne, selectRows, toNumber, type Sequelize, type TenantScope, type Transaction } from '@propdesk/kit';
 import type { Account, AccountStatus } from '../domain/account';
 import { parseTerms, type ProgramTerms } from '../domain/programs';
+import { clockNowSql } from './test-clocks';
 
 export interface AccountRow {
   number: string;
@@ -25,13 +26,14 @@ export interface AccountRow {
   previous_account: string | null;
   next_account: string | null;
   trading_halted: boolean;
+  test_clock_id: string | null;
   archived_at: Date | null;
   created_at: Date;
 }
 
 export const ACCOUNT_COLUMNS = `number, organization_id, livemode, status, trader_id, program, terms, currency, initial_balance, balance,
   equity, peak_equity, program_version, phase_index, phase_name, phase_kind, attempt, attempt_started_at, payout_at, previous_account,
-  next_account, trading_halted, archived_at, created_at`;
+  next_account, trading_halted, test_clock_id, archived_at, created_at`;
 
 /** The SPEC 10 fields of a row (list pages and full reads alike). */
 export function lifecycleOf(row: Omit<AccountRow, 'terms' | 'archived_at' | 'attempt_started_at' | 'payout_at'>) {
@@ -42,6 +44,7 @@ export function lifecycleOf(row: Omit<AccountRow, 'terms' | 'archived_at' | 'att
     previousAccount: row.previous_account === null ? null : toNumber(row.previous_account),
     nextAccount: row.next_account === null ? null : toNumber(row.next_account),
     tradingHalted: row.trading_halted,
+    testClockId: row.test_clock_id,
   };
 }
 
@@ -80,17 +83,23 @@ export interface NewAccounts extends TenantScope {
   /** A next phase's account: the trader assigned and the account it follows. */
   traderId?: string | null;
   previousAccount?: number | null;
+  /** Test mode: the clock they live on (SPEC 13); they are created at its time. */
+  testClockId?: string | null;
 }
 
-/** Inserts one account per sealed password; numbers come from the global sequence. */
+/**
+ * Inserts one account per sealed password; numbers come from the global sequence. An account on
+ * a test clock is created (and its attempt started) at the clock's time.
+ */
 export async function insertAccounts(sequelize: Sequelize, tx: Transaction, input: NewAccounts): Promise<Account[]> {
   const rows = await selectRows<AccountRow>(
     sequelize,
     `INSERT INTO accounts (organization_id, livemode, program, terms, currency, initial_balance, balance, equity, peak_equity, executor_password_sealed,
-                           program_version, phase_index, phase_name, phase_kind, trader_id, previous_account)
+                           program_version, phase_index, phase_name, phase_kind, trader_id, previous_account, test_clock_id, created_at, attempt_started_at)
      SELECT $org::uuid, $livemode::boolean, $program, $terms::jsonb, $currency, $balance::numeric, $balance::numeric, $balance::numeric, $balance::numeric, sealed,
-            $version::integer, $phaseIndex::integer, $phaseName, $phaseKind, CAST($traderId AS uuid), CAST($previous AS bigint)
-       FROM unnest($sealed::text[]) WITH ORDINALITY AS t(sealed, i)
+            $version::integer, $phaseIndex::integer, $phaseName, $phaseKind, CAST($traderId AS uuid), CAST($previous AS bigint), clock.id, clock.at, clock.at
+       FROM unnest($sealed::text[]) WITH ORDINALITY AS t(sealed, i),
+            (SELECT CAST($clock AS text) AS id, ${clockNowSql('CAST($clock AS text)')} AS at) clock
       ORDER BY i
      RETURNING ${ACCOUNT_COLUMNS}`,
     {
@@ -107,6 +116,7 @@ export async function insertAccounts(sequelize: Sequelize, tx: Transaction, inpu
       phaseKind: input.phase?.kind ?? 'evaluation',
       traderId: input.traderId ?? null,
       previous: input.previousAccount ?? null,
+      clock: input.testClockId ?? null,
     },
     tx,
   );
@@ -197,7 +207,7 @@ export async function setTrader(sequelize: Sequelize, tx: Transaction, number: n
 export async function markArchived(sequelize: Sequelize, tx: Transaction, number: number): Promise<Account> {
   const rows = await selectRows<AccountRow>(
     sequelize,
-    `UPDATE accounts SET status = 'archived', archived_at = now(), updated_at = now() WHERE number = $number RETURNING ${ACCOUNT_COLUMNS}`,
+    `UPDATE accounts SET status = 'archived', archived_at = ${clockNowSql('test_clock_id')}, updated_at = now() WHERE number = $number RETURNING ${ACCOUNT_COLUMNS}`,
     { number },
     tx,
   );
@@ -208,3 +218,36 @@ export async function setSealedPassword(sequelize: Sequelize, tx: Transaction, n
   await execute(sequelize, 'UPDATE accounts SET executor_password_sealed = $sealed, updated_at = now() WHERE number = $number', { number, sealed }, tx);
 }
 
+
+/**
+ * The active accounts living on a test clock, locked in number order (a step of the clock's
+ * advance: nothing else changes them while it applies the time that passed).
+ */
+export async function lockActiveAccountsOnClock(sequelize: Sequelize, tx: Transaction, clockId: string): Promise<Account[]> {
+  const rows = await selectRows<AccountRow>(
+    sequelize,
+    `SELECT ${ACCOUNT_COLUMNS} FROM accounts WHERE test_clock_id = $clockId AND status = 'active' ORDER BY number FOR NO KEY UPDATE`,
+    { clockId },
+    tx,
+  );
+  return rows.map(toAccount);
+}
+
+/**
+ * Archives every account of a test clock that is not archived yet (the clock is being deleted),
+ * at the clock's time, in number order; answers each with the status it had before.
+ */
+export async function archiveAccountsOnClock(sequelize: Sequelize, tx: Transaction, clockId: string): Promise<Array<{ account: Account; previousStatus: AccountStatus }>> {
+  const rows = await selectRows<AccountRow & { previous_status: AccountStatus }>(
+    sequelize,
+    `WITH locked AS (
+       SELECT number, status FROM accounts WHERE test_clock_id = $clockId AND status <> 'archived' ORDER BY number FOR NO KEY UPDATE
+     )
+     UPDATE accounts a SET status = 'archived', archived_at = ${clockNowSql('a.test_clock_id')}, updated_at = now()
+       FROM locked WHERE a.number = locked.number
+     RETURNING ${ACCOUNT_COLUMNS.split(',').map((c) => `a.${c.trim()}`).join(', ')}, locked.status AS previous_status`,
+    { clockId },
+    tx,
+  );
+  return rows.map((row) => ({ account: toAccount(row), previousStatus: row.previous_status })).sort((x, y) => x.account.number - y.account.number);
+}

@@ -1,10 +1,16 @@
-import { affectedRows, deleteInBatches, selectOne, toNumber, type Sequelize, type Statement, type Transaction } from '@propdesk/kit';
+import { affectedRows, deleteInBatches, execute, selectOne, toNumber, type Sequelize, type Statement, type Transaction } from '@propdesk/kit';
 
 /** Revokes every live executor session of an account inside the caller's transaction. */
 export async function revokeSessionsForAccount(sequelize: Sequelize, tx: Transaction, accountNumber: number): Promise<number> {
   const { sql, bind } = revokeSessionsStatement(accountNumber);
   const row = await selectOne<{ n: string }>(sequelize, `WITH revoked AS (${sql} RETURNING 1) SELECT count(*) AS n FROM revoked`, bind, tx);
   return Number(row?.n ?? 0);
+}
+
+/** Revokes every live executor session of several accounts (a test clock's, when it is deleted). */
+export async function revokeSessionsForAccounts(sequelize: Sequelize, tx: Transaction, numbers: number[]): Promise<void> {
+  if (numbers.length === 0) return;
+  await execute(sequelize, 'UPDATE executor_sessions SET revoked_at = now() WHERE account_number = ANY($numbers::bigint[]) AND revoked_at IS NULL', { numbers }, tx);
 }
 
 /** The revocation, to run with others (executeTogether). */

@@ -14,6 +14,20 @@ const NOTIFY = `(SELECT pg_notify('${EVENTS_CHANNEL}', '')) AS notified`;
 export interface NewEvent extends TenantScope {
   type: EventType;
   data: Record<string, unknown>;
+  /** When it happened, if not now (a test clock's own event, at the clock's time). */
+  createdAt?: Date;
+}
+
+/**
+ * When an event happened, as SQL over its row's values: the time given, else for a test-mode
+ * event about an account (`data.account`) the account's time, which is its test clock's frozen
+ * time when it lives on one (SPEC 13: a clock account's events carry the clock's time; the feed
+ * pages by position, so they need not be in time order), else now(). Live events never look.
+ */
+function eventTimeSql(values: { createdAt: string; livemode: string; data: string }): string {
+  const account = `CASE WHEN jsonb_typeof(${values.data}->'account') = 'number' THEN (${values.data}->>'account')::bigint END`;
+  const clockTime = `(SELECT ec.frozen_time FROM accounts ea JOIN test_clocks ec ON ec.id = ea.test_clock_id WHERE ea.number = ${account})`;
+  return `COALESCE(${values.createdAt}, CASE WHEN ${values.livemode} THEN now() ELSE COALESCE(${clockTime}, now()) END)`;
 }
 
 export interface AppendedEvent {
@@ -40,12 +54,21 @@ export async function appendEvent(sequelize: Sequelize, tx: Transaction, event: 
   const row = (await selectOne<{ position: string; created_at: Date }>(
     sequelize,
     `WITH appended AS (
-       INSERT INTO events (id, organization_id, livemode, type, data, traceparent, tracestate)
-       VALUES ($id, $org, $livemode, $type, $data::jsonb, $traceparent, $tracestate)
+       INSERT INTO events (id, organization_id, livemode, type, data, traceparent, tracestate, created_at)
+       VALUES ($id, $org, $livemode, $type, $data::jsonb, $traceparent, $tracestate,
+               ${eventTimeSql({ createdAt: 'CAST($createdAt AS timestamptz)', livemode: 'CAST($livemode AS boolean)', data: 'CAST($data AS jsonb)' })})
        RETURNING position, created_at
      )
      SELECT position, created_at FROM appended, ${NOTIFY}`,
-    { id, org: event.organizationId, livemode: event.livemode, type: event.type, data: JSON.stringify(event.data), ...traceBind() },
+    {
+      id,
+      org: event.organizationId,
+      livemode: event.livemode,
+      type: event.type,
+      data: JSON.stringify(event.data),
+      createdAt: event.createdAt?.toISOString() ?? null,
+      ...traceBind(),
+    },
     tx,
   ))!;
   return { id, position: Number(row.position), createdAt: row.created_at };
@@ -57,10 +80,11 @@ export async function appendEvent(sequelize: Sequelize, tx: Transaction, event: 
  */
 export function eventsStatement(events: NewEvent[]): Statement {
   return {
-    sql: `INSERT INTO events (id, organization_id, livemode, type, data, traceparent, tracestate)
-       SELECT id, org::uuid, livemode, type, data::jsonb, $traceparent::text, $tracestate::text
-         FROM unnest($ids::text[], $orgs::text[], $livemodes::boolean[], $types::text[], $datas::text[])
-              WITH ORDINALITY AS t(id, org, livemode, type, data, i)
+    sql: `INSERT INTO events (id, organization_id, livemode, type, data, traceparent, tracestate, created_at)
+       SELECT id, org::uuid, livemode, type, data::jsonb, $traceparent::text, $tracestate::text,
+              ${eventTimeSql({ createdAt: 'at', livemode: 'livemode', data: 'data::jsonb' })}
+         FROM unnest($ids::text[], $orgs::text[], $livemodes::boolean[], $types::text[], $datas::text[], $createdAts::timestamptz[])
+              WITH ORDINALITY AS t(id, org, livemode, type, data, at, i)
         ORDER BY i`,
     bind: {
       ids: events.map(() => newEventId()),
@@ -68,6 +92,7 @@ export function eventsStatement(events: NewEvent[]): Statement {
       livemodes: events.map((e) => e.livemode),
       types: events.map((e) => e.type),
       datas: events.map((e) => JSON.stringify(e.data)),
+      createdAts: events.map((e) => e.createdAt?.toISOString() ?? null),
       ...traceBind(),
     },
   };

@@ -33,6 +33,8 @@ export interface Account {
   nextAccount: number | null;
   /** SPEC 14: an operator halted trading (new orders refused, evaluation going on). */
   tradingHalted: boolean;
+  /** The test clock it lives on (SPEC 13): its time and prices are the clock's. Null: the live market's. */
+  testClockId: string | null;
   archivedAt: Date | null;
   createdAt: Date;
 }

@@ -2,6 +2,7 @@ import { AppError, exactlyOnce, toItemError, type AsyncServiceImplementation, ty
 import { accountsv1 } from '@propdesk/proto';
 import type { AccountsDeps } from '../deps';
 import type { Account, AccountSummary, Trader } from '../domain/account';
+import type { TestClock } from '../domain/test-clock';
 import { archiveAccount } from '../use-cases/archive-account';
 import { assignTrader } from '../use-cases/assign-trader';
 import { claimAccount } from '../use-cases/claim-account';
@@ -17,13 +18,15 @@ import { unassignTrader } from '../use-cases/unassign-trader';
 import { haltAccount, resumeAccount } from '../use-cases/halt-account';
 import { haltProgram, resumeProgram } from '../use-cases/halt-program';
 import { setTraderKyc } from '../use-cases/set-trader-kyc';
-import { kycStatusFromProto, statusFromProto, toProtoAccount, toProtoCredentials, toProtoEvent, toProtoTrader } from './mappers';
+import { advanceTestClock, createTestClock, deleteTestClock, getTestClock, listTestClocks } from '../use-cases/test-clocks';
+import { kycStatusFromProto, statusFromProto, toProtoAccount, toProtoCredentials, toProtoEvent, toProtoTestClock, toProtoTrader } from './mappers';
 import { ActiveStreams, createStreamEventsHandler } from './stream-events-handler';
 
 /** A write RPC run through the kit's exactly-once helper against this service's database. */
 type WriteOnce = <R, P>(ctx: CallContext, codec: ResponseCodec<P>, toResponse: (answer: R) => P, write: () => Promise<R>) => Promise<P>;
 
 const accountResponse = (account: Account) => ({ account: toProtoAccount(account) });
+const clockResponse = (clock: TestClock) => ({ testClock: toProtoTestClock(clock) });
 const holderResponse = ({ account, trader }: { account: Account; trader: Trader }) => ({ account: toProtoAccount(account), trader: toProtoTrader(trader) });
 
 /** Requests per BatchListAccounts call. */
@@ -59,7 +62,7 @@ export function createAccountsHandlers(
   const once: WriteOnce = (ctx, codec, toResponse, write) => exactlyOnce(ctx, deps.sequelize, codec, toResponse, write, deps.logger);
   return {
     createAccounts(req, ctx) {
-      const input = { organizationId: req.organizationId, mode: req.mode, count: req.count, program: req.program, initialBalance: req.initialBalance };
+      const input = { organizationId: req.organizationId, mode: req.mode, count: req.count, program: req.program, initialBalance: req.initialBalance, testClockId: req.testClockId };
       return once(ctx, accountsv1.CreateAccountsResponse, (accounts) => ({ accounts: accounts.map(toProtoAccount) }), () => createAccounts(deps, input));
     },
     async listPrograms(req) {
@@ -183,5 +186,22 @@ export function createAccountsHandlers(
       return { events: page.events.map(toProtoEvent), nextPageToken: page.nextPageToken };
     },
     streamEvents: createStreamEventsHandler(deps, streams),
+    createTestClock(req, ctx) {
+      const input = { organizationId: req.organizationId, mode: req.mode, frozenTime: req.frozenTime, name: req.name };
+      return once(ctx, accountsv1.CreateTestClockResponse, clockResponse, () => createTestClock(deps, input));
+    },
+    async getTestClock(req) {
+      return clockResponse(await getTestClock(deps, req));
+    },
+    async listTestClocks(req) {
+      const page = await listTestClocks(deps, req);
+      return { testClocks: page.clocks.map(toProtoTestClock), nextPageToken: page.nextPageToken };
+    },
+    advanceTestClock(req, ctx) {
+      return once(ctx, accountsv1.AdvanceTestClockResponse, clockResponse, () => advanceTestClock(deps, req));
+    },
+    deleteTestClock(req, ctx) {
+      return once(ctx, accountsv1.DeleteTestClockResponse, (deleted) => deleted, () => deleteTestClock(deps, req));
+    },
   };
 }

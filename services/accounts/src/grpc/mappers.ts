@@ -2,6 +2,7 @@ import { AppError } from '@propdesk/kit';
 import { accountsv1 } from '@propdesk/proto';
 import type { StoredEvent } from '../data/events';
 import { KYC_STATUSES, type AccountStatus, type AccountSummary, type KycStatus, type Trader } from '../domain/account';
+import { shownFrozenTime, type TestClock } from '../domain/test-clock';
 import type { Credentials } from '../use-cases/credentials';
 
 const STATUS_TO_PROTO: Record<AccountStatus, accountsv1.AccountStatus> = {
@@ -39,6 +40,19 @@ export function toProtoAccount(account: AccountSummary): accountsv1.Account {
     nextAccount: account.nextAccount === null ? undefined : String(account.nextAccount),
     livemode: account.livemode,
     tradingHalted: account.tradingHalted,
+    testClockId: account.testClockId ?? undefined,
+  };
+}
+
+export function toProtoTestClock(clock: TestClock): accountsv1.TestClock {
+  return {
+    id: clock.id,
+    organizationId: clock.organizationId,
+    name: clock.name ?? '',
+    frozenTime: shownFrozenTime(clock),
+    status: clock.status === 'advancing' ? accountsv1.TestClockStatus.TEST_CLOCK_STATUS_ADVANCING : accountsv1.TestClockStatus.TEST_CLOCK_STATUS_READY,
+    createdAt: clock.createdAt,
+    livemode: clock.livemode,
   };
 }
 

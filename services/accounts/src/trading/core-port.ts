@@ -8,7 +8,9 @@
  *   - the phase lifecycle (the next phase's account on a pass, a credit for a reset), wired by main.ts;
  *   - the trader's KYC status (SPEC 14's payout gate);
  *   - request validation shared with the core's RPCs (the scope: organization and mode, SPEC 13),
- *     and the proto form of an account.
+ *     and the proto form of an account;
+ *   - test clocks (SPEC 13): the clock an account lives on, and the walk of an advance (its lease,
+ *     its progress, its end), with the clock's accounts locked for each step.
  */
 import type { Sequelize, TenantScope, Transaction } from '@propdesk/kit';
 import { findAccount, findAccounts } from '../data/accounts';
@@ -26,6 +28,21 @@ export { revokeSessionsForAccount, revokeSessionsStatement } from '../data/execu
 // Named for what they do here, where accountNumber is the value itself.
 export { accountNumber as parseAccountNumber, tenantScope as parseScope, uuidParam as parseUuid } from '../domain/validation';
 export { toProtoAccount } from '../grpc/mappers';
+export { lockActiveAccountsOnClock } from '../data/accounts';
+export {
+  advancingClockIds,
+  claimAdvance,
+  clockOfAccount,
+  clockState,
+  findTestClock,
+  finishAdvance,
+  lockAdvanceStep,
+  releaseAdvance,
+  writeClockTime,
+  type ClockState,
+} from '../data/test-clocks';
+export { requireTestMode, testClockId as parseTestClockId, testClockNotFound, type TestClock } from '../domain/test-clock';
+export type { TestClockMarket } from '../use-cases/test-clocks';
 
 /** An account as committed; with a scope, another organization's or the other mode's account reads as missing. */
 export function readAccount(sequelize: Sequelize, number: number, scope?: TenantScope, transaction?: Transaction): Promise<Account | null> {

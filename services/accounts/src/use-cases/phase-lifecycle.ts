@@ -64,6 +64,8 @@ export function createPhaseLifecycle(deps: AccountsDeps): PhaseLifecycle {
         sealedPasswords: [deps.secretBox.seal(generateExecutorPassword())],
         traderId: account.traderId,
         previousAccount: account.number,
+        // On a test clock, the next phase lives on it too (SPEC 13).
+        testClockId: account.testClockId,
       });
       if (!next) throw new AppError('internal_error', 'the next phase account was not created');
       const events: NewEvent[] = [{ ...scope, type: 'account.created', data: accountEventData(next) }];

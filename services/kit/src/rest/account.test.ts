@@ -41,6 +41,7 @@ describe("the account's REST shape", () => {
       next_account: null,
       livemode: true,
       trading_halted: false,
+      test_clock: null,
     });
   });
 

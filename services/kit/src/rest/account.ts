@@ -139,6 +139,11 @@ export const ACCOUNT_FIELDS = {
     (a) => a.tradingHalted,
     sqlJson.boolean(),
   ),
+  test_clock: field(
+    z.string().nullable().describe('the test clock (clock_...) the account lives on: its time and prices are the clock\'s (test mode); null on none'),
+    (a) => (a.testClockId === undefined || a.testClockId === '' ? null : a.testClockId),
+    sqlJson.plainStringOrNull('test_clock_id'),
+  ),
 };
 
 type Fields = typeof ACCOUNT_FIELDS;

@@ -97,6 +97,8 @@ export interface Account {
    * stay and evaluation goes on, until it is resumed.
    */
   tradingHalted: boolean;
+  /** The test clock (clock_...) the account lives on (SPEC 13); unset for none. */
+  testClockId?: string | undefined;
 }
 
 export interface AccountPhase {
@@ -127,6 +129,7 @@ function createBaseAccount(): Account {
     nextAccount: undefined,
     livemode: false,
     tradingHalted: false,
+    testClockId: undefined,
   };
 }
 
@@ -185,6 +188,9 @@ export const Account: MessageFns<Account> = {
     }
     if (message.tradingHalted !== false) {
       writer.uint32(144).bool(message.tradingHalted);
+    }
+    if (message.testClockId !== undefined) {
+      writer.uint32(154).string(message.testClockId);
     }
     return writer;
   },
@@ -346,6 +352,14 @@ export const Account: MessageFns<Account> = {
             message.tradingHalted = reader.bool();
             continue;
           }
+          case 19: {
+            if (tag !== 154) {
+              break;
+            }
+
+            message.testClockId = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -414,6 +428,11 @@ export const Account: MessageFns<Account> = {
         : isSet(object.trading_halted)
         ? globalThis.Boolean(object.trading_halted)
         : false,
+      testClockId: isSet(object.testClockId)
+        ? globalThis.String(object.testClockId)
+        : isSet(object.test_clock_id)
+        ? globalThis.String(object.test_clock_id)
+        : undefined,
     };
   },
 
@@ -473,6 +492,9 @@ export const Account: MessageFns<Account> = {
     if (message.tradingHalted !== false) {
       obj.tradingHalted = message.tradingHalted;
     }
+    if (message.testClockId !== undefined) {
+      obj.testClockId = message.testClockId;
+    }
     return obj;
   },
 
@@ -501,6 +523,7 @@ export const Account: MessageFns<Account> = {
     message.nextAccount = object.nextAccount ?? undefined;
     message.livemode = object.livemode ?? false;
     message.tradingHalted = object.tradingHalted ?? false;
+    message.testClockId = object.testClockId ?? undefined;
     return message;
   },
 };

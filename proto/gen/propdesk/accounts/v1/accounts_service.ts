@@ -37,6 +37,18 @@ import {
   ResumeProgramRequest,
   ResumeProgramResponse,
 } from "./operations";
+import {
+  AdvanceTestClockRequest,
+  AdvanceTestClockResponse,
+  CreateTestClockRequest,
+  CreateTestClockResponse,
+  DeleteTestClockRequest,
+  DeleteTestClockResponse,
+  GetTestClockRequest,
+  GetTestClockResponse,
+  ListTestClocksRequest,
+  ListTestClocksResponse,
+} from "./test_clock";
 
 export const protobufPackage = "propdesk.accounts.v1";
 
@@ -79,6 +91,8 @@ export interface CreateAccountsRequest {
   program: string;
   /** 0 = the program's default (100000). */
   initialBalance: number;
+  /** Test mode: the test clock (clock_...) the accounts live on; unset or empty = none (SPEC 13). */
+  testClockId?: string | undefined;
 }
 
 export interface CreateAccountsResponse {
@@ -824,7 +838,7 @@ export const SetTraderKycResponse: MessageFns<SetTraderKycResponse> = {
 };
 
 function createBaseCreateAccountsRequest(): CreateAccountsRequest {
-  return { organizationId: "", mode: 0, count: 0, program: "", initialBalance: 0 };
+  return { organizationId: "", mode: 0, count: 0, program: "", initialBalance: 0, testClockId: undefined };
 }
 
 export const CreateAccountsRequest: MessageFns<CreateAccountsRequest> = {
@@ -843,6 +857,9 @@ export const CreateAccountsRequest: MessageFns<CreateAccountsRequest> = {
     }
     if (message.initialBalance !== 0) {
       writer.uint32(33).double(message.initialBalance);
+    }
+    if (message.testClockId !== undefined) {
+      writer.uint32(50).string(message.testClockId);
     }
     return writer;
   },
@@ -900,6 +917,14 @@ export const CreateAccountsRequest: MessageFns<CreateAccountsRequest> = {
             message.initialBalance = reader.double();
             continue;
           }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.testClockId = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -927,6 +952,11 @@ export const CreateAccountsRequest: MessageFns<CreateAccountsRequest> = {
         : isSet(object.initial_balance)
         ? globalThis.Number(object.initial_balance)
         : 0,
+      testClockId: isSet(object.testClockId)
+        ? globalThis.String(object.testClockId)
+        : isSet(object.test_clock_id)
+        ? globalThis.String(object.test_clock_id)
+        : undefined,
     };
   },
 
@@ -947,6 +977,9 @@ export const CreateAccountsRequest: MessageFns<CreateAccountsRequest> = {
     if (message.initialBalance !== 0) {
       obj.initialBalance = floatToJson(message.initialBalance);
     }
+    if (message.testClockId !== undefined) {
+      obj.testClockId = message.testClockId;
+    }
     return obj;
   },
 
@@ -960,6 +993,7 @@ export const CreateAccountsRequest: MessageFns<CreateAccountsRequest> = {
     message.count = object.count ?? 0;
     message.program = object.program ?? "";
     message.initialBalance = object.initialBalance ?? 0;
+    message.testClockId = object.testClockId ?? undefined;
     return message;
   },
 };
@@ -6147,6 +6181,71 @@ export const AccountsServiceService = {
       Buffer.from(StreamEventsResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): StreamEventsResponse => StreamEventsResponse.decode(value),
   },
+  /**
+   * Test clocks (SPEC 13), test mode only: a live mode is forbidden naming test mode. A deleted
+   * clock, or one of another organization, is not_found. Their prices are TradingService's
+   * (PublishTestClockQuote).
+   */
+  createTestClock: {
+    path: "/propdesk.accounts.v1.AccountsService/CreateTestClock" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: CreateTestClockRequest): Buffer =>
+      Buffer.from(CreateTestClockRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): CreateTestClockRequest => CreateTestClockRequest.decode(value),
+    responseSerialize: (value: CreateTestClockResponse): Buffer =>
+      Buffer.from(CreateTestClockResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): CreateTestClockResponse => CreateTestClockResponse.decode(value),
+  },
+  getTestClock: {
+    path: "/propdesk.accounts.v1.AccountsService/GetTestClock" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetTestClockRequest): Buffer => Buffer.from(GetTestClockRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetTestClockRequest => GetTestClockRequest.decode(value),
+    responseSerialize: (value: GetTestClockResponse): Buffer =>
+      Buffer.from(GetTestClockResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): GetTestClockResponse => GetTestClockResponse.decode(value),
+  },
+  listTestClocks: {
+    path: "/propdesk.accounts.v1.AccountsService/ListTestClocks" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListTestClocksRequest): Buffer =>
+      Buffer.from(ListTestClocksRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListTestClocksRequest => ListTestClocksRequest.decode(value),
+    responseSerialize: (value: ListTestClocksResponse): Buffer =>
+      Buffer.from(ListTestClocksResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListTestClocksResponse => ListTestClocksResponse.decode(value),
+  },
+  /**
+   * Starts walking the clock forward to frozen_time (later than its own, at most 366 days
+   * later) in the background and answers the clock advancing; test_clock.ready follows.
+   * An advancing clock is a conflict.
+   */
+  advanceTestClock: {
+    path: "/propdesk.accounts.v1.AccountsService/AdvanceTestClock" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: AdvanceTestClockRequest): Buffer =>
+      Buffer.from(AdvanceTestClockRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): AdvanceTestClockRequest => AdvanceTestClockRequest.decode(value),
+    responseSerialize: (value: AdvanceTestClockResponse): Buffer =>
+      Buffer.from(AdvanceTestClockResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): AdvanceTestClockResponse => AdvanceTestClockResponse.decode(value),
+  },
+  /** Deletes the clock and archives its accounts. */
+  deleteTestClock: {
+    path: "/propdesk.accounts.v1.AccountsService/DeleteTestClock" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: DeleteTestClockRequest): Buffer =>
+      Buffer.from(DeleteTestClockRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): DeleteTestClockRequest => DeleteTestClockRequest.decode(value),
+    responseSerialize: (value: DeleteTestClockResponse): Buffer =>
+      Buffer.from(DeleteTestClockResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): DeleteTestClockResponse => DeleteTestClockResponse.decode(value),
+  },
 } as const;
 
 export interface AccountsServiceServer extends UntypedServiceImplementation {
@@ -6211,6 +6310,22 @@ export interface AccountsServiceServer extends UntypedServiceImplementation {
    * event it handled and resumes from it.
    */
   streamEvents: handleServerStreamingCall<StreamEventsRequest, StreamEventsResponse>;
+  /**
+   * Test clocks (SPEC 13), test mode only: a live mode is forbidden naming test mode. A deleted
+   * clock, or one of another organization, is not_found. Their prices are TradingService's
+   * (PublishTestClockQuote).
+   */
+  createTestClock: handleUnaryCall<CreateTestClockRequest, CreateTestClockResponse>;
+  getTestClock: handleUnaryCall<GetTestClockRequest, GetTestClockResponse>;
+  listTestClocks: handleUnaryCall<ListTestClocksRequest, ListTestClocksResponse>;
+  /**
+   * Starts walking the clock forward to frozen_time (later than its own, at most 366 days
+   * later) in the background and answers the clock advancing; test_clock.ready follows.
+   * An advancing clock is a conflict.
+   */
+  advanceTestClock: handleUnaryCall<AdvanceTestClockRequest, AdvanceTestClockResponse>;
+  /** Deletes the clock and archives its accounts. */
+  deleteTestClock: handleUnaryCall<DeleteTestClockRequest, DeleteTestClockResponse>;
 }
 
 export interface AccountsServiceClient extends Client {
@@ -6661,6 +6776,92 @@ export interface AccountsServiceClient extends Client {
     metadata?: Metadata,
     options?: Partial<CallOptions>,
   ): ClientReadableStream<StreamEventsResponse>;
+  /**
+   * Test clocks (SPEC 13), test mode only: a live mode is forbidden naming test mode. A deleted
+   * clock, or one of another organization, is not_found. Their prices are TradingService's
+   * (PublishTestClockQuote).
+   */
+  createTestClock(
+    request: CreateTestClockRequest,
+    callback: (error: ServiceError | null, response: CreateTestClockResponse) => void,
+  ): ClientUnaryCall;
+  createTestClock(
+    request: CreateTestClockRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: CreateTestClockResponse) => void,
+  ): ClientUnaryCall;
+  createTestClock(
+    request: CreateTestClockRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: CreateTestClockResponse) => void,
+  ): ClientUnaryCall;
+  getTestClock(
+    request: GetTestClockRequest,
+    callback: (error: ServiceError | null, response: GetTestClockResponse) => void,
+  ): ClientUnaryCall;
+  getTestClock(
+    request: GetTestClockRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: GetTestClockResponse) => void,
+  ): ClientUnaryCall;
+  getTestClock(
+    request: GetTestClockRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: GetTestClockResponse) => void,
+  ): ClientUnaryCall;
+  listTestClocks(
+    request: ListTestClocksRequest,
+    callback: (error: ServiceError | null, response: ListTestClocksResponse) => void,
+  ): ClientUnaryCall;
+  listTestClocks(
+    request: ListTestClocksRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListTestClocksResponse) => void,
+  ): ClientUnaryCall;
+  listTestClocks(
+    request: ListTestClocksRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListTestClocksResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Starts walking the clock forward to frozen_time (later than its own, at most 366 days
+   * later) in the background and answers the clock advancing; test_clock.ready follows.
+   * An advancing clock is a conflict.
+   */
+  advanceTestClock(
+    request: AdvanceTestClockRequest,
+    callback: (error: ServiceError | null, response: AdvanceTestClockResponse) => void,
+  ): ClientUnaryCall;
+  advanceTestClock(
+    request: AdvanceTestClockRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: AdvanceTestClockResponse) => void,
+  ): ClientUnaryCall;
+  advanceTestClock(
+    request: AdvanceTestClockRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: AdvanceTestClockResponse) => void,
+  ): ClientUnaryCall;
+  /** Deletes the clock and archives its accounts. */
+  deleteTestClock(
+    request: DeleteTestClockRequest,
+    callback: (error: ServiceError | null, response: DeleteTestClockResponse) => void,
+  ): ClientUnaryCall;
+  deleteTestClock(
+    request: DeleteTestClockRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: DeleteTestClockResponse) => void,
+  ): ClientUnaryCall;
+  deleteTestClock(
+    request: DeleteTestClockRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: DeleteTestClockResponse) => void,
+  ): ClientUnaryCall;
 }
 
 export const AccountsServiceClient = makeGenericClientConstructor(

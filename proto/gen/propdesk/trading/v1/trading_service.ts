@@ -473,6 +473,18 @@ export interface PublishQuoteResponse {
   quote?: Quote | undefined;
 }
 
+export interface PublishTestClockQuoteRequest {
+  organizationId: string;
+  mode: Mode;
+  testClockId: string;
+  /** Its time is ignored: the clock's frozen_time is the quote's. */
+  quote?: Quote | undefined;
+}
+
+export interface PublishTestClockQuoteResponse {
+  quote?: Quote | undefined;
+}
+
 export interface StreamQuotesRequest {
   quote?: Quote | undefined;
 }
@@ -4270,6 +4282,200 @@ export const PublishQuoteResponse: MessageFns<PublishQuoteResponse> = {
   },
 };
 
+function createBasePublishTestClockQuoteRequest(): PublishTestClockQuoteRequest {
+  return { organizationId: "", mode: 0, testClockId: "", quote: undefined };
+}
+
+export const PublishTestClockQuoteRequest: MessageFns<PublishTestClockQuoteRequest> = {
+  encode(message: PublishTestClockQuoteRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.organizationId !== "") {
+      writer.uint32(10).string(message.organizationId);
+    }
+    if (message.mode !== 0) {
+      writer.uint32(16).int32(message.mode);
+    }
+    if (message.testClockId !== "") {
+      writer.uint32(26).string(message.testClockId);
+    }
+    if (message.quote !== undefined) {
+      Quote.encode(message.quote, writer.uint32(34).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): PublishTestClockQuoteRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBasePublishTestClockQuoteRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.organizationId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.mode = reader.int32() as any;
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.testClockId = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.quote = Quote.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): PublishTestClockQuoteRequest {
+    return {
+      organizationId: isSet(object.organizationId)
+        ? globalThis.String(object.organizationId)
+        : isSet(object.organization_id)
+        ? globalThis.String(object.organization_id)
+        : "",
+      mode: isSet(object.mode) ? modeFromJSON(object.mode) : 0,
+      testClockId: isSet(object.testClockId)
+        ? globalThis.String(object.testClockId)
+        : isSet(object.test_clock_id)
+        ? globalThis.String(object.test_clock_id)
+        : "",
+      quote: isSet(object.quote) ? Quote.fromJSON(object.quote) : undefined,
+    };
+  },
+
+  toJSON(message: PublishTestClockQuoteRequest): unknown {
+    const obj: any = {};
+    if (message.organizationId !== "") {
+      obj.organizationId = message.organizationId;
+    }
+    if (message.mode !== 0) {
+      obj.mode = modeToJSON(message.mode);
+    }
+    if (message.testClockId !== "") {
+      obj.testClockId = message.testClockId;
+    }
+    if (message.quote !== undefined) {
+      obj.quote = Quote.toJSON(message.quote);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<PublishTestClockQuoteRequest>, I>>(base?: I): PublishTestClockQuoteRequest {
+    return PublishTestClockQuoteRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<PublishTestClockQuoteRequest>, I>>(object: I): PublishTestClockQuoteRequest {
+    const message = createBasePublishTestClockQuoteRequest();
+    message.organizationId = object.organizationId ?? "";
+    message.mode = object.mode ?? 0;
+    message.testClockId = object.testClockId ?? "";
+    message.quote = (object.quote !== undefined && object.quote !== null) ? Quote.fromPartial(object.quote) : undefined;
+    return message;
+  },
+};
+
+function createBasePublishTestClockQuoteResponse(): PublishTestClockQuoteResponse {
+  return { quote: undefined };
+}
+
+export const PublishTestClockQuoteResponse: MessageFns<PublishTestClockQuoteResponse> = {
+  encode(message: PublishTestClockQuoteResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.quote !== undefined) {
+      Quote.encode(message.quote, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): PublishTestClockQuoteResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBasePublishTestClockQuoteResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.quote = Quote.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): PublishTestClockQuoteResponse {
+    return { quote: isSet(object.quote) ? Quote.fromJSON(object.quote) : undefined };
+  },
+
+  toJSON(message: PublishTestClockQuoteResponse): unknown {
+    const obj: any = {};
+    if (message.quote !== undefined) {
+      obj.quote = Quote.toJSON(message.quote);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<PublishTestClockQuoteResponse>, I>>(base?: I): PublishTestClockQuoteResponse {
+    return PublishTestClockQuoteResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<PublishTestClockQuoteResponse>, I>>(
+    object: I,
+  ): PublishTestClockQuoteResponse {
+    const message = createBasePublishTestClockQuoteResponse();
+    message.quote = (object.quote !== undefined && object.quote !== null) ? Quote.fromPartial(object.quote) : undefined;
+    return message;
+  },
+};
+
 function createBaseStreamQuotesRequest(): StreamQuotesRequest {
   return { quote: undefined };
 }
@@ -4858,6 +5064,23 @@ export const TradingServiceService = {
       Buffer.from(StreamQuotesResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): StreamQuotesResponse => StreamQuotesResponse.decode(value),
   },
+  /**
+   * A test clock's own price (SPEC 13; test mode only): stored at the clock's frozen_time and
+   * evaluated at once for the clock's accounts, as a live quote is for the others (fills,
+   * stops and take profits, breaches, passes, warnings). The live feed never reaches them. An
+   * advancing clock is a conflict; a deleted one or another organization's not_found.
+   */
+  publishTestClockQuote: {
+    path: "/propdesk.trading.v1.TradingService/PublishTestClockQuote" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: PublishTestClockQuoteRequest): Buffer =>
+      Buffer.from(PublishTestClockQuoteRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): PublishTestClockQuoteRequest => PublishTestClockQuoteRequest.decode(value),
+    responseSerialize: (value: PublishTestClockQuoteResponse): Buffer =>
+      Buffer.from(PublishTestClockQuoteResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): PublishTestClockQuoteResponse => PublishTestClockQuoteResponse.decode(value),
+  },
 } as const;
 
 export interface TradingServiceServer extends UntypedServiceImplementation {
@@ -4907,6 +5130,13 @@ export interface TradingServiceServer extends UntypedServiceImplementation {
   publishQuote: handleUnaryCall<PublishQuoteRequest, PublishQuoteResponse>;
   /** Client-streaming feed for internal market-data sources. */
   streamQuotes: handleClientStreamingCall<StreamQuotesRequest, StreamQuotesResponse>;
+  /**
+   * A test clock's own price (SPEC 13; test mode only): stored at the clock's frozen_time and
+   * evaluated at once for the clock's accounts, as a live quote is for the others (fills,
+   * stops and take profits, breaches, passes, warnings). The live feed never reaches them. An
+   * advancing clock is a conflict; a deleted one or another organization's not_found.
+   */
+  publishTestClockQuote: handleUnaryCall<PublishTestClockQuoteRequest, PublishTestClockQuoteResponse>;
 }
 
 export interface TradingServiceClient extends Client {
@@ -5279,6 +5509,27 @@ export interface TradingServiceClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: StreamQuotesResponse) => void,
   ): ClientWritableStream<StreamQuotesRequest>;
+  /**
+   * A test clock's own price (SPEC 13; test mode only): stored at the clock's frozen_time and
+   * evaluated at once for the clock's accounts, as a live quote is for the others (fills,
+   * stops and take profits, breaches, passes, warnings). The live feed never reaches them. An
+   * advancing clock is a conflict; a deleted one or another organization's not_found.
+   */
+  publishTestClockQuote(
+    request: PublishTestClockQuoteRequest,
+    callback: (error: ServiceError | null, response: PublishTestClockQuoteResponse) => void,
+  ): ClientUnaryCall;
+  publishTestClockQuote(
+    request: PublishTestClockQuoteRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: PublishTestClockQuoteResponse) => void,
+  ): ClientUnaryCall;
+  publishTestClockQuote(
+    request: PublishTestClockQuoteRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: PublishTestClockQuoteResponse) => void,
+  ): ClientUnaryCall;
 }
 
 export const TradingServiceClient = makeGenericClientConstructor(

@@ -6,6 +6,16 @@ import { programsAndPhases } from './0004-programs-and-phases';
 import { eventTraceContext } from './0005-event-trace-context';
 import { livemodePartition } from './0006-livemode';
 import { operationsSchema } from './0007-operations';
+import { testClocksSchema } from './0008-test-clocks';
 
 /** The accounts core's schema, applied in this order (the trading module has its own list). */
-export const coreMigrations: Migration[] = [coreSchema, provisioningAndLogins, idempotencyRecords, programsAndPhases, eventTraceContext, livemodePartition, operationsSchema];
+export const coreMigrations: Migration[] = [
+  coreSchema,
+  provisioningAndLogins,
+  idempotencyRecords,
+  programsAndPhases,
+  eventTraceContext,
+  livemodePartition,
+  operationsSchema,
+  testClocksSchema,
+];

@@ -1,4 +1,5 @@
 import { execute, selectRows, toNumber, type Sequelize } from '@propdesk/kit';
+import { universeCondition } from './positions';
 
 /** Takes or renews this replica's lease for `ttlMs`, and answers the replicas whose lease is live now (sorted). */
 export async function renewLease(sequelize: Sequelize, replicaId: string, ttlMs: number): Promise<string[]> {
@@ -26,12 +27,13 @@ export async function pruneLeases(sequelize: Sequelize, olderThanSeconds: number
   await execute(sequelize, 'DELETE FROM engine_leases WHERE expires_at < now() - make_interval(secs => $age)', { age: olderThanSeconds });
 }
 
-/** Accounts holding live (open or pending) positions, optionally of one symbol. */
-export async function liveAccountNumbers(sequelize: Sequelize, symbol?: string): Promise<number[]> {
+/** Accounts of a universe (the live market's by default, or a test clock's) holding live (open or pending) positions, optionally of one symbol. */
+export async function liveAccountNumbers(sequelize: Sequelize, symbol?: string, clockId: string | null = null): Promise<number[]> {
   const rows = await selectRows<{ account_number: string }>(
     sequelize,
-    `SELECT DISTINCT account_number FROM positions WHERE status IN ('open', 'pending') AND (CAST($symbol AS text) IS NULL OR symbol = $symbol)`,
-    { symbol: symbol ?? null },
+    `SELECT DISTINCT account_number FROM positions
+      WHERE status IN ('open', 'pending') AND (CAST($symbol AS text) IS NULL OR symbol = $symbol) AND ${universeCondition(clockId)}`,
+    clockId === null ? { symbol: symbol ?? null } : { symbol: symbol ?? null, clockId },
   );
   return rows.map((r) => toNumber(r.account_number));
 }

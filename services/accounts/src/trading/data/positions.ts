@@ -139,20 +139,36 @@ export async function livePositionsOfAccount(sequelize: Sequelize, accountNumber
   return rows.map(toPosition);
 }
 
-/** The open and pending positions of many accounts in one query (the engine's reloads). */
-export async function livePositionsOfAccounts(sequelize: Sequelize, numbers: number[]): Promise<Position[]> {
+/** The open and pending positions of many accounts in one query (the engine's reloads, a test clock's step). */
+export async function livePositionsOfAccounts(sequelize: Sequelize, numbers: number[], tx?: Transaction): Promise<Position[]> {
   if (numbers.length === 0) return [];
   const rows = await selectRows<PositionRow>(
     sequelize,
     `SELECT ${POSITION_COLUMNS} FROM positions WHERE account_number = ANY($numbers::bigint[]) AND status IN ('open', 'pending') ORDER BY seq`,
     { numbers },
+    tx,
   );
   return rows.map(toPosition);
 }
 
-/** Every open and pending position: the engine's index at start. */
-export async function allLivePositions(sequelize: Sequelize): Promise<Position[]> {
-  const rows = await selectRows<PositionRow>(sequelize, `SELECT ${POSITION_COLUMNS} FROM positions WHERE status IN ('open', 'pending')`);
+/**
+ * The accounts of one universe as a condition on a column holding account numbers: the live
+ * market's (accounts on no test clock; `clockId` null) or one test clock's (SPEC 13). The live
+ * engine never reads a clock's accounts, and a clock's engine never the market's.
+ */
+export function universeCondition(clockId: string | null, column = 'account_number'): string {
+  return clockId === null
+    ? `NOT EXISTS (SELECT 1 FROM accounts ua WHERE ua.number = ${column} AND ua.test_clock_id IS NOT NULL)`
+    : `${column} IN (SELECT ua.number FROM accounts ua WHERE ua.test_clock_id = $clockId)`;
+}
+
+/** Every open and pending position of a universe's accounts: the engine's index at start. */
+export async function allLivePositions(sequelize: Sequelize, clockId: string | null = null): Promise<Position[]> {
+  const rows = await selectRows<PositionRow>(
+    sequelize,
+    `SELECT ${POSITION_COLUMNS} FROM positions WHERE status IN ('open', 'pending') AND ${universeCondition(clockId)}`,
+    clockId === null ? {} : { clockId },
+  );
   return rows.map(toPosition);
 }
 
@@ -183,12 +199,13 @@ export async function fillPending(
   return row ? toPosition(row) : null;
 }
 
-export async function cancelPending(sequelize: Sequelize, tx: Transaction, accountNumber: number, reason: string, id?: string): Promise<Position[]> {
+/** Cancels resting orders at `now` (the account's time: a test clock's for its accounts). */
+export async function cancelPending(sequelize: Sequelize, tx: Transaction, accountNumber: number, reason: string, now: Date, id?: string): Promise<Position[]> {
   const rows = await selectRows<PositionRow>(
     sequelize,
-    `UPDATE positions SET status = 'cancelled', close_reason = $reason, closed_at = now(), updated_at = now()
+    `UPDATE positions SET status = 'cancelled', close_reason = $reason, closed_at = $now, updated_at = now()
       WHERE account_number = $accountNumber AND status = 'pending'${id ? ' AND id = $id' : ''} RETURNING ${POSITION_COLUMNS}`,
-    id ? { accountNumber, reason, id } : { accountNumber, reason },
+    id ? { accountNumber, reason, now, id } : { accountNumber, reason, now },
     tx,
   );
   return rows.map(toPosition);
@@ -221,12 +238,12 @@ export async function announceMoneyChange(sequelize: Sequelize, tx: Transaction,
   );
 }
 
-/** Accounts whose positions changed recently (any replica), with the latest change time. */
+/** Accounts of the live market whose positions changed recently (any replica), with the latest change time. */
 export async function recentlyChangedAccounts(sequelize: Sequelize, lookbackSeconds: number): Promise<Array<{ accountNumber: number; changedAt: Date }>> {
   const rows = await selectRows<{ account_number: string; changed_at: Date }>(
     sequelize,
     `SELECT account_number, max(updated_at) AS changed_at FROM positions
-      WHERE updated_at > now() - make_interval(secs => $lookback) GROUP BY account_number`,
+      WHERE updated_at > now() - make_interval(secs => $lookback) AND ${universeCondition(null)} GROUP BY account_number`,
     { lookback: lookbackSeconds },
   );
   return rows.map((r) => ({ accountNumber: toNumber(r.account_number), changedAt: r.changed_at }));
@@ -250,13 +267,14 @@ export async function listPositions(
 }
 
 /** Minimum-trading-days counts of many accounts in one query (the current attempt's). */
-export async function tradingDaysOf(sequelize: Sequelize, numbers: number[]): Promise<Map<number, number>> {
+export async function tradingDaysOf(sequelize: Sequelize, numbers: number[], tx?: Transaction): Promise<Map<number, number>> {
   if (numbers.length === 0) return new Map();
   const rows = await selectRows<{ account_number: string; n: string }>(
     sequelize,
     `SELECT p.account_number, count(DISTINCT p.trading_day) AS n FROM positions p JOIN accounts a ON a.number = p.account_number AND a.attempt = p.attempt
       WHERE p.account_number = ANY($numbers::bigint[]) AND p.trading_day IS NOT NULL GROUP BY p.account_number`,
     { numbers },
+    tx,
   );
   return new Map(rows.map((r) => [toNumber(r.account_number), toNumber(r.n)]));
 }

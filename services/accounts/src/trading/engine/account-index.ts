@@ -2,6 +2,7 @@ import type { Sequelize } from '@propdesk/kit';
 import { readAccounts } from '../core-port';
 import type { DayStart } from '../data/account-days';
 import { dailyProfitsOf } from '../data/daily-profits';
+import { liveAccountNumbers } from '../data/engine-leases';
 import { allLivePositions, livePositionsOfAccounts, recentlyChangedAccounts, tradingDaysOf, type Position } from '../data/positions';
 import { nextWeekendStart } from '../domain/calendar';
 import { dateOf, type Clock } from '../domain/clock';
@@ -28,6 +29,8 @@ export interface AccountIndexOptions {
   metrics: EngineMetrics;
   /** Whether this replica evaluates the account (replica-share.ts). */
   owns(accountNumber: number): boolean;
+  /** The universe indexed: the live market's accounts (null) or one test clock's (SPEC 13); never both. */
+  clockId: string | null;
 }
 
 /**
@@ -51,11 +54,18 @@ export class AccountIndex {
     this.days = new DayStarts({ sequelize: options.sequelize, rolloverHourUtc: options.rolloverHourUtc, table: options.table, accounts: this.accounts });
   }
 
-  /** Indexes every live position of the accounts this replica owns (the engine's first load). */
+  /** Indexes every live position of the universe's accounts this replica owns (the engine's first load). */
   async loadAll(): Promise<void> {
     const ticket = ++this.ticket;
-    const live = (await allLivePositions(this.options.sequelize)).filter((p) => this.options.owns(p.accountNumber));
+    const live = (await allLivePositions(this.options.sequelize, this.options.clockId)).filter((p) => this.options.owns(p.accountNumber));
     await this.rebuild([...new Set(live.map((p) => p.accountNumber))], live, ticket);
+  }
+
+  /** Indexes, for one call, the universe's accounts holding live positions of `symbol` (a test clock's quote); answers them. */
+  async loadHolders(symbol: string): Promise<number[]> {
+    const numbers = (await liveAccountNumbers(this.options.sequelize, symbol, this.options.clockId)).filter((n) => !this.accounts.has(n));
+    await this.reload(numbers, true);
+    return numbers;
   }
 
   /** Reloads the owned accounts whose positions changed lately (on any replica) since this replica last looked. */
@@ -117,7 +127,8 @@ export class AccountIndex {
       const account = accounts.get(n);
       const mine = byAccount.get(n) ?? [];
       // Accounts without live positions stay until evaluated once (a closing loss may breach), then evaluate() prunes them.
-      if (!account || account.status !== 'active') {
+      // An account of another universe (a test clock's, for the live engine) is never indexed.
+      if (!account || account.status !== 'active' || account.testClockId !== this.options.clockId) {
         if (previous) this.drop(previous);
         continue;
       }

@@ -5,13 +5,17 @@ import type { Quote } from '../domain/instruments';
 /**
  * The latest quote of each symbol as this replica knows it (what positions are marked and orders
  * priced at), and its storage: a unary quote is stored at once, streamed ones by the engine's next
- * tick (the latest per symbol), which also picks up what other replicas stored.
+ * tick (the latest per symbol), which also picks up what other replicas stored. The prices of one
+ * universe: the live market's, or a test clock's (`clockId`, SPEC 13).
  */
 export class QuoteCache {
   readonly latest = new Map<string, Quote>();
   private readonly unsaved = new Map<string, Quote>();
 
-  constructor(private readonly sequelize: Sequelize) {}
+  constructor(
+    private readonly sequelize: Sequelize,
+    private readonly clockId: string | null = null,
+  ) {}
 
   get(symbol: string): Quote | undefined {
     return this.latest.get(symbol);
@@ -24,12 +28,12 @@ export class QuoteCache {
 
   /** Every stored quote (the engine's first load). */
   async load(): Promise<void> {
-    for (const q of await loadQuotes(this.sequelize)) this.latest.set(q.symbol, q);
+    for (const q of await loadQuotes(this.sequelize, undefined, this.clockId)) this.latest.set(q.symbol, q);
   }
 
   /** The stored quotes newer than the cached ones (other replicas' quotes). */
   async pickUp(symbol?: string): Promise<void> {
-    for (const q of await loadQuotes(this.sequelize, symbol)) {
+    for (const q of await loadQuotes(this.sequelize, symbol, this.clockId)) {
       const cached = this.latest.get(q.symbol);
       if (!cached || q.time.getTime() > cached.time.getTime()) this.latest.set(q.symbol, q);
     }
@@ -37,7 +41,7 @@ export class QuoteCache {
 
   /** A unary quote, stored at once. */
   store(quote: Quote): Promise<void> {
-    return upsertQuotes(this.sequelize, [quote]);
+    return upsertQuotes(this.sequelize, [quote], undefined, this.clockId);
   }
 
   /** A streamed quote, stored by the next flush (only the latest of its symbol). */
@@ -49,6 +53,6 @@ export class QuoteCache {
     if (this.unsaved.size === 0) return;
     const batch = [...this.unsaved.values()];
     this.unsaved.clear();
-    await upsertQuotes(this.sequelize, batch);
+    await upsertQuotes(this.sequelize, batch, undefined, this.clockId);
   }
 }

@@ -30,6 +30,13 @@ export interface TradingEngineOptions {
    * accounts it owns, and receives every quote the other replicas receive. Without one, it owns all.
    */
   cluster?: EngineCluster;
+  /**
+   * One test clock's universe (SPEC 13) instead of the live market: the engine evaluates that
+   * clock's accounts at the clock's prices and time (`clock`: its frozen time), loading them per
+   * call (no index kept between calls, no background tick, no replicas). Such an engine is built
+   * for one call and stopped after it (engine/clock-market.ts).
+   */
+  testClock?: { id: string };
   /** Where the engine's metrics go (the service's /metrics registry); default: a registry of its own. */
   metricsRegistry?: Registry;
   /**

@@ -57,13 +57,14 @@ export class TradingEngine implements LiveEngine {
     const closed = this.closing.signal;
     const clock = (this.clock = options.clock ?? systemClock);
     const metrics = (this.metrics = createEngineMetrics(options.metricsRegistry));
-    const quotes = (this.quotes = new QuoteCache(sequelize));
+    const clockId = options.testClock?.id ?? null;
+    const quotes = (this.quotes = new QuoteCache(sequelize, clockId));
     this.ctx = { sequelize, logger, rolloverHourUtc, now: () => dateOf(clock), quote: (symbol) => quotes.get(symbol), lifecycle: options.lifecycle };
     const limits = { threshold: options.equityWriteThreshold ?? 1, maxAgeMs: options.equityMaxAgeMs ?? 15_000 };
     const writer = (this.writer = new EquityWriter(sequelize, logger, limits, table, () => this.gate.verdictsFirst(), clock));
     const marker = (this.marker = new Marker({ table, books, quotes: quotes.latest, sink: writer }));
     const owns = (n: number) => this.replicas.owns(n);
-    this.index = new AccountIndex({ sequelize, rolloverHourUtc, clock, table, books, marker, writer, metrics, owns });
+    this.index = new AccountIndex({ sequelize, rolloverHourUtc, clock, table, books, marker, writer, metrics, owns, clockId });
     this.gate = new VerdictGate({ ctx: this.ctx, pool: options.verdicts, table, accounts: this.index.accounts, metrics, logger, clock });
     this.replicas = new ReplicaShare({ cluster: options.cluster, sequelize, logger, index: this.index, ready: () => this.ready(), evaluate: (n) => this.evaluate(n), closed });
     this.feed = new QuoteQueue({ evaluate: (q, receivedAt) => this.processQuote(q, receivedAt), metrics, logger, lagWarnMs: options.lagWarnMs ?? 1000, closed });
@@ -84,6 +85,8 @@ export class TradingEngine implements LiveEngine {
   }
 
   private async load(): Promise<void> {
+    // A test clock's engine lives for one call: its prices now, its accounts as that call needs them.
+    if (this.options.testClock) return this.quotes.load();
     await this.replicas.start((quote) => {
       // Another replica's quote: stored by that replica, evaluated here for this replica's accounts.
       if (!this.closing.signal.aborted) void this.feed.enqueue(quote);
@@ -116,7 +119,7 @@ export class TradingEngine implements LiveEngine {
     await this.ready();
     await this.quotes.store(quote);
     this.replicas.publish(quote);
-    const guests = await this.replicas.visit(quote.symbol);
+    const guests = this.options.testClock ? await this.index.loadHolders(quote.symbol) : await this.replicas.visit(quote.symbol);
     await this.feed.enqueue(quote);
     this.replicas.leave(guests);
     // A unary quote is rare (CLI, tests) and its caller reads the account next: write the marks now.
@@ -125,6 +128,7 @@ export class TradingEngine implements LiveEngine {
 
   /** After an order, close or breach through the API: refresh the index and evaluate that account at once (another replica's account only for this call). */
   async afterAccountChange(accountNumber: number): Promise<void> {
+    await this.ready();
     await this.index.reload([accountNumber], true);
     await this.evaluate([accountNumber]);
     this.replicas.leave([accountNumber]);

@@ -18,8 +18,9 @@ import { listPositions } from '../use-cases/list-positions';
 import { listTrades } from '../use-cases/list-trades';
 import { placeOrder } from '../use-cases/place-order';
 import { publishQuote } from '../use-cases/publish-quote';
+import { publishTestClockQuote } from '../use-cases/publish-test-clock-quote';
 import type { Payout } from '../data/payouts';
-import type { LiveEngine } from '../use-cases/trading-context';
+import type { ClockQuotes, LiveEngine, Markets } from '../use-cases/trading-context';
 import {
   orderTypeFromProto,
   positionStatusFromProto,
@@ -38,7 +39,10 @@ import {
 import { createStreamQuotesHandler } from './stream-quotes-handler';
 
 export interface TradingHandlerDeps {
+  /** The live market: its quotes and feed. */
   engine: LiveEngine;
+  /** Every account's market (the live one, or its test clock's) and the clocks' own quotes. */
+  markets: Markets & ClockQuotes;
   cursors: CursorCodec;
   /** The service's database, where the writes' Idempotency-Key records live (kit idempotency.ts). */
   sequelize: Sequelize;
@@ -48,27 +52,27 @@ export interface TradingHandlerDeps {
 const payoutResponse = (payout: Payout) => ({ payout: toProtoPayout(payout) });
 
 /** TradingService: proto in, use case, proto out. Typed against the service: a forgotten RPC is a compile error. */
-export function createTradingHandlers({ engine, cursors, sequelize, logger }: TradingHandlerDeps): AsyncServiceImplementation<tradingv1.TradingServiceServer> {
+export function createTradingHandlers({ engine, markets, cursors, sequelize, logger }: TradingHandlerDeps): AsyncServiceImplementation<tradingv1.TradingServiceServer> {
   return {
     // Writes run through the kit's exactly-once helper: with an Idempotency-Key, once.
     placeOrder(req, ctx) {
       const order = { ...req, side: sideFromProto(req.side), type: orderTypeFromProto(req.type) };
-      return exactlyOnce(ctx, sequelize, tradingv1.PlaceOrderResponse, (position) => ({ position: toProtoPosition(position) }), () => placeOrder(engine, order), logger);
+      return exactlyOnce(ctx, sequelize, tradingv1.PlaceOrderResponse, (position) => ({ position: toProtoPosition(position) }), () => placeOrder(markets, order), logger);
     },
     closePosition(req, ctx) {
-      return exactlyOnce(ctx, sequelize, tradingv1.ClosePositionResponse, (position) => ({ position: toProtoPosition(position) }), () => closePosition(engine, req), logger);
+      return exactlyOnce(ctx, sequelize, tradingv1.ClosePositionResponse, (position) => ({ position: toProtoPosition(position) }), () => closePosition(markets, req), logger);
     },
     breachAccount(req, ctx) {
-      return exactlyOnce(ctx, sequelize, tradingv1.BreachAccountResponse, (account) => ({ account: toProtoAccount(account) }), () => breachAccount(engine, req), logger);
+      return exactlyOnce(ctx, sequelize, tradingv1.BreachAccountResponse, (account) => ({ account: toProtoAccount(account) }), () => breachAccount(markets, req), logger);
     },
     resetAccount(req, ctx) {
-      return exactlyOnce(ctx, sequelize, tradingv1.ResetAccountResponse, (account) => ({ account: toProtoAccount(account) }), () => resetAccount(engine, req), logger);
+      return exactlyOnce(ctx, sequelize, tradingv1.ResetAccountResponse, (account) => ({ account: toProtoAccount(account) }), () => resetAccount(markets, req), logger);
     },
     createPayout(req, ctx) {
-      return exactlyOnce(ctx, sequelize, tradingv1.CreatePayoutResponse, payoutResponse, () => createPayout(engine, req), logger);
+      return exactlyOnce(ctx, sequelize, tradingv1.CreatePayoutResponse, payoutResponse, () => createPayout(markets, req), logger);
     },
     async listPayouts(req) {
-      const page = await listPayouts(engine, cursors, req);
+      const page = await listPayouts(markets, cursors, req);
       return { payouts: page.items.map(toProtoPayout), nextPageToken: page.nextPageToken };
     },
     async listOrganizationPayouts(req) {
@@ -96,29 +100,29 @@ export function createTradingHandlers({ engine, cursors, sequelize, logger }: Tr
       return exactlyOnce(ctx, sequelize, tradingv1.AdjustBalanceResponse, (adjustment) => ({ adjustment: toProtoAdjustment(adjustment) }), () => adjustBalance(engine, req), logger);
     },
     async listPositions(req) {
-      const page = await listPositions(engine, cursors, { ...req, status: positionStatusFromProto(req.status) });
+      const page = await listPositions(markets, cursors, { ...req, status: positionStatusFromProto(req.status) });
       return { positions: page.items.map(toProtoPosition), nextPageToken: page.nextPageToken };
     },
     async listTrades(req) {
-      const page = await listTrades(engine, cursors, req);
+      const page = await listTrades(markets, cursors, req);
       return { deals: page.items.map(toProtoDeal), nextPageToken: page.nextPageToken };
     },
     async listFlags(req) {
-      const page = await listFlags(engine, cursors, req);
+      const page = await listFlags(markets, cursors, req);
       return { flags: page.items.map(toProtoFlag), nextPageToken: page.nextPageToken };
     },
     async getAnalytics(req) {
-      return { analytics: await getAnalytics(engine, req) };
+      return { analytics: await getAnalytics(markets, req) };
     },
     async getEquityCurve(req) {
-      const points = await getEquityCurve(engine, { ...req, from: req.from ?? null, to: req.to ?? null, maxPoints: req.maxPoints });
+      const points = await getEquityCurve(markets, { ...req, from: req.from ?? null, to: req.to ?? null, maxPoints: req.maxPoints });
       return { points: points.map(toProtoEquityPoint) };
     },
     async getReport(req) {
-      return { report: await getReport(engine, req) };
+      return { report: await getReport(markets, req) };
     },
     async getTerms(req) {
-      return { terms: await getTerms(engine, req) };
+      return { terms: await getTerms(markets, req) };
     },
     async listInstruments() {
       return { instruments: INSTRUMENTS.map(toProtoInstrument) };
@@ -127,5 +131,8 @@ export function createTradingHandlers({ engine, cursors, sequelize, logger }: Tr
       return { quote: toProtoQuote(await publishQuote(engine, req.quote)) };
     },
     streamQuotes: createStreamQuotesHandler(engine),
+    publishTestClockQuote(req, ctx) {
+      return exactlyOnce(ctx, sequelize, tradingv1.PublishTestClockQuoteResponse, (quote) => ({ quote: toProtoQuote(quote) }), () => publishTestClockQuote(markets, { sequelize }, req), logger);
+    },
   };
 }

@@ -1,7 +1,7 @@
 import { AppError, cursorScope, pageSize, type CursorCodec, type ScopeFields } from '@propdesk/kit';
 import { parseAccountNumber, parseScope } from '../core-port';
 import { requireAccount } from './account-access';
-import type { LiveEngine, TradingContext } from './trading-context';
+import type { Markets, TradingContext } from './trading-context';
 
 export interface Page<T> {
   items: T[];
@@ -20,7 +20,7 @@ export interface AccountPageRequest extends ScopeFields {
  * organization, mode, account, list and filter.
  */
 export async function accountPage<T extends { seq: number }>(
-  engine: LiveEngine,
+  markets: Markets,
   cursors: CursorCodec,
   list: { name: string; filter?: string },
   req: AccountPageRequest,
@@ -28,7 +28,7 @@ export async function accountPage<T extends { seq: number }>(
 ): Promise<Page<T>> {
   const tenant = parseScope(req);
   const number = parseAccountNumber(req.number);
-  const ctx = await engine.context();
+  const ctx = await (await markets.of(tenant, number, 'read')).context();
   await requireAccount(ctx, tenant, number);
   const scope = `${list.name}:${cursorScope(tenant)}:${number}${list.filter === undefined ? '' : `:${list.filter}`}`;
   const limit = pageSize(req.pageSize);

@@ -5,27 +5,29 @@ import { livePositionsOfAccount } from '../data/positions';
 import { tradingDayOf, tradingDayStart } from '../domain/calendar';
 import { requireActive } from './account-access';
 import { applyBreach } from './apply-breach';
-import { equityFromPositions, type LiveEngine } from './trading-context';
+import { equityFromPositions, type Markets } from './trading-context';
 
 /**
  * BreachAccount (POST .../breach {reason}): staff end an evaluation by hand. The same breach the
  * rules apply (apply-breach.ts), with rule manual; answers the account as committed.
  */
-export async function breachAccount(engine: LiveEngine, req: ScopeFields & { number: string; reason: string }): Promise<Account> {
+export async function breachAccount(markets: Markets, req: ScopeFields & { number: string; reason: string }): Promise<Account> {
   const scope = parseScope(req);
   const number = parseAccountNumber(req.number);
-  const ctx = await engine.context();
+  const market = await markets.of(scope, number, 'write');
+  const ctx = await market.context();
   const reason = requireText(req.reason, 'reason', { max: 500 });
   const now = ctx.now();
   // Read before the transaction: it may insert today's row, and the locked transaction uses one connection only.
   const startOfDayBalance =
-    engine.startOfDayBalance(number) ??
+    market.startOfDayBalance(number) ??
     (await startOfDayBalances(ctx.sequelize, [number], tradingDayOf(now, ctx.rolloverHourUtc), tradingDayStart(now, ctx.rolloverHourUtc))).get(number)?.balance ??
     null;
   // Answers the account as this transaction committed it (the effect transaction's answer).
   const breached = await effectTransaction(ctx.sequelize, async (tx) => {
     const account = await lockAccount(ctx.sequelize, tx, number, scope);
     if (!account) throw accountNotFound();
+    await ctx.checkTime?.(tx);
     requireActive(account);
     const live = await livePositionsOfAccount(ctx.sequelize, number, tx);
     const equity = equityFromPositions(ctx, account.balance, live);
@@ -35,6 +37,6 @@ export async function breachAccount(engine: LiveEngine, req: ScopeFields & { num
     if (!after) throw accountNotFound();
     return after;
   });
-  await engine.afterAccountChange(number);
+  await market.afterAccountChange(number);
   return breached;
 }

@@ -21,13 +21,14 @@ import { exitPrice, profitAt } from '../domain/pnl';
 import { advanceRunningStats, type RunningStats } from '../domain/running-stats';
 import { requireActive } from './account-access';
 import { positionClosedData } from './position-events';
-import { equityFromPositions, equityPointStatement, markPosition, requireQuote, type LiveEngine, type MarkedPosition, type TradingContext } from './trading-context';
+import { equityFromPositions, equityPointStatement, markPosition, requireQuote, type Markets, type MarkedPosition, type TradingContext } from './trading-context';
 
-/** ClosePosition: closes an open position at the current price (or cancels a resting order), then lets the engine re-evaluate the account. */
-export async function closePosition(engine: LiveEngine, req: ScopeFields & { number: string; positionId: string }): Promise<MarkedPosition> {
+/** ClosePosition: closes an open position at the current price of the account's market (or cancels a resting order), then lets it re-evaluate the account. */
+export async function closePosition(markets: Markets, req: ScopeFields & { number: string; positionId: string }): Promise<MarkedPosition> {
   const scope = parseScope(req);
   const number = parseAccountNumber(req.number);
-  const ctx = await engine.context();
+  const market = await markets.of(scope, number, 'write');
+  const ctx = await market.context();
   // A malformed id can name no position: not_found, as for a missing one (the REST path says the same).
   if (!isUuid(req.positionId)) throw new AppError('not_found', 'position not found');
   const positionId = req.positionId.toLowerCase();
@@ -38,7 +39,7 @@ export async function closePosition(engine: LiveEngine, req: ScopeFields & { num
     if (!position) throw new AppError('not_found', 'position not found');
     return markPosition(ctx, position);
   });
-  await engine.afterAccountChange(number);
+  await market.afterAccountChange(number);
   return marked;
 }
 
@@ -77,8 +78,9 @@ async function closeInTx(ctx: TradingContext, tx: Transaction, req: CloseRequest
       if (req.scope) throw accountNotFound();
       return null;
     }
-    const position = await findPosition(ctx.sequelize, req.accountNumber, req.positionId, tx);
     const manual = req.reason === 'manual';
+    if (manual) await ctx.checkTime?.(tx);
+    const position = await findPosition(ctx.sequelize, req.accountNumber, req.positionId, tx);
     if (!position) {
       if (manual) throw new AppError('not_found', 'position not found');
       return null;
@@ -87,7 +89,7 @@ async function closeInTx(ctx: TradingContext, tx: Transaction, req: CloseRequest
     else if (account.status !== 'active') return null;
 
     if (position.status === 'pending' && manual) {
-      const [cancelled] = await cancelPending(ctx.sequelize, tx, req.accountNumber, 'manual', position.id);
+      const [cancelled] = await cancelPending(ctx.sequelize, tx, req.accountNumber, 'manual', now, position.id);
       return cancelled ?? null;
     }
     if (position.status !== 'open') {

@@ -1,9 +1,11 @@
+import type { Transaction } from '@propdesk/kit';
 import { lockAccount, type Account } from '../core-port';
 import { livePositionsAndRunningStats } from '../data/closing';
-import { countTradingDays } from '../data/positions';
+import { countTradingDays, type Position } from '../data/positions';
 import { dailyProfits, withToday } from '../data/daily-profits';
 import { tradingDayOf } from '../domain/calendar';
 import { consistencyHolds, evaluate, type AccountSnapshot } from '../domain/rules';
+import type { RunningStats } from '../domain/running-stats';
 import { applyBreach } from './apply-breach';
 import { applyPass } from './apply-pass';
 import { equityFromPositions, type TradingContext } from './trading-context';
@@ -17,49 +19,70 @@ export type EvaluationOutcome = { kind: 'breached' | 'passed' | 'unchanged' | 'i
  * replicas seeing the same quote, can never breach twice or breach on a position another replica
  * already closed.
  */
-export async function evaluateAccount(
-  ctx: TradingContext,
-  accountNumber: number,
-  hints: { peakEquity: number; startOfDayBalance: number; startOfDayEquity?: number; highestEodBalance?: number },
-): Promise<EvaluationOutcome> {
+export async function evaluateAccount(ctx: TradingContext, accountNumber: number, hints: VerdictHints): Promise<EvaluationOutcome> {
   return ctx.sequelize.transaction(async (tx) => {
     const account = await lockAccount(ctx.sequelize, tx, accountNumber);
     if (!account || account.status !== 'active') return { kind: 'inactive', account };
     // The running figures come with the positions: a verdict's closes then cost no round trip of their own.
     const { live, running } = await livePositionsAndRunningStats(ctx.sequelize, accountNumber, account.initialBalance, tx);
-    const equity = equityFromPositions(ctx, account.balance, live);
-    const peakEquity = Math.max(account.peakEquity, hints.peakEquity, equity);
-    const snapshot: AccountSnapshot = {
-      initialBalance: account.initialBalance,
-      balance: account.balance,
-      equity,
-      peakEquity,
-      startOfDayBalance: hints.startOfDayBalance,
-      startOfDayEquity: hints.startOfDayEquity,
-      highestEodBalance: hints.highestEodBalance,
-      tradingDays: 0,
-    };
-    // The trading days weigh only toward a pass: a breach is judged without reading them.
-    let verdict = evaluate(account.terms, snapshot);
-    if (verdict.kind !== 'breached') {
-      snapshot.tradingDays = await countTradingDays(ctx.sequelize, accountNumber, tx);
-      verdict = evaluate(account.terms, snapshot);
-    }
-    if (verdict.kind === 'passed' && account.terms.consistencyPct !== null) {
-      // Consistency: the best day's profit, today's floating included, against the attempt's total.
-      const today = tradingDayOf(ctx.now(), ctx.rolloverHourUtc);
-      const days = await dailyProfits(ctx.sequelize, accountNumber, ctx.rolloverHourUtc, tx);
-      verdict = evaluate(account.terms, snapshot, consistencyHolds(account.terms, withToday(days, today, equity - account.balance)));
-    }
-    switch (verdict.kind) {
-      case 'breached': {
-        const observed = { equity, peakEquity, startOfDayBalance: hints.startOfDayBalance };
-        return { kind: 'breached', account: await applyBreach(ctx, tx, account, live, observed, verdict.breach, running) };
-      }
-      case 'passed':
-        return { kind: 'passed', account: await applyPass(ctx, tx, account, live, { equity, peakEquity, tradingDays: snapshot.tradingDays }, running) };
-      case 'none':
-        return { kind: 'unchanged', account: { ...account, equity, peakEquity } };
-    }
+    return decideLocked(ctx, tx, account, live, hints, running);
   });
+}
+
+/** What the caller knows of the account's day and peak (the engine's view, or a test clock's step). */
+export interface VerdictHints {
+  peakEquity: number;
+  startOfDayBalance: number;
+  startOfDayEquity?: number;
+  highestEodBalance?: number;
+}
+
+/**
+ * evaluateAccount's verdict inside the caller's transaction, the active account locked and its
+ * live positions read under that lock: judged on the committed figures, then breached or passed
+ * (a test clock's advance takes it at a trading day's start, in the step's transaction).
+ */
+export async function decideLocked(
+  ctx: TradingContext,
+  tx: Transaction,
+  account: Account,
+  live: Position[],
+  hints: VerdictHints,
+  running?: RunningStats,
+): Promise<EvaluationOutcome> {
+  const accountNumber = account.number;
+  const equity = equityFromPositions(ctx, account.balance, live);
+  const peakEquity = Math.max(account.peakEquity, hints.peakEquity, equity);
+  const snapshot: AccountSnapshot = {
+    initialBalance: account.initialBalance,
+    balance: account.balance,
+    equity,
+    peakEquity,
+    startOfDayBalance: hints.startOfDayBalance,
+    startOfDayEquity: hints.startOfDayEquity,
+    highestEodBalance: hints.highestEodBalance,
+    tradingDays: 0,
+  };
+  // The trading days weigh only toward a pass: a breach is judged without reading them.
+  let verdict = evaluate(account.terms, snapshot);
+  if (verdict.kind !== 'breached') {
+    snapshot.tradingDays = await countTradingDays(ctx.sequelize, accountNumber, tx);
+    verdict = evaluate(account.terms, snapshot);
+  }
+  if (verdict.kind === 'passed' && account.terms.consistencyPct !== null) {
+    // Consistency: the best day's profit, today's floating included, against the attempt's total.
+    const today = tradingDayOf(ctx.now(), ctx.rolloverHourUtc);
+    const days = await dailyProfits(ctx.sequelize, accountNumber, ctx.rolloverHourUtc, tx);
+    verdict = evaluate(account.terms, snapshot, consistencyHolds(account.terms, withToday(days, today, equity - account.balance)));
+  }
+  switch (verdict.kind) {
+    case 'breached': {
+      const observed = { equity, peakEquity, startOfDayBalance: hints.startOfDayBalance };
+      return { kind: 'breached', account: await applyBreach(ctx, tx, account, live, observed, verdict.breach, running) };
+    }
+    case 'passed':
+      return { kind: 'passed', account: await applyPass(ctx, tx, account, live, { equity, peakEquity, tradingDays: snapshot.tradingDays }, running) };
+    case 'none':
+      return { kind: 'unchanged', account: { ...account, equity, peakEquity } };
+  }
 }

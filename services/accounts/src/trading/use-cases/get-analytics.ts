@@ -4,13 +4,13 @@ import { dealBreakdown, readRunningStats } from '../data/deal-stats';
 import { indicators } from '../domain/indicators';
 import { headroom } from '../domain/rules';
 import { liveAccountView } from './live-account-view';
-import type { LiveEngine } from './trading-context';
+import type { Markets } from './trading-context';
 
 /** GetAnalytics: indicators plus the headroom left before each limit (snake_case: the Struct goes to REST as is). */
-export async function getAnalytics(engine: LiveEngine, req: ScopeFields & { number: string }): Promise<Record<string, unknown>> {
+export async function getAnalytics(markets: Markets, req: ScopeFields & { number: string }): Promise<Record<string, unknown>> {
   const scope = parseScope(req);
   const number = parseAccountNumber(req.number);
-  const ctx = await engine.context();
+  const ctx = await (await markets.of(scope, number, 'read')).context();
   const view = await liveAccountView(ctx, scope, number);
   const [{ totals }, running] = await Promise.all([
     dealBreakdown(ctx.sequelize, number),

@@ -2,7 +2,7 @@ import { AppError, type ScopeFields } from '@propdesk/kit';
 import { parseAccountNumber, parseScope } from '../core-port';
 import { equityCurve, equityCurveBuckets, equityRange, type CurvePoint } from '../data/statistics';
 import { requireAccount } from './account-access';
-import type { LiveEngine } from './trading-context';
+import type { Markets } from './trading-context';
 
 /** At most this many points per answer, and the default. */
 export const EQUITY_CURVE_MAX_POINTS = 5000;
@@ -21,12 +21,12 @@ export function equityPointBudget(maxPoints: number | undefined): number {
  * range answers a bounded number of points with one aggregate over the range's rows.
  */
 export async function getEquityCurve(
-  engine: LiveEngine,
+  markets: Markets,
   req: ScopeFields & { number: string; from: Date | null; to: Date | null; maxPoints?: number },
 ): Promise<CurvePoint[]> {
   const scope = parseScope(req);
   const number = parseAccountNumber(req.number);
-  const ctx = await engine.context();
+  const ctx = await (await markets.of(scope, number, 'read')).context();
   const { to } = req;
   if (req.from && to && req.from.getTime() > to.getTime()) throw new AppError('invalid_request', 'from must not be after to', 'from');
   const account = await requireAccount(ctx, scope, number);

@@ -10,7 +10,7 @@ import { roundMoney } from '../domain/instruments';
 import { floatingProfit } from '../domain/pnl';
 import { liveAccountView } from './live-account-view';
 import { termsSection } from './terms-section';
-import type { LiveEngine, TradingContext } from './trading-context';
+import type { Markets, TradingContext } from './trading-context';
 
 /** The report lists the newest deals up to this cap; the complete list pages through ListTrades. */
 export const REPORT_DEALS_CAP = 1000;
@@ -80,10 +80,10 @@ function positionJson(ctx: TradingContext, p: Position): Record<string, unknown>
  * except for the per-day history (one index-ordered pass in SQL); the raw deal list is capped at
  * the newest REPORT_DEALS_CAP (the complete list pages through ListTrades).
  */
-export async function getReport(engine: LiveEngine, req: ScopeFields & { number: string }): Promise<Record<string, unknown>> {
+export async function getReport(markets: Markets, req: ScopeFields & { number: string }): Promise<Record<string, unknown>> {
   const scope = parseScope(req);
   const accountNumber = parseAccountNumber(req.number);
-  const ctx = await engine.context();
+  const ctx = await (await markets.of(scope, accountNumber, 'read')).context();
   const view = await liveAccountView(ctx, scope, accountNumber);
   const { account, snapshot } = view;
   const seq = ctx.sequelize;

@@ -25,7 +25,7 @@ export async function liquidateInTx(ctx: TradingContext, tx: Transaction, accoun
     if (result) balance = result.balance;
   }
   // `live` was read under the row lock, and orders are placed under it too: nothing to cancel when none is pending.
-  if (live.some((p) => p.status === 'pending')) await cancelPending(ctx.sequelize, tx, account.number, reason);
+  if (live.some((p) => p.status === 'pending')) await cancelPending(ctx.sequelize, tx, account.number, reason, now);
   const writes = batch ? [] : closeBatchStatements(account.number, closes);
   if (writes.length > 0) await executeTogether(ctx.sequelize, writes, tx, EVENTS_NOTIFIED);
   return balance;

@@ -1,9 +1,9 @@
 import type { CursorCodec } from '@propdesk/kit';
 import { listFlags as listFlagRows, type Flag } from '../data/flags';
 import { accountPage, type AccountPageRequest, type Page } from './account-pages';
-import type { LiveEngine } from './trading-context';
+import type { Markets } from './trading-context';
 
 /** ListFlags: what the rules found on an account (flags and the breach), oldest first. */
-export function listFlags(engine: LiveEngine, cursors: CursorCodec, req: AccountPageRequest): Promise<Page<Flag>> {
-  return accountPage(engine, cursors, { name: 'flags' }, req, (ctx, number, after, limit) => listFlagRows(ctx.sequelize, number, after, limit));
+export function listFlags(markets: Markets, cursors: CursorCodec, req: AccountPageRequest): Promise<Page<Flag>> {
+  return accountPage(markets, cursors, { name: 'flags' }, req, (ctx, number, after, limit) => listFlagRows(ctx.sequelize, number, after, limit));
 }

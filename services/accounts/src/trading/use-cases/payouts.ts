@@ -6,7 +6,7 @@ import { insertPayout, listPayouts as listPayoutRows, pendingPayoutTotal, shiftA
 import { roundMoney } from '../domain/instruments';
 import { consistencyHolds } from '../domain/rules';
 import { accountPage, type AccountPageRequest, type Page } from './account-pages';
-import type { LiveEngine } from './trading-context';
+import type { Markets } from './trading-context';
 
 export const notAllowed = (why: string) => new AppError('payout_not_allowed', why);
 
@@ -23,14 +23,16 @@ export const notAllowed = (why: string) => new AppError('payout_not_allowed', wh
  *  - With it (SPEC 14) the payout is pending, its amount reserved, the balance unchanged, and
  *    payout.requested; the firm approves or rejects it (payout-decisions.ts).
  */
-export async function createPayout(engine: LiveEngine, req: ScopeFields & { number: string; amount?: number }): Promise<Payout> {
+export async function createPayout(markets: Markets, req: ScopeFields & { number: string; amount?: number }): Promise<Payout> {
   const scope = parseScope(req);
   const number = parseAccountNumber(req.number);
   const requested = req.amount === undefined ? undefined : requireExactNumber(req.amount, 'amount', { unit: 'USD', step: MONEY_STEP });
-  const ctx = await engine.context();
+  const market = await markets.of(scope, number, 'write');
+  const ctx = await market.context();
   const payout = await effectTransaction(ctx.sequelize, async (tx) => {
     const account = await lockAccount(ctx.sequelize, tx, number, scope);
     if (!account) throw accountNotFound();
+    await ctx.checkTime?.(tx);
     refuse(account);
     const terms = account.terms;
     if (terms.requiresKyc) await requireVerifiedTrader(ctx.sequelize, tx, account);
@@ -102,7 +104,7 @@ export async function createPayout(engine: LiveEngine, req: ScopeFields & { numb
     });
     return created;
   });
-  if (payout.status !== 'pending') await engine.afterAccountChange(number);
+  if (payout.status !== 'pending') await market.afterAccountChange(number);
   return payout;
 }
 
@@ -124,6 +126,6 @@ export async function requireVerifiedTrader(sequelize: Sequelize, tx: Transactio
 }
 
 /** ListPayouts (GET .../payouts): oldest first, paged. */
-export function listPayouts(engine: LiveEngine, cursors: CursorCodec, req: AccountPageRequest): Promise<Page<Payout>> {
-  return accountPage(engine, cursors, { name: 'payouts' }, req, (ctx, number, after, limit) => listPayoutRows(ctx.sequelize, number, after, limit));
+export function listPayouts(markets: Markets, cursors: CursorCodec, req: AccountPageRequest): Promise<Page<Payout>> {
+  return accountPage(markets, cursors, { name: 'payouts' }, req, (ctx, number, after, limit) => listPayoutRows(ctx.sequelize, number, after, limit));
 }

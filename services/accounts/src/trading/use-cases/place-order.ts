@@ -8,7 +8,7 @@ import { checkPreOrderRules, haltedViolation, validateOrderAgainstMarket, valida
 import { marginFor, type Side } from '../domain/pnl';
 import { requireActive } from './account-access';
 import { positionOpenedData } from './position-events';
-import { equityFromPositions, markPosition, recordEquityPoint, requireQuote, type LiveEngine, type MarkedPosition, type TradingContext } from './trading-context';
+import { equityFromPositions, markPosition, recordEquityPoint, requireQuote, type Markets, type MarkedPosition, type TradingContext } from './trading-context';
 
 export interface PlaceOrderRequest extends ScopeFields {
   number: string;
@@ -22,15 +22,16 @@ export interface PlaceOrderRequest extends ScopeFields {
   takeProfit?: number;
 }
 
-/** PlaceOrder: checks the request, places the order at the freshest stored quote, and lets the engine evaluate the account at once. */
-export async function placeOrder(engine: LiveEngine, req: PlaceOrderRequest): Promise<MarkedPosition> {
+/** PlaceOrder: checks the request, places the order at the freshest stored quote of the account's market, and lets it evaluate the account at once. */
+export async function placeOrder(markets: Markets, req: PlaceOrderRequest): Promise<MarkedPosition> {
   const scope = parseScope(req);
   const number = parseAccountNumber(req.number);
   const { side, type } = req;
   if (!side) throw new AppError('invalid_request', 'side must be buy or sell', 'side');
   if (!type) throw new AppError('invalid_request', 'type must be market, limit or stop', 'type');
-  const ctx = await engine.context();
-  if (typeof req.symbol === 'string' && req.symbol.length > 0) await engine.refreshQuote(req.symbol.toUpperCase());
+  const market = await markets.of(scope, number, 'write');
+  const ctx = await market.context();
+  if (typeof req.symbol === 'string' && req.symbol.length > 0) await market.refreshQuote(req.symbol.toUpperCase());
   const marked = await placeValidatedOrder(ctx, scope, number, {
     symbol: req.symbol,
     side,
@@ -40,7 +41,7 @@ export async function placeOrder(engine: LiveEngine, req: PlaceOrderRequest): Pr
     stopLoss: req.stopLoss,
     takeProfit: req.takeProfit,
   });
-  await engine.afterAccountChange(number);
+  await market.afterAccountChange(number);
   return marked;
 }
 
@@ -64,6 +65,7 @@ async function placeValidatedOrder(ctx: TradingContext, scope: TenantScope, acco
   return effectTransaction(ctx.sequelize, async (tx): Promise<MarkedPosition> => {
     const account = await lockAccount(ctx.sequelize, tx, accountNumber, scope);
     if (!account) throw accountNotFound();
+    await ctx.checkTime?.(tx);
     requireActive(account);
     const live = await livePositionsOfAccount(ctx.sequelize, accountNumber, tx);
     const equity = equityFromPositions(ctx, account.balance, live);

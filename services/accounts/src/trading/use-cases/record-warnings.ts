@@ -1,3 +1,4 @@
+import type { Transaction } from '@propdesk/kit';
 import { appendEvent, lockAccount, scopeOfAccount, type Account } from '../core-port';
 import { insertWarning } from '../data/warnings';
 import { warningPeriod, type Warning } from '../domain/rules';
@@ -17,14 +18,19 @@ export async function recordWarnings(ctx: TradingContext, seen: Account, warning
   await ctx.sequelize.transaction(async (tx) => {
     const account = await lockAccount(ctx.sequelize, tx, seen.number);
     if (!account || account.status !== 'active' || account.attempt !== seen.attempt) return;
-    for (const w of warnings) {
-      const fresh = await insertWarning(ctx.sequelize, tx, { accountNumber: account.number, attempt: account.attempt, rule: w.rule, period: warningPeriod(w.rule, day) });
-      if (!fresh) continue;
-      await appendEvent(ctx.sequelize, tx, {
-        ...scopeOfAccount(account),
-        type: 'account.warning',
-        data: { account: account.number, trader_id: account.traderId, rule: w.rule, used_pct: w.usedPct, limit: w.limit, equity },
-      });
-    }
+    await recordWarningsLocked(ctx, tx, account, warnings, equity, day);
   });
+}
+
+/** recordWarnings inside the caller's transaction, the active account locked (a test clock's step). */
+export async function recordWarningsLocked(ctx: TradingContext, tx: Transaction, account: Account, warnings: Warning[], equity: number, day: string): Promise<void> {
+  for (const w of warnings) {
+    const fresh = await insertWarning(ctx.sequelize, tx, { accountNumber: account.number, attempt: account.attempt, rule: w.rule, period: warningPeriod(w.rule, day) });
+    if (!fresh) continue;
+    await appendEvent(ctx.sequelize, tx, {
+      ...scopeOfAccount(account),
+      type: 'account.warning',
+      data: { account: account.number, trader_id: account.traderId, rule: w.rule, used_pct: w.usedPct, limit: w.limit, equity },
+    });
+  }
 }

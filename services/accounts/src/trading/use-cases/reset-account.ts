@@ -15,7 +15,7 @@ import { forgetAccountDays } from '../data/account-days';
 import { forgetDealStats } from '../data/deal-stats';
 import { livePositionsOfAccount } from '../data/positions';
 import { liquidateInTx } from './liquidate-account';
-import { recordEquityPoint, type LiveEngine } from './trading-context';
+import { recordEquityPoint, type Markets } from './trading-context';
 
 /** An evaluation-phase account, active or breached; passed/archived: their codes; funded: conflict. */
 function requireResettable(account: Account): void {
@@ -31,10 +31,11 @@ function requireResettable(account: Account): void {
  * sessions revoked, account.reset. The account row lock serializes it with a breach, a payout or
  * another reset of the same account.
  */
-export async function resetAccount(engine: LiveEngine, req: ScopeFields & { number: string }): Promise<Account> {
+export async function resetAccount(markets: Markets, req: ScopeFields & { number: string }): Promise<Account> {
   const scope = parseScope(req);
   const number = parseAccountNumber(req.number);
-  const ctx = await engine.context();
+  const market = await markets.of(scope, number, 'write');
+  const ctx = await market.context();
   const lifecycle = ctx.lifecycle;
   if (!lifecycle) throw new AppError('unavailable', 'resets are not available');
   // Refused before any credit is reserved; checked again under the lock.
@@ -46,6 +47,7 @@ export async function resetAccount(engine: LiveEngine, req: ScopeFields & { numb
   const reset = await lifecycle.withOneCredit(scope, async (tx) => {
     const account = await lockAccount(ctx.sequelize, tx, number, scope);
     if (!account) throw accountNotFound();
+    await ctx.checkTime?.(tx);
     requireResettable(account);
     const now = ctx.now();
     const live = await livePositionsOfAccount(ctx.sequelize, number, tx);
@@ -64,6 +66,6 @@ export async function resetAccount(engine: LiveEngine, req: ScopeFields & { numb
     if (!after) throw accountNotFound();
     return after;
   });
-  await engine.afterAccountChange(number);
+  await market.afterAccountChange(number);
   return reset;
 }

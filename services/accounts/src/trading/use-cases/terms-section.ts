@@ -3,7 +3,7 @@ import { parseAccountNumber, parseScope, type Terms } from '../core-port';
 import { listFlags, type Flag } from '../data/flags';
 import { headroom } from '../domain/rules';
 import { liveAccountView, type LiveAccountView } from './live-account-view';
-import type { LiveEngine } from './trading-context';
+import type { Markets } from './trading-context';
 
 /** The frozen terms as the report shows them (snake_case; the default initial balance is a provisioning detail). */
 function termsJson(terms: Terms): Record<string, unknown> {
@@ -52,10 +52,10 @@ export function termsSection(view: LiveAccountView, breaches: Flag[]): Record<st
 }
 
 /** GetTerms: the terms section without the report's deal aggregates (cheap whatever the history). */
-export async function getTerms(engine: LiveEngine, req: ScopeFields & { number: string }): Promise<Record<string, unknown>> {
+export async function getTerms(markets: Markets, req: ScopeFields & { number: string }): Promise<Record<string, unknown>> {
   const scope = parseScope(req);
   const accountNumber = parseAccountNumber(req.number);
-  const ctx = await engine.context();
+  const ctx = await (await markets.of(scope, accountNumber, 'read')).context();
   const view = await liveAccountView(ctx, scope, accountNumber);
   const breaches = await listFlags(ctx.sequelize, accountNumber, 0, 200, 'breach');
   return termsSection(view, breaches.filter((f) => f.attempt === view.account.attempt));

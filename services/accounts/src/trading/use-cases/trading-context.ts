@@ -1,4 +1,4 @@
-import { AppError, type Logger, type Sequelize, type Statement, type Transaction } from '@propdesk/kit';
+import { AppError, type Logger, type Sequelize, type Statement, type TenantScope, type Transaction } from '@propdesk/kit';
 import type { PhaseLifecycle } from '../core-port';
 import type { Position } from '../data/positions';
 import { equityMinutesStatement, upsertEquityMinutes } from '../data/equity-minutes';
@@ -16,24 +16,53 @@ export interface TradingContext {
   quote: QuoteLookup;
   /** The core's side of progression and resets (absent: a pass just ends in passed, resets are unavailable). */
   lifecycle?: PhaseLifecycle;
+  /**
+   * Inside a write's transaction, once the account row is locked: for an account on a test clock
+   * (SPEC 13), that the clock still stands where `now()` was read (ready, at that time), else 409
+   * conflict (an advance began meanwhile, and its steps lock the clock's accounts); nothing on
+   * the live market.
+   */
+  checkTime?(tx: Transaction): Promise<void>;
 }
 
 /**
- * What the RPCs' use cases need of the running engine (TradingEngine implements it): its
- * context once quotes and the live-position index are loaded, and the hooks that keep its
- * in-memory view in step with what a request changed.
+ * Where an account trades (SPEC 13): the live market (the engine), or its test clock's time and
+ * prices. What the RPCs' use cases decide by, and how they let the market see what they changed.
  */
-export interface LiveEngine {
+export interface Market {
+  /** The context: this market's time and prices (the live one after the engine's first load). */
+  context(): Promise<TradingContext>;
+  /** The freshest stored quote of a symbol, so an order priced here sees quotes other replicas received. */
+  refreshQuote(symbol: string): Promise<Quote | undefined>;
+  /** After an order, close, breach, reset or payout: evaluate that account at once and write its marks. */
+  afterAccountChange(accountNumber: number): Promise<void>;
+  /** Today's start-of-day balance as the market's engine knows it (null when it does not). */
+  startOfDayBalance(accountNumber: number): number | null;
+}
+
+/** A test clock's own prices (SPEC 13). */
+export interface ClockQuotes {
+  /** Stored at the clock's time and evaluated at once for the clock's accounts, as a live quote is for the market's. */
+  publishClockQuote(clock: { id: string; frozenTime: Date }, quote: Quote): Promise<void>;
+}
+
+/** Every account's market: what the RPCs' use cases trade through. */
+export interface Markets {
+  /**
+   * The market of an account as seen from `scope` (a live scope's accounts are never on a clock).
+   * `write`: an account whose clock is advancing is refused with 409 conflict.
+   */
+  of(scope: TenantScope, accountNumber: number, purpose: 'read' | 'write'): Promise<Market>;
+}
+
+/**
+ * The live market (TradingEngine implements it): its context once quotes and the live-position
+ * index are loaded, the hooks that keep its in-memory view in step with what a request changed,
+ * and the market data that moves it.
+ */
+export interface LiveEngine extends Market {
   /** The time the engine decides by: a quote taken through the API is stamped with it. */
   readonly clock: Clock;
-  /** The context, after the engine's first load (quotes priced, live positions indexed). */
-  context(): Promise<TradingContext>;
-  /** Reads the stored latest quote of a symbol, so an order priced here sees quotes other replicas received. */
-  refreshQuote(symbol: string): Promise<Quote | undefined>;
-  /** After an order, close or breach: refresh the index, evaluate that account and write its marks. */
-  afterAccountChange(accountNumber: number): Promise<void>;
-  /** Today's start-of-day balance as the engine knows it (null before it first marked the account today). */
-  startOfDayBalance(accountNumber: number): number | null;
   /** A unary quote: stored at once, evaluated before the promise resolves. */
   publishQuote(quote: Quote): Promise<void>;
   /** A streamed quote: stored by the next tick, evaluated on its own and in arrival order; resolves once evaluated. */

@@ -7,6 +7,7 @@ import { engineLeasesSchema } from './0005-engine-leases';
 import { attemptsPayoutsWarningsSchema } from './0006-attempts-payouts-warnings';
 import { payoutsLivemodeSchema } from './0007-payouts-livemode';
 import { operationsSchema } from './0008-operations';
+import { testClockQuotesSchema } from './0009-test-clock-quotes';
 
 /**
  * The trading module's schema (positions, deals, flags, quotes, equity history, report
@@ -24,4 +25,5 @@ export const tradingMigrations: Migration[] = [
   { ...attemptsPayoutsWarningsSchema, formerNames: ['trading-0005-attempts-payouts-warnings'] },
   payoutsLivemodeSchema,
   operationsSchema,
+  testClockQuotesSchema,
 ];
