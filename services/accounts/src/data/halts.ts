@@ -2,15 +2,17 @@ import { scopeBind, selectOne, selectTogether, type Sequelize, type TenantScope,
 import type { Account } from '../domain/account';
 import { ACCOUNT_COLUMNS, toAccount, type AccountRow } from './accounts';
 import { eventsOfRowsStatement, NOTIFY_COLUMN } from './outbox';
+import { clockNowSql } from './test-clocks';
 
 /**
- * SPEC 14's halts: an account's trading_halted with the reason and time, inside the caller's
- * transaction (row locked); lifting it clears both.
+ * SPEC 14's halts: an account's trading_halted with the reason and time (the account's: its test
+ * clock's on one, SPEC 13), inside the caller's transaction (row locked); lifting it clears both.
  */
 export async function writeHalt(sequelize: Sequelize, tx: Transaction, number: number, reason: string | null): Promise<Account> {
   const row = await selectOne<AccountRow>(
     sequelize,
-    `UPDATE accounts SET trading_halted = $halted, halted_reason = $reason, halted_at = CASE WHEN $halted THEN now() END, updated_at = now()
+    `UPDATE accounts SET trading_halted = $halted, halted_reason = $reason, halted_at = CASE WHEN $halted THEN ${clockNowSql('test_clock_id')} END,
+           updated_at = now()
       WHERE number = $number RETURNING ${ACCOUNT_COLUMNS}`,
     { number, halted: reason !== null, reason },
     tx,
@@ -33,7 +35,8 @@ export async function haltProgramAccounts(sequelize: Sequelize, tx: Transaction,
   const halting = reason !== null;
   const changed = {
     name: 'changed',
-    sql: `UPDATE accounts SET trading_halted = $halted, halted_reason = $reason, halted_at = CASE WHEN $halted THEN now() END, updated_at = now()
+    sql: `UPDATE accounts SET trading_halted = $halted, halted_reason = $reason, halted_at = CASE WHEN $halted THEN ${clockNowSql('test_clock_id')} END,
+               updated_at = now()
            WHERE organization_id = $org AND livemode = $livemode AND program = $program AND ${halting ? HALTABLE : 'trading_halted'}
        RETURNING number`,
     bind: { ...scopeBind(scope), program, halted: halting, reason },

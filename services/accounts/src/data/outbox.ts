@@ -121,8 +121,8 @@ export const NOTIFY_COLUMN = NOTIFY;
 /**
  * One event per row of `source` (a named statement of the same executeTogether: a set-based
  * change of many accounts), built by the database: one INSERT however many rows, in `orderBy`
- * order, each with its own id (EVENT_ID_SQL) and its data (`data.sql`, a jsonb expression over the
- * row, with its own bind values).
+ * order, each with its own id (EVENT_ID_SQL), its data (`data.sql`, a jsonb expression over the
+ * row, with its own bind values) and its time as appendEvent's (an account's test clock's).
  */
 export function eventsOfRowsStatement(
   scope: TenantScope,
@@ -132,9 +132,10 @@ export function eventsOfRowsStatement(
   orderBy: string,
 ): Statement {
   return {
-    sql: `INSERT INTO events (id, organization_id, livemode, type, data, traceparent, tracestate)
-          SELECT ${EVENT_ID_SQL}, $org::uuid, $livemode::boolean, $type, ${data.sql}, $traceparent::text, $tracestate::text
-            FROM ${source} ORDER BY ${orderBy}`,
+    sql: `INSERT INTO events (id, organization_id, livemode, type, data, traceparent, tracestate, created_at)
+          SELECT ${EVENT_ID_SQL}, $org::uuid, $livemode::boolean, $type, row_event.data, $traceparent::text, $tracestate::text,
+                 ${eventTimeSql({ createdAt: 'CAST(NULL AS timestamptz)', livemode: '$livemode::boolean', data: 'row_event.data' })}
+            FROM ${source}, LATERAL (SELECT ${data.sql} AS data) row_event ORDER BY ${orderBy}`,
     bind: { ...data.bind, org: scope.organizationId, livemode: scope.livemode, type, ...traceBind() },
   };
 }

@@ -38,6 +38,8 @@ async function startService(): Promise<void> {
       ACCOUNTS_GRPC_PORT: '0',
       AUTH_GRPC_ADDRESS: auth.address,
       CURSOR_SECRET: 'accounts-crash-cursor-secret',
+      // Suites run in parallel against one PostgreSQL: a small pool keeps them under its max_connections.
+      DATABASE_POOL_MAX: '8',
       CREDENTIALS_KEY: randomBytes(32).toString('hex'),
     },
     listening: 'accounts service listening',

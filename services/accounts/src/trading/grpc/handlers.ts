@@ -53,6 +53,8 @@ const payoutResponse = (payout: Payout) => ({ payout: toProtoPayout(payout) });
 
 /** TradingService: proto in, use case, proto out. Typed against the service: a forgotten RPC is a compile error. */
 export function createTradingHandlers({ engine, markets, cursors, sequelize, logger }: TradingHandlerDeps): AsyncServiceImplementation<tradingv1.TradingServiceServer> {
+  // A decision on a payout finds it, then acts in its account's market.
+  const desk = { sequelize, markets };
   return {
     // Writes run through the kit's exactly-once helper: with an Idempotency-Key, once.
     placeOrder(req, ctx) {
@@ -84,20 +86,20 @@ export function createTradingHandlers({ engine, markets, cursors, sequelize, log
     },
     approvePayout(req, ctx) {
       const input = { ...req, decidedBy: deciderFromProto(req.decidedBy) };
-      return exactlyOnce(ctx, sequelize, tradingv1.ApprovePayoutResponse, payoutResponse, () => approvePayout(engine, input), logger);
+      return exactlyOnce(ctx, sequelize, tradingv1.ApprovePayoutResponse, payoutResponse, () => approvePayout(desk, input), logger);
     },
     rejectPayout(req, ctx) {
       const input = { ...req, decidedBy: deciderFromProto(req.decidedBy) };
-      return exactlyOnce(ctx, sequelize, tradingv1.RejectPayoutResponse, payoutResponse, () => rejectPayout(engine, input), logger);
+      return exactlyOnce(ctx, sequelize, tradingv1.RejectPayoutResponse, payoutResponse, () => rejectPayout(desk, input), logger);
     },
     markPayoutPaid(req, ctx) {
-      return exactlyOnce(ctx, sequelize, tradingv1.MarkPayoutPaidResponse, payoutResponse, () => markPayoutPaid(engine, req), logger);
+      return exactlyOnce(ctx, sequelize, tradingv1.MarkPayoutPaidResponse, payoutResponse, () => markPayoutPaid(desk, req), logger);
     },
     reinstateAccount(req, ctx) {
-      return exactlyOnce(ctx, sequelize, tradingv1.ReinstateAccountResponse, (account) => ({ account: toProtoAccount(account) }), () => reinstateAccount(engine, req), logger);
+      return exactlyOnce(ctx, sequelize, tradingv1.ReinstateAccountResponse, (account) => ({ account: toProtoAccount(account) }), () => reinstateAccount(markets, req), logger);
     },
     adjustBalance(req, ctx) {
-      return exactlyOnce(ctx, sequelize, tradingv1.AdjustBalanceResponse, (adjustment) => ({ adjustment: toProtoAdjustment(adjustment) }), () => adjustBalance(engine, req), logger);
+      return exactlyOnce(ctx, sequelize, tradingv1.AdjustBalanceResponse, (adjustment) => ({ adjustment: toProtoAdjustment(adjustment) }), () => adjustBalance(markets, req), logger);
     },
     async listPositions(req) {
       const page = await listPositions(markets, cursors, { ...req, status: positionStatusFromProto(req.status) });

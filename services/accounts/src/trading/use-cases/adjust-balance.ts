@@ -3,7 +3,7 @@ import { accountNotFound, appendEvent, lockAccount, parseAccountNumber, parseSco
 import { balanceDealStatements, toDeal, type DealRow } from '../data/deals';
 import { announceMoneyChange, livePositionsOfAccount } from '../data/positions';
 import { roundMoney } from '../domain/instruments';
-import { equityFromPositions, recordEquityPoint, type LiveEngine } from './trading-context';
+import { equityFromPositions, recordEquityPoint, type Markets } from './trading-context';
 
 /** A balance adjustment as answered: the id is its balance deal's. */
 export interface Adjustment {
@@ -22,17 +22,20 @@ export interface Adjustment {
  * trades, balance and equity moved by the amount (the peak follows a credit), a point on the
  * equity curve, account.adjusted. An active or breached account (a breach wrongly booked may be
  * corrected before it is reinstated); passed and archived ones are refused with their status's
- * code. After the commit the engine evaluates the account at once, so a debit can breach it.
+ * code. Stamped with the time of the account's market (its test clock's on one, SPEC 13). After
+ * the commit its market evaluates the account at once, so a debit can breach it.
  */
-export async function adjustBalance(engine: LiveEngine, req: ScopeFields & { number: string; amount: number; reason: string }): Promise<Adjustment> {
+export async function adjustBalance(markets: Markets, req: ScopeFields & { number: string; amount: number; reason: string }): Promise<Adjustment> {
   const scope = parseScope(req);
   const number = parseAccountNumber(req.number);
   const amount = requireExactNumber(req.amount, 'amount', { unit: 'USD', step: MONEY_STEP, nonZero: true, max: MAX_INITIAL_BALANCE });
   const reason = requireText(req.reason, 'reason', { max: 500 });
-  const ctx = await engine.context();
+  const market = await markets.of(scope, number, 'write');
+  const ctx = await market.context();
   const adjustment = await effectTransaction(ctx.sequelize, async (tx): Promise<Adjustment> => {
     const account = await lockAccount(ctx.sequelize, tx, number, scope);
     if (!account) throw accountNotFound();
+    await ctx.checkTime?.(tx);
     refuseStatus(account, ['passed', 'archived'], 'takes no balance adjustment');
     const balanceAfter = roundMoney(account.balance + amount);
     if (balanceAfter < 0) throw new AppError('invalid_request', `amount ${amount.toFixed(2)} would take the balance of ${account.balance.toFixed(2)} below 0`, 'amount');
@@ -57,6 +60,6 @@ export async function adjustBalance(engine: LiveEngine, req: ScopeFields & { num
     await recordAudit(tx, { scope, action: 'account.adjust', target: { type: 'account', id: String(number) }, changes: { balance: [account.balance, balanceAfter] } });
     return { id: deal.id, accountNumber: number, amount, reason, balanceAfter, createdAt: now };
   });
-  await engine.afterAccountChange(number);
+  await market.afterAccountChange(number);
   return adjustment;
 }

@@ -1,11 +1,11 @@
-import { AppError, cursorScope, effectTransaction, isUuid, pageSize, recordAudit, requireText, type CursorCodec, type ScopeFields, type TenantScope, type Transaction } from '@propdesk/kit';
+import { AppError, cursorScope, effectTransaction, isUuid, pageSize, recordAudit, requireText, type CursorCodec, type ScopeFields, type Sequelize, type TenantScope, type Transaction } from '@propdesk/kit';
 import { accountNotFound, appendEvent, lockAccount, parseAccountNumber, parseScope, writePayout, type Account } from '../core-port';
 import { findPayout, listOrganizationPayouts as listRows, shiftAccountDays, writeDecision, writePaid, type Payout, type PayoutDecider, type PayoutStatus } from '../data/payouts';
 import { announceMoneyChange } from '../data/positions';
 import { roundMoney } from '../domain/instruments';
 import type { Page } from './account-pages';
 import { notAllowed, refuse, requireVerifiedTrader } from './payouts';
-import type { LiveEngine, TradingContext } from './trading-context';
+import type { LiveEngine, Market, Markets, TradingContext } from './trading-context';
 
 /** A reason or a transfer reference of SPEC 14: required, the kit's text rules. */
 const MAX_REASON_LENGTH = 500;
@@ -72,9 +72,12 @@ export async function listOrganizationPayouts(engine: LiveEngine, cursors: Curso
  * (payout_not_allowed otherwise). Under the account's row lock, then the payout's: of two
  * concurrent approvals one approves and the other finds it approved (conflict, nothing changed).
  */
-export async function approvePayout(engine: LiveEngine, req: ScopeFields & { payoutId: string; decidedBy?: { type: PayoutDecider['type'] | undefined; id: string } }): Promise<Payout> {
+export async function approvePayout(
+  desk: PayoutDesk,
+  req: ScopeFields & { payoutId: string; decidedBy?: { type: PayoutDecider['type'] | undefined; id: string } },
+): Promise<Payout> {
   const by = decider(req.decidedBy);
-  const decided = await decide(engine, req, async ({ ctx, tx, scope, account, payout }) => {
+  const { decided, market } = await decide(desk, req, async ({ ctx, tx, scope, account, payout }) => {
     if (payout.status !== 'pending') throw wrongState(payout, 'pending', 'approved');
     refuse(account);
     if (account.terms.requiresKyc) await requireVerifiedTrader(ctx.sequelize, tx, account);
@@ -102,18 +105,18 @@ export async function approvePayout(engine: LiveEngine, req: ScopeFields & { pay
     });
     return approved;
   });
-  await engine.afterAccountChange(decided.accountNumber);
+  await market.afterAccountChange(decided.accountNumber);
   return decided;
 }
 
 /** RejectPayout (POST /v1/payouts/{id}/reject {reason}): pending -> rejected, its reservation released (payout.rejected). */
 export async function rejectPayout(
-  engine: LiveEngine,
+  desk: PayoutDesk,
   req: ScopeFields & { payoutId: string; decidedBy?: { type: PayoutDecider['type'] | undefined; id: string }; reason: string },
 ): Promise<Payout> {
   const by = decider(req.decidedBy);
   const reason = requireText(req.reason, 'reason', { max: MAX_REASON_LENGTH });
-  return decide(engine, req, async ({ ctx, tx, scope, account, payout }) => {
+  const { decided } = await decide(desk, req, async ({ ctx, tx, scope, account, payout }) => {
     if (payout.status !== 'pending') throw wrongState(payout, 'pending', 'rejected');
     const rejected = await writeDecision(ctx.sequelize, tx, payout.id, { status: 'rejected', decidedAt: ctx.now(), decidedBy: by, balanceAfter: null, reason });
     await appendEvent(ctx.sequelize, tx, {
@@ -124,12 +127,13 @@ export async function rejectPayout(
     await recordAudit(tx, { scope, action: 'payout.reject', target: { type: 'payout', id: payout.id }, changes: { status: ['pending', 'rejected'], reason: [null, reason] } });
     return rejected;
   });
+  return decided;
 }
 
 /** MarkPayoutPaid (POST /v1/payouts/{id}/mark-paid {reference}): approved -> paid (payout.paid). */
-export async function markPayoutPaid(engine: LiveEngine, req: ScopeFields & { payoutId: string; reference: string }): Promise<Payout> {
+export async function markPayoutPaid(desk: PayoutDesk, req: ScopeFields & { payoutId: string; reference: string }): Promise<Payout> {
   const reference = requireText(req.reference, 'reference', { max: MAX_REFERENCE_LENGTH });
-  return decide(engine, req, async ({ ctx, tx, scope, account, payout }) => {
+  const { decided } = await decide(desk, req, async ({ ctx, tx, scope, account, payout }) => {
     if (payout.status !== 'approved') throw wrongState(payout, 'approved', 'marked paid');
     const paid = await writePaid(ctx.sequelize, tx, payout.id, reference, ctx.now());
     await appendEvent(ctx.sequelize, tx, {
@@ -140,6 +144,7 @@ export async function markPayoutPaid(engine: LiveEngine, req: ScopeFields & { pa
     await recordAudit(tx, { scope, action: 'payout.mark_paid', target: { type: 'payout', id: payout.id }, changes: { status: ['approved', 'paid'], reference: [null, reference] } });
     return paid;
   });
+  return decided;
 }
 
 interface DecisionContext {
@@ -150,26 +155,37 @@ interface DecisionContext {
   payout: Payout;
 }
 
+/** What a decision on a payout runs with: the database to find the payout in, and its account's market. */
+export interface PayoutDesk {
+  sequelize: Sequelize;
+  markets: Markets;
+}
+
 /**
- * One decision on a payout, in one transaction: the account's row lock first (the order every
- * change of an account's money takes, so a decision serializes with requests, trades and
- * breaches), then the payout's, re-read there, so what `act` judges is what is committed.
+ * One decision on a payout, in one transaction, in its account's market (its test clock's time
+ * for an account on one, SPEC 13; a clock that is advancing refuses it, 409): the account's row
+ * lock first (the order every change of an account's money takes, so a decision serializes with
+ * requests, trades and breaches), then the payout's, re-read there, so what `act` judges is what
+ * is committed.
  */
 async function decide(
-  engine: LiveEngine,
+  desk: PayoutDesk,
   req: ScopeFields & { payoutId: string },
   act: (d: DecisionContext) => Promise<Payout>,
-): Promise<Payout> {
+): Promise<{ decided: Payout; market: Market }> {
   const scope = parseScope(req);
   const id = payoutId(req.payoutId);
-  const ctx = await engine.context();
-  const seen = await findPayout(ctx.sequelize, scope, id);
+  const seen = await findPayout(desk.sequelize, scope, id);
   if (!seen) throw payoutNotFound();
-  return effectTransaction(ctx.sequelize, async (tx) => {
+  const market = await desk.markets.of(scope, seen.accountNumber, 'write');
+  const ctx = await market.context();
+  const decided = await effectTransaction(ctx.sequelize, async (tx) => {
     const account = await lockAccount(ctx.sequelize, tx, seen.accountNumber, scope);
     if (!account) throw accountNotFound();
+    await ctx.checkTime?.(tx);
     const payout = await findPayout(ctx.sequelize, scope, id, { tx, forUpdate: true });
     if (!payout) throw payoutNotFound();
     return act({ ctx, tx, scope, account, payout });
   });
+  return { decided, market };
 }
