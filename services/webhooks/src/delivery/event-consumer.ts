@@ -44,6 +44,7 @@ function toIncoming(message: accountsv1.StreamEventsResponse): IncomingEvent | u
       created_at: createdAt.toISOString(),
       organization_id: event.organizationId,
       livemode: event.livemode,
+      sequence: event.sequence === undefined ? null : Number(event.sequence),
       data: (event.data ?? {}) as Record<string, unknown>,
     }),
   };

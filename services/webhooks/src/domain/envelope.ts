@@ -5,6 +5,8 @@ export interface EventEnvelope {
   organization_id: string;
   /** SPEC 13: false for an event of test mode. */
   livemode: boolean;
+  /** SPEC 17: the event's place in its account's events; null for an event about no account (and a test event). */
+  sequence: number | null;
   data: Record<string, unknown>;
 }
 
@@ -16,6 +18,7 @@ export function serializeEnvelope(envelope: EventEnvelope): string {
     created_at: envelope.created_at,
     organization_id: envelope.organization_id,
     livemode: envelope.livemode,
+    sequence: envelope.sequence,
     data: envelope.data,
   });
 }

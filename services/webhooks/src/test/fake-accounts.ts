@@ -14,6 +14,8 @@ export interface FakeAccounts {
     organizationId: string;
     livemode?: boolean;
     data?: Record<string, unknown>;
+    /** Its place in its account's events (SPEC 17); absent for an event about no account. */
+    sequence?: number;
     id?: string;
     traceparent?: string;
   }): { id: string; position: number };
@@ -72,6 +74,7 @@ export async function startFakeAccounts(port = 0): Promise<FakeAccounts> {
           livemode: input.livemode ?? true,
           createdAt: new Date(),
           data: input.data ?? { account: 1000 + position },
+          sequence: input.sequence === undefined ? undefined : String(input.sequence),
           traceparent: input.traceparent ?? '',
           tracestate: '',
         },

@@ -282,6 +282,12 @@ export interface Event {
   tracestate: string;
   /** false for an event of test mode (SPEC 13). */
   livemode: boolean;
+  /**
+   * Its place in its account's events (SPEC 17): 1 for the account's first event, then +1 for
+   * each following one in commit order, without gaps or repeats. Absent for an event about no
+   * account (credits.low, webhook_endpoint.disabled).
+   */
+  sequence?: string | undefined;
 }
 
 export interface ListEventsRequest {
@@ -291,6 +297,18 @@ export interface ListEventsRequest {
   pageToken: string;
   /** Empty = every type. */
   type: string;
+  /**
+   * Only this account's events (SPEC 17), in sequence order instead of the feed's order; an
+   * account of another organization or of the other mode has none.
+   */
+  account?:
+    | string
+    | undefined;
+  /**
+   * With account: only its events numbered above this (0 = from its first event). Without
+   * account: invalid_request naming after_sequence.
+   */
+  afterSequence?: string | undefined;
 }
 
 export interface ListEventsResponse {
@@ -3980,6 +3998,7 @@ function createBaseEvent(): Event {
     traceparent: "",
     tracestate: "",
     livemode: false,
+    sequence: undefined,
   };
 }
 
@@ -4008,6 +4027,9 @@ export const Event: MessageFns<Event> = {
     }
     if (message.livemode !== false) {
       writer.uint32(64).bool(message.livemode);
+    }
+    if (message.sequence !== undefined) {
+      writer.uint32(72).int64(message.sequence);
     }
     return writer;
   },
@@ -4089,6 +4111,14 @@ export const Event: MessageFns<Event> = {
             message.livemode = reader.bool();
             continue;
           }
+          case 9: {
+            if (tag !== 72) {
+              break;
+            }
+
+            message.sequence = reader.int64().toString();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -4119,6 +4149,7 @@ export const Event: MessageFns<Event> = {
       traceparent: isSet(object.traceparent) ? globalThis.String(object.traceparent) : "",
       tracestate: isSet(object.tracestate) ? globalThis.String(object.tracestate) : "",
       livemode: isSet(object.livemode) ? globalThis.Boolean(object.livemode) : false,
+      sequence: isSet(object.sequence) ? globalThis.String(object.sequence) : undefined,
     };
   },
 
@@ -4148,6 +4179,9 @@ export const Event: MessageFns<Event> = {
     if (message.livemode !== false) {
       obj.livemode = message.livemode;
     }
+    if (message.sequence !== undefined) {
+      obj.sequence = message.sequence;
+    }
     return obj;
   },
 
@@ -4164,12 +4198,21 @@ export const Event: MessageFns<Event> = {
     message.traceparent = object.traceparent ?? "";
     message.tracestate = object.tracestate ?? "";
     message.livemode = object.livemode ?? false;
+    message.sequence = object.sequence ?? undefined;
     return message;
   },
 };
 
 function createBaseListEventsRequest(): ListEventsRequest {
-  return { organizationId: "", mode: 0, pageSize: 0, pageToken: "", type: "" };
+  return {
+    organizationId: "",
+    mode: 0,
+    pageSize: 0,
+    pageToken: "",
+    type: "",
+    account: undefined,
+    afterSequence: undefined,
+  };
 }
 
 export const ListEventsRequest: MessageFns<ListEventsRequest> = {
@@ -4188,6 +4231,12 @@ export const ListEventsRequest: MessageFns<ListEventsRequest> = {
     }
     if (message.type !== "") {
       writer.uint32(34).string(message.type);
+    }
+    if (message.account !== undefined) {
+      writer.uint32(48).int64(message.account);
+    }
+    if (message.afterSequence !== undefined) {
+      writer.uint32(56).int64(message.afterSequence);
     }
     return writer;
   },
@@ -4245,6 +4294,22 @@ export const ListEventsRequest: MessageFns<ListEventsRequest> = {
             message.type = reader.string();
             continue;
           }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.account = reader.int64().toString();
+            continue;
+          }
+          case 7: {
+            if (tag !== 56) {
+              break;
+            }
+
+            message.afterSequence = reader.int64().toString();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -4276,6 +4341,12 @@ export const ListEventsRequest: MessageFns<ListEventsRequest> = {
         ? globalThis.String(object.page_token)
         : "",
       type: isSet(object.type) ? globalThis.String(object.type) : "",
+      account: isSet(object.account) ? globalThis.String(object.account) : undefined,
+      afterSequence: isSet(object.afterSequence)
+        ? globalThis.String(object.afterSequence)
+        : isSet(object.after_sequence)
+        ? globalThis.String(object.after_sequence)
+        : undefined,
     };
   },
 
@@ -4296,6 +4367,12 @@ export const ListEventsRequest: MessageFns<ListEventsRequest> = {
     if (message.type !== "") {
       obj.type = message.type;
     }
+    if (message.account !== undefined) {
+      obj.account = message.account;
+    }
+    if (message.afterSequence !== undefined) {
+      obj.afterSequence = message.afterSequence;
+    }
     return obj;
   },
 
@@ -4309,6 +4386,8 @@ export const ListEventsRequest: MessageFns<ListEventsRequest> = {
     message.pageSize = object.pageSize ?? 0;
     message.pageToken = object.pageToken ?? "";
     message.type = object.type ?? "";
+    message.account = object.account ?? undefined;
+    message.afterSequence = object.afterSequence ?? undefined;
     return message;
   },
 };
