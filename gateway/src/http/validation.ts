@@ -227,6 +227,11 @@ export function parseBody<S extends z.ZodTypeAny>(schema: S, body: unknown): z.i
   const parsed = schema.safeParse(body ?? {});
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0];
+  // A strict body (PATCH's) names the field it does not know, not the body.
+  if (issue?.code === 'unrecognized_keys') {
+    const unknown = issue.keys[0];
+    throw new AppError('invalid_request', `${issue.path.length > 0 ? `${issueParam(issue.path)}.` : ''}${unknown} is not a field of this request`, unknown);
+  }
   const param = paramOf(issue?.path ?? []);
   const message = issue?.code === 'invalid_type' && issue.received === 'undefined' ? `${param} is required` : `${param}: ${issue?.message ?? 'invalid'}`;
   throw new AppError('invalid_request', message, param);

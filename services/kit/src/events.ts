@@ -17,6 +17,8 @@ export const EVENT_TYPES = [
   'account.warning',
   'account.reset',
   'payout.created',
+  // SPEC section 17: the webhooks service disabled one of the organization's endpoints.
+  'webhook_endpoint.disabled',
 ] as const;
 
 export type EventType = (typeof EVENT_TYPES)[number];
@@ -24,3 +26,9 @@ export type EventType = (typeof EVENT_TYPES)[number];
 export function isEventType(value: string): value is EventType {
   return (EVENT_TYPES as readonly string[]).includes(value);
 }
+
+/**
+ * The types another service owns and hands to the accounts service's outbox (AppendEvents), so the
+ * feed and the webhooks' fan-out carry them: the accounts service appends these and no other.
+ */
+export const FORWARDED_EVENT_TYPES = ['webhook_endpoint.disabled'] as const satisfies readonly EventType[];

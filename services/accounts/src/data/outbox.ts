@@ -191,3 +191,46 @@ export async function appendEvents(sequelize: Sequelize, tx: Transaction, events
     .map((row) => ({ id: row.id, position: Number(row.position), createdAt: row.created_at, sequence: row.sequence === null ? null : Number(row.sequence) }))
     .sort((a, b) => a.position - b.position);
 }
+
+/** An event another service owns (FORWARDED_EVENT_TYPES), with the id and time it was given there. */
+export interface ForwardedEvent extends TenantScope {
+  id: string;
+  type: EventType;
+  data: Record<string, unknown>;
+  createdAt: Date;
+}
+
+/**
+ * Appends other services' events (AppendEvents), in the given order, skipping any whose id the
+ * outbox already holds: forwarding them again after a failure never makes a second copy. They are
+ * about no account, so they carry no sequence. Returns how many were new.
+ */
+export async function appendForwardedEvents(sequelize: Sequelize, events: ForwardedEvent[]): Promise<number> {
+  if (events.length === 0) return 0;
+  const rows = await selectTogether<{ appended: string }>(
+    sequelize,
+    [
+      {
+        name: 'appended',
+        sql: `INSERT INTO events (id, organization_id, livemode, type, data, created_at, traceparent, tracestate)
+           SELECT t.id, t.org::uuid, t.livemode, t.type, t.data::jsonb, t.created_at, $traceparent::text, $tracestate::text
+             FROM unnest($ids::text[], $orgs::text[], $livemodes::boolean[], $types::text[], $datas::text[], $createdAts::timestamptz[])
+                  WITH ORDINALITY AS t(id, org, livemode, type, data, created_at, i)
+            ORDER BY t.i
+           ON CONFLICT (id) DO NOTHING
+           RETURNING position`,
+        bind: {
+          ids: events.map((e) => e.id),
+          orgs: events.map((e) => e.organizationId),
+          livemodes: events.map((e) => e.livemode),
+          types: events.map((e) => e.type),
+          datas: events.map((e) => JSON.stringify(e.data)),
+          createdAts: events.map((e) => e.createdAt.toISOString()),
+          ...traceBind(),
+        },
+      },
+    ],
+    `SELECT count(*)::text AS appended FROM appended, ${NOTIFY}`,
+  );
+  return Number(rows[0]?.appended ?? 0);
+}

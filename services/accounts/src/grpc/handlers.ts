@@ -2,6 +2,7 @@ import { AppError, exactlyOnce, toItemError, type AsyncServiceImplementation, ty
 import { accountsv1 } from '@propdesk/proto';
 import type { AccountsDeps } from '../deps';
 import type { Account, AccountSummary, Trader } from '../domain/account';
+import { appendEvents } from '../use-cases/append-events';
 import { archiveAccount } from '../use-cases/archive-account';
 import { assignTrader } from '../use-cases/assign-trader';
 import { claimAccount } from '../use-cases/claim-account';
@@ -164,5 +165,8 @@ export function createAccountsHandlers(
       return { events: page.events.map(toProtoEvent), nextPageToken: page.nextPageToken };
     },
     streamEvents: createStreamEventsHandler(deps, streams),
+    async appendEvents(req) {
+      return { appended: await appendEvents(deps, req) };
+    },
   };
 }

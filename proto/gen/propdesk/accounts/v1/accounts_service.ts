@@ -316,6 +316,19 @@ export interface ListEventsResponse {
   nextPageToken: string;
 }
 
+export interface AppendEventsRequest {
+  /**
+   * Each with its evt_ id, type, created_at, organization_id, livemode and data (no sequence: such
+   * an event is about no account); at most 500.
+   */
+  events: Event[];
+}
+
+export interface AppendEventsResponse {
+  /** How many were new (the others were already in the outbox). */
+  appended: number;
+}
+
 /** Every organization's events of both modes: a consumer keeps each event in its mode. */
 export interface StreamEventsRequest {
   /** 0 = from the beginning. */
@@ -4481,6 +4494,140 @@ export const ListEventsResponse: MessageFns<ListEventsResponse> = {
   },
 };
 
+function createBaseAppendEventsRequest(): AppendEventsRequest {
+  return { events: [] };
+}
+
+export const AppendEventsRequest: MessageFns<AppendEventsRequest> = {
+  encode(message: AppendEventsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.events) {
+      Event.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): AppendEventsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseAppendEventsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.events.push(Event.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): AppendEventsRequest {
+    return { events: globalThis.Array.isArray(object?.events) ? object.events.map((e: any) => Event.fromJSON(e)) : [] };
+  },
+
+  toJSON(message: AppendEventsRequest): unknown {
+    const obj: any = {};
+    if (message.events?.length) {
+      obj.events = message.events.map((e) => Event.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<AppendEventsRequest>, I>>(base?: I): AppendEventsRequest {
+    return AppendEventsRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<AppendEventsRequest>, I>>(object: I): AppendEventsRequest {
+    const message = createBaseAppendEventsRequest();
+    message.events = object.events?.map((e) => Event.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseAppendEventsResponse(): AppendEventsResponse {
+  return { appended: 0 };
+}
+
+export const AppendEventsResponse: MessageFns<AppendEventsResponse> = {
+  encode(message: AppendEventsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.appended !== 0) {
+      writer.uint32(8).int32(message.appended);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): AppendEventsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseAppendEventsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.appended = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): AppendEventsResponse {
+    return { appended: isSet(object.appended) ? globalThis.Number(object.appended) : 0 };
+  },
+
+  toJSON(message: AppendEventsResponse): unknown {
+    const obj: any = {};
+    if (message.appended !== 0) {
+      obj.appended = Math.round(message.appended);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<AppendEventsResponse>, I>>(base?: I): AppendEventsResponse {
+    return AppendEventsResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<AppendEventsResponse>, I>>(object: I): AppendEventsResponse {
+    const message = createBaseAppendEventsResponse();
+    message.appended = object.appended ?? 0;
+    return message;
+  },
+};
+
 function createBaseStreamEventsRequest(): StreamEventsRequest {
   return { afterPosition: "0" };
 }
@@ -5880,6 +6027,23 @@ export const AccountsServiceService = {
       Buffer.from(StreamEventsResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): StreamEventsResponse => StreamEventsResponse.decode(value),
   },
+  /**
+   * Events another service owns (the webhooks service's webhook_endpoint.disabled), appended to
+   * the outbox so that the feed and the webhooks' fan-out carry them like any other. Idempotent by
+   * event id: an id already in the outbox is skipped, so a caller forwarding from an outbox of its
+   * own may send an event again after a failure without it ever appearing twice. Only the types
+   * other services own are accepted (invalid_request naming events).
+   */
+  appendEvents: {
+    path: "/propdesk.accounts.v1.AccountsService/AppendEvents" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: AppendEventsRequest): Buffer => Buffer.from(AppendEventsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): AppendEventsRequest => AppendEventsRequest.decode(value),
+    responseSerialize: (value: AppendEventsResponse): Buffer =>
+      Buffer.from(AppendEventsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): AppendEventsResponse => AppendEventsResponse.decode(value),
+  },
 } as const;
 
 export interface AccountsServiceServer extends UntypedServiceImplementation {
@@ -5930,6 +6094,14 @@ export interface AccountsServiceServer extends UntypedServiceImplementation {
    * event it handled and resumes from it.
    */
   streamEvents: handleServerStreamingCall<StreamEventsRequest, StreamEventsResponse>;
+  /**
+   * Events another service owns (the webhooks service's webhook_endpoint.disabled), appended to
+   * the outbox so that the feed and the webhooks' fan-out carry them like any other. Idempotent by
+   * event id: an id already in the outbox is skipped, so a caller forwarding from an outbox of its
+   * own may send an event again after a failure without it ever appearing twice. Only the types
+   * other services own are accepted (invalid_request naming events).
+   */
+  appendEvents: handleUnaryCall<AppendEventsRequest, AppendEventsResponse>;
 }
 
 export interface AccountsServiceClient extends Client {
@@ -6296,6 +6468,28 @@ export interface AccountsServiceClient extends Client {
     metadata?: Metadata,
     options?: Partial<CallOptions>,
   ): ClientReadableStream<StreamEventsResponse>;
+  /**
+   * Events another service owns (the webhooks service's webhook_endpoint.disabled), appended to
+   * the outbox so that the feed and the webhooks' fan-out carry them like any other. Idempotent by
+   * event id: an id already in the outbox is skipped, so a caller forwarding from an outbox of its
+   * own may send an event again after a failure without it ever appearing twice. Only the types
+   * other services own are accepted (invalid_request naming events).
+   */
+  appendEvents(
+    request: AppendEventsRequest,
+    callback: (error: ServiceError | null, response: AppendEventsResponse) => void,
+  ): ClientUnaryCall;
+  appendEvents(
+    request: AppendEventsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: AppendEventsResponse) => void,
+  ): ClientUnaryCall;
+  appendEvents(
+    request: AppendEventsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: AppendEventsResponse) => void,
+  ): ClientUnaryCall;
 }
 
 export const AccountsServiceClient = makeGenericClientConstructor(
