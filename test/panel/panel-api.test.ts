@@ -233,6 +233,7 @@ describe('the panel JSON API against the real auth and accounts services', () =>
         previous_account: null,
         next_account: null,
         livemode: true,
+        trading_halted: false,
       });
 
       const first = await call('GET', '/panel/api/accounts?limit=1', { cookie: orgA.memberCookie });

@@ -165,6 +165,7 @@ describe('the panel API behind the gateway, against every real service', () => {
         'previous_account',
         'next_account',
         'livemode',
+        'trading_halted',
       ]);
       const detail = await call<{ account: Json; trader: Json }>('GET', `/panel/api/accounts/${n}`, { cookie: cookies.member });
       expect(detail.body.trader).toMatchObject({ name: HOSTILE_NAME });

@@ -1,8 +1,9 @@
 import type { Request } from 'express';
-import { annotateServerSpan, AppError, ATTR_ORGANIZATION_ID, scopeFields, tracingActive, type ScopeFields, type TenantScope } from '@propdesk/kit';
+import { annotateServerSpan, API_KEY_SCOPES, AppError, ATTR_ORGANIZATION_ID, scopeFields, tracingActive, type ApiKeyScope, type ScopeFields, type TenantScope } from '@propdesk/kit';
 
-export const SCOPES = ['accounts:read', 'accounts:write', 'credentials:read', 'trading:write'] as const;
-export type Scope = (typeof SCOPES)[number];
+/** SPEC 4 and 14: the kit's one list (the auth service validates keys against the same). */
+export const SCOPES = API_KEY_SCOPES;
+export type Scope = ApiKeyScope;
 
 /** A key acts on its organization's partition of its own mode (SPEC 13): the scope is part of the principal. */
 export interface ApiKeyPrincipal extends TenantScope {

@@ -163,6 +163,18 @@ export function enumQuery<T extends string>(values: readonly [T, ...T[]], messag
     .openapi(options.description ? { description: options.description } : {});
 }
 
+/** An optional positive integer filter (an account number), passed on as the int64 string of the contracts. */
+export function positiveIntegerQuery(param: string, description: string) {
+  const message = `${param} must be a positive integer`;
+  return z
+    .preprocess(
+      (v) => (typeof v === 'string' && POSITIVE_INTEGER.test(v) ? Number(v) : v === '' ? undefined : v),
+      z.number({ invalid_type_error: message }).int(message).min(1, message).max(Number.MAX_SAFE_INTEGER, message).optional(),
+    )
+    .transform((n) => (n === undefined ? undefined : String(n)))
+    .openapi({ description });
+}
+
 /** true or false. */
 export function booleanQuery(message: string, description: string) {
   return z
@@ -255,7 +267,7 @@ export const emailAddress = () => emailSchema().openapi({ format: 'email' });
  */
 export const exactNumber = (rule: ExactNumberRule, description: string) =>
   exactNumberSchema(rule).openapi({
-    ...(rule.positive !== false ? { exclusiveMinimum: 0 } : { minimum: 0 }),
-    ...(rule.max !== undefined ? { maximum: rule.max } : {}),
+    ...(rule.nonZero ? {} : rule.positive !== false ? { exclusiveMinimum: 0 } : { minimum: 0 }),
+    ...(rule.max !== undefined ? (rule.nonZero ? { minimum: -rule.max, maximum: rule.max } : { maximum: rule.max }) : {}),
     description: rule.step === undefined ? description : `${description}; a multiple of ${rule.step}, anything else is refused (never rounded)`,
   });

@@ -37,6 +37,7 @@ describe('proto -> REST mapping', () => {
       createdAt: created,
       programVersion: 1,
       attempt: 1,
+      tradingHalted: false,
     });
     expect(rest).toEqual({
       number: 1000042,
@@ -55,6 +56,7 @@ describe('proto -> REST mapping', () => {
       previous_account: null,
       next_account: null,
       livemode: true,
+      trading_halted: false,
     });
     expect(matches('Account', rest)).toBe(true);
   });

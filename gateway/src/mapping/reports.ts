@@ -101,6 +101,8 @@ const termsSchema = z
     consistency_pct: pct.nullable(),
     warning_at_pct: pct.nullable(),
     profit_split_pct: pct.nullable(),
+    payout_requires_approval: z.boolean(),
+    requires_kyc: z.boolean(),
     leverage: z.number(),
     max_lots_per_order: z.number(),
     allowed_symbols: z.array(z.string()).nullable().describe('null: every instrument'),
@@ -110,7 +112,14 @@ const termsSchema = z
     headroom: headroomSchema,
     breaches: z.array(
       z
-        .object({ rule: z.string(), reason: z.string(), evidence: z.record(z.string(), z.unknown()), created_at: z.string().datetime().nullable() })
+        .object({
+          rule: z.string(),
+          reason: z.string(),
+          evidence: z.record(z.string(), z.unknown()),
+          created_at: z.string().datetime().nullable(),
+          reinstated_at: z.string().datetime().nullable().describe('SPEC 14: when an operator reinstated the account after this breach'),
+          reinstated_reason: z.string().nullable(),
+        })
         .strict(),
     ),
   })

@@ -21,7 +21,7 @@ export const ERROR_MEANINGS: Record<ApiErrorCode, string> = {
   account_breached: 'the account is breached',
   account_passed: 'the account has passed its evaluation',
   no_unassigned_accounts: 'no active unassigned account is left',
-  payout_not_allowed: 'the payout is refused; the message says why (no profit, above it, consistency, trading days, not an active funded account)',
+  payout_not_allowed: 'the payout is refused; the message says why (no profit, above what is left of it after pending payouts, consistency, trading days, KYC, not an active funded account, a balance that can no longer pay)',
   idempotency_key_reused: 'the Idempotency-Key was used with another request',
   payload_too_large: 'the body is larger than 1 MB',
   unsupported_media_type: 'a request body that is not declared Content-Type: application/json (UTF-8)',

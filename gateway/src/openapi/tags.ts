@@ -5,6 +5,8 @@
 export const API_TAGS = {
   Accounts: 'Provisioning, assignment, credentials',
   Lifecycle: 'Resets and payouts of an account in its program (phases, attempts, funded payouts)',
+  Payouts: "The organization's payouts and their approval: approve, reject, mark paid",
+  Operations: 'Operator controls: halts, reinstatement, balance adjustments, KYC',
   Programs: 'Evaluation programs: phases and their terms, versioned',
   Trading: 'Orders, positions, deals, flags, analytics, equity, the report',
   Executor: 'The trading terminal: an executor session trades its one account',

@@ -6,6 +6,8 @@ import { accountRoutes } from './accounts';
 import { eventRoutes } from './events';
 import { executorRoutes } from './executor';
 import { lifecycleRoutes } from './lifecycle';
+import { operationRoutes } from './operations';
+import { payoutRoutes } from './payouts';
 import { programRoutes } from './programs';
 import { traderRoutes } from './traders';
 import { tradingRoutes } from './trading';
@@ -29,7 +31,7 @@ const openApiRoute = route({
 });
 
 /** Every /v1 operation, in the order the router tries them (a literal segment before a {param}). */
-export const ROUTES: readonly Route[] = [openApiRoute, ...executorRoutes, ...accountRoutes, ...programRoutes, ...tradingRoutes, ...lifecycleRoutes, ...traderRoutes, ...eventRoutes, ...webhookRoutes];
+export const ROUTES: readonly Route[] = [openApiRoute, ...executorRoutes, ...accountRoutes, ...programRoutes, ...tradingRoutes, ...lifecycleRoutes, ...payoutRoutes, ...operationRoutes, ...traderRoutes, ...eventRoutes, ...webhookRoutes];
 
 let document: ReturnType<typeof buildOpenApiDocument> | undefined;
 let served: Rendered | undefined;

@@ -1,16 +1,14 @@
-import { MONEY_STEP, present, restPayoutSchema, toRestPayout } from '@propdesk/kit';
+import { MONEY_STEP, present, toRestPayout } from '@propdesk/kit';
 import { tenantOf } from '../auth/principal';
 import { renderJson } from '../http/errors';
 import { route } from '../http/route';
 import { exactNumber, objectBody, pageOf, pageQuery } from '../http/validation';
 import { accountSchema, toRestAccount } from '../mapping/accounts';
-import { page, pageSchema } from '../mapping/common';
+import { page } from '../mapping/common';
 import { accountPath } from './accounts';
+import { payoutPageSchema, payoutSchema } from './payouts';
 
 const TAG = 'Lifecycle';
-
-const payoutSchema = restPayoutSchema.openapi('Payout');
-const payoutPageSchema = pageSchema(payoutSchema).openapi('PayoutPage');
 
 const payoutBody = objectBody({
   amount: exactNumber({ unit: 'USD', step: MONEY_STEP }, 'USD; default: the whole closed profit (balance - initial balance)').optional(),
@@ -42,7 +40,7 @@ export const lifecycleRoutes = [
     operationId: 'createPayout',
     summary: 'Pay out closed profit of a funded account',
     description:
-      'The balance drops by the amount; the trader gets profit_split_pct of it. 409 payout_not_allowed, with a message saying why, when there is no closed profit, the amount exceeds it, the consistency rule does not hold, fewer than min_trading_days trading days passed since the phase started or the last payout, or the account is not an active funded one.',
+      'The trader gets profit_split_pct of the amount. Without payout_requires_approval the balance drops by the amount at once (status approved, payout.created); with it the payout is pending (payout.requested), its amount reserved and the balance unchanged until it is approved (POST /v1/payouts/{id}/approve). 409 payout_not_allowed, with a message saying why, when there is no closed profit, the amount exceeds what is left of it after pending payouts, the consistency rule does not hold, fewer than min_trading_days trading days passed since the phase started or the last payout, the program requires KYC and the trader is not verified, or the account is not an active funded one.',
     tag: TAG,
     access: { apiKey: 'accounts:write' },
     params: accountPath,

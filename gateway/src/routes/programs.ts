@@ -12,7 +12,7 @@ const TAG = 'Programs';
 export const programSchema = restProgramSchema.openapi('Program');
 const programPageSchema = pageSchema(programSchema).openapi('ProgramPage');
 
-const programPath = {
+export const programPath = {
   name: failsAsNotFound(z.string().max(63, 'program not found').regex(PROGRAM_NAME_PATTERN, 'program not found').openapi({ description: 'the program name' })),
 };
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-import { AppError, ConfigError, createLogger, fromServiceError, loadConfig } from '@propdesk/kit';
+import { API_KEY_SCOPES, AppError, ConfigError, createLogger, fromServiceError, loadConfig } from '@propdesk/kit';
 import { createClients, type Clients } from './clients';
 import { accountsCreate, quotesPublish } from './commands/accounts';
 import type { Command } from './commands/command';
@@ -32,7 +32,7 @@ const USAGE: Record<string, string> = {
   'org:get': '--org ID',
   'org:set-credits-threshold': '--org ID --threshold N',
   'user:create': '--org ID --email E --password P --role owner|admin|member',
-  'key:create': '--org ID --name NAME [--scopes accounts:read,accounts:write,credentials:read,trading:write] [--expires-in SECONDS]',
+  'key:create': `--org ID --name NAME [--scopes ${API_KEY_SCOPES.join(',')}] [--expires-in SECONDS]`,
   'key:revoke': '--org ID --id KEY_ID',
   'key:set-limits': '--key ID --read N --write N',
   'accounts:create': '--org ID --count 1..100 [--balance AMOUNT] [--program NAME]',

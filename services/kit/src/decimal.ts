@@ -95,6 +95,8 @@ export interface ExactNumberRule {
   unit?: string;
   /** Refuse 0 and below (the default); otherwise refuse below 0. */
   positive?: boolean;
+  /** A change rather than a quantity: either sign, 0 refused (a balance adjustment); `max` bounds its size. */
+  nonZero?: boolean;
   /** Smallest unit, as a decimal string: '0.01' lots, '0.01' USD, '1' for counts. */
   step?: string;
   /** At most this many decimals (a price and its instrument's digits). */
@@ -111,14 +113,16 @@ export function exactNumberProblem(value: unknown, rule: ExactNumberRule): strin
   const unit = rule.unit ? ` ${rule.unit}` : '';
   const positive = rule.positive !== false;
   if (typeof value !== 'number' || !Number.isFinite(value)) return 'must be a finite number';
-  if (positive ? !(value > 0) : value < 0) return positive ? 'must be greater than 0' : 'must be at least 0';
+  if (rule.nonZero) {
+    if (value === 0) return 'must not be 0 (positive credits, negative debits)';
+  } else if (positive ? !(value > 0) : value < 0) return positive ? 'must be greater than 0' : 'must be at least 0';
   if (rule.step !== undefined && !isMultipleOfStep(value, rule.step)) {
     return `must be a multiple of ${rule.step}${unit} (${String(value)} is not, and is refused rather than rounded)`;
   }
   if (rule.decimals !== undefined && decimalPlaces(value) > rule.decimals) {
     return `must have at most ${rule.decimals} decimals (${String(value)} has more, and is refused rather than rounded)`;
   }
-  if (rule.max !== undefined && value > rule.max) return `must be at most ${rule.max}${unit}`;
+  if (rule.max !== undefined && Math.abs(value) > rule.max) return rule.nonZero ? `must be at most ${rule.max}${unit} either way` : `must be at most ${rule.max}${unit}`;
   return undefined;
 }
 

@@ -17,6 +17,15 @@ export const EVENT_TYPES = [
   'account.warning',
   'account.reset',
   'payout.created',
+  // SPEC section 14: payout approval and the operator controls.
+  'payout.requested',
+  'payout.approved',
+  'payout.rejected',
+  'payout.paid',
+  'account.halted',
+  'account.resumed',
+  'account.reinstated',
+  'account.adjusted',
   // SPEC section 17: the webhooks service disabled one of the organization's endpoints.
   'webhook_endpoint.disabled',
 ] as const;

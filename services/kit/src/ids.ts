@@ -17,3 +17,10 @@ export function isUuid(value: unknown): value is string {
 export function newEventId(): string {
   return `evt_${randomBytes(16).toString('hex')}`;
 }
+
+/**
+ * newEventId made by PostgreSQL, for events a set-based statement writes (one per changed row):
+ * the same form, `evt_` and 128 bits as 32 lowercase hex, hashed from two gen_random_uuid() values
+ * (244 bits of the server's strong random source).
+ */
+export const EVENT_ID_SQL = `'evt_' || encode(substring(sha256((gen_random_uuid()::text || gen_random_uuid()::text)::bytea) from 1 for 16), 'hex')`;

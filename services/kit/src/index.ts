@@ -1,5 +1,7 @@
 export * from './errors';
 export * from './events';
+export * from './scopes';
+export * from './audit';
 export * from './context';
 export * from './logger';
 export * from './config';
@@ -34,6 +36,7 @@ export * from './rest/account';
 export * from './rest/common';
 export * from './rest/people';
 export * from './rest/program';
+export * from './rest/payouts';
 export * from './rest/webhooks';
 export * from './rest/trading';
 export * from './credential-rules';

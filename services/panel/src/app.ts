@@ -9,6 +9,7 @@ import { accountRoutes } from './routes/account-routes';
 import { eventRoutes } from './routes/event-routes';
 import { keyRoutes } from './routes/key-routes';
 import { metaRoutes } from './routes/meta-routes';
+import { operationRoutes } from './routes/operation-routes';
 import { lifecycleRoutes } from './routes/lifecycle-routes';
 import { sessionRoutes } from './routes/session-routes';
 import { teamRoutes } from './routes/team-routes';
@@ -45,6 +46,7 @@ export function createApp({ clients, logger, trustProxy, webDir = WEB_DIR }: Pan
   app.use(webhookRoutes(clients));
   app.use(teamRoutes(clients));
   app.use(lifecycleRoutes(clients));
+  app.use(operationRoutes(clients));
 
   app.use(notFoundHandler);
   app.use(errorHandler(logger));

@@ -1,4 +1,4 @@
-import { AppError, pageSize, z } from '@propdesk/kit';
+import { API_KEY_SCOPES, AppError, pageSize, z } from '@propdesk/kit';
 import type { Request } from 'express';
 
 /** Parses a JSON body (absent = {}) with a zod schema; the first problem names its field. */
@@ -38,8 +38,8 @@ export function pageParams(req: Request): { pageSize: number; pageToken: string 
 
 export { queryString };
 
-/** SPEC section 4. */
-export const KNOWN_SCOPES = ['accounts:read', 'accounts:write', 'credentials:read', 'trading:write'] as const;
+/** SPEC sections 4 and 14: the kit's one list (the key form offers it through /panel/api/meta). */
+export const KNOWN_SCOPES = API_KEY_SCOPES;
 
 const POSITIVE_INTEGER = /^[1-9]\d{0,15}$/;
 

@@ -29,3 +29,11 @@ export async function writePayout(db: Sequelize, tx: Transaction, number: number
     tx,
   );
 }
+
+/**
+ * A reinstatement (SPEC 14), inside the caller's transaction (row locked): a breached account
+ * active again in the same attempt, its money as the breach left it.
+ */
+export async function writeReinstated(db: Sequelize, tx: Transaction, number: number): Promise<void> {
+  await execute(db, `UPDATE accounts SET status = 'active', updated_at = now() WHERE number = $number AND status = 'breached'`, { number }, tx);
+}

@@ -99,7 +99,7 @@ export function listAccountsStatement(scope: TenantScope, filter: AccountFilter,
 }
 
 const SUMMARY_COLUMNS = `number, organization_id, livemode, status, trader_id, program, currency, initial_balance, balance, equity, peak_equity,
-  program_version, phase_index, phase_name, phase_kind, attempt, previous_account, next_account, created_at`;
+  program_version, phase_index, phase_name, phase_kind, attempt, previous_account, next_account, trading_halted, created_at`;
 
 /**
  * The list is the hot path of the API: only the listed columns (the frozen terms' JSON is not

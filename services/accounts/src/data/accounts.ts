@@ -24,13 +24,14 @@ export interface AccountRow {
   payout_at: Date | null;
   previous_account: string | null;
   next_account: string | null;
+  trading_halted: boolean;
   archived_at: Date | null;
   created_at: Date;
 }
 
-const ACCOUNT_COLUMNS = `number, organization_id, livemode, status, trader_id, program, terms, currency, initial_balance, balance,
+export const ACCOUNT_COLUMNS = `number, organization_id, livemode, status, trader_id, program, terms, currency, initial_balance, balance,
   equity, peak_equity, program_version, phase_index, phase_name, phase_kind, attempt, attempt_started_at, payout_at, previous_account,
-  next_account, archived_at, created_at`;
+  next_account, trading_halted, archived_at, created_at`;
 
 /** The SPEC 10 fields of a row (list pages and full reads alike). */
 export function lifecycleOf(row: Omit<AccountRow, 'terms' | 'archived_at' | 'attempt_started_at' | 'payout_at'>) {
@@ -40,6 +41,7 @@ export function lifecycleOf(row: Omit<AccountRow, 'terms' | 'archived_at' | 'att
     attempt: row.attempt,
     previousAccount: row.previous_account === null ? null : toNumber(row.previous_account),
     nextAccount: row.next_account === null ? null : toNumber(row.next_account),
+    tradingHalted: row.trading_halted,
   };
 }
 

@@ -1,4 +1,4 @@
-import { currentTraceContext, newEventId, selectOne, selectTogether, type Sequelize, type Statement, type TenantScope, type Transaction } from '@propdesk/kit';
+import { currentTraceContext, EVENT_ID_SQL, newEventId, selectOne, selectTogether, type Sequelize, type Statement, type TenantScope, type Transaction } from '@propdesk/kit';
 import type { EventType } from '../domain/events';
 
 export const EVENTS_CHANNEL = 'propdesk_events';
@@ -233,4 +233,36 @@ export async function appendForwardedEvents(sequelize: Sequelize, events: Forwar
     `SELECT count(*)::text AS appended FROM appended, ${NOTIFY}`,
   );
   return Number(rows[0]?.appended ?? 0);
+}
+
+/** The outbox's wake-up as a column of a closing select (executeTogether / selectTogether). */
+export const NOTIFY_COLUMN = NOTIFY;
+
+/**
+ * What a set-based change of many accounts (the source of eventsOfRowsStatement, an UPDATE of
+ * accounts) sets and returns so that the one event it writes per row takes the row's next
+ * sequence number (a batch may change a row only once: the UPDATE moves the counter itself).
+ */
+export const ONE_EVENT_PER_ROW = { set: 'event_sequence = event_sequence + 1', returning: 'number, event_sequence' } as const;
+
+/**
+ * One event per row of `source` (a named statement of the same executeTogether: a set-based
+ * change of many accounts), built by the database: one INSERT however many rows, in `orderBy`
+ * order, each with its own id (EVENT_ID_SQL) and its data (`data.sql`, a jsonb expression over the
+ * row, with its own bind values). `source` is an UPDATE of accounts with ONE_EVENT_PER_ROW's SET
+ * term and RETURNING columns: each event is numbered in its account's sequence from them.
+ */
+export function eventsOfRowsStatement(
+  scope: TenantScope,
+  type: EventType,
+  source: string,
+  data: { sql: string; bind?: Record<string, unknown> },
+  orderBy: string,
+): Statement {
+  return {
+    sql: `INSERT INTO events (id, organization_id, livemode, type, data, traceparent, tracestate, account_number, sequence)
+          SELECT ${EVENT_ID_SQL}, $org::uuid, $livemode::boolean, $type, ${data.sql}, $traceparent::text, $tracestate::text, number, event_sequence
+            FROM ${source} ORDER BY ${orderBy}`,
+    bind: { ...data.bind, org: scope.organizationId, livemode: scope.livemode, type, ...traceBind() },
+  };
 }

@@ -1,4 +1,4 @@
-import { execute, scopeBind, selectOne, selectRows, toNumber, type ProgramPhase, type ProgramStatus, type Sequelize, type TenantScope, type Transaction } from '@propdesk/kit';
+import { execute, scopeBind, selectOne, selectRows, storedPhase, toNumber, type ProgramPhase, type ProgramStatus, type Sequelize, type TenantScope, type Transaction } from '@propdesk/kit';
 
 /** One version of an organization's program of one mode, as stored (phases in their REST shape). */
 export interface StoredProgram {
@@ -36,7 +36,8 @@ function toProgram(row: ProgramRow): StoredProgram {
     description: row.description,
     currency: row.currency,
     initialBalance: toNumber(row.initial_balance),
-    phases: row.phases,
+    // Versions stored before a phase field existed answer its default (kit PHASE_FIELD_DEFAULTS).
+    phases: row.phases.map(storedPhase),
     createdAt: row.created_at,
   };
 }

@@ -1,5 +1,5 @@
 import { scopeBind, selectOne, selectRows, type Sequelize, type TenantScope, type Transaction } from '@propdesk/kit';
-import type { Trader } from '../domain/account';
+import type { KycStatus, Trader } from '../domain/account';
 import type { TraderInput } from '../domain/validation';
 
 interface TraderRow {
@@ -11,13 +11,24 @@ interface TraderRow {
   created_at: Date;
   /** created_at with microseconds, for keyset cursors (a JS Date keeps only milliseconds). */
   created_key: string;
+  kyc_status: KycStatus;
+  kyc_reference: string | null;
 }
 
 const TRADER_COLUMNS = `id, organization_id, livemode, name, email, created_at,
-  to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS created_key`;
+  to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS created_key, kyc_status, kyc_reference`;
 
 function toTrader(row: TraderRow): Trader {
-  return { id: row.id, organizationId: row.organization_id, livemode: row.livemode, name: row.name, email: row.email, createdAt: row.created_at };
+  return {
+    id: row.id,
+    organizationId: row.organization_id,
+    livemode: row.livemode,
+    name: row.name,
+    email: row.email,
+    createdAt: row.created_at,
+    kycStatus: row.kyc_status,
+    kycReference: row.kyc_reference,
+  };
 }
 
 /**
@@ -91,4 +102,40 @@ export async function findTradersByIdOrEmail(sequelize: Sequelize, scope: Tenant
     { ...scopeBind(scope), ids, emails: emailsNormalized },
   );
   return rows.map(toTrader);
+}
+
+/** The trader of the scope, locked for a change in `transaction` (null: none such). */
+export async function lockTrader(sequelize: Sequelize, scope: TenantScope, id: string, transaction: Transaction): Promise<Trader | null> {
+  const row = await selectOne<TraderRow>(
+    sequelize,
+    `SELECT ${TRADER_COLUMNS} FROM traders WHERE organization_id = $org AND livemode = $livemode AND id = $id FOR NO KEY UPDATE`,
+    { ...scopeBind(scope), id },
+    transaction,
+  );
+  return row ? toTrader(row) : null;
+}
+
+/** SPEC 14: the trader's KYC status and the reference of the decision (null: none given). */
+export async function writeTraderKyc(
+  sequelize: Sequelize,
+  transaction: Transaction,
+  id: string,
+  status: KycStatus,
+  reference: string | null,
+): Promise<Trader> {
+  const row = await selectOne<TraderRow>(
+    sequelize,
+    `UPDATE traders SET kyc_status = $status, kyc_reference = $reference, kyc_updated_at = now() WHERE id = $id RETURNING ${TRADER_COLUMNS}`,
+    { id, status, reference },
+    transaction,
+  );
+  if (!row) throw new Error('trader vanished under its lock');
+  return toTrader(row);
+}
+
+/** The KYC status of an account's trader (the payout gate, SPEC 14); null when the account has none. */
+export async function kycStatusOf(sequelize: Sequelize, traderId: string | null, transaction?: Transaction): Promise<KycStatus | null> {
+  if (traderId === null) return null;
+  const row = await selectOne<{ kyc_status: KycStatus }>(sequelize, 'SELECT kyc_status FROM traders WHERE id = $id', { id: traderId }, transaction);
+  return row?.kyc_status ?? null;
 }

@@ -1,4 +1,4 @@
-import { AppError, type TenantScope } from '@propdesk/kit';
+import { AppError, type KycStatusName, type TenantScope } from '@propdesk/kit';
 import type { ProgramTerms } from './programs';
 
 export const ACCOUNT_STATUSES = ['active', 'passed', 'breached', 'archived'] as const;
@@ -31,6 +31,8 @@ export interface Account {
   payoutAt: Date | null;
   previousAccount: number | null;
   nextAccount: number | null;
+  /** SPEC 14: an operator halted trading (new orders refused, evaluation going on). */
+  tradingHalted: boolean;
   archivedAt: Date | null;
   createdAt: Date;
 }
@@ -51,7 +53,13 @@ export interface Trader {
   name: string;
   email: string;
   createdAt: Date;
+  /** SPEC 14: unverified until the firm says otherwise. */
+  kycStatus: KycStatusName;
+  kycReference: string | null;
 }
+
+/** SPEC 14's KYC statuses: the kit's one list. */
+export { KYC_STATUSES, type KycStatusName as KycStatus } from '@propdesk/kit';
 
 /** The scope an account belongs to: every event and account it leads to is of the same organization and mode. */
 export function scopeOfAccount(account: Pick<Account, 'organizationId' | 'livemode'>): TenantScope {

@@ -27,6 +27,10 @@ export interface ProgramTerms {
   warningAtPct: number | null;
   /** Funded: the trader's share of a payout. */
   profitSplitPct: number | null;
+  /** Funded (SPEC 14): a payout is requested, its amount reserved, and waits for the firm's approval. */
+  payoutRequiresApproval: boolean;
+  /** Funded (SPEC 14): a payout only to a trader whose KYC status is verified. */
+  requiresKyc: boolean;
   /** 1:leverage; margin = notional / leverage. */
   leverage: number;
   maxLotsPerOrder: number;
@@ -52,6 +56,8 @@ const SINGLE_PHASE = {
   consistencyPct: null,
   warningAtPct: null,
   profitSplitPct: null,
+  payoutRequiresApproval: false,
+  requiresKyc: false,
 } as const;
 
 export const PROGRAMS: Readonly<Record<ProgramName, Readonly<ProgramTerms>>> = {
@@ -135,6 +141,8 @@ const storedTermsSchema = z.object({
   consistencyPct: z.number().positive().nullable().catch(null),
   warningAtPct: z.number().positive().nullable().catch(null),
   profitSplitPct: z.number().positive().nullable().catch(null),
+  payoutRequiresApproval: z.boolean().catch(false),
+  requiresKyc: z.boolean().catch(false),
   leverage: z.number().positive().catch(standard.leverage),
   maxLotsPerOrder: z.number().positive().catch(standard.maxLotsPerOrder),
   allowedSymbols: z.array(z.string()).nullable().catch(() => standard.allowedSymbols?.slice() ?? null),
@@ -162,6 +170,8 @@ export function termsOfPhase(phase: ProgramPhase, defaultInitialBalance: number,
     consistencyPct: phase.consistency_pct,
     warningAtPct: phase.warning_at_pct,
     profitSplitPct: phase.profit_split_pct,
+    payoutRequiresApproval: phase.payout_requires_approval,
+    requiresKyc: phase.requires_kyc,
     leverage: phase.leverage,
     maxLotsPerOrder: phase.max_lots_per_order,
     allowedSymbols: phase.allowed_symbols?.slice() ?? null,
@@ -192,5 +202,7 @@ export function builtinPhase(terms: ProgramTerms): ProgramPhase {
     flag_weekend_holding: terms.flagWeekendHolding,
     warning_at_pct: terms.warningAtPct,
     profit_split_pct: terms.profitSplitPct,
+    payout_requires_approval: terms.payoutRequiresApproval,
+    requires_kyc: terms.requiresKyc,
   };
 }

@@ -15,7 +15,10 @@ import { listEvents } from '../use-cases/list-events';
 import { archiveProgram, createProgram, getProgram, listPrograms, updateProgram } from '../use-cases/programs';
 import { createTrader, findTraders, getTrader, listTraders } from '../use-cases/traders';
 import { unassignTrader } from '../use-cases/unassign-trader';
-import { statusFromProto, toProtoAccount, toProtoCredentials, toProtoEvent, toProtoTrader } from './mappers';
+import { haltAccount, resumeAccount } from '../use-cases/halt-account';
+import { haltProgram, resumeProgram } from '../use-cases/halt-program';
+import { setTraderKyc } from '../use-cases/set-trader-kyc';
+import { kycStatusFromProto, statusFromProto, toProtoAccount, toProtoCredentials, toProtoEvent, toProtoTrader } from './mappers';
 import { ActiveStreams, createStreamEventsHandler } from './stream-events-handler';
 
 /** A write RPC run through the kit's exactly-once helper against this service's database. */
@@ -146,6 +149,22 @@ export function createAccountsHandlers(
     },
     async findTraders(req) {
       return { traders: (await findTraders(deps, req)).map(toProtoTrader) };
+    },
+    setTraderKyc(req, ctx) {
+      const input = { organizationId: req.organizationId, mode: req.mode, traderId: req.traderId, status: kycStatusFromProto(req.status), reference: req.reference };
+      return once(ctx, accountsv1.SetTraderKycResponse, (trader) => ({ trader: toProtoTrader(trader) }), () => setTraderKyc(deps, input));
+    },
+    haltAccount(req, ctx) {
+      return once(ctx, accountsv1.HaltAccountResponse, accountResponse, () => haltAccount(deps, req));
+    },
+    resumeAccount(req, ctx) {
+      return once(ctx, accountsv1.ResumeAccountResponse, accountResponse, () => resumeAccount(deps, req));
+    },
+    haltProgram(req, ctx) {
+      return once(ctx, accountsv1.HaltProgramResponse, (halt) => halt, () => haltProgram(deps, req));
+    },
+    resumeProgram(req, ctx) {
+      return once(ctx, accountsv1.ResumeProgramResponse, (halt) => halt, () => resumeProgram(deps, req));
     },
     async getCredentials(req) {
       return { credentials: toProtoCredentials(await getCredentials(deps, req)) };

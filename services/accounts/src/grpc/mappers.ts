@@ -1,7 +1,7 @@
 import { AppError } from '@propdesk/kit';
 import { accountsv1 } from '@propdesk/proto';
 import type { StoredEvent } from '../data/events';
-import type { AccountStatus, AccountSummary, Trader } from '../domain/account';
+import { KYC_STATUSES, type AccountStatus, type AccountSummary, type KycStatus, type Trader } from '../domain/account';
 import type { Credentials } from '../use-cases/credentials';
 
 const STATUS_TO_PROTO: Record<AccountStatus, accountsv1.AccountStatus> = {
@@ -38,11 +38,35 @@ export function toProtoAccount(account: AccountSummary): accountsv1.Account {
     previousAccount: account.previousAccount === null ? undefined : String(account.previousAccount),
     nextAccount: account.nextAccount === null ? undefined : String(account.nextAccount),
     livemode: account.livemode,
+    tradingHalted: account.tradingHalted,
   };
 }
 
+const KYC_TO_PROTO: Record<KycStatus, accountsv1.KycStatus> = {
+  unverified: accountsv1.KycStatus.KYC_STATUS_UNVERIFIED,
+  pending: accountsv1.KycStatus.KYC_STATUS_PENDING,
+  verified: accountsv1.KycStatus.KYC_STATUS_VERIFIED,
+  rejected: accountsv1.KycStatus.KYC_STATUS_REJECTED,
+};
+
+/** A KYC status of a request; UNSPECIFIED or an unknown value is invalid_request naming `status`. */
+export function kycStatusFromProto(value: accountsv1.KycStatus | undefined): KycStatus {
+  const found = (Object.entries(KYC_TO_PROTO) as Array<[KycStatus, accountsv1.KycStatus]>).find(([, v]) => v === value);
+  if (!found) throw new AppError('invalid_request', `status must be one of ${KYC_STATUSES.join(', ')}`, 'status');
+  return found[0];
+}
+
 export function toProtoTrader(trader: Trader): accountsv1.Trader {
-  return { id: trader.id, organizationId: trader.organizationId, name: trader.name, email: trader.email, createdAt: trader.createdAt, livemode: trader.livemode };
+  return {
+    id: trader.id,
+    organizationId: trader.organizationId,
+    name: trader.name,
+    email: trader.email,
+    createdAt: trader.createdAt,
+    livemode: trader.livemode,
+    kycStatus: KYC_TO_PROTO[trader.kycStatus],
+    kycReference: trader.kycReference ?? undefined,
+  };
 }
 
 export function toProtoCredentials(credentials: Credentials): accountsv1.Credentials {

@@ -6,6 +6,7 @@
  *   - the outbox (events commit with the change that caused them);
  *   - executor sessions (a breach ends them);
  *   - the phase lifecycle (the next phase's account on a pass, a credit for a reset), wired by main.ts;
+ *   - the trader's KYC status (SPEC 14's payout gate);
  *   - request validation shared with the core's RPCs (the scope: organization and mode, SPEC 13),
  *     and the proto form of an account.
  */
@@ -17,7 +18,8 @@ export type { Account, AccountStatus } from '../domain/account';
 export { accountNotFound, refuseStatus, scopeOfAccount } from '../domain/account';
 export { parseTerms, type ProgramTerms as Terms } from '../domain/programs';
 export { accountMoneyWithEvents, writeAccountMoney, writeMarkedEquity, type AccountMoney } from '../data/account-money';
-export { writeAccountReset, writePayout } from '../data/account-lifecycle';
+export { writeAccountReset, writePayout, writeReinstated } from '../data/account-lifecycle';
+export { kycStatusOf } from '../data/traders';
 export { appendEvent, appendEvents, eventsStatements, EVENTS_NOTIFIED, type NewEvent } from '../data/outbox';
 export type { PhaseLifecycle } from '../use-cases/phase-lifecycle';
 export { revokeSessionsForAccount, revokeSessionsStatement } from '../data/executor-sessions';

@@ -139,6 +139,38 @@ describe('an account’s events are numbered without gaps', () => {
     expect(await expectGapless(org, funded)).toEqual(['account.created', 'account.assigned', 'position.opened', 'position.closed', 'payout.created']);
   });
 
+  it('through the operator controls: a halt and a resume one account at a time and program-wide (set-based), an adjustment, a reinstatement', async () => {
+    const org = h.newOrg(10);
+    const a = tradingHelpers(h, h.sql);
+    const [n, m] = [await assignedAccount(org, 'standard'), await assignedAccount(org, 'standard')];
+    await h.api.haltAccount({ organizationId: org, mode: LIVE, number: n, reason: 'compliance review' });
+    await h.api.resumeAccount({ organizationId: org, mode: LIVE, number: n });
+    // Program-wide, set-based: one UPDATE of every account and one INSERT of their events, racing orders on one of them.
+    await a.quote('EURUSD', 1.1, 1.1);
+    const orders = Promise.allSettled(Array.from({ length: 5 }, () => a.order(org, m, { volume: 1 })));
+    const halted = await h.api.haltProgram({ organizationId: org, mode: LIVE, name: 'standard', reason: 'feed incident' });
+    await orders;
+    expect(halted.accounts).toBeGreaterThanOrEqual(2);
+    await h.api.resumeProgram({ organizationId: org, mode: LIVE, name: 'standard' });
+    await h.trading.adjustBalance({ organizationId: org, mode: LIVE, number: n, amount: 250, reason: 'goodwill' });
+    await h.trading.breachAccount({ organizationId: org, mode: LIVE, number: n, reason: 'manual review' });
+    await h.trading.reinstateAccount({ organizationId: org, mode: LIVE, number: n, reason: 'breach in error' });
+
+    expect(await expectGapless(org, n)).toEqual([
+      'account.created',
+      'account.assigned',
+      'account.halted',
+      'account.resumed',
+      'account.halted',
+      'account.resumed',
+      'account.adjusted',
+      'account.breached',
+      'account.reinstated',
+    ]);
+    const types = await expectGapless(org, m);
+    expect(types.filter((t) => t === 'account.halted' || t === 'account.resumed')).toEqual(['account.halted', 'account.resumed']);
+  });
+
   it('under concurrent orders, closes and quotes on several accounts, then a breach by the engine amid them: no gap, no repeat, commit order', async () => {
     const org = h.newOrg(10);
     const a = tradingHelpers(h, h.sql);

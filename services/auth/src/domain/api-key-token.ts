@@ -1,4 +1,4 @@
-import { AppError, randomString, requireText } from '@propdesk/kit';
+import { API_KEY_SCOPES, AppError, randomString, requireText, type ApiKeyScope } from '@propdesk/kit';
 
 /** SPEC 4 and 13: a live key is pfx_live_ + 40 characters, a test key pfx_test_ + 40 (49 either way). */
 export const API_KEY_PREFIXES = { live: 'pfx_live_', test: 'pfx_test_' } as const;
@@ -6,8 +6,9 @@ export const API_KEY_RANDOM_LENGTH = 40;
 /** SPEC section 4: the displayed prefix is the first 17 characters of the token. */
 export const API_KEY_DISPLAY_PREFIX_LENGTH = 17;
 
-export const SCOPES = ['accounts:read', 'accounts:write', 'credentials:read', 'trading:write'] as const;
-export type Scope = (typeof SCOPES)[number];
+/** SPEC 4 and 14: the kit's one list. */
+export const SCOPES = API_KEY_SCOPES;
+export type Scope = ApiKeyScope;
 
 export function newApiKeyToken(livemode: boolean): { token: string; prefix: string } {
   const token = API_KEY_PREFIXES[livemode ? 'live' : 'test'] + randomString(API_KEY_RANDOM_LENGTH);

@@ -18,6 +18,7 @@ const message: accountsv1.Account = {
   phase: { index: 1, name: 'verification', kind: 'evaluation' },
   attempt: 3,
   previousAccount: '1000041',
+  tradingHalted: false,
 };
 
 describe("the account's REST shape", () => {
@@ -39,6 +40,7 @@ describe("the account's REST shape", () => {
       previous_account: 1000041,
       next_account: null,
       livemode: true,
+      trading_halted: false,
     });
   });
 

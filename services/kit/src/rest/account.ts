@@ -134,6 +134,11 @@ export const ACCOUNT_FIELDS = {
     sqlJson.numberOrNull(),
   ),
   livemode: field(livemodeSchema, (a) => a.livemode, sqlJson.boolean()),
+  trading_halted: field(
+    z.boolean().describe('SPEC 14: an operator halted trading; new orders are refused (rule halted), evaluation goes on'),
+    (a) => a.tradingHalted,
+    sqlJson.boolean(),
+  ),
 };
 
 type Fields = typeof ACCOUNT_FIELDS;

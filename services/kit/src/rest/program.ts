@@ -60,6 +60,9 @@ export const programPhaseInputSchema = z.object({
   flag_weekend_holding: z.boolean().default(false),
   warning_at_pct: pctRange(1, 99).nullable().default(80),
   profit_split_pct: pctRange(1, 100).nullable().optional(),
+  // SPEC 14, funded phases only.
+  payout_requires_approval: z.boolean().default(false),
+  requires_kyc: z.boolean().default(false),
 });
 
 export type ProgramPhaseInput = z.input<typeof programPhaseInputSchema>;
@@ -83,7 +86,25 @@ export interface ProgramPhase {
   flag_weekend_holding: boolean;
   warning_at_pct: number | null;
   profit_split_pct: number | null;
+  /** SPEC 14: a payout is requested (pending, its amount reserved) and waits for the firm's approval. */
+  payout_requires_approval: boolean;
+  /** SPEC 14: a payout only to a trader whose KYC status is verified. */
+  requires_kyc: boolean;
 }
+
+/**
+ * Phase fields added after programs were first stored, with the value a phase stored before them
+ * means: a stored version is read with these filled in, so every version answers the full shape.
+ */
+export const PHASE_FIELD_DEFAULTS = { payout_requires_approval: false, requires_kyc: false } as const satisfies Partial<ProgramPhase>;
+
+/** A phase as stored (any version), in the full answered shape. */
+export function storedPhase(phase: ProgramPhase): ProgramPhase {
+  return { ...PHASE_FIELD_DEFAULTS, ...phase };
+}
+
+/** Fields a funded phase alone may set: on an evaluation phase only their off value is taken. */
+const FUNDED_ONLY_FLAGS = ['payout_requires_approval', 'requires_kyc'] as const;
 
 const phasesSchema = z
   .array(programPhaseInputSchema)
@@ -100,6 +121,9 @@ const phasesSchema = z
         }
         if (phase.profit_split_pct !== undefined && phase.profit_split_pct !== null) {
           ctx.addIssue({ code: z.ZodIssueCode.custom, path: [i, 'profit_split_pct'], message: 'is for a funded phase only' });
+        }
+        for (const flag of FUNDED_ONLY_FLAGS) {
+          if (phase[flag]) ctx.addIssue({ code: z.ZodIssueCode.custom, path: [i, flag], message: 'is for a funded phase only (it pays out)' });
         }
       } else {
         if (phase.profit_target_pct !== undefined && phase.profit_target_pct !== null) {
@@ -172,6 +196,8 @@ export const restProgramPhaseSchema = z
     flag_weekend_holding: z.boolean(),
     warning_at_pct: z.number().nullable(),
     profit_split_pct: z.number().nullable(),
+    payout_requires_approval: z.boolean(),
+    requires_kyc: z.boolean(),
   })
   .strict();
 
@@ -205,45 +231,4 @@ export function parseProgramBody<S extends z.ZodTypeAny>(schema: S, raw: unknown
   const param = issueParam(issue?.path ?? []);
   const message = issue?.code === 'invalid_type' && issue.received === 'undefined' ? `${param} is required` : `${param} ${issue?.message ?? 'is invalid'}`;
   throw new AppError('invalid_request', message, param);
-}
-
-/** A payout as REST shows it (SPEC 10). */
-export const restPayoutSchema = z
-  .object({
-    id: z.string().uuid(),
-    account: z.number().int(),
-    amount: z.number(),
-    profit_split_pct: z.number().describe("the trader's share, in percent"),
-    trader_share: z.number(),
-    firm_share: z.number(),
-    balance_after: z.number(),
-    created_at: z.string().datetime(),
-    livemode: livemodeSchema,
-  })
-  .strict();
-
-export type RestPayout = z.output<typeof restPayoutSchema>;
-
-export function toRestPayout(p: {
-  id: string;
-  account: string;
-  amount: number;
-  profitSplitPct: number;
-  traderShare: number;
-  firmShare: number;
-  balanceAfter: number;
-  createdAt?: Date;
-  livemode: boolean;
-}): RestPayout {
-  return {
-    id: p.id,
-    account: Number(p.account),
-    amount: p.amount,
-    profit_split_pct: p.profitSplitPct,
-    trader_share: p.traderShare,
-    firm_share: p.firmShare,
-    balance_after: p.balanceAfter,
-    created_at: (p.createdAt ?? new Date(0)).toISOString(),
-    livemode: p.livemode,
-  };
 }

@@ -88,15 +88,21 @@ export function toRestPosition(position: tradingv1.Position | undefined): RestPo
   };
 }
 
+/** SPEC 14: a closed position, or a balance adjustment an operator made. */
+export const DEAL_TYPE_NAMES = ['trade', 'balance'] as const;
+export type DealTypeName = (typeof DEAL_TYPE_NAMES)[number];
+
 export const restDealSchema = z
   .object({
     id: z.string(),
-    position_id: z.string(),
-    symbol: z.string(),
-    side: z.enum(SIDE_NAMES),
-    volume: z.number(),
-    open_price: z.number(),
-    close_price: z.number(),
+    type: z.enum(DEAL_TYPE_NAMES).describe('trade: a closed position; balance: a balance adjustment (profit is its amount; position, symbol, side, volume and prices null)'),
+    position_id: z.string().nullable(),
+    symbol: z.string().nullable(),
+    // A union, not .nullable(): the document would list null as a type but not among the enum's values.
+    side: z.union([z.enum(SIDE_NAMES), z.null()]),
+    volume: z.number().nullable(),
+    open_price: z.number().nullable(),
+    close_price: z.number().nullable(),
     profit: money,
     opened_at: nullableTime,
     closed_at: nullableTime,
@@ -108,14 +114,16 @@ export const restDealSchema = z
 export type RestDeal = z.output<typeof restDealSchema>;
 
 export function toRestDeal(deal: tradingv1.Deal): RestDeal {
+  const trade = deal.type !== tradingv1.DealType.DEAL_TYPE_BALANCE;
   return {
     id: deal.id,
-    position_id: deal.positionId,
-    symbol: deal.symbol,
-    side: nameOf(SIDES, deal.side, 'buy'),
-    volume: deal.volume,
-    open_price: deal.openPrice,
-    close_price: deal.closePrice,
+    type: trade ? 'trade' : 'balance',
+    position_id: trade ? deal.positionId : null,
+    symbol: trade ? deal.symbol : null,
+    side: trade ? nameOf(SIDES, deal.side, 'buy') : null,
+    volume: trade ? deal.volume : null,
+    open_price: trade ? deal.openPrice : null,
+    close_price: trade ? deal.closePrice : null,
     profit: deal.profit,
     opened_at: isoOrNull(deal.openedAt),
     closed_at: isoOrNull(deal.closedAt),
@@ -135,6 +143,8 @@ export const restFlagSchema = z
     evidence: z.record(z.string(), z.unknown()).describe('the figures behind the decision'),
     created_at: z.string().datetime(),
     attempt: z.number().int().min(1).describe("the account's attempt it belongs to (1, then +1 per reset)"),
+    reinstated_at: nullableTime.describe('SPEC 14: a breach an operator reinstated, when (null otherwise)'),
+    reinstated_reason: z.string().nullable().describe('why it was reinstated'),
   })
   .strict();
 export type RestFlag = z.output<typeof restFlagSchema>;
@@ -149,6 +159,8 @@ export function toRestFlag(flag: tradingv1.Flag): RestFlag {
     evidence: (flag.evidence as Record<string, unknown> | undefined) ?? {},
     created_at: iso(flag.createdAt),
     attempt: flag.attempt || 1,
+    reinstated_at: isoOrNull(flag.reinstatedAt),
+    reinstated_reason: stringOrNull(flag.reinstatedReason),
   };
 }
 

@@ -92,6 +92,11 @@ export interface Account {
     | undefined;
   /** false for a test account (SPEC 13); account numbers are unique across modes. */
   livemode: boolean;
+  /**
+   * SPEC 14: an operator halted trading: new orders are refused (rule halted), open positions
+   * stay and evaluation goes on, until it is resumed.
+   */
+  tradingHalted: boolean;
 }
 
 export interface AccountPhase {
@@ -121,6 +126,7 @@ function createBaseAccount(): Account {
     previousAccount: undefined,
     nextAccount: undefined,
     livemode: false,
+    tradingHalted: false,
   };
 }
 
@@ -176,6 +182,9 @@ export const Account: MessageFns<Account> = {
     }
     if (message.livemode !== false) {
       writer.uint32(136).bool(message.livemode);
+    }
+    if (message.tradingHalted !== false) {
+      writer.uint32(144).bool(message.tradingHalted);
     }
     return writer;
   },
@@ -329,6 +338,14 @@ export const Account: MessageFns<Account> = {
             message.livemode = reader.bool();
             continue;
           }
+          case 18: {
+            if (tag !== 144) {
+              break;
+            }
+
+            message.tradingHalted = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -392,6 +409,11 @@ export const Account: MessageFns<Account> = {
         ? globalThis.String(object.next_account)
         : undefined,
       livemode: isSet(object.livemode) ? globalThis.Boolean(object.livemode) : false,
+      tradingHalted: isSet(object.tradingHalted)
+        ? globalThis.Boolean(object.tradingHalted)
+        : isSet(object.trading_halted)
+        ? globalThis.Boolean(object.trading_halted)
+        : false,
     };
   },
 
@@ -448,6 +470,9 @@ export const Account: MessageFns<Account> = {
     if (message.livemode !== false) {
       obj.livemode = message.livemode;
     }
+    if (message.tradingHalted !== false) {
+      obj.tradingHalted = message.tradingHalted;
+    }
     return obj;
   },
 
@@ -475,6 +500,7 @@ export const Account: MessageFns<Account> = {
     message.previousAccount = object.previousAccount ?? undefined;
     message.nextAccount = object.nextAccount ?? undefined;
     message.livemode = object.livemode ?? false;
+    message.tradingHalted = object.tradingHalted ?? false;
     return message;
   },
 };

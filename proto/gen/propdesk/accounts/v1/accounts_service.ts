@@ -24,6 +24,19 @@ import { Struct } from "../../../google/protobuf/struct";
 import { Timestamp } from "../../../google/protobuf/timestamp";
 import { Mode, modeFromJSON, modeToJSON } from "../../common/v1/mode";
 import { Account, AccountStatus, accountStatusFromJSON, accountStatusToJSON } from "./account";
+import {
+  HaltAccountRequest,
+  HaltAccountResponse,
+  HaltProgramRequest,
+  HaltProgramResponse,
+  KycStatus,
+  kycStatusFromJSON,
+  kycStatusToJSON,
+  ResumeAccountRequest,
+  ResumeAccountResponse,
+  ResumeProgramRequest,
+  ResumeProgramResponse,
+} from "./operations";
 
 export const protobufPackage = "propdesk.accounts.v1";
 
@@ -39,6 +52,23 @@ export interface Trader {
     | undefined;
   /** false for a test trader (SPEC 13). */
   livemode: boolean;
+  /** SPEC 14; a new trader is unverified. */
+  kycStatus: KycStatus;
+  /** The firm's reference of the last KYC decision (its provider's case id), if any. */
+  kycReference?: string | undefined;
+}
+
+export interface SetTraderKycRequest {
+  organizationId: string;
+  mode: Mode;
+  traderId: string;
+  status: KycStatus;
+  /** Free text (the kit's text rules), at most 200 characters; unset keeps none. */
+  reference?: string | undefined;
+}
+
+export interface SetTraderKycResponse {
+  trader?: Trader | undefined;
 }
 
 export interface CreateAccountsRequest {
@@ -409,7 +439,16 @@ export interface ArchiveProgramResponse {
 }
 
 function createBaseTrader(): Trader {
-  return { id: "", organizationId: "", name: "", email: "", createdAt: undefined, livemode: false };
+  return {
+    id: "",
+    organizationId: "",
+    name: "",
+    email: "",
+    createdAt: undefined,
+    livemode: false,
+    kycStatus: 0,
+    kycReference: undefined,
+  };
 }
 
 export const Trader: MessageFns<Trader> = {
@@ -431,6 +470,12 @@ export const Trader: MessageFns<Trader> = {
     }
     if (message.livemode !== false) {
       writer.uint32(48).bool(message.livemode);
+    }
+    if (message.kycStatus !== 0) {
+      writer.uint32(56).int32(message.kycStatus);
+    }
+    if (message.kycReference !== undefined) {
+      writer.uint32(66).string(message.kycReference);
     }
     return writer;
   },
@@ -496,6 +541,22 @@ export const Trader: MessageFns<Trader> = {
             message.livemode = reader.bool();
             continue;
           }
+          case 7: {
+            if (tag !== 56) {
+              break;
+            }
+
+            message.kycStatus = reader.int32() as any;
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.kycReference = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -524,6 +585,16 @@ export const Trader: MessageFns<Trader> = {
         ? fromJsonTimestamp(object.created_at)
         : undefined,
       livemode: isSet(object.livemode) ? globalThis.Boolean(object.livemode) : false,
+      kycStatus: isSet(object.kycStatus)
+        ? kycStatusFromJSON(object.kycStatus)
+        : isSet(object.kyc_status)
+        ? kycStatusFromJSON(object.kyc_status)
+        : 0,
+      kycReference: isSet(object.kycReference)
+        ? globalThis.String(object.kycReference)
+        : isSet(object.kyc_reference)
+        ? globalThis.String(object.kyc_reference)
+        : undefined,
     };
   },
 
@@ -547,6 +618,12 @@ export const Trader: MessageFns<Trader> = {
     if (message.livemode !== false) {
       obj.livemode = message.livemode;
     }
+    if (message.kycStatus !== 0) {
+      obj.kycStatus = kycStatusToJSON(message.kycStatus);
+    }
+    if (message.kycReference !== undefined) {
+      obj.kycReference = message.kycReference;
+    }
     return obj;
   },
 
@@ -561,6 +638,218 @@ export const Trader: MessageFns<Trader> = {
     message.email = object.email ?? "";
     message.createdAt = object.createdAt ?? undefined;
     message.livemode = object.livemode ?? false;
+    message.kycStatus = object.kycStatus ?? 0;
+    message.kycReference = object.kycReference ?? undefined;
+    return message;
+  },
+};
+
+function createBaseSetTraderKycRequest(): SetTraderKycRequest {
+  return { organizationId: "", mode: 0, traderId: "", status: 0, reference: undefined };
+}
+
+export const SetTraderKycRequest: MessageFns<SetTraderKycRequest> = {
+  encode(message: SetTraderKycRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.organizationId !== "") {
+      writer.uint32(10).string(message.organizationId);
+    }
+    if (message.mode !== 0) {
+      writer.uint32(16).int32(message.mode);
+    }
+    if (message.traderId !== "") {
+      writer.uint32(26).string(message.traderId);
+    }
+    if (message.status !== 0) {
+      writer.uint32(32).int32(message.status);
+    }
+    if (message.reference !== undefined) {
+      writer.uint32(42).string(message.reference);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SetTraderKycRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSetTraderKycRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.organizationId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.mode = reader.int32() as any;
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.traderId = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.status = reader.int32() as any;
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.reference = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SetTraderKycRequest {
+    return {
+      organizationId: isSet(object.organizationId)
+        ? globalThis.String(object.organizationId)
+        : isSet(object.organization_id)
+        ? globalThis.String(object.organization_id)
+        : "",
+      mode: isSet(object.mode) ? modeFromJSON(object.mode) : 0,
+      traderId: isSet(object.traderId)
+        ? globalThis.String(object.traderId)
+        : isSet(object.trader_id)
+        ? globalThis.String(object.trader_id)
+        : "",
+      status: isSet(object.status) ? kycStatusFromJSON(object.status) : 0,
+      reference: isSet(object.reference) ? globalThis.String(object.reference) : undefined,
+    };
+  },
+
+  toJSON(message: SetTraderKycRequest): unknown {
+    const obj: any = {};
+    if (message.organizationId !== "") {
+      obj.organizationId = message.organizationId;
+    }
+    if (message.mode !== 0) {
+      obj.mode = modeToJSON(message.mode);
+    }
+    if (message.traderId !== "") {
+      obj.traderId = message.traderId;
+    }
+    if (message.status !== 0) {
+      obj.status = kycStatusToJSON(message.status);
+    }
+    if (message.reference !== undefined) {
+      obj.reference = message.reference;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<SetTraderKycRequest>, I>>(base?: I): SetTraderKycRequest {
+    return SetTraderKycRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SetTraderKycRequest>, I>>(object: I): SetTraderKycRequest {
+    const message = createBaseSetTraderKycRequest();
+    message.organizationId = object.organizationId ?? "";
+    message.mode = object.mode ?? 0;
+    message.traderId = object.traderId ?? "";
+    message.status = object.status ?? 0;
+    message.reference = object.reference ?? undefined;
+    return message;
+  },
+};
+
+function createBaseSetTraderKycResponse(): SetTraderKycResponse {
+  return { trader: undefined };
+}
+
+export const SetTraderKycResponse: MessageFns<SetTraderKycResponse> = {
+  encode(message: SetTraderKycResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.trader !== undefined) {
+      Trader.encode(message.trader, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SetTraderKycResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSetTraderKycResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.trader = Trader.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SetTraderKycResponse {
+    return { trader: isSet(object.trader) ? Trader.fromJSON(object.trader) : undefined };
+  },
+
+  toJSON(message: SetTraderKycResponse): unknown {
+    const obj: any = {};
+    if (message.trader !== undefined) {
+      obj.trader = Trader.toJSON(message.trader);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<SetTraderKycResponse>, I>>(base?: I): SetTraderKycResponse {
+    return SetTraderKycResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SetTraderKycResponse>, I>>(object: I): SetTraderKycResponse {
+    const message = createBaseSetTraderKycResponse();
+    message.trader = (object.trader !== undefined && object.trader !== null)
+      ? Trader.fromPartial(object.trader)
+      : undefined;
     return message;
   },
 };
@@ -5957,6 +6246,63 @@ export const AccountsServiceService = {
     responseSerialize: (value: FindTradersResponse): Buffer => Buffer.from(FindTradersResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): FindTradersResponse => FindTradersResponse.decode(value),
   },
+  /** SPEC 14: the trader's KYC status (a funded phase with requires_kyc pays out only to a verified trader). */
+  setTraderKyc: {
+    path: "/propdesk.accounts.v1.AccountsService/SetTraderKyc" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: SetTraderKycRequest): Buffer => Buffer.from(SetTraderKycRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): SetTraderKycRequest => SetTraderKycRequest.decode(value),
+    responseSerialize: (value: SetTraderKycResponse): Buffer =>
+      Buffer.from(SetTraderKycResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): SetTraderKycResponse => SetTraderKycResponse.decode(value),
+  },
+  /**
+   * Operator controls (SPEC 14). A halt refuses new orders (rule halted); open positions stay and
+   * evaluation goes on. Halting a halted account, or resuming one that is not, is conflict.
+   */
+  haltAccount: {
+    path: "/propdesk.accounts.v1.AccountsService/HaltAccount" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: HaltAccountRequest): Buffer => Buffer.from(HaltAccountRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): HaltAccountRequest => HaltAccountRequest.decode(value),
+    responseSerialize: (value: HaltAccountResponse): Buffer => Buffer.from(HaltAccountResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): HaltAccountResponse => HaltAccountResponse.decode(value),
+  },
+  resumeAccount: {
+    path: "/propdesk.accounts.v1.AccountsService/ResumeAccount" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ResumeAccountRequest): Buffer => Buffer.from(ResumeAccountRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ResumeAccountRequest => ResumeAccountRequest.decode(value),
+    responseSerialize: (value: ResumeAccountResponse): Buffer =>
+      Buffer.from(ResumeAccountResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ResumeAccountResponse => ResumeAccountResponse.decode(value),
+  },
+  /**
+   * Every account of a program at once (set-based: one statement for the accounts, one for their
+   * events); answers how many accounts it changed.
+   */
+  haltProgram: {
+    path: "/propdesk.accounts.v1.AccountsService/HaltProgram" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: HaltProgramRequest): Buffer => Buffer.from(HaltProgramRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): HaltProgramRequest => HaltProgramRequest.decode(value),
+    responseSerialize: (value: HaltProgramResponse): Buffer => Buffer.from(HaltProgramResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): HaltProgramResponse => HaltProgramResponse.decode(value),
+  },
+  resumeProgram: {
+    path: "/propdesk.accounts.v1.AccountsService/ResumeProgram" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ResumeProgramRequest): Buffer => Buffer.from(ResumeProgramRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ResumeProgramRequest => ResumeProgramRequest.decode(value),
+    responseSerialize: (value: ResumeProgramResponse): Buffer =>
+      Buffer.from(ResumeProgramResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ResumeProgramResponse => ResumeProgramResponse.decode(value),
+  },
   /** Executor credentials and sessions. */
   getCredentials: {
     path: "/propdesk.accounts.v1.AccountsService/GetCredentials" as const,
@@ -6081,6 +6427,20 @@ export interface AccountsServiceServer extends UntypedServiceImplementation {
    * whatever their case); unknown ones are simply absent. At most 200 ids and 200 emails.
    */
   findTraders: handleUnaryCall<FindTradersRequest, FindTradersResponse>;
+  /** SPEC 14: the trader's KYC status (a funded phase with requires_kyc pays out only to a verified trader). */
+  setTraderKyc: handleUnaryCall<SetTraderKycRequest, SetTraderKycResponse>;
+  /**
+   * Operator controls (SPEC 14). A halt refuses new orders (rule halted); open positions stay and
+   * evaluation goes on. Halting a halted account, or resuming one that is not, is conflict.
+   */
+  haltAccount: handleUnaryCall<HaltAccountRequest, HaltAccountResponse>;
+  resumeAccount: handleUnaryCall<ResumeAccountRequest, ResumeAccountResponse>;
+  /**
+   * Every account of a program at once (set-based: one statement for the accounts, one for their
+   * events); answers how many accounts it changed.
+   */
+  haltProgram: handleUnaryCall<HaltProgramRequest, HaltProgramResponse>;
+  resumeProgram: handleUnaryCall<ResumeProgramRequest, ResumeProgramResponse>;
   /** Executor credentials and sessions. */
   getCredentials: handleUnaryCall<GetCredentialsRequest, GetCredentialsResponse>;
   rotateCredentials: handleUnaryCall<RotateCredentialsRequest, RotateCredentialsResponse>;
@@ -6376,6 +6736,90 @@ export interface AccountsServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: FindTradersResponse) => void,
+  ): ClientUnaryCall;
+  /** SPEC 14: the trader's KYC status (a funded phase with requires_kyc pays out only to a verified trader). */
+  setTraderKyc(
+    request: SetTraderKycRequest,
+    callback: (error: ServiceError | null, response: SetTraderKycResponse) => void,
+  ): ClientUnaryCall;
+  setTraderKyc(
+    request: SetTraderKycRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: SetTraderKycResponse) => void,
+  ): ClientUnaryCall;
+  setTraderKyc(
+    request: SetTraderKycRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: SetTraderKycResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Operator controls (SPEC 14). A halt refuses new orders (rule halted); open positions stay and
+   * evaluation goes on. Halting a halted account, or resuming one that is not, is conflict.
+   */
+  haltAccount(
+    request: HaltAccountRequest,
+    callback: (error: ServiceError | null, response: HaltAccountResponse) => void,
+  ): ClientUnaryCall;
+  haltAccount(
+    request: HaltAccountRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: HaltAccountResponse) => void,
+  ): ClientUnaryCall;
+  haltAccount(
+    request: HaltAccountRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: HaltAccountResponse) => void,
+  ): ClientUnaryCall;
+  resumeAccount(
+    request: ResumeAccountRequest,
+    callback: (error: ServiceError | null, response: ResumeAccountResponse) => void,
+  ): ClientUnaryCall;
+  resumeAccount(
+    request: ResumeAccountRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ResumeAccountResponse) => void,
+  ): ClientUnaryCall;
+  resumeAccount(
+    request: ResumeAccountRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ResumeAccountResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Every account of a program at once (set-based: one statement for the accounts, one for their
+   * events); answers how many accounts it changed.
+   */
+  haltProgram(
+    request: HaltProgramRequest,
+    callback: (error: ServiceError | null, response: HaltProgramResponse) => void,
+  ): ClientUnaryCall;
+  haltProgram(
+    request: HaltProgramRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: HaltProgramResponse) => void,
+  ): ClientUnaryCall;
+  haltProgram(
+    request: HaltProgramRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: HaltProgramResponse) => void,
+  ): ClientUnaryCall;
+  resumeProgram(
+    request: ResumeProgramRequest,
+    callback: (error: ServiceError | null, response: ResumeProgramResponse) => void,
+  ): ClientUnaryCall;
+  resumeProgram(
+    request: ResumeProgramRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ResumeProgramResponse) => void,
+  ): ClientUnaryCall;
+  resumeProgram(
+    request: ResumeProgramRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ResumeProgramResponse) => void,
   ): ClientUnaryCall;
   /** Executor credentials and sessions. */
   getCredentials(

@@ -24,6 +24,28 @@ import { Struct } from "../../../google/protobuf/struct";
 import { Timestamp } from "../../../google/protobuf/timestamp";
 import { Account } from "../../accounts/v1/account";
 import { Mode, modeFromJSON, modeToJSON } from "../../common/v1/mode";
+import {
+  AdjustBalanceRequest,
+  AdjustBalanceResponse,
+  ReinstateAccountRequest,
+  ReinstateAccountResponse,
+} from "./operations";
+import {
+  ApprovePayoutRequest,
+  ApprovePayoutResponse,
+  CreatePayoutRequest,
+  CreatePayoutResponse,
+  GetPayoutRequest,
+  GetPayoutResponse,
+  ListOrganizationPayoutsRequest,
+  ListOrganizationPayoutsResponse,
+  ListPayoutsRequest,
+  ListPayoutsResponse,
+  MarkPayoutPaidRequest,
+  MarkPayoutPaidResponse,
+  RejectPayoutRequest,
+  RejectPayoutResponse,
+} from "./payouts";
 
 export const protobufPackage = "propdesk.trading.v1";
 
@@ -164,6 +186,45 @@ export function positionStatusToJSON(object: PositionStatus): string {
   }
 }
 
+export enum DealType {
+  DEAL_TYPE_UNSPECIFIED = 0,
+  DEAL_TYPE_TRADE = 1,
+  DEAL_TYPE_BALANCE = 2,
+  UNRECOGNIZED = -1,
+}
+
+export function dealTypeFromJSON(object: any): DealType {
+  switch (object) {
+    case 0:
+    case "DEAL_TYPE_UNSPECIFIED":
+      return DealType.DEAL_TYPE_UNSPECIFIED;
+    case 1:
+    case "DEAL_TYPE_TRADE":
+      return DealType.DEAL_TYPE_TRADE;
+    case 2:
+    case "DEAL_TYPE_BALANCE":
+      return DealType.DEAL_TYPE_BALANCE;
+    case -1:
+    case "UNRECOGNIZED":
+    default:
+      return DealType.UNRECOGNIZED;
+  }
+}
+
+export function dealTypeToJSON(object: DealType): string {
+  switch (object) {
+    case DealType.DEAL_TYPE_UNSPECIFIED:
+      return "DEAL_TYPE_UNSPECIFIED";
+    case DealType.DEAL_TYPE_TRADE:
+      return "DEAL_TYPE_TRADE";
+    case DealType.DEAL_TYPE_BALANCE:
+      return "DEAL_TYPE_BALANCE";
+    case DealType.UNRECOGNIZED:
+    default:
+      return "UNRECOGNIZED";
+  }
+}
+
 export interface Position {
   id: string;
   account: string;
@@ -271,6 +332,11 @@ export interface Deal {
   balanceAfter: number;
   /** The account's attempt it belongs to. */
   attempt: number;
+  /**
+   * A closed position (trade), or a balance adjustment (balance: profit is the amount; position,
+   * symbol, side, volume and prices are unset).
+   */
+  type: DealType;
 }
 
 export interface ListTradesRequest {
@@ -301,6 +367,9 @@ export interface Flag {
     | undefined;
   /** The account's attempt it belongs to. */
   attempt: number;
+  /** A breach an operator reinstated (SPEC 14): when, and why. */
+  reinstatedAt?: Date | undefined;
+  reinstatedReason?: string | undefined;
 }
 
 export interface ListFlagsRequest {
@@ -421,46 +490,6 @@ export interface ResetAccountRequest {
 
 export interface ResetAccountResponse {
   account?: Account | undefined;
-}
-
-export interface Payout {
-  id: string;
-  account: string;
-  amount: number;
-  profitSplitPct: number;
-  traderShare: number;
-  firmShare: number;
-  balanceAfter: number;
-  createdAt?:
-    | Date
-    | undefined;
-  /** The account's mode: false for a payout of a test account (SPEC 13). */
-  livemode: boolean;
-}
-
-export interface CreatePayoutRequest {
-  organizationId: string;
-  mode: Mode;
-  number: string;
-  /** Unset = the whole closed profit. */
-  amount?: number | undefined;
-}
-
-export interface CreatePayoutResponse {
-  payout?: Payout | undefined;
-}
-
-export interface ListPayoutsRequest {
-  organizationId: string;
-  mode: Mode;
-  number: string;
-  pageSize: number;
-  pageToken: string;
-}
-
-export interface ListPayoutsResponse {
-  payouts: Payout[];
-  nextPageToken: string;
 }
 
 function createBasePosition(): Position {
@@ -1854,6 +1883,7 @@ function createBaseDeal(): Deal {
     closeReason: "",
     balanceAfter: 0,
     attempt: 0,
+    type: 0,
   };
 }
 
@@ -1900,6 +1930,9 @@ export const Deal: MessageFns<Deal> = {
     }
     if (message.attempt !== 0) {
       writer.uint32(112).int32(message.attempt);
+    }
+    if (message.type !== 0) {
+      writer.uint32(120).int32(message.type);
     }
     return writer;
   },
@@ -2029,6 +2062,14 @@ export const Deal: MessageFns<Deal> = {
             message.attempt = reader.int32();
             continue;
           }
+          case 15: {
+            if (tag !== 120) {
+              break;
+            }
+
+            message.type = reader.int32() as any;
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2085,6 +2126,7 @@ export const Deal: MessageFns<Deal> = {
         ? globalThis.Number(object.balance_after)
         : 0,
       attempt: isSet(object.attempt) ? globalThis.Number(object.attempt) : 0,
+      type: isSet(object.type) ? dealTypeFromJSON(object.type) : 0,
     };
   },
 
@@ -2132,6 +2174,9 @@ export const Deal: MessageFns<Deal> = {
     if (message.attempt !== 0) {
       obj.attempt = Math.round(message.attempt);
     }
+    if (message.type !== 0) {
+      obj.type = dealTypeToJSON(message.type);
+    }
     return obj;
   },
 
@@ -2154,6 +2199,7 @@ export const Deal: MessageFns<Deal> = {
     message.closeReason = object.closeReason ?? "";
     message.balanceAfter = object.balanceAfter ?? 0;
     message.attempt = object.attempt ?? 0;
+    message.type = object.type ?? 0;
     return message;
   },
 };
@@ -2402,6 +2448,8 @@ function createBaseFlag(): Flag {
     evidence: undefined,
     createdAt: undefined,
     attempt: 0,
+    reinstatedAt: undefined,
+    reinstatedReason: undefined,
   };
 }
 
@@ -2430,6 +2478,12 @@ export const Flag: MessageFns<Flag> = {
     }
     if (message.attempt !== 0) {
       writer.uint32(64).int32(message.attempt);
+    }
+    if (message.reinstatedAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.reinstatedAt), writer.uint32(74).fork()).join();
+    }
+    if (message.reinstatedReason !== undefined) {
+      writer.uint32(82).string(message.reinstatedReason);
     }
     return writer;
   },
@@ -2511,6 +2565,22 @@ export const Flag: MessageFns<Flag> = {
             message.attempt = reader.int32();
             continue;
           }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.reinstatedAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 10: {
+            if (tag !== 82) {
+              break;
+            }
+
+            message.reinstatedReason = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2537,6 +2607,16 @@ export const Flag: MessageFns<Flag> = {
         ? fromJsonTimestamp(object.created_at)
         : undefined,
       attempt: isSet(object.attempt) ? globalThis.Number(object.attempt) : 0,
+      reinstatedAt: isSet(object.reinstatedAt)
+        ? fromJsonTimestamp(object.reinstatedAt)
+        : isSet(object.reinstated_at)
+        ? fromJsonTimestamp(object.reinstated_at)
+        : undefined,
+      reinstatedReason: isSet(object.reinstatedReason)
+        ? globalThis.String(object.reinstatedReason)
+        : isSet(object.reinstated_reason)
+        ? globalThis.String(object.reinstated_reason)
+        : undefined,
     };
   },
 
@@ -2566,6 +2646,12 @@ export const Flag: MessageFns<Flag> = {
     if (message.attempt !== 0) {
       obj.attempt = Math.round(message.attempt);
     }
+    if (message.reinstatedAt !== undefined) {
+      obj.reinstatedAt = message.reinstatedAt.toISOString();
+    }
+    if (message.reinstatedReason !== undefined) {
+      obj.reinstatedReason = message.reinstatedReason;
+    }
     return obj;
   },
 
@@ -2582,6 +2668,8 @@ export const Flag: MessageFns<Flag> = {
     message.evidence = object.evidence ?? undefined;
     message.createdAt = object.createdAt ?? undefined;
     message.attempt = object.attempt ?? 0;
+    message.reinstatedAt = object.reinstatedAt ?? undefined;
+    message.reinstatedReason = object.reinstatedReason ?? undefined;
     return message;
   },
 };
@@ -4508,657 +4596,6 @@ export const ResetAccountResponse: MessageFns<ResetAccountResponse> = {
   },
 };
 
-function createBasePayout(): Payout {
-  return {
-    id: "",
-    account: "0",
-    amount: 0,
-    profitSplitPct: 0,
-    traderShare: 0,
-    firmShare: 0,
-    balanceAfter: 0,
-    createdAt: undefined,
-    livemode: false,
-  };
-}
-
-export const Payout: MessageFns<Payout> = {
-  encode(message: Payout, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.id !== "") {
-      writer.uint32(10).string(message.id);
-    }
-    if (message.account !== "0") {
-      writer.uint32(16).int64(message.account);
-    }
-    if (message.amount !== 0) {
-      writer.uint32(25).double(message.amount);
-    }
-    if (message.profitSplitPct !== 0) {
-      writer.uint32(33).double(message.profitSplitPct);
-    }
-    if (message.traderShare !== 0) {
-      writer.uint32(41).double(message.traderShare);
-    }
-    if (message.firmShare !== 0) {
-      writer.uint32(49).double(message.firmShare);
-    }
-    if (message.balanceAfter !== 0) {
-      writer.uint32(57).double(message.balanceAfter);
-    }
-    if (message.createdAt !== undefined) {
-      Timestamp.encode(toTimestamp(message.createdAt), writer.uint32(66).fork()).join();
-    }
-    if (message.livemode !== false) {
-      writer.uint32(72).bool(message.livemode);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): Payout {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBasePayout();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.id = reader.string();
-            continue;
-          }
-          case 2: {
-            if (tag !== 16) {
-              break;
-            }
-
-            message.account = reader.int64().toString();
-            continue;
-          }
-          case 3: {
-            if (tag !== 25) {
-              break;
-            }
-
-            message.amount = reader.double();
-            continue;
-          }
-          case 4: {
-            if (tag !== 33) {
-              break;
-            }
-
-            message.profitSplitPct = reader.double();
-            continue;
-          }
-          case 5: {
-            if (tag !== 41) {
-              break;
-            }
-
-            message.traderShare = reader.double();
-            continue;
-          }
-          case 6: {
-            if (tag !== 49) {
-              break;
-            }
-
-            message.firmShare = reader.double();
-            continue;
-          }
-          case 7: {
-            if (tag !== 57) {
-              break;
-            }
-
-            message.balanceAfter = reader.double();
-            continue;
-          }
-          case 8: {
-            if (tag !== 66) {
-              break;
-            }
-
-            message.createdAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 9: {
-            if (tag !== 72) {
-              break;
-            }
-
-            message.livemode = reader.bool();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): Payout {
-    return {
-      id: isSet(object.id) ? globalThis.String(object.id) : "",
-      account: isSet(object.account) ? globalThis.String(object.account) : "0",
-      amount: isSet(object.amount) ? globalThis.Number(object.amount) : 0,
-      profitSplitPct: isSet(object.profitSplitPct)
-        ? globalThis.Number(object.profitSplitPct)
-        : isSet(object.profit_split_pct)
-        ? globalThis.Number(object.profit_split_pct)
-        : 0,
-      traderShare: isSet(object.traderShare)
-        ? globalThis.Number(object.traderShare)
-        : isSet(object.trader_share)
-        ? globalThis.Number(object.trader_share)
-        : 0,
-      firmShare: isSet(object.firmShare)
-        ? globalThis.Number(object.firmShare)
-        : isSet(object.firm_share)
-        ? globalThis.Number(object.firm_share)
-        : 0,
-      balanceAfter: isSet(object.balanceAfter)
-        ? globalThis.Number(object.balanceAfter)
-        : isSet(object.balance_after)
-        ? globalThis.Number(object.balance_after)
-        : 0,
-      createdAt: isSet(object.createdAt)
-        ? fromJsonTimestamp(object.createdAt)
-        : isSet(object.created_at)
-        ? fromJsonTimestamp(object.created_at)
-        : undefined,
-      livemode: isSet(object.livemode) ? globalThis.Boolean(object.livemode) : false,
-    };
-  },
-
-  toJSON(message: Payout): unknown {
-    const obj: any = {};
-    if (message.id !== "") {
-      obj.id = message.id;
-    }
-    if (message.account !== "0") {
-      obj.account = message.account;
-    }
-    if (message.amount !== 0) {
-      obj.amount = floatToJson(message.amount);
-    }
-    if (message.profitSplitPct !== 0) {
-      obj.profitSplitPct = floatToJson(message.profitSplitPct);
-    }
-    if (message.traderShare !== 0) {
-      obj.traderShare = floatToJson(message.traderShare);
-    }
-    if (message.firmShare !== 0) {
-      obj.firmShare = floatToJson(message.firmShare);
-    }
-    if (message.balanceAfter !== 0) {
-      obj.balanceAfter = floatToJson(message.balanceAfter);
-    }
-    if (message.createdAt !== undefined) {
-      obj.createdAt = message.createdAt.toISOString();
-    }
-    if (message.livemode !== false) {
-      obj.livemode = message.livemode;
-    }
-    return obj;
-  },
-
-  create<I extends Exact<DeepPartial<Payout>, I>>(base?: I): Payout {
-    return Payout.fromPartial(base ?? ({} as any));
-  },
-  fromPartial<I extends Exact<DeepPartial<Payout>, I>>(object: I): Payout {
-    const message = createBasePayout();
-    message.id = object.id ?? "";
-    message.account = object.account ?? "0";
-    message.amount = object.amount ?? 0;
-    message.profitSplitPct = object.profitSplitPct ?? 0;
-    message.traderShare = object.traderShare ?? 0;
-    message.firmShare = object.firmShare ?? 0;
-    message.balanceAfter = object.balanceAfter ?? 0;
-    message.createdAt = object.createdAt ?? undefined;
-    message.livemode = object.livemode ?? false;
-    return message;
-  },
-};
-
-function createBaseCreatePayoutRequest(): CreatePayoutRequest {
-  return { organizationId: "", mode: 0, number: "0", amount: undefined };
-}
-
-export const CreatePayoutRequest: MessageFns<CreatePayoutRequest> = {
-  encode(message: CreatePayoutRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.organizationId !== "") {
-      writer.uint32(10).string(message.organizationId);
-    }
-    if (message.mode !== 0) {
-      writer.uint32(32).int32(message.mode);
-    }
-    if (message.number !== "0") {
-      writer.uint32(16).int64(message.number);
-    }
-    if (message.amount !== undefined) {
-      writer.uint32(25).double(message.amount);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): CreatePayoutRequest {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseCreatePayoutRequest();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.organizationId = reader.string();
-            continue;
-          }
-          case 4: {
-            if (tag !== 32) {
-              break;
-            }
-
-            message.mode = reader.int32() as any;
-            continue;
-          }
-          case 2: {
-            if (tag !== 16) {
-              break;
-            }
-
-            message.number = reader.int64().toString();
-            continue;
-          }
-          case 3: {
-            if (tag !== 25) {
-              break;
-            }
-
-            message.amount = reader.double();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): CreatePayoutRequest {
-    return {
-      organizationId: isSet(object.organizationId)
-        ? globalThis.String(object.organizationId)
-        : isSet(object.organization_id)
-        ? globalThis.String(object.organization_id)
-        : "",
-      mode: isSet(object.mode) ? modeFromJSON(object.mode) : 0,
-      number: isSet(object.number) ? globalThis.String(object.number) : "0",
-      amount: isSet(object.amount) ? globalThis.Number(object.amount) : undefined,
-    };
-  },
-
-  toJSON(message: CreatePayoutRequest): unknown {
-    const obj: any = {};
-    if (message.organizationId !== "") {
-      obj.organizationId = message.organizationId;
-    }
-    if (message.mode !== 0) {
-      obj.mode = modeToJSON(message.mode);
-    }
-    if (message.number !== "0") {
-      obj.number = message.number;
-    }
-    if (message.amount !== undefined) {
-      obj.amount = floatToJson(message.amount);
-    }
-    return obj;
-  },
-
-  create<I extends Exact<DeepPartial<CreatePayoutRequest>, I>>(base?: I): CreatePayoutRequest {
-    return CreatePayoutRequest.fromPartial(base ?? ({} as any));
-  },
-  fromPartial<I extends Exact<DeepPartial<CreatePayoutRequest>, I>>(object: I): CreatePayoutRequest {
-    const message = createBaseCreatePayoutRequest();
-    message.organizationId = object.organizationId ?? "";
-    message.mode = object.mode ?? 0;
-    message.number = object.number ?? "0";
-    message.amount = object.amount ?? undefined;
-    return message;
-  },
-};
-
-function createBaseCreatePayoutResponse(): CreatePayoutResponse {
-  return { payout: undefined };
-}
-
-export const CreatePayoutResponse: MessageFns<CreatePayoutResponse> = {
-  encode(message: CreatePayoutResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.payout !== undefined) {
-      Payout.encode(message.payout, writer.uint32(10).fork()).join();
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): CreatePayoutResponse {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseCreatePayoutResponse();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.payout = Payout.decode(reader, reader.uint32());
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): CreatePayoutResponse {
-    return { payout: isSet(object.payout) ? Payout.fromJSON(object.payout) : undefined };
-  },
-
-  toJSON(message: CreatePayoutResponse): unknown {
-    const obj: any = {};
-    if (message.payout !== undefined) {
-      obj.payout = Payout.toJSON(message.payout);
-    }
-    return obj;
-  },
-
-  create<I extends Exact<DeepPartial<CreatePayoutResponse>, I>>(base?: I): CreatePayoutResponse {
-    return CreatePayoutResponse.fromPartial(base ?? ({} as any));
-  },
-  fromPartial<I extends Exact<DeepPartial<CreatePayoutResponse>, I>>(object: I): CreatePayoutResponse {
-    const message = createBaseCreatePayoutResponse();
-    message.payout = (object.payout !== undefined && object.payout !== null)
-      ? Payout.fromPartial(object.payout)
-      : undefined;
-    return message;
-  },
-};
-
-function createBaseListPayoutsRequest(): ListPayoutsRequest {
-  return { organizationId: "", mode: 0, number: "0", pageSize: 0, pageToken: "" };
-}
-
-export const ListPayoutsRequest: MessageFns<ListPayoutsRequest> = {
-  encode(message: ListPayoutsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.organizationId !== "") {
-      writer.uint32(10).string(message.organizationId);
-    }
-    if (message.mode !== 0) {
-      writer.uint32(40).int32(message.mode);
-    }
-    if (message.number !== "0") {
-      writer.uint32(16).int64(message.number);
-    }
-    if (message.pageSize !== 0) {
-      writer.uint32(24).int32(message.pageSize);
-    }
-    if (message.pageToken !== "") {
-      writer.uint32(34).string(message.pageToken);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): ListPayoutsRequest {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseListPayoutsRequest();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.organizationId = reader.string();
-            continue;
-          }
-          case 5: {
-            if (tag !== 40) {
-              break;
-            }
-
-            message.mode = reader.int32() as any;
-            continue;
-          }
-          case 2: {
-            if (tag !== 16) {
-              break;
-            }
-
-            message.number = reader.int64().toString();
-            continue;
-          }
-          case 3: {
-            if (tag !== 24) {
-              break;
-            }
-
-            message.pageSize = reader.int32();
-            continue;
-          }
-          case 4: {
-            if (tag !== 34) {
-              break;
-            }
-
-            message.pageToken = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): ListPayoutsRequest {
-    return {
-      organizationId: isSet(object.organizationId)
-        ? globalThis.String(object.organizationId)
-        : isSet(object.organization_id)
-        ? globalThis.String(object.organization_id)
-        : "",
-      mode: isSet(object.mode) ? modeFromJSON(object.mode) : 0,
-      number: isSet(object.number) ? globalThis.String(object.number) : "0",
-      pageSize: isSet(object.pageSize)
-        ? globalThis.Number(object.pageSize)
-        : isSet(object.page_size)
-        ? globalThis.Number(object.page_size)
-        : 0,
-      pageToken: isSet(object.pageToken)
-        ? globalThis.String(object.pageToken)
-        : isSet(object.page_token)
-        ? globalThis.String(object.page_token)
-        : "",
-    };
-  },
-
-  toJSON(message: ListPayoutsRequest): unknown {
-    const obj: any = {};
-    if (message.organizationId !== "") {
-      obj.organizationId = message.organizationId;
-    }
-    if (message.mode !== 0) {
-      obj.mode = modeToJSON(message.mode);
-    }
-    if (message.number !== "0") {
-      obj.number = message.number;
-    }
-    if (message.pageSize !== 0) {
-      obj.pageSize = Math.round(message.pageSize);
-    }
-    if (message.pageToken !== "") {
-      obj.pageToken = message.pageToken;
-    }
-    return obj;
-  },
-
-  create<I extends Exact<DeepPartial<ListPayoutsRequest>, I>>(base?: I): ListPayoutsRequest {
-    return ListPayoutsRequest.fromPartial(base ?? ({} as any));
-  },
-  fromPartial<I extends Exact<DeepPartial<ListPayoutsRequest>, I>>(object: I): ListPayoutsRequest {
-    const message = createBaseListPayoutsRequest();
-    message.organizationId = object.organizationId ?? "";
-    message.mode = object.mode ?? 0;
-    message.number = object.number ?? "0";
-    message.pageSize = object.pageSize ?? 0;
-    message.pageToken = object.pageToken ?? "";
-    return message;
-  },
-};
-
-function createBaseListPayoutsResponse(): ListPayoutsResponse {
-  return { payouts: [], nextPageToken: "" };
-}
-
-export const ListPayoutsResponse: MessageFns<ListPayoutsResponse> = {
-  encode(message: ListPayoutsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    for (const v of message.payouts) {
-      Payout.encode(v!, writer.uint32(10).fork()).join();
-    }
-    if (message.nextPageToken !== "") {
-      writer.uint32(18).string(message.nextPageToken);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): ListPayoutsResponse {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseListPayoutsResponse();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.payouts.push(Payout.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.nextPageToken = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): ListPayoutsResponse {
-    return {
-      payouts: globalThis.Array.isArray(object?.payouts) ? object.payouts.map((e: any) => Payout.fromJSON(e)) : [],
-      nextPageToken: isSet(object.nextPageToken)
-        ? globalThis.String(object.nextPageToken)
-        : isSet(object.next_page_token)
-        ? globalThis.String(object.next_page_token)
-        : "",
-    };
-  },
-
-  toJSON(message: ListPayoutsResponse): unknown {
-    const obj: any = {};
-    if (message.payouts?.length) {
-      obj.payouts = message.payouts.map((e) => Payout.toJSON(e));
-    }
-    if (message.nextPageToken !== "") {
-      obj.nextPageToken = message.nextPageToken;
-    }
-    return obj;
-  },
-
-  create<I extends Exact<DeepPartial<ListPayoutsResponse>, I>>(base?: I): ListPayoutsResponse {
-    return ListPayoutsResponse.fromPartial(base ?? ({} as any));
-  },
-  fromPartial<I extends Exact<DeepPartial<ListPayoutsResponse>, I>>(object: I): ListPayoutsResponse {
-    const message = createBaseListPayoutsResponse();
-    message.payouts = object.payouts?.map((e) => Payout.fromPartial(e)) || [];
-    message.nextPageToken = object.nextPageToken ?? "";
-    return message;
-  },
-};
-
 /**
  * TradingService runs the simulated trading of accounts: orders and positions, the
  * evaluation rules that breach, flag or pass an account, reports, and market data.
@@ -5261,6 +4698,89 @@ export const TradingServiceService = {
     responseSerialize: (value: ListPayoutsResponse): Buffer => Buffer.from(ListPayoutsResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): ListPayoutsResponse => ListPayoutsResponse.decode(value),
   },
+  /**
+   * Payout approval (SPEC 14): with payout_requires_approval a payout is requested (pending, its
+   * amount reserved) and a firm's staff approve (the balance drops then), reject or mark it paid.
+   * A transition from the wrong state is conflict and changes nothing.
+   */
+  listOrganizationPayouts: {
+    path: "/propdesk.trading.v1.TradingService/ListOrganizationPayouts" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListOrganizationPayoutsRequest): Buffer =>
+      Buffer.from(ListOrganizationPayoutsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListOrganizationPayoutsRequest => ListOrganizationPayoutsRequest.decode(value),
+    responseSerialize: (value: ListOrganizationPayoutsResponse): Buffer =>
+      Buffer.from(ListOrganizationPayoutsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListOrganizationPayoutsResponse =>
+      ListOrganizationPayoutsResponse.decode(value),
+  },
+  getPayout: {
+    path: "/propdesk.trading.v1.TradingService/GetPayout" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetPayoutRequest): Buffer => Buffer.from(GetPayoutRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetPayoutRequest => GetPayoutRequest.decode(value),
+    responseSerialize: (value: GetPayoutResponse): Buffer => Buffer.from(GetPayoutResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): GetPayoutResponse => GetPayoutResponse.decode(value),
+  },
+  approvePayout: {
+    path: "/propdesk.trading.v1.TradingService/ApprovePayout" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ApprovePayoutRequest): Buffer => Buffer.from(ApprovePayoutRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ApprovePayoutRequest => ApprovePayoutRequest.decode(value),
+    responseSerialize: (value: ApprovePayoutResponse): Buffer =>
+      Buffer.from(ApprovePayoutResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ApprovePayoutResponse => ApprovePayoutResponse.decode(value),
+  },
+  rejectPayout: {
+    path: "/propdesk.trading.v1.TradingService/RejectPayout" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: RejectPayoutRequest): Buffer => Buffer.from(RejectPayoutRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): RejectPayoutRequest => RejectPayoutRequest.decode(value),
+    responseSerialize: (value: RejectPayoutResponse): Buffer =>
+      Buffer.from(RejectPayoutResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): RejectPayoutResponse => RejectPayoutResponse.decode(value),
+  },
+  markPayoutPaid: {
+    path: "/propdesk.trading.v1.TradingService/MarkPayoutPaid" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: MarkPayoutPaidRequest): Buffer =>
+      Buffer.from(MarkPayoutPaidRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): MarkPayoutPaidRequest => MarkPayoutPaidRequest.decode(value),
+    responseSerialize: (value: MarkPayoutPaidResponse): Buffer =>
+      Buffer.from(MarkPayoutPaidResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): MarkPayoutPaidResponse => MarkPayoutPaidResponse.decode(value),
+  },
+  /**
+   * Operator controls (SPEC 14). Reinstate: a breached account active again in the same attempt
+   * (the breach stays in its flags, marked reinstated); the engine evaluates it again at once.
+   */
+  reinstateAccount: {
+    path: "/propdesk.trading.v1.TradingService/ReinstateAccount" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ReinstateAccountRequest): Buffer =>
+      Buffer.from(ReinstateAccountRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ReinstateAccountRequest => ReinstateAccountRequest.decode(value),
+    responseSerialize: (value: ReinstateAccountResponse): Buffer =>
+      Buffer.from(ReinstateAccountResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ReinstateAccountResponse => ReinstateAccountResponse.decode(value),
+  },
+  /** A balance adjustment: a deal of type balance, balance and equity moved, evaluated at once. */
+  adjustBalance: {
+    path: "/propdesk.trading.v1.TradingService/AdjustBalance" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: AdjustBalanceRequest): Buffer => Buffer.from(AdjustBalanceRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): AdjustBalanceRequest => AdjustBalanceRequest.decode(value),
+    responseSerialize: (value: AdjustBalanceResponse): Buffer =>
+      Buffer.from(AdjustBalanceResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): AdjustBalanceResponse => AdjustBalanceResponse.decode(value),
+  },
   /** Analytics and reports. */
   getAnalytics: {
     path: "/propdesk.trading.v1.TradingService/GetAnalytics" as const,
@@ -5356,6 +4876,23 @@ export interface TradingServiceServer extends UntypedServiceImplementation {
   resetAccount: handleUnaryCall<ResetAccountRequest, ResetAccountResponse>;
   createPayout: handleUnaryCall<CreatePayoutRequest, CreatePayoutResponse>;
   listPayouts: handleUnaryCall<ListPayoutsRequest, ListPayoutsResponse>;
+  /**
+   * Payout approval (SPEC 14): with payout_requires_approval a payout is requested (pending, its
+   * amount reserved) and a firm's staff approve (the balance drops then), reject or mark it paid.
+   * A transition from the wrong state is conflict and changes nothing.
+   */
+  listOrganizationPayouts: handleUnaryCall<ListOrganizationPayoutsRequest, ListOrganizationPayoutsResponse>;
+  getPayout: handleUnaryCall<GetPayoutRequest, GetPayoutResponse>;
+  approvePayout: handleUnaryCall<ApprovePayoutRequest, ApprovePayoutResponse>;
+  rejectPayout: handleUnaryCall<RejectPayoutRequest, RejectPayoutResponse>;
+  markPayoutPaid: handleUnaryCall<MarkPayoutPaidRequest, MarkPayoutPaidResponse>;
+  /**
+   * Operator controls (SPEC 14). Reinstate: a breached account active again in the same attempt
+   * (the breach stays in its flags, marked reinstated); the engine evaluates it again at once.
+   */
+  reinstateAccount: handleUnaryCall<ReinstateAccountRequest, ReinstateAccountResponse>;
+  /** A balance adjustment: a deal of type balance, balance and equity moved, evaluated at once. */
+  adjustBalance: handleUnaryCall<AdjustBalanceRequest, AdjustBalanceResponse>;
   /** Analytics and reports. */
   getAnalytics: handleUnaryCall<GetAnalyticsRequest, GetAnalyticsResponse>;
   getEquityCurve: handleUnaryCall<GetEquityCurveRequest, GetEquityCurveResponse>;
@@ -5513,6 +5050,121 @@ export interface TradingServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ListPayoutsResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Payout approval (SPEC 14): with payout_requires_approval a payout is requested (pending, its
+   * amount reserved) and a firm's staff approve (the balance drops then), reject or mark it paid.
+   * A transition from the wrong state is conflict and changes nothing.
+   */
+  listOrganizationPayouts(
+    request: ListOrganizationPayoutsRequest,
+    callback: (error: ServiceError | null, response: ListOrganizationPayoutsResponse) => void,
+  ): ClientUnaryCall;
+  listOrganizationPayouts(
+    request: ListOrganizationPayoutsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListOrganizationPayoutsResponse) => void,
+  ): ClientUnaryCall;
+  listOrganizationPayouts(
+    request: ListOrganizationPayoutsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListOrganizationPayoutsResponse) => void,
+  ): ClientUnaryCall;
+  getPayout(
+    request: GetPayoutRequest,
+    callback: (error: ServiceError | null, response: GetPayoutResponse) => void,
+  ): ClientUnaryCall;
+  getPayout(
+    request: GetPayoutRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: GetPayoutResponse) => void,
+  ): ClientUnaryCall;
+  getPayout(
+    request: GetPayoutRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: GetPayoutResponse) => void,
+  ): ClientUnaryCall;
+  approvePayout(
+    request: ApprovePayoutRequest,
+    callback: (error: ServiceError | null, response: ApprovePayoutResponse) => void,
+  ): ClientUnaryCall;
+  approvePayout(
+    request: ApprovePayoutRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ApprovePayoutResponse) => void,
+  ): ClientUnaryCall;
+  approvePayout(
+    request: ApprovePayoutRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ApprovePayoutResponse) => void,
+  ): ClientUnaryCall;
+  rejectPayout(
+    request: RejectPayoutRequest,
+    callback: (error: ServiceError | null, response: RejectPayoutResponse) => void,
+  ): ClientUnaryCall;
+  rejectPayout(
+    request: RejectPayoutRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: RejectPayoutResponse) => void,
+  ): ClientUnaryCall;
+  rejectPayout(
+    request: RejectPayoutRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: RejectPayoutResponse) => void,
+  ): ClientUnaryCall;
+  markPayoutPaid(
+    request: MarkPayoutPaidRequest,
+    callback: (error: ServiceError | null, response: MarkPayoutPaidResponse) => void,
+  ): ClientUnaryCall;
+  markPayoutPaid(
+    request: MarkPayoutPaidRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: MarkPayoutPaidResponse) => void,
+  ): ClientUnaryCall;
+  markPayoutPaid(
+    request: MarkPayoutPaidRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: MarkPayoutPaidResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Operator controls (SPEC 14). Reinstate: a breached account active again in the same attempt
+   * (the breach stays in its flags, marked reinstated); the engine evaluates it again at once.
+   */
+  reinstateAccount(
+    request: ReinstateAccountRequest,
+    callback: (error: ServiceError | null, response: ReinstateAccountResponse) => void,
+  ): ClientUnaryCall;
+  reinstateAccount(
+    request: ReinstateAccountRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ReinstateAccountResponse) => void,
+  ): ClientUnaryCall;
+  reinstateAccount(
+    request: ReinstateAccountRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ReinstateAccountResponse) => void,
+  ): ClientUnaryCall;
+  /** A balance adjustment: a deal of type balance, balance and equity moved, evaluated at once. */
+  adjustBalance(
+    request: AdjustBalanceRequest,
+    callback: (error: ServiceError | null, response: AdjustBalanceResponse) => void,
+  ): ClientUnaryCall;
+  adjustBalance(
+    request: AdjustBalanceRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: AdjustBalanceResponse) => void,
+  ): ClientUnaryCall;
+  adjustBalance(
+    request: AdjustBalanceRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: AdjustBalanceResponse) => void,
   ): ClientUnaryCall;
   /** Analytics and reports. */
   getAnalytics(

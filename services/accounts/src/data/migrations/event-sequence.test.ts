@@ -4,7 +4,7 @@ import { createTestDatabase, type TestDatabase } from '@propdesk/kit/testing';
 import { MIGRATIONS, SCHEMA } from '../../main';
 
 /**
- * The events written before sequences existed get theirs from migration 0007: per account, in
+ * The events written before sequences existed get theirs from migration 0008: per account, in
  * position order, 1 to N; events about no account (or naming no account of their organization and
  * mode) none; and each account's counter continues from its last number.
  */
@@ -14,7 +14,7 @@ let sql: Sequelize;
 beforeAll(async () => {
   db = await createTestDatabase('pd_event_sequence');
   sql = openDatabase({ url: db.url, schema: SCHEMA, poolMax: 2 });
-  await migrate(sql, SCHEMA, MIGRATIONS.filter((m) => m.name !== '0007-event-sequence'));
+  await migrate(sql, SCHEMA, MIGRATIONS.filter((m) => m.name !== '0008-event-sequence'));
 });
 afterAll(async () => {
   await sql?.close();

@@ -5,7 +5,17 @@ import { idempotencyRecords } from './0003-idempotency-records';
 import { programsAndPhases } from './0004-programs-and-phases';
 import { eventTraceContext } from './0005-event-trace-context';
 import { livemodePartition } from './0006-livemode';
-import { eventSequence } from './0007-event-sequence';
+import { operationsSchema } from './0007-operations';
+import { eventSequence } from './0008-event-sequence';
 
 /** The accounts core's schema, applied in this order (the trading module has its own list). */
-export const coreMigrations: Migration[] = [coreSchema, provisioningAndLogins, idempotencyRecords, programsAndPhases, eventTraceContext, livemodePartition, eventSequence];
+export const coreMigrations: Migration[] = [
+  coreSchema,
+  provisioningAndLogins,
+  idempotencyRecords,
+  programsAndPhases,
+  eventTraceContext,
+  livemodePartition,
+  operationsSchema,
+  eventSequence,
+];

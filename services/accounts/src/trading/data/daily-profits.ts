@@ -3,6 +3,7 @@ import { selectRows, toNumber, type Sequelize, type Transaction } from '@propdes
 /**
  * The closed profit of each trading day of the account's current attempt (the day a deal closed,
  * the day rolling over at `rolloverHourUtc`), oldest first: what the consistency rule weighs.
+ * Trades only: a balance adjustment (SPEC 14) is no trading day's profit.
  */
 export async function dailyProfits(
   db: Sequelize,
@@ -15,7 +16,7 @@ export async function dailyProfits(
     db,
     `SELECT to_char((d.closed_at AT TIME ZONE 'UTC') - make_interval(hours => $rollover), 'YYYY-MM-DD') AS day, sum(d.profit) AS profit
        FROM deals d JOIN accounts a ON a.number = d.account_number AND a.attempt = d.attempt
-      WHERE d.account_number = $accountNumber AND d.closed_at >= greatest(a.attempt_started_at, CAST($since AS timestamptz))
+      WHERE d.account_number = $accountNumber AND d.type = 'trade' AND d.closed_at >= greatest(a.attempt_started_at, CAST($since AS timestamptz))
       GROUP BY 1 ORDER BY 1`,
     { accountNumber, rollover: rolloverHourUtc, since: since ?? null },
     tx,
@@ -50,7 +51,7 @@ export async function dailyProfitsOf(db: Sequelize, numbers: number[], rolloverH
     db,
     `SELECT d.account_number, to_char((d.closed_at AT TIME ZONE 'UTC') - make_interval(hours => $rollover), 'YYYY-MM-DD') AS day, sum(d.profit) AS profit
        FROM deals d JOIN accounts a ON a.number = d.account_number AND a.attempt = d.attempt
-      WHERE d.account_number = ANY($numbers::bigint[]) AND d.closed_at >= a.attempt_started_at
+      WHERE d.account_number = ANY($numbers::bigint[]) AND d.type = 'trade' AND d.closed_at >= a.attempt_started_at
       GROUP BY 1, 2 ORDER BY 1, 2`,
     { numbers, rollover: rolloverHourUtc },
   );

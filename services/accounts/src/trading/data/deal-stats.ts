@@ -185,7 +185,8 @@ export function insertDealStats(from: string): string {
 export async function rebuildDealStats(sequelize: Sequelize, accountNumber: number, initialBalance: number): Promise<void> {
   await sequelize.transaction(async (tx) => {
     await execute(sequelize, 'DELETE FROM deal_stats WHERE account_number = $accountNumber', { accountNumber }, tx);
-    await execute(sequelize, insertDealStats('deals WHERE account_number = $accountNumber'), { accountNumber }, tx);
+    // Trades only: a balance adjustment (SPEC 14) is in the balance history, not the trading statistics.
+    await execute(sequelize, insertDealStats("deals WHERE account_number = $accountNumber AND type = 'trade'"), { accountNumber }, tx);
     await execute(sequelize, 'DELETE FROM daily_balances WHERE account_number = $accountNumber', { accountNumber }, tx);
     await execute(
       sequelize,

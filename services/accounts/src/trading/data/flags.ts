@@ -11,6 +11,9 @@ export interface Flag {
   createdAt: Date;
   /** The account's attempt the flag belongs to (SPEC 10). */
   attempt: number;
+  /** SPEC 14: a breach an operator reinstated, when and why (null otherwise). */
+  reinstatedAt: Date | null;
+  reinstatedReason: string | null;
 }
 
 interface FlagRow {
@@ -23,9 +26,11 @@ interface FlagRow {
   evidence: Record<string, unknown>;
   created_at: Date;
   attempt: number;
+  reinstated_at: Date | null;
+  reinstated_reason: string | null;
 }
 
-const COLUMNS = 'id, seq, account_number, rule, action, reason, evidence, created_at, attempt';
+const COLUMNS = 'id, seq, account_number, rule, action, reason, evidence, created_at, attempt, reinstated_at, reinstated_reason';
 
 function toFlag(row: FlagRow): Flag {
   return {
@@ -38,6 +43,8 @@ function toFlag(row: FlagRow): Flag {
     evidence: row.evidence ?? {},
     createdAt: row.created_at,
     attempt: row.attempt ?? 1,
+    reinstatedAt: row.reinstated_at ?? null,
+    reinstatedReason: row.reinstated_reason ?? null,
   };
 }
 
@@ -87,4 +94,30 @@ export async function listFlags(sequelize: Sequelize, accountNumber: number, aft
     action ? { accountNumber, afterSeq, limit, action } : { accountNumber, afterSeq, limit },
   );
   return rows.map(toFlag);
+}
+
+/**
+ * A reinstatement (SPEC 14), inside the caller's transaction: the current attempt's breach stays in
+ * the flags, marked with when and why it was reinstated. Its dedupe key (one breach per attempt) is
+ * let go, so a later breach of the same attempt is recorded too. Null when the attempt has no
+ * breach left to reinstate.
+ */
+export async function markBreachReinstated(
+  sequelize: Sequelize,
+  tx: Transaction,
+  accountNumber: number,
+  attempt: number,
+  at: Date,
+  reason: string,
+): Promise<Flag | null> {
+  const row = await selectOne<FlagRow>(
+    sequelize,
+    `UPDATE flags SET reinstated_at = $at, reinstated_reason = $reason, dedupe_key = NULL
+      WHERE id = (SELECT id FROM flags WHERE account_number = $accountNumber AND attempt = $attempt AND action = 'breach' AND reinstated_at IS NULL
+                   ORDER BY seq DESC LIMIT 1)
+      RETURNING ${COLUMNS}`,
+    { accountNumber, attempt, at, reason },
+    tx,
+  );
+  return row ? toFlag(row) : null;
 }

@@ -1,4 +1,4 @@
-import { selectOne, selectRows, toNumber, type Sequelize, type Transaction } from '@propdesk/kit';
+import { execute, selectOne, selectRows, toNumber, type Sequelize, type Transaction } from '@propdesk/kit';
 import type { OrderType } from '../domain/orders';
 import type { Side } from '../domain/pnl';
 
@@ -203,6 +203,22 @@ export async function countTradingDays(sequelize: Sequelize, accountNumber: numb
     tx,
   );
   return toNumber(row?.n);
+}
+
+/**
+ * A change of the account's money that is not a change of its positions (a balance adjustment, a
+ * payout), inside the caller's transaction: its live positions are marked changed, so that the
+ * replica evaluating the account (another one, maybe) re-reads it on its next tick
+ * (recentlyChangedAccounts) instead of marking them against the balance it knew. An account
+ * without live positions is in no replica's index: nothing to tell.
+ */
+export async function announceMoneyChange(sequelize: Sequelize, tx: Transaction, accountNumber: number): Promise<void> {
+  await execute(
+    sequelize,
+    `UPDATE positions SET updated_at = now() WHERE account_number = $accountNumber AND status IN ('open', 'pending')`,
+    { accountNumber },
+    tx,
+  );
 }
 
 /** Accounts whose positions changed recently (any replica), with the latest change time. */

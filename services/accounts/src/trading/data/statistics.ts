@@ -63,7 +63,7 @@ export async function streaks(sequelize: Sequelize, accountNumber: number): Prom
     sequelize,
     `WITH d AS (
        SELECT seq, profit::float8 AS profit, sign(profit)::int AS s, lag(sign(profit)::int) OVER (ORDER BY seq) AS prev
-         FROM deals WHERE account_number = $accountNumber
+         FROM deals WHERE account_number = $accountNumber AND type = 'trade'
      ), g AS (
        SELECT profit, s, sum(CASE WHEN s = prev THEN 0 ELSE 1 END) OVER (ORDER BY seq) AS grp FROM d
      ), runs AS (

@@ -75,8 +75,17 @@ export function validateOrderAgainstMarket(order: OrderInput, quote: Pick<Quote,
 }
 
 export interface PreOrderViolation {
-  rule: 'max_lots_per_order' | 'symbol_not_allowed' | 'insufficient_margin';
+  rule: 'halted' | 'max_lots_per_order' | 'symbol_not_allowed' | 'insufficient_margin';
   reason: string;
+}
+
+/**
+ * SPEC 14: while an operator has halted the account, every new order is refused (rule halted),
+ * before the terms' own rules; open positions and their evaluation are not concerned.
+ */
+export function haltedViolation(account: { number: number; tradingHalted: boolean }): PreOrderViolation | undefined {
+  if (!account.tradingHalted) return undefined;
+  return { rule: 'halted', reason: `halted: trading on account ${account.number} is halted by the firm; new orders are refused until it is resumed` };
 }
 
 /** Pre-order rules of the frozen terms; the first violation refuses the order. */

@@ -5,6 +5,9 @@ import { INSTRUMENTS } from '../domain/instruments';
 import { breachAccount } from '../use-cases/breach-account';
 import { resetAccount } from '../use-cases/reset-account';
 import { createPayout, listPayouts } from '../use-cases/payouts';
+import { approvePayout, getPayout, listOrganizationPayouts, markPayoutPaid, rejectPayout } from '../use-cases/payout-decisions';
+import { reinstateAccount } from '../use-cases/reinstate-account';
+import { adjustBalance } from '../use-cases/adjust-balance';
 import { closePosition } from '../use-cases/close-position';
 import { getAnalytics } from '../use-cases/get-analytics';
 import { getEquityCurve } from '../use-cases/get-equity-curve';
@@ -15,6 +18,7 @@ import { listPositions } from '../use-cases/list-positions';
 import { listTrades } from '../use-cases/list-trades';
 import { placeOrder } from '../use-cases/place-order';
 import { publishQuote } from '../use-cases/publish-quote';
+import type { Payout } from '../data/payouts';
 import type { LiveEngine } from '../use-cases/trading-context';
 import {
   orderTypeFromProto,
@@ -27,6 +31,9 @@ import {
   toProtoPosition,
   toProtoPayout,
   toProtoQuote,
+  toProtoAdjustment,
+  deciderFromProto,
+  payoutStatusFromProto,
 } from './mappers';
 import { createStreamQuotesHandler } from './stream-quotes-handler';
 
@@ -37,6 +44,8 @@ export interface TradingHandlerDeps {
   sequelize: Sequelize;
   logger: Logger;
 }
+
+const payoutResponse = (payout: Payout) => ({ payout: toProtoPayout(payout) });
 
 /** TradingService: proto in, use case, proto out. Typed against the service: a forgotten RPC is a compile error. */
 export function createTradingHandlers({ engine, cursors, sequelize, logger }: TradingHandlerDeps): AsyncServiceImplementation<tradingv1.TradingServiceServer> {
@@ -56,11 +65,35 @@ export function createTradingHandlers({ engine, cursors, sequelize, logger }: Tr
       return exactlyOnce(ctx, sequelize, tradingv1.ResetAccountResponse, (account) => ({ account: toProtoAccount(account) }), () => resetAccount(engine, req), logger);
     },
     createPayout(req, ctx) {
-      return exactlyOnce(ctx, sequelize, tradingv1.CreatePayoutResponse, (payout) => ({ payout: toProtoPayout(payout) }), () => createPayout(engine, req), logger);
+      return exactlyOnce(ctx, sequelize, tradingv1.CreatePayoutResponse, payoutResponse, () => createPayout(engine, req), logger);
     },
     async listPayouts(req) {
       const page = await listPayouts(engine, cursors, req);
       return { payouts: page.items.map(toProtoPayout), nextPageToken: page.nextPageToken };
+    },
+    async listOrganizationPayouts(req) {
+      const page = await listOrganizationPayouts(engine, cursors, { ...req, status: payoutStatusFromProto(req.status) });
+      return { payouts: page.items.map(toProtoPayout), nextPageToken: page.nextPageToken };
+    },
+    async getPayout(req) {
+      return { payout: toProtoPayout(await getPayout(engine, req)) };
+    },
+    approvePayout(req, ctx) {
+      const input = { ...req, decidedBy: deciderFromProto(req.decidedBy) };
+      return exactlyOnce(ctx, sequelize, tradingv1.ApprovePayoutResponse, payoutResponse, () => approvePayout(engine, input), logger);
+    },
+    rejectPayout(req, ctx) {
+      const input = { ...req, decidedBy: deciderFromProto(req.decidedBy) };
+      return exactlyOnce(ctx, sequelize, tradingv1.RejectPayoutResponse, payoutResponse, () => rejectPayout(engine, input), logger);
+    },
+    markPayoutPaid(req, ctx) {
+      return exactlyOnce(ctx, sequelize, tradingv1.MarkPayoutPaidResponse, payoutResponse, () => markPayoutPaid(engine, req), logger);
+    },
+    reinstateAccount(req, ctx) {
+      return exactlyOnce(ctx, sequelize, tradingv1.ReinstateAccountResponse, (account) => ({ account: toProtoAccount(account) }), () => reinstateAccount(engine, req), logger);
+    },
+    adjustBalance(req, ctx) {
+      return exactlyOnce(ctx, sequelize, tradingv1.AdjustBalanceResponse, (adjustment) => ({ adjustment: toProtoAdjustment(adjustment) }), () => adjustBalance(engine, req), logger);
     },
     async listPositions(req) {
       const page = await listPositions(engine, cursors, { ...req, status: positionStatusFromProto(req.status) });

@@ -1,4 +1,4 @@
-import type { Payout } from '../data/payouts';
+import type { Payout, PayoutDecider, PayoutStatus } from '../data/payouts';
 import { AppError } from '@propdesk/kit';
 import { tradingv1 } from '@propdesk/proto';
 import type { Deal } from '../data/deals';
@@ -8,6 +8,7 @@ import type { Instrument, Quote } from '../domain/instruments';
 import type { OrderType } from '../domain/orders';
 import type { Side } from '../domain/pnl';
 import type { CurvePoint } from '../data/statistics';
+import type { Adjustment } from '../use-cases/adjust-balance';
 import type { MarkedPosition } from '../use-cases/trading-context';
 
 const SIDES: Record<number, Side> = { [tradingv1.Side.SIDE_BUY]: 'buy', [tradingv1.Side.SIDE_SELL]: 'sell' };
@@ -76,18 +77,20 @@ export function toProtoPosition(p: MarkedPosition): tradingv1.Position {
   };
 }
 
+/** A balance deal (SPEC 14) leaves the trade's fields unset. */
 export function toProtoDeal(d: Deal): tradingv1.Deal {
   return {
     id: d.id,
     account: String(d.accountNumber),
-    positionId: d.positionId,
-    symbol: d.symbol,
-    side: SIDE_TO_PROTO[d.side],
-    volume: d.volume,
-    openPrice: d.openPrice,
-    closePrice: d.closePrice,
+    type: d.type === 'balance' ? tradingv1.DealType.DEAL_TYPE_BALANCE : tradingv1.DealType.DEAL_TYPE_TRADE,
+    positionId: d.positionId ?? '',
+    symbol: d.symbol ?? '',
+    side: d.side ? SIDE_TO_PROTO[d.side] : tradingv1.Side.SIDE_UNSPECIFIED,
+    volume: d.volume ?? 0,
+    openPrice: d.openPrice ?? 0,
+    closePrice: d.closePrice ?? 0,
     profit: d.profit,
-    openedAt: d.openedAt,
+    openedAt: d.openedAt ?? undefined,
     closedAt: d.closedAt,
     closeReason: d.closeReason,
     balanceAfter: d.balanceAfter,
@@ -96,7 +99,18 @@ export function toProtoDeal(d: Deal): tradingv1.Deal {
 }
 
 export function toProtoFlag(f: Flag): tradingv1.Flag {
-  return { id: f.id, account: String(f.accountNumber), rule: f.rule, action: f.action, reason: f.reason, evidence: f.evidence, createdAt: f.createdAt, attempt: f.attempt };
+  return {
+    id: f.id,
+    account: String(f.accountNumber),
+    rule: f.rule,
+    action: f.action,
+    reason: f.reason,
+    evidence: f.evidence,
+    createdAt: f.createdAt,
+    attempt: f.attempt,
+    reinstatedAt: f.reinstatedAt ?? undefined,
+    reinstatedReason: f.reinstatedReason ?? undefined,
+  };
 }
 
 export function toProtoEquityPoint(p: CurvePoint): tradingv1.EquityPoint {
@@ -111,6 +125,33 @@ export function toProtoQuote(q: Quote): tradingv1.Quote {
   return { symbol: q.symbol, bid: q.bid, ask: q.ask, time: q.time };
 }
 
+const PAYOUT_STATUS_TO_PROTO: Record<PayoutStatus, tradingv1.PayoutStatus> = {
+  pending: tradingv1.PayoutStatus.PAYOUT_STATUS_PENDING,
+  approved: tradingv1.PayoutStatus.PAYOUT_STATUS_APPROVED,
+  rejected: tradingv1.PayoutStatus.PAYOUT_STATUS_REJECTED,
+  paid: tradingv1.PayoutStatus.PAYOUT_STATUS_PAID,
+};
+
+const DECIDER_TO_PROTO: Record<PayoutDecider['type'], tradingv1.DeciderType> = {
+  api_key: tradingv1.DeciderType.DECIDER_TYPE_API_KEY,
+  user: tradingv1.DeciderType.DECIDER_TYPE_USER,
+};
+
+/** A status filter: UNSPECIFIED = every status; an unknown value is invalid_request naming `status`. */
+export function payoutStatusFromProto(value: tradingv1.PayoutStatus | undefined): PayoutStatus | undefined {
+  if (value === undefined || value === tradingv1.PayoutStatus.PAYOUT_STATUS_UNSPECIFIED) return undefined;
+  const found = (Object.entries(PAYOUT_STATUS_TO_PROTO) as Array<[PayoutStatus, tradingv1.PayoutStatus]>).find(([, v]) => v === value);
+  if (!found) throw new AppError('invalid_request', 'status must be one of pending, approved, rejected, paid', 'status');
+  return found[0];
+}
+
+/** The decider of a request (undefined type when unset or unknown: the use case refuses it). */
+export function deciderFromProto(value: tradingv1.PayoutDecider | undefined): { type: PayoutDecider['type'] | undefined; id: string } | undefined {
+  if (!value) return undefined;
+  const found = (Object.entries(DECIDER_TO_PROTO) as Array<[PayoutDecider['type'], tradingv1.DeciderType]>).find(([, v]) => v === value.type);
+  return { type: found?.[0], id: value.id };
+}
+
 export function toProtoPayout(p: Payout): tradingv1.Payout {
   return {
     id: p.id,
@@ -119,8 +160,19 @@ export function toProtoPayout(p: Payout): tradingv1.Payout {
     profitSplitPct: p.profitSplitPct,
     traderShare: p.traderShare,
     firmShare: p.firmShare,
-    balanceAfter: p.balanceAfter,
+    balanceAfter: p.balanceAfter ?? undefined,
     createdAt: p.createdAt,
     livemode: p.livemode,
+    status: PAYOUT_STATUS_TO_PROTO[p.status],
+    requestedAt: p.requestedAt,
+    decidedAt: p.decidedAt ?? undefined,
+    decidedBy: p.decidedBy ? { type: DECIDER_TO_PROTO[p.decidedBy.type], id: p.decidedBy.id } : undefined,
+    reason: p.reason ?? undefined,
+    reference: p.reference ?? undefined,
+    paidAt: p.paidAt ?? undefined,
   };
+}
+
+export function toProtoAdjustment(a: Adjustment): tradingv1.Adjustment {
+  return { id: a.id, account: String(a.accountNumber), amount: a.amount, reason: a.reason, balanceAfter: a.balanceAfter, createdAt: a.createdAt };
 }

@@ -31,9 +31,11 @@ function groupSummary(a: DealAggregate): Record<string, unknown> {
   };
 }
 
+/** A deal as REST shows it (kit toRestDeal): a balance adjustment has no position, symbol, side, volume or prices. */
 function dealJson(d: Deal): Record<string, unknown> {
   return {
     id: d.id,
+    type: d.type,
     position_id: d.positionId,
     symbol: d.symbol,
     side: d.side,

@@ -1,21 +1,27 @@
-import { AppError, effectTransaction, MONEY_STEP, requireExactNumber, type CursorCodec, type ScopeFields } from '@propdesk/kit';
-import { accountNotFound, appendEvent, lockAccount, parseAccountNumber, parseScope, writePayout, type Account } from '../core-port';
+import { AppError, effectTransaction, MONEY_STEP, recordAudit, requireExactNumber, type CursorCodec, type ScopeFields, type Sequelize, type Transaction } from '@propdesk/kit';
+import { accountNotFound, appendEvent, kycStatusOf, lockAccount, parseAccountNumber, parseScope, writePayout, type Account } from '../core-port';
 import { dailyProfits, tradingDaysSince } from '../data/daily-profits';
-import { insertPayout, listPayouts as listPayoutRows, shiftAccountDays, type Payout } from '../data/payouts';
+import { announceMoneyChange } from '../data/positions';
+import { insertPayout, listPayouts as listPayoutRows, pendingPayoutTotal, shiftAccountDays, type Payout } from '../data/payouts';
 import { roundMoney } from '../domain/instruments';
 import { consistencyHolds } from '../domain/rules';
 import { accountPage, type AccountPageRequest, type Page } from './account-pages';
 import type { LiveEngine } from './trading-context';
 
-const notAllowed = (why: string) => new AppError('payout_not_allowed', why);
+export const notAllowed = (why: string) => new AppError('payout_not_allowed', why);
 
 /**
  * CreatePayout (POST .../payouts {amount?}) on an active funded account, under the account row
- * lock (so it serializes with a breach, a reset or another payout): the amount defaults to the
- * whole closed profit (balance - initial balance) and may not exceed it; the consistency rule
- * must hold and min_trading_days must have passed since the phase started or the last payout.
- * Each refusal is 409 payout_not_allowed saying why. The balance drops by the amount; the split
- * comes from the phase's profit_split_pct; payout.created.
+ * lock (so it serializes with a breach, a reset, another payout or a decision on one): the amount
+ * defaults to the whole closed profit (balance - initial balance) less what pending payouts
+ * reserve, and may not exceed it; the consistency rule must hold, min_trading_days must have
+ * passed since the phase started or the last payout, and with requires_kyc the trader must be
+ * verified. Each refusal is 409 payout_not_allowed saying why. The split comes from the phase's
+ * profit_split_pct.
+ *  - Without payout_requires_approval the balance drops by the amount at once: an approved payout
+ *    and payout.created.
+ *  - With it (SPEC 14) the payout is pending, its amount reserved, the balance unchanged, and
+ *    payout.requested; the firm approves or rejects it (payout-decisions.ts).
  */
 export async function createPayout(engine: LiveEngine, req: ScopeFields & { number: string; amount?: number }): Promise<Payout> {
   const scope = parseScope(req);
@@ -26,12 +32,22 @@ export async function createPayout(engine: LiveEngine, req: ScopeFields & { numb
     const account = await lockAccount(ctx.sequelize, tx, number, scope);
     if (!account) throw accountNotFound();
     refuse(account);
+    const terms = account.terms;
+    if (terms.requiresKyc) await requireVerifiedTrader(ctx.sequelize, tx, account);
     const profit = roundMoney(account.balance - account.initialBalance);
     if (!(profit > 0)) throw notAllowed(`account ${number} has no closed profit to pay out (balance ${account.balance.toFixed(2)}, initial balance ${account.initialBalance.toFixed(2)})`);
-    const amount = requested ?? profit;
-    if (amount > profit) throw notAllowed(`amount ${amount.toFixed(2)} exceeds the closed profit of ${profit.toFixed(2)}`);
+    const reserved = await pendingPayoutTotal(ctx.sequelize, tx, number);
+    const available = roundMoney(profit - reserved);
+    if (!(available > 0)) throw notAllowed(`pending payouts already reserve ${reserved.toFixed(2)} of the closed profit of ${profit.toFixed(2)}`);
+    const amount = requested ?? available;
+    if (amount > available) {
+      throw notAllowed(
+        reserved > 0
+          ? `amount ${amount.toFixed(2)} exceeds the ${available.toFixed(2)} left of the closed profit of ${profit.toFixed(2)} after pending payouts of ${reserved.toFixed(2)}`
+          : `amount ${amount.toFixed(2)} exceeds the closed profit of ${profit.toFixed(2)}`,
+      );
+    }
     const since = account.payoutAt && account.payoutAt > account.attemptStartedAt ? account.payoutAt : account.attemptStartedAt;
-    const terms = account.terms;
     if (terms.minTradingDays > 0) {
       const days = await tradingDaysSince(ctx.sequelize, number, since, tx);
       if (days < terms.minTradingDays) {
@@ -47,6 +63,7 @@ export async function createPayout(engine: LiveEngine, req: ScopeFields & { numb
     const split = terms.profitSplitPct ?? 80;
     const traderShare = roundMoney((amount * split) / 100);
     const now = ctx.now();
+    const pending = terms.payoutRequiresApproval;
     const created = await insertPayout(ctx.sequelize, tx, {
       accountNumber: number,
       ...scope,
@@ -54,14 +71,18 @@ export async function createPayout(engine: LiveEngine, req: ScopeFields & { numb
       profitSplitPct: split,
       traderShare,
       firmShare: roundMoney(amount - traderShare),
-      balanceAfter: roundMoney(account.balance - amount),
+      status: pending ? 'pending' : 'approved',
+      balanceAfter: pending ? null : roundMoney(account.balance - amount),
       createdAt: now,
     });
-    await writePayout(ctx.sequelize, tx, number, amount, now);
-    await shiftAccountDays(ctx.sequelize, tx, number, amount);
+    if (!pending) {
+      await writePayout(ctx.sequelize, tx, number, amount, now);
+      await shiftAccountDays(ctx.sequelize, tx, number, amount);
+      await announceMoneyChange(ctx.sequelize, tx, number);
+    }
     await appendEvent(ctx.sequelize, tx, {
       ...scope,
-      type: 'payout.created',
+      type: pending ? 'payout.requested' : 'payout.created',
       data: {
         account: number,
         trader_id: account.traderId,
@@ -70,18 +91,36 @@ export async function createPayout(engine: LiveEngine, req: ScopeFields & { numb
         profit_split_pct: split,
         trader_share: created.traderShare,
         firm_share: created.firmShare,
-        balance_after: created.balanceAfter,
+        ...(pending ? { status: 'pending' } : { balance_after: created.balanceAfter }),
       },
+    });
+    await recordAudit(tx, {
+      scope,
+      action: pending ? 'payout.request' : 'payout.create',
+      target: { type: 'payout', id: created.id },
+      changes: { status: [null, created.status], amount: [null, amount], ...(pending ? {} : { balance: [account.balance, created.balanceAfter] }) },
     });
     return created;
   });
-  await engine.afterAccountChange(number);
+  if (payout.status !== 'pending') await engine.afterAccountChange(number);
   return payout;
 }
 
-function refuse(account: Account): void {
+/** Payouts are for active funded accounts (a request, and again an approval). */
+export function refuse(account: Account): void {
   if (account.phase.kind !== 'funded') throw notAllowed(`account ${account.number} is in an evaluation phase; payouts are for funded accounts`);
   if (account.status !== 'active') throw notAllowed(`account ${account.number} is ${account.status}; payouts are for active funded accounts`);
+}
+
+/** requires_kyc (SPEC 14): the account's trader must be KYC verified; the refusal names KYC. */
+export async function requireVerifiedTrader(sequelize: Sequelize, tx: Transaction, account: Account): Promise<void> {
+  const status = await kycStatusOf(sequelize, account.traderId, tx);
+  if (status === 'verified') return;
+  throw notAllowed(
+    status === null
+      ? `KYC required: account ${account.number} has no trader, and its program pays out only to a KYC-verified trader`
+      : `KYC required: the trader's KYC status is ${status}; this program pays out only to a KYC-verified trader`,
+  );
 }
 
 /** ListPayouts (GET .../payouts): oldest first, paged. */

@@ -4,7 +4,7 @@ import { insertFlag } from '../data/flags';
 import { insertPosition, livePositionsOfAccount } from '../data/positions';
 import { tradingDayOf } from '../domain/calendar';
 import { requireInstrument } from '../domain/instruments';
-import { checkPreOrderRules, validateOrderAgainstMarket, validateOrderPrices, validateVolume, type OrderInput, type OrderType } from '../domain/orders';
+import { checkPreOrderRules, haltedViolation, validateOrderAgainstMarket, validateOrderPrices, validateVolume, type OrderInput, type OrderType } from '../domain/orders';
 import { marginFor, type Side } from '../domain/pnl';
 import { requireActive } from './account-access';
 import { positionOpenedData } from './position-events';
@@ -72,7 +72,7 @@ async function placeValidatedOrder(ctx: TradingContext, scope: TenantScope, acco
       if (p.status === 'open' && p.openPrice !== null) used += marginFor(p.symbol, p.volume, p.openPrice, account.terms.leverage, ctx.quote);
     }
     const required = marginFor(order.symbol, order.volume, entry, account.terms.leverage, ctx.quote);
-    const violation = checkPreOrderRules(order, account.terms, { required, equity, used });
+    const violation = haltedViolation(account) ?? checkPreOrderRules(order, account.terms, { required, equity, used });
     if (violation) {
       await appendEvent(ctx.sequelize, tx, {
         ...scope,

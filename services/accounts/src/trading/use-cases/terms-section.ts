@@ -19,6 +19,8 @@ function termsJson(terms: Terms): Record<string, unknown> {
     consistency_pct: terms.consistencyPct,
     warning_at_pct: terms.warningAtPct,
     profit_split_pct: terms.profitSplitPct,
+    payout_requires_approval: terms.payoutRequiresApproval,
+    requires_kyc: terms.requiresKyc,
     leverage: terms.leverage,
     max_lots_per_order: terms.maxLotsPerOrder,
     allowed_symbols: terms.allowedSymbols,
@@ -38,7 +40,14 @@ export function termsSection(view: LiveAccountView, breaches: Flag[]): Record<st
     attempt: account.attempt,
     ...termsJson(account.terms),
     headroom: headroom(account.terms, snapshot),
-    breaches: breaches.map((f) => ({ rule: f.rule, reason: f.reason, evidence: f.evidence, created_at: f.createdAt ? f.createdAt.toISOString() : null })),
+    breaches: breaches.map((f) => ({
+      rule: f.rule,
+      reason: f.reason,
+      evidence: f.evidence,
+      created_at: f.createdAt ? f.createdAt.toISOString() : null,
+      reinstated_at: f.reinstatedAt ? f.reinstatedAt.toISOString() : null,
+      reinstated_reason: f.reinstatedReason,
+    })),
   };
 }
 

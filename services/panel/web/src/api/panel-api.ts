@@ -1,5 +1,6 @@
 import type { Mode } from './mode';
 import type {
+  Adjustment,
   AccountDetail,
   AccountPage,
   Account,
@@ -17,6 +18,7 @@ import type {
   Page,
   PanelEvent,
   Payout,
+  PayoutStatus,
   Position,
   Program,
   Role,
@@ -144,6 +146,18 @@ export const panelApi = {
     analytics: (n: number) => get<Analytics>(`${account(n)}/analytics`),
     terms: (n: number) => get<Terms>(`${account(n)}/terms`),
     equity: (n: number, maxPoints: number) => get<EquityCurve>(`${account(n)}/equity`, { max_points: maxPoints }),
+    // SPEC 14's operator controls (owners and admins).
+    halt: (n: number, reason: string) => post<Account>(`${account(n)}/halt`, { reason }),
+    resume: (n: number) => post<Account>(`${account(n)}/resume`),
+    reinstate: (n: number, reason: string) => post<Account>(`${account(n)}/reinstate`, { reason }),
+    adjust: (n: number, amount: number, reason: string) => post<Adjustment>(`${account(n)}/adjustments`, { amount, reason }),
+  },
+
+  /** SPEC 14: the organization's payouts; owners and admins approve and reject. */
+  payouts: {
+    list: (status: PayoutStatus | '', cursor?: string) => get<Page<Payout>>('/panel/api/payouts', { status, cursor }),
+    approve: (id: string) => post<Payout>(`/panel/api/payouts/${encodeURIComponent(id)}/approve`),
+    reject: (id: string, reason: string) => post<Payout>(`/panel/api/payouts/${encodeURIComponent(id)}/reject`, { reason }),
   },
 
   programs: {
@@ -200,6 +214,7 @@ export const queryKeys = {
   organization: ['organization'] as const,
   accounts: (filter?: AccountFilter) => (filter ? ([currentMode(), 'accounts', filter] as const) : ([currentMode(), 'accounts'] as const)),
   account: (n: number) => [currentMode(), 'account', n] as const,
+  payouts: (status?: string) => (status === undefined ? ([currentMode(), 'payouts'] as const) : ([currentMode(), 'payouts', status] as const)),
   programs: () => [currentMode(), 'programs'] as const,
   events: (type?: string) => (type === undefined ? ([currentMode(), 'events'] as const) : ([currentMode(), 'events', type] as const)),
   webhooks: () => [currentMode(), 'webhooks'] as const,

@@ -49,6 +49,8 @@ export interface Account {
   attempt?: number;
   previous_account?: number | null;
   next_account?: number | null;
+  /** SPEC 14: an operator halted trading (new orders refused, evaluation going on). */
+  trading_halted?: boolean;
 }
 
 export interface Trader {
@@ -56,6 +58,7 @@ export interface Trader {
   name: string;
   email: string;
   created_at: string;
+  kyc_status?: 'unverified' | 'pending' | 'verified' | 'rejected';
 }
 
 export interface AccountPage extends Page<Account> {
@@ -103,14 +106,16 @@ export interface Organization {
   credits: number;
 }
 
+/** A closed position (trade) or a balance adjustment (balance: no position, symbol, side, volume or prices). */
 export interface Deal {
   id: string;
-  position_id: string;
-  symbol: string;
-  side: 'buy' | 'sell';
-  volume: number;
-  open_price: number;
-  close_price: number;
+  type?: 'trade' | 'balance';
+  position_id: string | null;
+  symbol: string | null;
+  side: 'buy' | 'sell' | null;
+  volume: number | null;
+  open_price: number | null;
+  close_price: number | null;
   profit: number;
   opened_at: string | null;
   closed_at: string | null;
@@ -127,6 +132,9 @@ export interface Flag {
   reason: string;
   evidence: Record<string, unknown>;
   created_at: string;
+  /** SPEC 14: a breach an operator reinstated. */
+  reinstated_at?: string | null;
+  reinstated_reason?: string | null;
 }
 
 export interface Headroom {
@@ -177,6 +185,8 @@ export interface EquityCurve {
   data: EquityPoint[];
 }
 
+export type PayoutStatus = 'pending' | 'approved' | 'rejected' | 'paid';
+
 export interface Payout {
   id: string;
   account: number;
@@ -184,6 +194,25 @@ export interface Payout {
   profit_split_pct: number;
   trader_share: number;
   firm_share: number;
+  /** Null while pending, and for a rejected payout. */
+  balance_after: number | null;
+  created_at: string;
+  /** SPEC 14. */
+  status?: PayoutStatus;
+  requested_at?: string;
+  decided_at?: string | null;
+  decided_by?: { type: 'api_key' | 'user'; id: string } | null;
+  reason?: string | null;
+  reference?: string | null;
+  paid_at?: string | null;
+}
+
+/** A balance adjustment (POST .../adjustments). */
+export interface Adjustment {
+  id: string;
+  account: number;
+  amount: number;
+  reason: string;
   balance_after: number;
   created_at: string;
 }
@@ -206,6 +235,9 @@ export interface ProgramPhase {
   flag_weekend_holding?: boolean;
   warning_at_pct?: number | null;
   profit_split_pct?: number;
+  /** SPEC 14, funded phases. */
+  payout_requires_approval?: boolean;
+  requires_kyc?: boolean;
 }
 
 export interface Program {

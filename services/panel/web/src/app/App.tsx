@@ -6,6 +6,7 @@ import { AccountsPage } from '../pages/accounts/AccountsPage';
 import { EventsPage } from '../pages/events/EventsPage';
 import { KeysPage } from '../pages/keys/KeysPage';
 import { NotFoundPage } from '../pages/NotFoundPage';
+import { PayoutsPage } from '../pages/payouts/PayoutsPage';
 import { ProgramsPage } from '../pages/programs/ProgramsPage';
 import { SignInPage } from '../pages/SignInPage';
 import { TeamPage } from '../pages/team/TeamPage';
@@ -26,6 +27,7 @@ export function App() {
             <Route index element={<Navigate to="/accounts" replace />} />
             <Route path="accounts" element={<AccountsPage />} />
             <Route path="accounts/:number" element={<AccountPage />} />
+            <Route path="payouts" element={<PayoutsPage />} />
             <Route path="programs" element={<ProgramsPage />} />
             <Route path="webhooks" element={<WebhooksPage />} />
             <Route path="webhooks/:id" element={<WebhookPage />} />

@@ -7,6 +7,7 @@ import { useSession } from './session';
 
 const SECTIONS = [
   { to: '/accounts', label: 'Accounts' },
+  { to: '/payouts', label: 'Payouts' },
   { to: '/programs', label: 'Programs' },
   { to: '/webhooks', label: 'Webhooks' },
   { to: '/events', label: 'Events' },

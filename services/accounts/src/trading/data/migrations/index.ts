@@ -6,6 +6,7 @@ import { equityHoursSchema } from './0004-equity-hours';
 import { engineLeasesSchema } from './0005-engine-leases';
 import { attemptsPayoutsWarningsSchema } from './0006-attempts-payouts-warnings';
 import { payoutsLivemodeSchema } from './0007-payouts-livemode';
+import { operationsSchema } from './0008-operations';
 
 /**
  * The trading module's schema (positions, deals, flags, quotes, equity history, report
@@ -22,4 +23,5 @@ export const tradingMigrations: Migration[] = [
   // Numbered 0005 on the branch that introduced it, before the engine's leases took that number.
   { ...attemptsPayoutsWarningsSchema, formerNames: ['trading-0005-attempts-payouts-warnings'] },
   payoutsLivemodeSchema,
+  operationsSchema,
 ];

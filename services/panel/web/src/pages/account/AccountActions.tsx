@@ -6,6 +6,7 @@ import { confirmed } from '../../components/confirm';
 import { TextField } from '../../components/Field';
 import { formatAmount } from '../../components/format';
 import { errorText } from '../../components/QueryState';
+import { AdjustControl, HaltControl, ReinstateControl } from './OperatorControls';
 
 /** After an action: the account, the list and the credits are read again. */
 export function useSettle(account: Account, setDone: (message: string) => void) {
@@ -15,12 +16,14 @@ export function useSettle(account: Account, setDone: (message: string) => void) 
     void queryClient.invalidateQueries({ queryKey: queryKeys.account(account.number) });
     void queryClient.invalidateQueries({ queryKey: queryKeys.accounts() });
     void queryClient.invalidateQueries({ queryKey: queryKeys.organization });
+    void queryClient.invalidateQueries({ queryKey: queryKeys.payouts() });
   };
 }
 
 /**
- * The routine actions, Reset and Payout: each asks for confirmation; the server decides what is
- * allowed. Breach and Archive, which end the account, are apart (EndingActions).
+ * The routine actions, Reset and Payout, and SPEC 14's operator controls (Halt or Resume,
+ * Reinstate for a breached account, Adjust balance): each asks for confirmation; the server
+ * decides what is allowed. Breach and Archive, which end the account, are apart (EndingActions).
  */
 export function AccountActions({ account }: { account: Account }) {
   const [amount, setAmount] = useState('');
@@ -29,13 +32,19 @@ export function AccountActions({ account }: { account: Account }) {
   const settle = useSettle(account, setDone);
   const n = account.number;
   const money = (value: number) => formatAmount(value, account.currency);
+  // Halts and adjustments are for an account that trades, or may again once reinstated.
+  const open = account.status === 'active' || account.status === 'breached';
 
   const reset = useMutation({ mutationFn: () => panelApi.accounts.reset(n), onSuccess: () => settle(`Account ${n} was reset.`) });
   const payout = useMutation({
     mutationFn: () => panelApi.accounts.payout(n, amount.trim() === '' ? undefined : Number(amount)),
     onSuccess: (p) => {
       setAmount('');
-      settle(`Payout of ${money(p.amount)} recorded: trader ${money(p.trader_share)}, firm ${money(p.firm_share)}.`);
+      settle(
+        p.status === 'pending'
+          ? `Payout of ${money(p.amount)} requested: it waits for approval on the Payouts page.`
+          : `Payout of ${money(p.amount)} recorded: trader ${money(p.trader_share)}, firm ${money(p.firm_share)}.`,
+      );
     },
   });
   const busy = reset.isPending || payout.isPending;
@@ -95,6 +104,9 @@ export function AccountActions({ account }: { account: Account }) {
             Payout
           </button>
         </form>
+        {open ? <HaltControl account={account} settle={settle} /> : null}
+        {account.status === 'breached' ? <ReinstateControl account={account} settle={settle} /> : null}
+        {open ? <AdjustControl account={account} settle={settle} /> : null}
       </div>
       {failure && !payoutError ? (
         <p className="error" role="alert">

@@ -32,6 +32,8 @@ function Identity({ account }: { account: Account }) {
       <dd>{phaseText(account)}</dd>
       <dt>Attempt</dt>
       <dd>{account.attempt ?? '—'}</dd>
+      <dt>Trading</dt>
+      <dd>{account.trading_halted ? <StatusBadge status="halted" /> : 'open'}</dd>
       <dt>Balance</dt>
       <dd>{amount(account.balance)}</dd>
       <dt>Equity</dt>

@@ -78,8 +78,9 @@ export function Trades({ number, currency }: { number: number; currency: string 
       rowKey={(d) => d.id}
       columns={[
         { label: 'Closed', cell: (d) => formatTime(d.closed_at) },
-        { label: 'Symbol', phone: 'title', cell: (d) => d.symbol },
-        { label: 'Side', cell: (d) => d.side },
+        // A balance adjustment (SPEC 14) is a deal of its own kind: no symbol, side, lots or prices.
+        { label: 'Symbol', phone: 'title', cell: (d) => (d.type === 'balance' ? 'Balance adjustment' : d.symbol) },
+        { label: 'Side', cell: (d) => d.side ?? '—' },
         { label: 'Lots', num: true, cell: (d) => formatNumber(d.volume) },
         { label: 'Open', num: true, cell: (d) => formatNumber(d.open_price) },
         { label: 'Close', num: true, cell: (d) => formatNumber(d.close_price) },
@@ -119,7 +120,17 @@ export function Flags({ number }: { number: number }) {
         { label: 'When', cell: (f) => formatTime(f.created_at) },
         { label: 'Action', cell: (f) => <StatusBadge status={f.action === 'breach' ? 'breached' : 'flagged'} /> },
         { label: 'Rule', phone: 'wide', cell: (f) => f.rule.replace(/_/g, ' ') },
-        { label: 'Reason', phone: 'wide', cellClass: () => 'wrap', cell: (f) => f.reason },
+        {
+          label: 'Reason',
+          phone: 'wide',
+          cellClass: () => 'wrap',
+          cell: (f) => (
+            <>
+              {f.reason}
+              {f.reinstated_at ? <div className="muted small">{`Reinstated ${formatTime(f.reinstated_at)}: ${f.reinstated_reason ?? ''}`}</div> : null}
+            </>
+          ),
+        },
         { label: 'Evidence', phone: 'wide', cell: (f) => <Evidence evidence={f.evidence} /> },
       ]}
     />

@@ -68,7 +68,18 @@ export function PhaseFields({
       <div className="checks-row">
         <CheckboxField label="Trailing floor stops at the initial balance" checked={phase.trailing_stops_at_initial} onChange={(e) => set('trailing_stops_at_initial', e.target.checked)} />
         <CheckboxField label="Flag weekend holding" checked={phase.flag_weekend_holding} onChange={(e) => set('flag_weekend_holding', e.target.checked)} />
+        {phase.kind === 'funded' ? (
+          <>
+            <CheckboxField
+              label="Payouts wait for approval"
+              checked={phase.payout_requires_approval}
+              onChange={(e) => set('payout_requires_approval', e.target.checked)}
+            />
+            <CheckboxField label="Payouts only to KYC-verified traders" checked={phase.requires_kyc} onChange={(e) => set('requires_kyc', e.target.checked)} />
+          </>
+        ) : null}
       </div>
+      {err('payout_requires_approval') ?? err('requires_kyc') ? <p className="field-error">{err('payout_requires_approval') ?? err('requires_kyc')}</p> : null}
       {onRemove ? (
         <button type="button" className="secondary" onClick={onRemove} aria-label={`Remove phase ${index + 1}`}>
           Remove phase

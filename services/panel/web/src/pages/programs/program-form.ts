@@ -26,6 +26,9 @@ export interface PhaseDraft {
   flag_weekend_holding: boolean;
   warning_at_pct: string;
   profit_split_pct: string;
+  /** SPEC 14, funded phases. */
+  payout_requires_approval: boolean;
+  requires_kyc: boolean;
 }
 
 export interface ProgramDraft {
@@ -58,6 +61,8 @@ export function newPhase(index: number): PhaseDraft {
     flag_weekend_holding: false,
     warning_at_pct: '80',
     profit_split_pct: '80',
+    payout_requires_approval: false,
+    requires_kyc: false,
   };
 }
 
@@ -89,6 +94,8 @@ export function draftOf(program: { name: string; description: string; initial_ba
       flag_weekend_holding: p.flag_weekend_holding ?? false,
       warning_at_pct: text(p.warning_at_pct),
       profit_split_pct: text(p.profit_split_pct ?? 80),
+      payout_requires_approval: p.payout_requires_approval ?? false,
+      requires_kyc: p.requires_kyc ?? false,
     })),
   };
 }
@@ -138,7 +145,11 @@ export function toProgramInput(draft: ProgramDraft): { input?: ProgramInput; err
       flag_weekend_holding: p.flag_weekend_holding,
       warning_at_pct: optional(at('warning_at_pct'), p.warning_at_pct, (n) => n >= 1 && n <= 99, 'Enter 1 to 99, or leave empty.'),
     };
-    if (p.kind === 'funded') phase.profit_split_pct = num(at('profit_split_pct'), p.profit_split_pct, (n) => n >= 1 && n <= 100, 'Enter 1 to 100.');
+    if (p.kind === 'funded') {
+      phase.profit_split_pct = num(at('profit_split_pct'), p.profit_split_pct, (n) => n >= 1 && n <= 100, 'Enter 1 to 100.');
+      phase.payout_requires_approval = p.payout_requires_approval;
+      phase.requires_kyc = p.requires_kyc;
+    }
     return phase;
   });
   if (Object.keys(errors).length > 0 || initialBalance === undefined) return { errors };

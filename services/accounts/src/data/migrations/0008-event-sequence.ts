@@ -10,7 +10,7 @@ import type { Migration } from '@propdesk/kit';
  * row lock), and each account's counter continues from its last.
  */
 export const eventSequence: Migration = {
-  name: '0007-event-sequence',
+  name: '0008-event-sequence',
   async up({ sql }) {
     await sql(`
       ALTER TABLE accounts ADD COLUMN event_sequence bigint NOT NULL DEFAULT 0;
