@@ -1,4 +1,4 @@
-import { AppError, effectTransaction, notFound, type ScopeFields } from '@propdesk/kit';
+import { AppError, effectTransaction, notFound, recordAudit, type ScopeFields } from '@propdesk/kit';
 import type { Deps } from '../deps';
 import { validateRecoverSince } from '../domain/endpoint-rules';
 import { requireScope } from './require-scope';
@@ -20,7 +20,9 @@ export async function recoverFailedDeliveries(
     const endpoint = await deps.endpoints.find(scope, input.endpointId, transaction);
     if (!endpoint) throw notFound('webhook endpoint');
     if (endpoint.status !== 'enabled') throw new AppError('conflict', 'the endpoint is disabled; enable it first (enable can redeliver what it missed)');
-    return { redelivered: await deps.deliveries.recoverSince(endpoint.id, since, transaction) };
+    const redelivered = await deps.deliveries.recoverSince(endpoint.id, since, transaction);
+    await recordAudit(transaction, { scope, action: 'webhook.recover', target: { type: 'webhook', id: endpoint.id } });
+    return { redelivered };
   });
   deps.logger.info({ endpointId: input.endpointId, organizationId: scope.organizationId, since, redelivered: recovered.redelivered }, 'failed deliveries recovered');
   return recovered;

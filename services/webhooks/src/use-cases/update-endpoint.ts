@@ -1,4 +1,4 @@
-import { AppError, effectTransaction, notFound, type ScopeFields } from '@propdesk/kit';
+import { AppError, effectTransaction, notFound, recordAudit, type ScopeFields } from '@propdesk/kit';
 import type { Deps } from '../deps';
 import type { EndpointChanges, EndpointRecord } from '../data/endpoints-repository';
 import { egressWarnings, validateDescription, validateEndpointUrl, validateEventTypes } from '../domain/endpoint-rules';
@@ -33,8 +33,15 @@ export async function updateEndpoint(
   if (paths.includes('events')) changes.events = validateEventTypes(input.events ?? []);
   if (paths.includes('description')) changes.description = validateDescription(input.description);
   const updated = await effectTransaction(deps.db, async (transaction) => {
-    const endpoint = await deps.endpoints.update(scope, input.endpointId, changes, transaction);
-    if (!endpoint) throw notFound('webhook endpoint');
+    const before = await deps.endpoints.find(scope, input.endpointId, transaction);
+    const endpoint = before && (await deps.endpoints.update(scope, before.id, changes, transaction));
+    if (!before || !endpoint) throw notFound('webhook endpoint');
+    await recordAudit(transaction, {
+      scope,
+      action: 'webhook.update',
+      target: { type: 'webhook', id: endpoint.id },
+      changes: Object.fromEntries(paths.filter(isUpdatable).map((field) => [field, [before[field], endpoint[field]]])),
+    });
     return { endpoint, warnings: egressWarnings(endpoint.url, deps.egressPorts) };
   });
   deps.logger.info({ endpointId: updated.endpoint.id, organizationId: scope.organizationId, changed: paths }, 'webhook endpoint updated');
