@@ -15,7 +15,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { admin, SERVICE_NODE_FLAGS, serviceNodeOptions, startProcessStack } from './support/stack';
-import { fmt, load, type LoadResult } from './support/load';
+import { fmt, load, variedLoad, type LoadResult } from './support/load';
 
 const DURATION = Number(process.env.BENCH_DURATION_SEC ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
@@ -79,37 +79,18 @@ async function startCeiling(body: string): Promise<{ url: string; stop(): Promis
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, stop: () => new Promise((r) => server.close(() => r())) };
 }
 
-/**
- * Concurrent POSTs for `durationSec`, each with its own body and (when keyed) its own
- * Idempotency-Key: autocannon cannot vary a header per request, so this loop runs in the bench
- * process (both sides alike, so the comparison holds; absolute figures are lower than autocannon's).
- */
-async function writeLoad(url: string, token: string, keyed: boolean, durationSec: number): Promise<LoadResult> {
-  const latencies: number[] = [];
-  let non2xx = 0;
-  let errors = 0;
-  let n = 0;
-  const end = Date.now() + durationSec * 1000;
-  const worker = async () => {
-    while (Date.now() < end) {
-      const id = `${process.pid}-${(n += 1)}-${Math.random().toString(36).slice(2)}`;
+/** POST /v1/traders for `durationSec`, each with its own body and (when keyed) its own Idempotency-Key. */
+function writeLoad(url: string, token: string, keyed: boolean, durationSec: number): Promise<LoadResult> {
+  return variedLoad({
+    connections: CONNECTIONS,
+    durationSec,
+    next: (n) => {
+      const id = `${process.pid}-${n}-${Math.random().toString(36).slice(2)}`;
       const headers: Record<string, string> = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
       if (keyed) headers['idempotency-key'] = `bench-${id}`;
-      const t = process.hrtime.bigint();
-      try {
-        const res = await fetch(url, { method: 'POST', headers, body: JSON.stringify({ name: 'Bench Trader', email: `bench-${id}@example.com` }) });
-        await res.arrayBuffer();
-        if (res.status < 200 || res.status > 299) non2xx += 1;
-      } catch {
-        errors += 1;
-      }
-      latencies.push(Number(process.hrtime.bigint() - t) / 1e6);
-    }
-  };
-  await Promise.all(Array.from({ length: CONNECTIONS }, worker));
-  latencies.sort((a, b) => a - b);
-  const at = (q: number) => Math.round(latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0);
-  return { requestsPerSec: latencies.length / durationSec, p50: at(0.5), p99: at(0.99), non2xx, errors };
+      return { url, headers, body: JSON.stringify({ name: 'Bench Trader', email: `bench-${id}@example.com` }) };
+    },
+  });
 }
 
 /** POST /v1/traders without and with a fresh Idempotency-Key per request, in alternating rounds. */

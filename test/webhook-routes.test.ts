@@ -16,10 +16,12 @@ interface Webhook {
 
 let stack: Stack;
 let api: ReturnType<typeof client>;
+let orgId: string;
 
 beforeAll(async () => {
   stack = await startStack();
   const org = await stack.createOrg();
+  orgId = org.id;
   api = client(stack.url, (await stack.createKey(org.id)).token);
 });
 
@@ -111,5 +113,108 @@ describe('webhook endpoints over REST', () => {
     expect(res.status).toBe(403);
     expect(res.body.error.message).toContain('accounts:write');
     expect((await readOnly.get('/v1/webhooks')).status).toBe(200);
+  });
+});
+
+describe('changing and recovering an endpoint over REST', () => {
+  const register = (body: Record<string, unknown> = {}) =>
+    api.post<Webhook & { description: string | null; warnings: string[] }>('/v1/webhooks', '/v1/webhooks', {
+      body: { url: 'https://127.0.0.1:9/hook', events: ['account.breached'], ...body },
+    });
+  const patch = <T = Webhook & { description: string | null; warnings: string[] } & ErrorBody>(id: string, body: unknown, using = api) =>
+    using.patch<T>('/v1/webhooks/{id}', `/v1/webhooks/${id}`, { body });
+
+  it('registers with a description (null without one)', async () => {
+    const described = await register({ description: 'Risk desk: breaches only' });
+    expect(described.status).toBe(201);
+    expect(described.body.description).toBe('Risk desk: breaches only');
+    expect((await register()).body.description).toBeNull();
+    const bad = await register({ description: 'two\nlines' });
+    expect([bad.status, (bad.body as unknown as ErrorBody).error.param]).toEqual([400, 'description']);
+  });
+
+  it('PATCH changes each field alone, keeps the others and the secret, and never answers the secret', async () => {
+    const created = await register({ description: 'first' });
+    const id = created.body.id;
+    const url = await patch(id, { url: 'HTTPS://Example.COM:8443/moved' });
+    expect(url.status).toBe(200);
+    expect(url.body).toMatchObject({ id, url: 'https://example.com:8443/moved', events: ['account.breached'], description: 'first', status: 'enabled' });
+    expect(url.body.warnings).toEqual([expect.stringContaining('8443')]);
+    expect(url.body).not.toHaveProperty('secret');
+    expect(url.text).not.toContain(created.body.secret);
+
+    const events = await patch(id, { events: ['account.passed', 'account.created'] });
+    expect(events.body).toMatchObject({ url: 'https://example.com:8443/moved', events: ['account.passed', 'account.created'], description: 'first' });
+    const description = await patch(id, { description: 'second' });
+    expect(description.body).toMatchObject({ url: 'https://example.com:8443/moved', events: ['account.passed', 'account.created'], description: 'second' });
+    const cleared = await patch(id, { description: null, events: [] });
+    expect(cleared.body).toMatchObject({ events: [], description: null });
+
+    const listed = await api.get<{ data: Array<Webhook & { description: string | null }> }>('/v1/webhooks', '/v1/webhooks?limit=200');
+    expect(listed.body.data.find((w) => w.id === id)).toMatchObject({ url: 'https://example.com:8443/moved', events: [], description: null });
+  });
+
+  it.each([
+    [{}, 'body'],
+    [{ secret: 'whsec_mine' }, 'secret'],
+    [{ url: 'https://example.com/x', status: 'disabled' }, 'status'],
+    [{ url: 'http://example.com/hook' }, 'url'],
+    [{ url: 'not a url' }, 'url'],
+    [{ url: null }, 'url'],
+    [{ events: ['account.exploded'] }, 'events'],
+    [{ events: 'account.created' }, 'events'],
+    [{ description: '   ' }, 'description'],
+    [{ description: 'x'.repeat(257) }, 'description'],
+    [{ description: 7 }, 'description'],
+  ])('PATCH refuses %j with 400 naming %s, changing nothing', async (body, param) => {
+    const created = await register({ description: 'unchanged' });
+    const res = await patch(created.body.id, body);
+    expect([res.status, res.body.error?.code, res.body.error?.param]).toEqual([400, 'invalid_request', param]);
+    const listed = await api.get<{ data: Array<Webhook & { description: string | null }> }>('/v1/webhooks', '/v1/webhooks?limit=200');
+    expect(listed.body.data.find((w) => w.id === created.body.id)).toMatchObject({ url: 'https://127.0.0.1:9/hook', events: ['account.breached'], description: 'unchanged' });
+  });
+
+  it('PATCH with a lone surrogate in the description is refused (it would be stored as U+FFFD)', async () => {
+    const created = await register();
+    const res = await api.patch<ErrorBody>('/v1/webhooks/{id}', `/v1/webhooks/${created.body.id}`, { body: '{"description":"bad \\ud800 half"}' });
+    expect([res.status, res.body.error.param]).toEqual([400, 'description']);
+  });
+
+  it("PATCH and recover answer 404 for another organization's or the other mode's endpoint, and need accounts:write", async () => {
+    const created = await register();
+    const other = await stack.createOrg();
+    const otherApi = client(stack.url, (await stack.createKey(other.id)).token);
+    const testApi = client(stack.url, (await stack.createKey(orgId, undefined, 'sandbox', { mode: 'test' })).token);
+    for (const using of [otherApi, testApi]) {
+      expect((await patch(created.body.id, { description: 'theirs' }, using)).status).toBe(404);
+      const recovered = await using.post<ErrorBody>('/v1/webhooks/{id}/recover', `/v1/webhooks/${created.body.id}/recover`, { body: { since: new Date().toISOString() } });
+      expect(recovered.status).toBe(404);
+    }
+    expect((await patch('00000000-0000-0000-0000-000000000000', { description: 'none' })).status).toBe(404);
+    const readOnly = client(stack.url, (await stack.createKey(other.id, ['accounts:read'])).token);
+    const refused = await patch<ErrorBody>(created.body.id, { description: 'x' }, readOnly);
+    expect([refused.status, refused.body.error.code]).toEqual([403, 'missing_scope']);
+  });
+
+  it('recover answers 202 {redelivered} and refuses a since that is missing, malformed, in the future or older than 14 days', async () => {
+    const created = await register();
+    const recover = (body: unknown) =>
+      api.post<{ redelivered: number } & ErrorBody>('/v1/webhooks/{id}/recover', `/v1/webhooks/${created.body.id}/recover`, body === undefined ? {} : { body });
+    const ok = await recover({ since: new Date(Date.now() - 3_600_000).toISOString() });
+    expect([ok.status, ok.body]).toEqual([202, { redelivered: 0 }]);
+    const day = 86_400_000;
+    for (const body of [
+      undefined,
+      {},
+      { since: 'yesterday' },
+      { since: 1700000000 },
+      { since: new Date(Date.now() + 120_000).toISOString() },
+      { since: new Date(Date.now() - 15 * day).toISOString() },
+    ]) {
+      const res = await recover(body);
+      expect([JSON.stringify(body), res.status, res.body.error?.code, res.body.error?.param]).toEqual([JSON.stringify(body), 400, 'invalid_request', 'since']);
+    }
+    const unknown = await recover({ since: new Date().toISOString(), all: true });
+    expect([unknown.status, unknown.body.error?.param]).toEqual([400, 'all']);
   });
 });

@@ -26,7 +26,8 @@ export interface Service {
   stop(): Promise<void>;
 }
 
-export async function startService(env: Record<string, string>): Promise<Service> {
+/** `root`: the checkout whose built service runs (another one to compare with, e.g. BENCH_BASELINE_ROOT). */
+export async function startService(env: Record<string, string>, root: string = ROOT): Promise<Service> {
   const grpcPort = await freePort();
   const metricsPort = await freePort();
   const flags = [...SERVICE_NODE_FLAGS];
@@ -34,7 +35,7 @@ export async function startService(env: Record<string, string>): Promise<Service
     fs.mkdirSync(CPU_PROF, { recursive: true });
     flags.push('--cpu-prof', `--cpu-prof-dir=${CPU_PROF}`);
   }
-  const child = spawn(process.execPath, [...flags, path.join(ROOT, 'services/accounts/dist/main.js')], {
+  const child = spawn(process.execPath, [...flags, path.join(root, 'services/accounts/dist/main.js')], {
     env: {
       ...process.env,
       NODE_OPTIONS: serviceNodeOptions(process.env.NODE_OPTIONS),

@@ -54,3 +54,38 @@ export async function load(options: {
 export function fmt(r: LoadResult): string {
   return `${r.requestsPerSec.toFixed(0)} req/s, p50 ${r.p50} ms, p99 ${r.p99} ms${r.non2xx ? `, non-2xx ${r.non2xx}` : ''}${r.errors ? `, errors ${r.errors}` : ''}`;
 }
+
+/**
+ * Concurrent requests for `durationSec`, each made by `next` (its own URL, headers and body):
+ * autocannon cannot vary them per request, so this loop runs in the bench process (both sides of
+ * a comparison alike, so it holds; absolute figures are lower than autocannon's).
+ */
+export async function variedLoad(options: {
+  connections: number;
+  durationSec: number;
+  next: (n: number) => { url: string; method?: string; headers: Record<string, string>; body?: string };
+}): Promise<LoadResult> {
+  const latencies: number[] = [];
+  let non2xx = 0;
+  let errors = 0;
+  let n = 0;
+  const end = Date.now() + options.durationSec * 1000;
+  const worker = async () => {
+    while (Date.now() < end) {
+      const request = options.next((n += 1));
+      const t = process.hrtime.bigint();
+      try {
+        const res = await fetch(request.url, { method: request.method ?? 'POST', headers: request.headers, body: request.body });
+        await res.arrayBuffer();
+        if (res.status < 200 || res.status > 299) non2xx += 1;
+      } catch {
+        errors += 1;
+      }
+      latencies.push(Number(process.hrtime.bigint() - t) / 1e6);
+    }
+  };
+  await Promise.all(Array.from({ length: options.connections }, worker));
+  latencies.sort((a, b) => a - b);
+  const at = (q: number) => Math.round(latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0);
+  return { requestsPerSec: latencies.length / options.durationSec, p50: at(0.5), p99: at(0.99), non2xx, errors };
+}

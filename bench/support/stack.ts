@@ -21,9 +21,10 @@ export const { NODE_FLAGS: SERVICE_NODE_FLAGS, serviceNodeOptions } = require(pa
 
 /**
  * The product as it runs for real: every service in its own process (scripts/stack.mjs, the
- * same supervisor as `npm start`), against a fresh database on the local PostgreSQL.
+ * same supervisor as `npm start`), against a fresh database on the local PostgreSQL. `root`: the
+ * checkout whose built product runs (another one to compare with, e.g. BENCH_BASELINE_ROOT).
  */
-export async function startProcessStack(extraEnv: Record<string, string> = {}): Promise<ProcessStack> {
+export async function startProcessStack(extraEnv: Record<string, string> = {}, root: string = ROOT): Promise<ProcessStack> {
   const db = await createTestDatabase('pd_bench');
   const port = await freePort();
   const env: Record<string, string> = {
@@ -46,7 +47,7 @@ export async function startProcessStack(extraEnv: Record<string, string> = {}): 
   const childEnv: NodeJS.ProcessEnv = { ...process.env, ...env };
   // An empty value means "unset" (e.g. REDIS_URL: ''): the child must not inherit one from the shell.
   for (const [name, value] of Object.entries(env)) if (value === '') delete childEnv[name];
-  const child: ChildProcess = spawn(process.execPath, [path.join(ROOT, 'scripts/stack.mjs')], {
+  const child: ChildProcess = spawn(process.execPath, [path.join(root, 'scripts/stack.mjs')], {
     env: childEnv,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -88,9 +89,9 @@ export async function startProcessStack(extraEnv: Record<string, string> = {}): 
   };
 }
 
-/** Runs the admin CLI against a stack and returns its JSON answer. */
-export async function admin(env: Record<string, string>, args: string[]): Promise<Record<string, unknown>> {
-  const child = spawn(process.execPath, [path.join(ROOT, 'services/admin-cli/dist/main.js'), ...args], {
+/** Runs the admin CLI (of `root`'s checkout) against a stack and returns its JSON answer. */
+export async function admin(env: Record<string, string>, args: string[], root: string = ROOT): Promise<Record<string, unknown>> {
+  const child = spawn(process.execPath, [path.join(root, 'services/admin-cli/dist/main.js'), ...args], {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });

@@ -16,13 +16,12 @@
  * must pay nothing for them (they are never in its index), so its figures are compared with a run
  * without them.
  * BENCH_CPU_PROF=<dir> writes the service's --cpu-prof profile there.
- * A breach is timed when the bench has read its account.breached event: it LISTENs on the events
- * channel (the service NOTIFYs on commit) and reads the event when told, or every 50 ms at the
- * latest. BENCH_FIRM_BREACH_WATCH=poll reads every 2 ms instead (a poller of 500 queries/s that
- * competes with the service for this machine's two cores).
+ * A breach is timed when the bench has read its account.breached event (breach-latency.ts:
+ * told by the events channel's NOTIFY, or every 50 ms at the latest); BENCH_FIRM_BREACH_WATCH=poll
+ * reads every 2 ms instead (a poller of 500 queries/s that competes with the service for this
+ * machine's two cores).
  */
 import { randomUUID } from 'node:crypto';
-import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Client } from 'pg';
 import { createServiceClient } from '@propdesk/kit';
@@ -32,8 +31,9 @@ import { metric, startService } from '../support/accounts-service';
 import { cpuMeter } from '../support/cpu';
 import { feedAt, inDigits, walker, type Quote } from '../support/quote-feed';
 import { ROOT } from '../support/stack';
+import { measureBreaches, percentile } from './breach-latency';
 import { ACCOUNTS, POSITIONS, seedClocks, seedFirmBook, WINDOW_S } from './firm-book';
-import { BREACH_BASE, seedBreachAccounts, SYMBOLS } from './seed';
+import { seedBreachAccounts, SYMBOLS } from './seed';
 
 const RATES = (process.env.BENCH_FIRM_RATES ?? '500,1000,2000,3000,4000,5000,5500,6000,7000,8000,9000,10000,11000,12000,14000,16000').split(',').map(Number);
 const BREACHES = Number(process.env.BENCH_FIRM_BREACHES ?? 100);
@@ -41,13 +41,6 @@ const BREACHES = Number(process.env.BENCH_FIRM_BREACHES ?? 100);
 const BREACH_POSITIONS = Math.min(Number(process.env.BENCH_FIRM_BREACH_POSITIONS ?? 1), SYMBOLS.length);
 const POLL = process.env.BENCH_FIRM_BREACH_WATCH === 'poll';
 
-/** The channel the accounts service NOTIFYs when it commits events (data/outbox.ts). */
-const { EVENTS_CHANNEL } = require(path.join(ROOT, 'services/accounts/dist/data/outbox.js')) as { EVENTS_CHANNEL: string };
-
-function percentile(samples: number[], p: number): number {
-  const sorted = [...samples].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? NaN;
-}
 
 /** Positions marked per second by a bare loop: the same positions in typed arrays, no I/O, no rules beyond a threshold compare. */
 function bareMarkingRate(): number {
@@ -197,8 +190,6 @@ export async function runFirmScale(options: FirmScaleOptions = {}): Promise<Firm
     // Latency at the capacity found (the walk at that rate), the candidates left by the fixed loads.
     if (!fixedLoads.includes(Math.max(capacity, RATES[0]))) await breachLatency(Math.max(capacity, RATES[0]), top, top - share + 1);
     async function breachLatency(loadRate: number, from: number, to: number): Promise<void> {
-      const latencies: number[] = [];
-      let missed = 0;
       const serverSide = async () => ({
         verdicts: await metrics('verdict_latency_seconds_count'),
         verdictSum: await metrics('verdict_latency_seconds_sum'),
@@ -206,57 +197,14 @@ export async function runFirmScale(options: FirmScaleOptions = {}): Promise<Firm
         txSum: await metrics('verdict_transaction_seconds_sum'),
       });
       const before = await serverSide();
-      const feed = feedAt(raw, loadRate, walker(SYMBOLS, 'EURUSD'));
-      await sleep(2000);
-      // The read below, once before the first breach: the bench's own first read of the events is not the service's latency.
-      const breached = (account: number) =>
-        pg.query<{ n: string }>(
-          `SELECT count(*) AS n FROM accounts.events WHERE organization_id = $1 AND type = 'account.breached' AND (data->>'account')::bigint = $2`,
-          [org, account],
-        );
-      await breached(0);
-      // Told of every committed event (the service NOTIFYs its events channel on commit).
-      const listener = new Client({ connectionString: db.url });
-      await listener.connect();
-      let wake = () => {};
-      listener.on('notification', () => wake());
-      try {
-        await listener.query(`LISTEN ${EVENTS_CHANNEL}`);
-        for (let k = from; k >= to; k--) {
-          const bid = Number((BREACH_BASE + 0.01 * k - 0.0051).toFixed(5));
-          const t0 = process.hrtime.bigint();
-          feed.inject({ symbol: 'EURUSD', bid, ask: inDigits(bid + 0.0001, 5) });
-          for (;;) {
-            // Armed before the read: a notification that arrives during it wakes the next wait at once.
-            const told = new Promise<void>((resolve) => (wake = resolve));
-            const { rows } = await breached(breachAccounts[k - 1]);
-            if (rows[0].n !== '0') {
-              latencies.push(Number(process.hrtime.bigint() - t0) / 1e6);
-              break;
-            }
-            if (Number(process.hrtime.bigint() - t0) > 10e9) {
-              missed += 1;
-              break;
-            }
-            await (POLL ? sleep(2) : Promise.race([told, sleep(50)]));
-          }
-          // Spaced out, so each breach meets the load rather than the previous breach.
-          await sleep(100);
-        }
-      } finally {
-        await listener.end();
-      }
+      const run = await measureBreaches({ raw, pg, databaseUrl: db.url, org, accounts: breachAccounts, from, to, loadRate, poll: POLL });
       const after = await serverSide();
-      const latencyFeed = await feed.stop();
-      if (latencyFeed.error) console.log(`  (the feed under the latency run failed: ${latencyFeed.error})`);
-      const { rows } = await pg.query<{ n: string }>(
-        `SELECT count(*) AS n FROM accounts.events WHERE organization_id = $1 AND type = 'account.breached' AND (data->>'account')::bigint = ANY($2::bigint[])`,
-        [org, breachAccounts.slice(to - 1, from)],
-      );
+      const { latencies, missed } = run;
+      if (run.feedError) console.log(`  (the feed under the latency run failed: ${run.feedError})`);
       console.log(
         `breaching quote -> committed breach with its event (feed at ${loadRate} quotes/s, event ${POLL ? 'polled every 2 ms' : 'read when NOTIFY tells'}), ${latencies.length} breaches: ` +
           `p50 ${percentile(latencies, 0.5).toFixed(1)} ms, p99 ${percentile(latencies, 0.99).toFixed(1)} ms, max ${Math.max(...latencies).toFixed(1)} ms; ` +
-          `${missed} not seen within 10 s; ${rows[0].n} account.breached events for ${from - to + 1} candidates (target p99 < 50 ms)`,
+          `${missed} not seen within 10 s; ${run.committed} account.breached events for ${from - to + 1} candidates (target p99 < 50 ms)`,
       );
       // Which breaches were slowest, by their order in the run (the first ones meet whatever is still cold).
       breachP99.push({ loadRate, ms: percentile(latencies, 0.99) });

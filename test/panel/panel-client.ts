@@ -8,7 +8,7 @@ export interface PanelAnswer<T = Record<string, unknown>> {
   body: T & { error?: { code: string; message: string; param?: string } };
 }
 
-export type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
+export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 export function panelClient(base: string) {
   return async function call<T = Record<string, unknown>>(

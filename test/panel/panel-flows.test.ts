@@ -199,6 +199,46 @@ describe('the panel in Chromium: what staff do', () => {
     await screenshot(page, 'flow-webhook-delivery');
   });
 
+  it('edits a webhook’s URL, events and description, and recovers its failed deliveries, with errors at their fields', async () => {
+    await page.goto(`${base}/panel/webhooks`);
+    const webhooks = table('Webhooks');
+    await webhooks.getByRole('button', { name: 'Edit https://127.0.0.1:9/flows' }).click();
+    const edit = page.getByRole('form', { name: 'Edit https://127.0.0.1:9/flows' });
+    await edit.getByLabel('URL').fill('https://127.0.0.1:9/flows edited');
+    await edit.getByRole('button', { name: 'Save changes' }).click();
+    await edit.getByText('Enter an https:// URL.').waitFor();
+    expect(await edit.getByLabel('URL').getAttribute('aria-invalid')).toBe('true');
+    await edit.getByLabel('URL').fill('https://127.0.0.1:9/flows-edited');
+    await edit.getByLabel('Description').fill('CRM sync');
+    await edit.getByRole('group', { name: 'Event types' }).getByLabel('account.created').check();
+    await screenshot(page, 'flow-webhook-edit');
+    await edit.getByRole('button', { name: 'Save changes' }).click();
+    await page.getByRole('status').filter({ hasText: 'Endpoint saved.' }).waitFor();
+    await webhooks.getByRole('link', { name: 'https://127.0.0.1:9/flows-edited' }).waitFor();
+    await webhooks.getByText('CRM sync').waitFor();
+    await screenshot(page, 'flow-webhook-edited');
+
+    await webhooks.getByRole('button', { name: 'Recover failed deliveries of https://127.0.0.1:9/flows-edited' }).click();
+    const recover = page.getByRole('form', { name: 'Recover failed deliveries of https://127.0.0.1:9/flows-edited' });
+    await recover.getByLabel('Failed since (UTC)').fill(new Date(Date.now() - 20 * 86_400_000).toISOString().slice(0, 16));
+    await recover.getByRole('button', { name: 'Recover deliveries' }).click();
+    await recover.getByText('since must be at most 14 days ago').waitFor();
+    expect(await recover.getByLabel('Failed since (UTC)').getAttribute('aria-invalid')).toBe('true');
+    await recover.getByLabel('Failed since (UTC)').fill(new Date(Date.now() - 3_600_000).toISOString().slice(0, 16));
+    await recover.getByRole('button', { name: 'Recover deliveries' }).click();
+    await page.getByRole('status').filter({ hasText: /failed deliver(y|ies) queued again/ }).waitFor();
+
+    await webhooks.getByRole('link', { name: 'https://127.0.0.1:9/flows-edited' }).click();
+    await page.getByRole('heading', { name: 'Webhook endpoint' }).waitFor();
+    await page.getByText('CRM sync').waitFor();
+    await page.getByRole('button', { name: 'Edit' }).click();
+    expect(await page.getByRole('form', { name: 'Edit https://127.0.0.1:9/flows-edited' }).getByLabel('Description').inputValue()).toBe('CRM sync');
+    await page.getByRole('button', { name: 'Cancel' }).click();
+    await page.getByRole('button', { name: 'Recover failed deliveries' }).click();
+    await page.getByRole('form', { name: 'Recover failed deliveries of https://127.0.0.1:9/flows-edited' }).getByRole('button', { name: 'Recover deliveries' }).click();
+    await page.getByRole('status').filter({ hasText: /failed deliver(y|ies) queued again/ }).waitFor();
+  });
+
   it('filters the event feed by type and reads an event\'s data', async () => {
     await page.goto(`${base}/panel/events`);
     await page.getByRole('combobox', { name: 'Type' }).selectOption('account.breached');

@@ -53,6 +53,8 @@ describe('the panel API behind the gateway, against every real service', () => {
         ['POST', `/panel/api/webhooks/${id}/enable`],
         ['POST', `/panel/api/webhooks/${id}/test`],
         ['POST', `/panel/api/webhooks/${id}/rotate-secret`, {}],
+        ['PATCH', `/panel/api/webhooks/${id}`, { description: 'x' }],
+        ['POST', `/panel/api/webhooks/${id}/recover`, { since: new Date().toISOString() }],
         ['POST', `/api-keys/${id}/roll`, {}],
         ['POST', `/panel/api/webhooks/${id}/deliveries/${id}/retry`],
         ['POST', '/panel/api/keys', { name: 'k', scopes: [] }],
@@ -274,6 +276,38 @@ describe('the panel API behind the gateway, against every real service', () => {
       expect((await call<Json>('POST', `/panel/api/webhooks/${id}/enable`, { cookie: cookies.admin })).body).toMatchObject({ id, status: 'enabled' });
       expect((await call<Json>('DELETE', `/panel/api/webhooks/${id}`, { cookie: cookies.admin })).body).toEqual({ id, deleted: true });
       expect((await call('GET', `/panel/api/webhooks/${id}`, { cookie: cookies.member })).status).toBe(404);
+    });
+
+    it('edits an endpoint field by field (the secret kept) and recovers its failed deliveries, naming a bad field', async () => {
+      const created = await call<Json>('POST', '/panel/api/webhooks', {
+        cookie: cookies.admin,
+        body: { url: 'https://127.0.0.1:9/edit', events: ['account.breached'], description: 'risk desk' },
+      });
+      expect(created.body).toMatchObject({ description: 'risk desk', warnings: expect.any(Array) });
+      const id = String(created.body.id);
+      const edited = await call<Json>('PATCH', `/panel/api/webhooks/${id}`, { cookie: cookies.admin, body: { url: 'https://127.0.0.1:9/edited', description: null } });
+      expect(edited.status).toBe(200);
+      expect(edited.body).toMatchObject({ id, url: 'https://127.0.0.1:9/edited', events: ['account.breached'], description: null, warnings: expect.any(Array) });
+      expect(edited.body).not.toHaveProperty('secret');
+      const retyped = await call<Json>('PATCH', `/panel/api/webhooks/${id}`, { cookie: cookies.admin, body: { events: [] } });
+      expect(retyped.body).toMatchObject({ url: 'https://127.0.0.1:9/edited', events: [], description: null });
+      for (const [body, param] of [
+        [{ url: 'http://127.0.0.1:9/x' }, 'url'],
+        [{ events: ['account.exploded'] }, 'events'],
+        [{ description: 'two\nlines' }, 'description'],
+        [{ secret: 'whsec_x' }, 'secret'],
+      ] as const) {
+        const refused = await call('PATCH', `/panel/api/webhooks/${id}`, { cookie: cookies.admin, body });
+        expect([refused.status, refused.body.error?.param]).toEqual([400, param]);
+      }
+      expect((await call('PATCH', `/panel/api/webhooks/${id}`, { cookie: cookies.admin, body: {} })).status).toBe(400);
+
+      const recovered = await call<Json>('POST', `/panel/api/webhooks/${id}/recover`, { cookie: cookies.admin, body: { since: new Date(Date.now() - 3_600_000).toISOString() } });
+      expect([recovered.status, recovered.body]).toEqual([202, { redelivered: 0 }]);
+      for (const since of [undefined, 'yesterday', new Date(Date.now() + 3_600_000).toISOString(), new Date(Date.now() - 15 * 86_400_000).toISOString()]) {
+        const refused = await call('POST', `/panel/api/webhooks/${id}/recover`, { cookie: cookies.admin, body: since === undefined ? {} : { since } });
+        expect([since, refused.status, refused.body.error?.param]).toEqual([since, 400, 'since']);
+      }
     });
 
     it('pages the event feed filtered by type', async () => {

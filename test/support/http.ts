@@ -45,6 +45,7 @@ export function client(baseUrl: string, token?: string) {
     get: <T = unknown>(template: string, path?: string, options?: Omit<RequestOptions, 'template'>) => call<T>('GET', template, path, options),
     post: <T = unknown>(template: string, path?: string, options?: Omit<RequestOptions, 'template'>) => call<T>('POST', template, path, options),
     put: <T = unknown>(template: string, path?: string, options?: Omit<RequestOptions, 'template'>) => call<T>('PUT', template, path, options),
+    patch: <T = unknown>(template: string, path?: string, options?: Omit<RequestOptions, 'template'>) => call<T>('PATCH', template, path, options),
     delete: <T = unknown>(template: string, path?: string, options?: Omit<RequestOptions, 'template'>) => call<T>('DELETE', template, path, options),
   };
 }

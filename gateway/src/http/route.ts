@@ -14,7 +14,7 @@ import type { z } from './zod';
  */
 export type Access = { apiKey: Scope | null; testMode?: true } | { executor: true } | { anonymous: true; login?: boolean };
 
-export type Method = 'get' | 'post' | 'put' | 'delete';
+export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
 /** What a handler gets: the request, its parsed path, query and body, the service clients. */
 export interface RouteCall<P extends FieldShape, Q extends FieldShape, B extends z.ZodTypeAny> {

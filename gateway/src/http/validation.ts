@@ -87,6 +87,21 @@ export function positiveIntegerPath(param: string, description: string) {
     .openapi({ description });
 }
 
+/**
+ * An optional integer query parameter of at least `min` (0 or 1), passed on as the int64 string of
+ * the contracts; anything else, an empty value included, is invalid_request naming it.
+ */
+export function integerQuery(param: string, min: 0 | 1, description: string) {
+  const message = `${param} must be ${min === 1 ? 'a positive' : 'a non-negative'} integer`;
+  return z
+    .preprocess(
+      (v) => (typeof v === 'string' && /^[0-9]{1,16}$/.test(v) ? Number(v) : v),
+      z.number({ invalid_type_error: message }).int(message).min(min, message).max(Number.MAX_SAFE_INTEGER, message).optional(),
+    )
+    .transform((n) => (n === undefined ? undefined : String(n)))
+    .openapi({ description });
+}
+
 /** An opaque id path segment (uuid, evt_..., whd_...): bounded, printable, no slashes; anything else names nothing. */
 export function idPath(what: string, description: string) {
   const message = `${what} not found`;
@@ -224,6 +239,11 @@ export function parseBody<S extends z.ZodTypeAny>(schema: S, body: unknown): z.i
   const parsed = schema.safeParse(body ?? {});
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0];
+  // A strict body (PATCH's) names the field it does not know, not the body.
+  if (issue?.code === 'unrecognized_keys') {
+    const unknown = issue.keys[0];
+    throw new AppError('invalid_request', `${issue.path.length > 0 ? `${issueParam(issue.path)}.` : ''}${unknown} is not a field of this request`, unknown);
+  }
   const param = paramOf(issue?.path ?? []);
   const message = issue?.code === 'invalid_type' && issue.received === 'undefined' ? `${param} is required` : `${param}: ${issue?.message ?? 'invalid'}`;
   throw new AppError('invalid_request', message, param);

@@ -84,7 +84,7 @@ describe('proto -> REST mapping', () => {
     expect(
       matches(
         'Webhook',
-        toRestEndpoint({ id: 'whe_1', organizationId: 'o', url: 'https://x.example/h', events: [], status: webhooksv1.EndpointStatus.ENDPOINT_STATUS_DISABLED, createdAt: created, livemode: true }),
+        toRestEndpoint({ id: 'whe_1', organizationId: 'o', url: 'https://x.example/h', description: '', events: [], status: webhooksv1.EndpointStatus.ENDPOINT_STATUS_DISABLED, createdAt: created, livemode: true }),
       ),
     ).toBe(true);
     const delivery = toRestDelivery({

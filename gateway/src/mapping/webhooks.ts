@@ -3,7 +3,9 @@ import {
   restDeliverySchema,
   restWebhookDeletedSchema,
   restWebhookSchema,
+  restWebhookRecoveredSchema,
   restWebhookSecretSchema,
+  restWebhookUpdatedSchema,
   restWebhookWithSecretSchema,
 } from '@propdesk/kit';
 import { pageSchema } from './common';
@@ -14,6 +16,8 @@ export { DELIVERY_STATUS_NAMES, deliveryStatusFilter, toRestDelivery, toRestEndp
 export const webhookSchema = restWebhookSchema.openapi('Webhook');
 export const webhookWithSecretSchema = restWebhookWithSecretSchema.openapi('WebhookWithSecret');
 export const webhookSecretSchema = restWebhookSecretSchema.openapi('WebhookSecret');
+export const webhookUpdatedSchema = restWebhookUpdatedSchema.openapi('WebhookUpdated');
+export const webhookRecoveredSchema = restWebhookRecoveredSchema.openapi('WebhookRecovered');
 export const deliverySchema = restDeliverySchema.openapi('Delivery');
 export const webhookPageSchema = pageSchema(webhookSchema).openapi('WebhookPage');
 export const deliveryPageSchema = pageSchema(deliverySchema).openapi('DeliveryPage');

@@ -1,4 +1,4 @@
-import { EVENT_TYPES, OVERLAP_SECONDS } from '@propdesk/kit';
+import { ENDPOINT_DESCRIPTION_RULE, EVENT_TYPES, endpointDescriptionSchema, OVERLAP_SECONDS } from '@propdesk/kit';
 import { tenantOf } from '../auth/principal';
 import { renderJson } from '../http/errors';
 import { route } from '../http/route';
@@ -14,8 +14,10 @@ import {
   toRestEndpoint,
   webhookDeletedSchema,
   webhookPageSchema,
+  webhookRecoveredSchema,
   webhookSchema,
   webhookSecretSchema,
+  webhookUpdatedSchema,
   webhookWithSecretSchema,
 } from '../mapping/webhooks';
 
@@ -43,19 +45,44 @@ const rotateBody = objectBody({
     .openapi({ description: 'seconds the previous secret keeps signing beside the new one; 0 ends it at once' }),
 }).openapi('RotateWebhookSecretRequest');
 
+const endpointUrl = z
+  .string()
+  .max(2048)
+  .url()
+  .regex(HTTPS_SCHEME, 'must be an HTTPS URL')
+  .openapi({
+    pattern: HTTPS_SCHEME_PATTERN,
+    description:
+      'HTTPS only (the scheme in any letter case); stored and answered as the URL parser normalises it (https://example.com/x for HTTPS://Example.COM/x). Unless private networks are allowed, loopback, private, link-local and reserved addresses in any notation, localhost and *.localhost, .internal, .local, .localdomain, .home.arpa, .invalid and single-label names are refused. Whitespace and control characters are refused, not stripped.',
+  });
+const endpointEvents = z.array(z.enum(EVENT_TYPES)).max(EVENT_TYPES.length);
+const endpointDescription = endpointDescriptionSchema()
+  .nullable()
+  .openapi({ maxLength: ENDPOINT_DESCRIPTION_RULE.max, description: `what the endpoint is for (one line, at most ${ENDPOINT_DESCRIPTION_RULE.max} characters, taken exactly as sent); null: none` });
+
 const endpointBody = objectBody({
-  url: z
-    .string()
-    .max(2048)
-    .url()
-    .regex(HTTPS_SCHEME, 'must be an HTTPS URL')
-    .openapi({
-      pattern: HTTPS_SCHEME_PATTERN,
-      description:
-        'HTTPS only (the scheme in any letter case); stored and answered as the URL parser normalises it (https://example.com/x for HTTPS://Example.COM/x). Unless private networks are allowed, loopback, private, link-local and reserved addresses in any notation, localhost and *.localhost, .internal, .local, .localdomain, .home.arpa, .invalid and single-label names are refused. Whitespace and control characters are refused, not stripped.',
-    }),
-  events: z.array(z.enum(EVENT_TYPES)).max(EVENT_TYPES.length).default([]).openapi({ description: 'empty: every event type' }),
+  url: endpointUrl,
+  events: endpointEvents.default([]).openapi({ description: 'empty: every event type' }),
+  description: endpointDescription.optional(),
 }).openapi('WebhookRequest');
+
+const UPDATABLE = ['url', 'events', 'description'] as const;
+const updateBody = objectBody({
+  url: endpointUrl.optional(),
+  events: endpointEvents.optional().openapi({ description: 'empty: every event type' }),
+  description: endpointDescription.optional(),
+})
+  .strict()
+  .refine((body) => UPDATABLE.some((field) => body[field] !== undefined), `name at least one of ${UPDATABLE.join(', ')}`)
+  .openapi('UpdateWebhookRequest', { minProperties: 1, description: 'the fields to change; a field left out keeps its value; an unknown field is refused' });
+
+const recoverBody = objectBody({
+  since: rfc3339Time('since').openapi({
+    description: 'failed deliveries whose last attempt was at or after this time are attempted again: not in the future, at most 14 days ago',
+  }),
+})
+  .strict()
+  .openapi('RecoverWebhookRequest');
 
 export const webhookRoutes = [
   route({
@@ -70,7 +97,7 @@ export const webhookRoutes = [
     errors: ['invalid_request'],
     async handler({ req, body, clients, opts }) {
       const response = await clients.webhooks.call.createEndpoint(
-        { ...tenantOf(req), url: body.url, events: [...new Set(body.events)] },
+        { ...tenantOf(req), url: body.url, events: [...new Set(body.events)], description: body.description ?? undefined },
         opts,
       );
       return renderJson(201, { ...toRestEndpoint(response.endpoint), secret: response.secret, warnings: response.warnings });
@@ -222,6 +249,57 @@ export const webhookRoutes = [
         opts,
       );
       return renderJson(200, { id: response.endpoint?.id ?? params.id, secret: response.secret });
+    },
+  }),
+
+  route({
+    method: 'patch',
+    path: '/v1/webhooks/{id}',
+    operationId: 'updateWebhook',
+    summary: "Change an endpoint's url, events or description",
+    description:
+      'The same rules as registration (HTTPS only, the private-network rules, known event types; the url is checked again at every connection). ' +
+      'A field left out keeps its value; `description: null` removes it; an empty body or an unknown field is 400. ' +
+      'Deliveries not yet made go to the new url; events already fanned out are still delivered whatever the new events. The secret is unchanged and not shown.',
+    tag: TAG,
+    access: { apiKey: 'accounts:write' },
+    params: webhookPath,
+    body: updateBody,
+    responses: { 200: webhookUpdatedSchema },
+    errors: ['invalid_request', 'not_found'],
+    async handler({ req, params, body, clients, opts }) {
+      const response = await clients.webhooks.call.updateEndpoint(
+        {
+          ...tenantOf(req),
+          endpointId: params.id,
+          url: body.url ?? '',
+          events: [...new Set(body.events ?? [])],
+          description: body.description ?? '',
+          updateMask: UPDATABLE.filter((field) => body[field] !== undefined),
+        },
+        opts,
+      );
+      return renderJson(200, { ...toRestEndpoint(response.endpoint), warnings: response.warnings });
+    },
+  }),
+
+  route({
+    method: 'post',
+    path: '/v1/webhooks/{id}/recover',
+    operationId: 'recoverWebhook',
+    summary: 'Attempt again every failed delivery since a time',
+    description:
+      'Every delivery of the endpoint in status `failed` whose last attempt was at or after `since` is attempted again with a fresh retry budget. ' +
+      'Calling it again while they are pending finds none (`redelivered: 0`). A disabled endpoint is 409 `conflict`: enable it first (enable can redeliver what it missed).',
+    tag: TAG,
+    access: { apiKey: 'accounts:write' },
+    params: webhookPath,
+    body: recoverBody,
+    responses: { 202: webhookRecoveredSchema },
+    errors: ['invalid_request', 'not_found', 'conflict'],
+    async handler({ req, params, body, clients, opts }) {
+      const response = await clients.webhooks.call.recoverFailedDeliveries({ ...tenantOf(req), endpointId: params.id, since: new Date(body.since) }, opts);
+      return renderJson(202, { redelivered: response.redelivered });
     },
   }),
 ];

@@ -28,6 +28,8 @@ export const EVENT_TYPES = [
   'account.adjusted',
   // SPEC 13: a test clock finished advancing ({id, frozen_time}).
   'test_clock.ready',
+  // SPEC section 17: the webhooks service disabled one of the organization's endpoints.
+  'webhook_endpoint.disabled',
 ] as const;
 
 export type EventType = (typeof EVENT_TYPES)[number];
@@ -35,3 +37,9 @@ export type EventType = (typeof EVENT_TYPES)[number];
 export function isEventType(value: string): value is EventType {
   return (EVENT_TYPES as readonly string[]).includes(value);
 }
+
+/**
+ * The types another service owns and hands to the accounts service's outbox (AppendEvents), so the
+ * feed and the webhooks' fan-out carry them: the accounts service appends these and no other.
+ */
+export const FORWARDED_EVENT_TYPES = ['webhook_endpoint.disabled'] as const satisfies readonly EventType[];

@@ -10,6 +10,8 @@ export function parseBody<S extends z.ZodTypeAny>(schema: S, req: Request): z.in
   const parsed = schema.safeParse(body);
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0];
+  // A strict body (an endpoint's edit) names the field it does not know.
+  if (issue?.code === 'unrecognized_keys') throw new AppError('invalid_request', `${issue.keys[0]} is not a field of this request`, issue.keys[0]);
   const param = issue?.path.length ? String(issue.path[0]) : undefined;
   throw new AppError('invalid_request', param ? `${param}: ${issue?.message ?? 'invalid'}` : 'invalid request body', param);
 }

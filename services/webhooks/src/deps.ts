@@ -14,4 +14,6 @@ export interface Deps {
   /** WEBHOOK_EGRESS_PORTS: the ports deliveries may reach; null = any. */
   egressPorts: ReadonlySet<number> | null;
   retryScheduleSeconds: readonly number[];
+  /** The time decisions are made at (recover's window); the wall clock outside tests. */
+  clock: () => Date;
 }

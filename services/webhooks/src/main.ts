@@ -26,10 +26,12 @@ import { createDeliveriesRepository, DELIVERIES_CHANNEL } from './data/deliverie
 import { createDispatchRepository } from './data/dispatch-repository';
 import { createEndpointsRepository } from './data/endpoints-repository';
 import { createEventsRepository } from './data/events-repository';
+import { createOutboxRepository } from './data/outbox-repository';
 import { migrations } from './data/migrations';
 import { startDispatcher } from './delivery/dispatcher';
 import { startEventConsumer } from './delivery/event-consumer';
 import { createHttpSender } from './delivery/http-sender';
+import { startOutboxForwarder } from './delivery/outbox-forwarder';
 import { createWebhookMetrics } from './delivery/metrics';
 import type { Deps } from './deps';
 import { registerWebhooksRetention } from './data/retention';
@@ -61,10 +63,23 @@ export async function start(env: NodeJS.ProcessEnv, options: { logger?: Logger }
       createHttpSender({ allowPrivateNetworks: config.WEBHOOK_ALLOW_PRIVATE_NETWORKS, caFile: config.WEBHOOK_CA_FILE, timeoutMs: config.WEBHOOK_TIMEOUT_MS }),
       (s) => s.close(),
     );
+    const accounts = resources.add(
+      'accounts client',
+      createServiceClient(accountsv1.AccountsServiceClient, accountsv1.AccountsServiceService, serviceAddresses(config).accounts, config.GRPC_DEADLINE_MS, serviceAddresses(config).tls),
+      (c) => c.close(),
+    );
+    // The service's own events (webhook_endpoint.disabled) go to the accounts outbox, which the
+    // feed and the fan-out read (data/outbox-repository.ts says why).
+    const outbox = createOutboxRepository(db);
+    const forwarder = resources.add(
+      'outbox forwarder',
+      startOutboxForwarder({ outbox, accounts, logger, pollIntervalMs: Math.max(config.WEBHOOK_POLL_INTERVAL_MS, 1000) }),
+      (f) => f.stop(),
+    );
     const dispatcher = resources.add(
       'dispatcher',
       startDispatcher({
-        repository: createDispatchRepository(db),
+        repository: createDispatchRepository(db, outbox),
         sender,
         secrets,
         logger,
@@ -75,6 +90,7 @@ export async function start(env: NodeJS.ProcessEnv, options: { logger?: Logger }
         disableAfterHours: config.WEBHOOK_DISABLE_AFTER_HOURS,
         pollIntervalMs: config.WEBHOOK_POLL_INTERVAL_MS,
         metrics,
+        onDisabled: forwarder.wake,
       }),
       (d) => d.stop(),
     );
@@ -93,11 +109,6 @@ export async function start(env: NodeJS.ProcessEnv, options: { logger?: Logger }
       (l) => l.close(),
     );
 
-    const accounts = resources.add(
-      'accounts client',
-      createServiceClient(accountsv1.AccountsServiceClient, accountsv1.AccountsServiceService, serviceAddresses(config).accounts, config.GRPC_DEADLINE_MS, serviceAddresses(config).tls),
-      (c) => c.close(),
-    );
     resources.add(
       'event consumer',
       startEventConsumer({ databaseUrl: config.DATABASE_URL, accounts, events: createEventsRepository(db), logger, metrics }),
@@ -118,6 +129,7 @@ export async function start(env: NodeJS.ProcessEnv, options: { logger?: Logger }
       allowPrivateNetworks: config.WEBHOOK_ALLOW_PRIVATE_NETWORKS,
       egressPorts: config.WEBHOOK_EGRESS_PORTS,
       retryScheduleSeconds: config.WEBHOOK_RETRY_SCHEDULE,
+      clock: () => new Date(),
     };
     const server = await resources.start(
       'gRPC server',

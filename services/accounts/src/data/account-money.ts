@@ -1,5 +1,6 @@
 import { execute, type Sequelize, type Statement, type Transaction } from '@propdesk/kit';
 import type { AccountStatus } from '../domain/account';
+import { eventsStatements, SEQUENCED_ACCOUNT, sequenceTerm, type NewEvent } from './outbox';
 
 /**
  * The account's money columns and the status a trading verdict sets (and, on a pass with a next
@@ -7,20 +8,34 @@ import type { AccountStatus } from '../domain/account';
  * caller's transaction (which holds the row lock, see findAccount). The peak only ever grows.
  */
 export async function writeAccountMoney(sequelize: Sequelize, tx: Transaction, number: number, values: AccountMoney): Promise<void> {
-  const { sql, bind } = accountMoneyStatement(number, values);
-  await execute(sequelize, sql, bind, tx);
+  await execute(sequelize, moneyUpdate(''), moneyBind(number, values), tx);
 }
 
 export type AccountMoney = { balance: number; equity: number; peakEquity: number; status?: AccountStatus; nextAccount?: number };
 
-/** writeAccountMoney's statement, to run with others (executeTogether). */
-export function accountMoneyStatement(number: number, values: AccountMoney): Statement {
-  return {
-    sql: `UPDATE accounts SET balance = $balance, equity = $equity, peak_equity = GREATEST(peak_equity, $peakEquity),
-        status = COALESCE($status, status), next_account = COALESCE(CAST($nextAccount AS bigint), next_account), updated_at = now()
-      WHERE number = $number`,
-    bind: { number, balance: values.balance, equity: values.equity, peakEquity: values.peakEquity, status: values.status ?? null, nextAccount: values.nextAccount ?? null },
-  };
+/**
+ * A verdict's or a close's money and status with the account's events, to run with the caller's
+ * other statements (executeTogether, closing with EVENTS_NOTIFIED): a batch may change the row
+ * once, so this UPDATE also moves the account's event counter past its events of the batch
+ * (SPEC 17 sequences, outbox.ts), and the events are numbered from it. `events` may name other
+ * accounts too (a pass's next phase): theirs are numbered by the events' own statement.
+ */
+export function accountMoneyWithEvents(number: number, values: AccountMoney, events: readonly NewEvent[]): Statement[] {
+  const numbering = sequenceTerm(number, events);
+  return [
+    { name: SEQUENCED_ACCOUNT, sql: `${moneyUpdate(`, ${numbering.set}`)} RETURNING ${numbering.returning}`, bind: { ...moneyBind(number, values), ...numbering.bind } },
+    ...eventsStatements(events, { numberedBy: number }),
+  ];
+}
+
+function moneyUpdate(alsoSet: string): string {
+  return `UPDATE accounts SET balance = $balance, equity = $equity, peak_equity = GREATEST(peak_equity, $peakEquity),
+        status = COALESCE($status, status), next_account = COALESCE(CAST($nextAccount AS bigint), next_account), updated_at = now()${alsoSet}
+      WHERE number = $number`;
+}
+
+function moneyBind(number: number, values: AccountMoney) {
+  return { number, balance: values.balance, equity: values.equity, peakEquity: values.peakEquity, status: values.status ?? null, nextAccount: values.nextAccount ?? null };
 }
 
 /**

@@ -8,6 +8,8 @@ export interface StoredEvent {
   type: string;
   data: Record<string, unknown>;
   createdAt: Date;
+  /** Its place in its account's events (SPEC 17); null for an event about no account. */
+  sequence: number | null;
   /** The trace context of the transaction that wrote it (outbox.ts); null when it was not traced. */
   trace: StoredTraceContext | null;
 }
@@ -20,11 +22,12 @@ interface EventRow {
   type: string;
   data: Record<string, unknown>;
   created_at: Date;
+  sequence: string | null;
   traceparent: string | null;
   tracestate: string | null;
 }
 
-const COLUMNS = 'position, id, organization_id, livemode, type, data, created_at, traceparent, tracestate';
+const COLUMNS = 'position, id, organization_id, livemode, type, data, created_at, sequence, traceparent, tracestate';
 
 const toEvent = (row: EventRow): StoredEvent => ({
   position: toNumber(row.position),
@@ -34,6 +37,7 @@ const toEvent = (row: EventRow): StoredEvent => ({
   type: row.type,
   data: row.data,
   createdAt: row.created_at,
+  sequence: row.sequence === null ? null : toNumber(row.sequence),
   trace: row.traceparent ? { traceparent: row.traceparent, tracestate: row.tracestate ?? '' } : null,
 });
 
@@ -78,6 +82,35 @@ export async function listEvents(
       WHERE organization_id = $org AND livemode = $livemode ${type ? 'AND type = $type' : ''} AND position > $after AND ${SETTLED}
       ORDER BY position LIMIT $limit`,
     type ? { ...scopeBind(scope), type, after, limit, horizon } : { ...scopeBind(scope), after, limit, horizon },
+  );
+  return rows.map(toEvent);
+}
+
+/**
+ * One account's events of the organization's mode after a sequence number, in sequence order,
+ * through the unique (account_number, sequence) index. No settled horizon is needed here: an
+ * account's numbers are given in commit order under its row lock, so number K + 1 never becomes
+ * visible before K, and a reader that resumes after K misses nothing.
+ */
+export async function listAccountEvents(
+  sequelize: Sequelize,
+  scope: TenantScope,
+  query: { account: number; type: string | null; afterSequence: number },
+  limit: number,
+): Promise<StoredEvent[]> {
+  const rows = await selectRows<EventRow>(
+    sequelize,
+    `SELECT ${COLUMNS} FROM events
+      WHERE account_number = $account AND sequence > $after AND organization_id = $org AND livemode = $livemode
+        ${query.type ? 'AND type = $type' : ''}
+      ORDER BY sequence LIMIT $limit`,
+    {
+      ...scopeBind(scope),
+      account: query.account,
+      after: query.afterSequence,
+      limit,
+      ...(query.type ? { type: query.type } : {}),
+    },
   );
   return rows.map(toEvent);
 }

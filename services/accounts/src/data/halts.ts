@@ -1,7 +1,7 @@
 import { scopeBind, selectOne, selectTogether, type Sequelize, type TenantScope, type Transaction } from '@propdesk/kit';
 import type { Account } from '../domain/account';
 import { ACCOUNT_COLUMNS, toAccount, type AccountRow } from './accounts';
-import { eventsOfRowsStatement, NOTIFY_COLUMN } from './outbox';
+import { eventsOfRowsStatement, NOTIFY_COLUMN, ONE_EVENT_PER_ROW } from './outbox';
 import { clockNowSql } from './test-clocks';
 
 /**
@@ -28,7 +28,8 @@ const HALTABLE = `status IN ('active', 'breached') AND NOT trading_halted`;
  * Halts (reason given) or resumes (null) every account of a program in the scope, set-based: one
  * UPDATE through (organization_id, livemode, program), and one INSERT of an event per account it
  * changed (account.halted {account, reason} / account.resumed {account}), in account-number order,
- * both in one statement. Answers how many accounts it changed; accounts already in that state are
+ * both in one statement; the UPDATE moves each account's event counter, so each event takes its
+ * account's next sequence number (SPEC 17). Answers how many accounts it changed; accounts already in that state are
  * left as they are.
  */
 export async function haltProgramAccounts(sequelize: Sequelize, tx: Transaction, scope: TenantScope, program: string, reason: string | null): Promise<number> {
@@ -36,9 +37,9 @@ export async function haltProgramAccounts(sequelize: Sequelize, tx: Transaction,
   const changed = {
     name: 'changed',
     sql: `UPDATE accounts SET trading_halted = $halted, halted_reason = $reason, halted_at = CASE WHEN $halted THEN ${clockNowSql('test_clock_id')} END,
-               updated_at = now()
+               updated_at = now(), ${ONE_EVENT_PER_ROW.set}
            WHERE organization_id = $org AND livemode = $livemode AND program = $program AND ${halting ? HALTABLE : 'trading_halted'}
-       RETURNING number`,
+       RETURNING ${ONE_EVENT_PER_ROW.returning}`,
     bind: { ...scopeBind(scope), program, halted: halting, reason },
   };
   const events = halting

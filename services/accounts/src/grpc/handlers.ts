@@ -2,6 +2,7 @@ import { AppError, exactlyOnce, toItemError, type AsyncServiceImplementation, ty
 import { accountsv1 } from '@propdesk/proto';
 import type { AccountsDeps } from '../deps';
 import type { Account, AccountSummary, Trader } from '../domain/account';
+import { appendEvents } from '../use-cases/append-events';
 import type { TestClock } from '../domain/test-clock';
 import { archiveAccount } from '../use-cases/archive-account';
 import { assignTrader } from '../use-cases/assign-trader';
@@ -202,6 +203,9 @@ export function createAccountsHandlers(
     },
     deleteTestClock(req, ctx) {
       return once(ctx, accountsv1.DeleteTestClockResponse, (deleted) => deleted, () => deleteTestClock(deps, req));
+    },
+    async appendEvents(req) {
+      return { appended: await appendEvents(deps, req) };
     },
   };
 }

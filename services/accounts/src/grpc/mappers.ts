@@ -94,6 +94,7 @@ export function toProtoEvent(event: StoredEvent): accountsv1.Event {
     createdAt: event.createdAt,
     organizationId: event.organizationId,
     livemode: event.livemode,
+    sequence: event.sequence === null ? undefined : String(event.sequence),
     data: event.data,
     traceparent: event.trace?.traceparent ?? '',
     tracestate: event.trace?.tracestate ?? '',

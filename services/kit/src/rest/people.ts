@@ -69,6 +69,14 @@ export const restEventSchema = z
     created_at: z.string().datetime(),
     organization_id: z.string().uuid(),
     livemode: livemodeSchema,
+    sequence: z
+      .number()
+      .int()
+      .min(1)
+      .nullable()
+      .describe(
+        "the event's place in its account's events (data.account): 1 for the account's first event, then +1 for each following one in commit order, with no gaps and no repeats; null for an event about no account (credits.low, webhook_endpoint.disabled). A receiver that sees a number skip asks GET /v1/events?account={n}&after_sequence={last seen}",
+      ),
     data: z.record(z.string(), z.unknown()).describe('the event data (SPEC section 8)'),
   })
   .strict();
@@ -81,6 +89,7 @@ export function toRestEvent(event: accountsv1.Event): RestEvent {
     created_at: isoTime(event.createdAt),
     organization_id: event.organizationId,
     livemode: event.livemode,
+    sequence: event.sequence === undefined ? null : Number(event.sequence),
     data: (event.data as Record<string, unknown> | undefined) ?? {},
   };
 }

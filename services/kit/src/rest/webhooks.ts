@@ -1,7 +1,15 @@
 import { webhooksv1 } from '@propdesk/proto';
 import { z } from 'zod';
 import { EVENT_TYPES } from '../events';
+import { textSchema, type TextRule } from '../text';
 import { isoTime, isoTimeOrNull, livemodeSchema, present, textOrNull } from './common';
+
+/** An endpoint's description: one line of free text (the kit's text rule), at most 256 characters. */
+export const ENDPOINT_DESCRIPTION_RULE: TextRule = { max: 256 };
+
+/** The description as a request field (registration, PATCH, the panel's form). */
+export const endpointDescriptionSchema = () =>
+  textSchema(ENDPOINT_DESCRIPTION_RULE).describe(`what the endpoint is for: 1 to ${ENDPOINT_DESCRIPTION_RULE.max} characters, one line, taken exactly as sent`);
 
 /**
  * Webhook endpoints and deliveries in their REST shape (SPEC sections 7 and 8), written once for
@@ -11,6 +19,7 @@ import { isoTime, isoTimeOrNull, livemodeSchema, present, textOrNull } from './c
 const endpointFields = {
   id: z.string(),
   url: z.string().url(),
+  description: z.string().nullable().describe("the owner's note on what the endpoint is for; null when none"),
   events: z.array(z.enum(EVENT_TYPES)).describe('empty: every event type'),
   status: z.enum(['enabled', 'disabled']),
   created_at: z.string().datetime(),
@@ -20,14 +29,24 @@ const endpointFields = {
 export const restWebhookSchema = z.object(endpointFields).strict();
 export type RestEndpoint = z.output<typeof restWebhookSchema>;
 
+const warnings = z
+  .array(z.string())
+  .describe("registered, but deliveries will not arrive as things stand: e.g. a port the deployment's egress does not allow (WEBHOOK_EGRESS_PORTS, 443 by default); empty when none");
+
 export const restWebhookWithSecretSchema = z
   .object({
     ...endpointFields,
     secret: z.string().describe('shown once, at registration'),
-    warnings: z
-      .array(z.string())
-      .describe("registered, but deliveries will not arrive as things stand: e.g. a port the deployment's egress does not allow (WEBHOOK_EGRESS_PORTS, 443 by default); empty when none"),
+    warnings,
   })
+  .strict();
+
+/** PATCH's answer (SPEC 17): the endpoint without its secret, and registration's warnings for its url as it now is. */
+export const restWebhookUpdatedSchema = z.object({ ...endpointFields, warnings }).strict();
+
+/** recover's answer (SPEC 17). */
+export const restWebhookRecoveredSchema = z
+  .object({ redelivered: z.number().int().min(0).describe('how many failed deliveries are attempted again') })
   .strict();
 
 /** A rotated secret (SPEC section 12), shown once. */
@@ -40,6 +59,7 @@ export function toRestEndpoint(message: webhooksv1.Endpoint | undefined): RestEn
   return {
     id: endpoint.id,
     url: endpoint.url,
+    description: textOrNull(endpoint.description),
     events: endpoint.events as RestEndpoint['events'],
     status: endpoint.status === webhooksv1.EndpointStatus.ENDPOINT_STATUS_DISABLED ? 'disabled' : 'enabled',
     created_at: isoTime(endpoint.createdAt),

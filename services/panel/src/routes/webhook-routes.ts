@@ -6,10 +6,27 @@ import { requireSession, sessionOf } from '../http/session';
 import { tenantOf } from '../http/tenant';
 import { idParam, pageOf, pageParams, parseBody, queryString } from '../validation';
 
+// Checked by the webhooks service (refused, never trimmed or otherwise repaired).
+const urlField = z.string().min(1).max(2048);
+const eventsField = z.array(z.string().max(64)).max(64);
+const descriptionField = z.string().max(1024).nullable();
+
 const registerBody = z.object({
-  // Checked by the webhooks service (refused, never trimmed or otherwise repaired).
-  url: z.string().min(1).max(2048),
-  events: z.array(z.string().max(64)).max(64).default([]),
+  url: urlField,
+  events: eventsField.default([]),
+  description: descriptionField.optional(),
+});
+
+/** The fields an edit may change (SPEC 17's PATCH); one left out keeps its value, null removes the description. */
+const UPDATABLE = ['url', 'events', 'description'] as const;
+const updateBody = z
+  .object({ url: urlField.optional(), events: eventsField.optional(), description: descriptionField.optional() })
+  .strict()
+  .refine((body) => UPDATABLE.some((field) => body[field] !== undefined), `name at least one of ${UPDATABLE.join(', ')}`);
+
+const recoverBody = z.object({
+  // Its bounds (not in the future, at most 14 days back) are the webhooks service's.
+  since: z.string({ required_error: 'since is required' }).datetime({ offset: true, message: 'since must be an ISO 8601 time, e.g. 2026-01-31T12:00:00Z' }),
 });
 
 const overlapMessage = `must be an integer from ${OVERLAP_SECONDS.min} to ${OVERLAP_SECONDS.max} (seconds)`;
@@ -43,7 +60,12 @@ export function webhookRoutes(clients: PanelClients): Router {
   // The secret is in this answer only (SPEC section 8).
   router.post('/panel/api/webhooks', session, managers, async (req, res) => {
     const body = parseBody(registerBody, req);
-    const result = await clients.webhooks.createEndpoint({ ...tenantOf(req), url: body.url, events: [...new Set(body.events)] });
+    const result = await clients.webhooks.createEndpoint({
+      ...tenantOf(req),
+      url: body.url,
+      events: [...new Set(body.events)],
+      description: body.description ?? undefined,
+    });
     res.status(201).json({ ...toRestEndpoint(result.endpoint), secret: result.secret, warnings: result.warnings });
   });
 
@@ -56,6 +78,27 @@ export function webhookRoutes(clients: PanelClients): Router {
     const id = endpointId(req);
     await clients.webhooks.deleteEndpoint({ ...tenantOf(req), endpointId: id });
     res.json({ id, deleted: true });
+  });
+
+  // SPEC 17: url, events or description; the secret stays and is not shown.
+  router.patch('/panel/api/webhooks/:id', session, managers, async (req, res) => {
+    const body = parseBody(updateBody, req);
+    const result = await clients.webhooks.updateEndpoint({
+      ...tenantOf(req),
+      endpointId: endpointId(req),
+      url: body.url ?? '',
+      events: [...new Set(body.events ?? [])],
+      description: body.description ?? '',
+      updateMask: UPDATABLE.filter((field) => body[field] !== undefined),
+    });
+    res.json({ ...toRestEndpoint(result.endpoint), warnings: result.warnings });
+  });
+
+  // SPEC 17: every failed delivery since then is attempted again.
+  router.post('/panel/api/webhooks/:id/recover', session, managers, async (req, res) => {
+    const { since } = parseBody(recoverBody, req);
+    const result = await clients.webhooks.recoverFailedDeliveries({ ...tenantOf(req), endpointId: endpointId(req), since: new Date(since) });
+    res.status(202).json({ redelivered: result.redelivered });
   });
 
   router.post('/panel/api/webhooks/:id/enable', session, managers, async (req, res) => {

@@ -126,6 +126,24 @@ export function createDeliveriesRepository(db: Sequelize) {
       return rows.length;
     },
 
+    /**
+     * recover (SPEC 17): every delivery of the endpoint shown as failed (failed, or skipped when the
+     * endpoint was disabled) whose last attempt was at or after `since` (one stopped before any
+     * attempt: when it was stopped) is due again now with a fresh retry budget, in one statement.
+     * A second call while they are pending finds none.
+     */
+    async recoverSince(endpointId: string, since: Date, transaction: Transaction): Promise<number> {
+      const rows = await selectRows<{ id: string }>(
+        db,
+        `UPDATE deliveries SET status = 'pending', attempt_base = attempt, next_attempt_at = now(), updated_at = now()
+         WHERE endpoint_id = $endpoint AND status IN ('failed', 'skipped') AND coalesce(last_attempt_at, updated_at) >= $since RETURNING id`,
+        { endpoint: endpointId, since },
+        transaction,
+      );
+      if (rows.length > 0) await notify(transaction);
+      return rows.length;
+    },
+
     /** A synthetic event for one endpoint, recorded like any other delivery. */
     async insertTest(
       input: { endpointId: string; eventId: string; eventType: string; scope: TenantScope; body: string; createdAt: Date },

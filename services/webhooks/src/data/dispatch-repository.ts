@@ -1,4 +1,6 @@
 import { execute, selectRows, type Sequelize, type StoredTraceContext } from '@propdesk/kit';
+import { endpointDisabledEvent } from '../domain/endpoint-events';
+import type { OutboxRepository } from './outbox-repository';
 
 export interface ClaimedDelivery {
   id: string;
@@ -51,7 +53,7 @@ export interface AttemptOutcome {
   gone: boolean;
 }
 
-export function createDispatchRepository(db: Sequelize) {
+export function createDispatchRepository(db: Sequelize, outbox: OutboxRepository) {
   return {
     /**
      * Claims due deliveries under a lease. Rows are locked with SKIP LOCKED so replicas never take the
@@ -122,7 +124,9 @@ export function createDispatchRepository(db: Sequelize) {
     /**
      * Records one attempt and its consequences in one transaction. The endpoint row is locked first
      * on every path, so concurrent completions for one endpoint serialise instead of deadlocking.
-     * Returns whether the endpoint was disabled by this outcome.
+     * Returns whether the endpoint was disabled by this outcome: then webhook_endpoint.disabled is
+     * in the service's outbox, committed with the disabling (exactly once: only the completion
+     * that finds the endpoint enabled under its lock disables it).
      */
     async complete(outcome: AttemptOutcome, decideDisable: (failingSince: Date) => boolean): Promise<{ disabled: boolean }> {
       const { delivery } = outcome;
@@ -133,7 +137,7 @@ export function createDispatchRepository(db: Sequelize) {
           `WITH done AS (
              UPDATE deliveries SET attempt = $attempt, status = 'succeeded', next_attempt_at = NULL,
                response_status = $responseStatus, error = NULL, duration_ms = $durationMs,
-               first_attempt_at = coalesce(first_attempt_at, $at), locked_until = NULL, lease_token = NULL, updated_at = now()
+               first_attempt_at = coalesce(first_attempt_at, $at), last_attempt_at = $at, locked_until = NULL, lease_token = NULL, updated_at = now()
              WHERE id = $id AND lease_token = $token RETURNING id
            ), recorded AS (
              INSERT INTO delivery_attempts (delivery_id, attempt, response_status, error, duration_ms, attempted_at, next_attempt_at)
@@ -170,7 +174,16 @@ export function createDispatchRepository(db: Sequelize) {
           else if (decideDisable(new Date(endpoint.failing_since))) disableReason = 'no successful delivery for too long';
         }
         if (disableReason) {
-          await execute(db, `UPDATE endpoints SET status = 'disabled', disabled_reason = $reason WHERE id = $id`, { id: delivery.endpointId, reason: disableReason }, transaction);
+          const [disabled] = await selectRows<{ id: string; organization_id: string; livemode: boolean; url: string }>(
+            db,
+            `UPDATE endpoints SET status = 'disabled', disabled_reason = $reason WHERE id = $id RETURNING id, organization_id, livemode, url`,
+            { id: delivery.endpointId, reason: disableReason },
+            transaction,
+          );
+          await outbox.record(
+            transaction,
+            endpointDisabledEvent({ id: disabled.id, organizationId: disabled.organization_id, livemode: disabled.livemode, url: disabled.url }, disableReason),
+          );
         }
         const attemptNumber = delivery.attempt + 1;
         const updated = await selectRows<{ id: string }>(
@@ -184,7 +197,7 @@ export function createDispatchRepository(db: Sequelize) {
                ELSE 'pending' END,
              next_attempt_at = CASE WHEN $succeeded OR e.status <> 'enabled' OR e.deleted_at IS NOT NULL THEN NULL ELSE $next::timestamptz END,
              response_status = $responseStatus, error = $error, duration_ms = $durationMs,
-             first_attempt_at = coalesce(d.first_attempt_at, $at),
+             first_attempt_at = coalesce(d.first_attempt_at, $at), last_attempt_at = $at,
              locked_until = NULL, lease_token = NULL, updated_at = now()
            FROM endpoints e
            WHERE d.id = $id AND d.lease_token = $token AND e.id = d.endpoint_id

@@ -10,9 +10,18 @@ export interface EndpointRecord {
   /** The mode of the key that registered it (SPEC 13): it receives that mode's events only. */
   livemode: boolean;
   url: string;
+  /** The owner's note on what it is for; null when none. */
+  description: string | null;
   events: string[];
   status: EndpointStatus;
   createdAt: Date;
+}
+
+/** What an update changes; a field left out keeps its value (null description: none). */
+export interface EndpointChanges {
+  url?: string;
+  events?: string[];
+  description?: string | null;
 }
 
 interface EndpointRow {
@@ -21,12 +30,13 @@ interface EndpointRow {
   organization_id: string;
   livemode: boolean;
   url: string;
+  description: string | null;
   events: string[];
   status: EndpointStatus;
   created_at: Date;
 }
 
-const COLUMNS = 'id, seq, organization_id, livemode, url, events, status, created_at';
+const COLUMNS = 'id, seq, organization_id, livemode, url, description, events, status, created_at';
 
 function toRecord(row: EndpointRow): EndpointRecord {
   return {
@@ -35,6 +45,7 @@ function toRecord(row: EndpointRow): EndpointRecord {
     organizationId: row.organization_id,
     livemode: row.livemode,
     url: row.url,
+    description: row.description,
     events: row.events ?? [],
     status: row.status,
     createdAt: new Date(row.created_at),
@@ -45,15 +56,44 @@ export function createEndpointsRepository(db: Sequelize) {
   /** The caller's transaction (a write's effect transaction), or one of its own. */
   const inTransaction = <T>(outer: Transaction | undefined, fn: (transaction: Transaction) => Promise<T>): Promise<T> => (outer ? fn(outer) : db.transaction(fn));
   return {
-    async insert(input: { scope: TenantScope; url: string; events: string[]; secretSealed: string }, transaction?: Transaction): Promise<EndpointRecord> {
+    async insert(
+      input: { scope: TenantScope; url: string; events: string[]; description: string | null; secretSealed: string },
+      transaction?: Transaction,
+    ): Promise<EndpointRecord> {
       const rows = await selectRows<EndpointRow>(
         db,
-        `INSERT INTO endpoints (id, organization_id, livemode, url, events, secret_sealed)
-         VALUES ($id, $org, $livemode, $url, $events, $secret) RETURNING ${COLUMNS}`,
-        { id: randomUUID(), ...scopeBind(input.scope), url: input.url, events: input.events, secret: input.secretSealed },
+        `INSERT INTO endpoints (id, organization_id, livemode, url, events, description, secret_sealed)
+         VALUES ($id, $org, $livemode, $url, $events, CAST($description AS text), $secret) RETURNING ${COLUMNS}`,
+        { id: randomUUID(), ...scopeBind(input.scope), url: input.url, events: input.events, description: input.description, secret: input.secretSealed },
         transaction,
       );
       return toRecord(rows[0]);
+    },
+
+    /** Changes the given fields of a (not deleted) endpoint of this organization and mode; undefined when there is none. */
+    async update(scope: TenantScope, id: string, changes: EndpointChanges, transaction?: Transaction): Promise<EndpointRecord | undefined> {
+      if (!isUuid(id)) return undefined;
+      const rows = await selectRows<EndpointRow>(
+        db,
+        `UPDATE endpoints SET
+           url = CASE WHEN $setUrl THEN CAST($url AS text) ELSE url END,
+           events = CASE WHEN $setEvents THEN CAST($events AS text[]) ELSE events END,
+           description = CASE WHEN $setDescription THEN CAST($description AS text) ELSE description END
+         WHERE id = $id AND organization_id = $org AND livemode = $livemode AND deleted_at IS NULL
+         RETURNING ${COLUMNS}`,
+        {
+          id,
+          ...scopeBind(scope),
+          setUrl: changes.url !== undefined,
+          url: changes.url ?? null,
+          setEvents: changes.events !== undefined,
+          events: changes.events ?? null,
+          setDescription: changes.description !== undefined,
+          description: changes.description ?? null,
+        },
+        transaction,
+      );
+      return rows[0] ? toRecord(rows[0]) : undefined;
     },
 
     /** A (not deleted) endpoint of this organization and mode; anything else reads as absent. */

@@ -12,6 +12,8 @@ export interface IncomingEvent {
   createdAt: Date;
   /** The trace context of the transaction that wrote it in the accounts outbox, when traced. */
   trace: StoredTraceContext | null;
+  /** The endpoint the event is about, which it is not delivered to (domain/endpoint-events.ts). */
+  aboutEndpoint: string | null;
 }
 
 export function createEventsRepository(db: Sequelize) {
@@ -28,6 +30,7 @@ export function createEventsRepository(db: Sequelize) {
      * An event reaches only the endpoints of its organization and its mode: a test event never a
      * live endpoint, a live one never a test endpoint.
      * Disabled endpoints get 'skipped' rows, so re-enabling can ask for the missed events again.
+     * An event about an endpoint (webhook_endpoint.disabled) goes to the others only.
      */
     async ingest(consumer: string, events: IncomingEvent[], position: string): Promise<number> {
       return db.transaction(async (transaction) => {
@@ -40,16 +43,17 @@ export function createEventsRepository(db: Sequelize) {
           createdAts: events.map((e) => e.createdAt.toISOString()),
           traceparents: events.map((e) => e.trace?.traceparent ?? null),
           tracestates: events.map((e) => e.trace?.tracestate || null),
+          abouts: events.map((e) => e.aboutEndpoint),
         };
         await execute(
           db,
           `INSERT INTO events (id, organization_id, livemode, type, body, created_at, traceparent, tracestate)
            SELECT v.id, v.org, v.livemode, v.type, v.body, v.created_at, v.traceparent, v.tracestate
            FROM unnest($ids::text[], $orgs::text[], $livemodes::boolean[], $types::text[], $bodies::text[], $createdAts::timestamptz[],
-                       $traceparents::text[], $tracestates::text[])
-             AS v(id, org, livemode, type, body, created_at, traceparent, tracestate)
+                       $traceparents::text[], $tracestates::text[], $abouts::text[])
+             AS v(id, org, livemode, type, body, created_at, traceparent, tracestate, about)
            WHERE EXISTS (SELECT 1 FROM endpoints e WHERE e.organization_id = v.org AND e.livemode = v.livemode AND e.deleted_at IS NULL
-                           AND (cardinality(e.events) = 0 OR v.type = ANY (e.events)))
+                           AND (cardinality(e.events) = 0 OR v.type = ANY (e.events)) AND e.id::text IS DISTINCT FROM v.about)
            ON CONFLICT (id) DO NOTHING`,
           bind,
           transaction,
@@ -61,14 +65,14 @@ export function createEventsRepository(db: Sequelize) {
                   CASE WHEN e.status = 'enabled' THEN 'pending' ELSE 'skipped' END,
                   CASE WHEN e.status = 'enabled' THEN now() END,
                   CASE WHEN e.status = 'enabled' THEN NULL ELSE 'endpoint disabled' END
-           FROM unnest($ids::text[], $orgs::text[], $livemodes::boolean[], $types::text[]) WITH ORDINALITY AS v(id, org, livemode, type, n)
+           FROM unnest($ids::text[], $orgs::text[], $livemodes::boolean[], $types::text[], $abouts::text[]) WITH ORDINALITY AS v(id, org, livemode, type, about, n)
            JOIN events ev ON ev.id = v.id
            JOIN endpoints e ON e.organization_id = v.org AND e.livemode = v.livemode AND e.deleted_at IS NULL
-                           AND (cardinality(e.events) = 0 OR v.type = ANY (e.events))
+                           AND (cardinality(e.events) = 0 OR v.type = ANY (e.events)) AND e.id::text IS DISTINCT FROM v.about
            ORDER BY v.n, e.seq
            ON CONFLICT (endpoint_id, event_id) DO NOTHING
            RETURNING status`,
-          { ids: bind.ids, orgs: bind.orgs, livemodes: bind.livemodes, types: bind.types },
+          { ids: bind.ids, orgs: bind.orgs, livemodes: bind.livemodes, types: bind.types, abouts: bind.abouts },
           transaction,
         );
         await execute(

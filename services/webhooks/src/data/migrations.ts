@@ -140,4 +140,35 @@ export const migrations: Migration[] = [
       `);
     },
   },
+  {
+    // SPEC 17's endpoint operations. An endpoint may carry its owner's description. A delivery
+    // keeps when it was last attempted, so recover finds the failed ones attempted since a time
+    // through an index of their own (filled here from the attempts recorded so far; one stopped
+    // before any attempt, skipped, counts from when it was stopped). And the
+    // service's own outbox: an event it emits (webhook_endpoint.disabled) is written in the
+    // transaction that causes it, then forwarded to the accounts service's outbox (AppendEvents,
+    // idempotent by id), which the feed and the fan-out read.
+    name: '0008_endpoint_operations',
+    async up({ sql }) {
+      await sql(`
+        ALTER TABLE endpoints ADD COLUMN description text;
+        ALTER TABLE deliveries ADD COLUMN last_attempt_at timestamptz;
+        UPDATE deliveries d SET last_attempt_at = a.at
+          FROM (SELECT delivery_id, max(attempted_at) AS at FROM delivery_attempts GROUP BY delivery_id) a
+         WHERE a.delivery_id = d.id;
+        CREATE INDEX deliveries_recoverable_idx ON deliveries (endpoint_id, (coalesce(last_attempt_at, updated_at))) WHERE status IN ('failed', 'skipped');
+
+        CREATE TABLE outbox (
+          id text PRIMARY KEY,
+          organization_id text NOT NULL,
+          livemode boolean NOT NULL,
+          type text NOT NULL,
+          data jsonb NOT NULL,
+          created_at timestamptz NOT NULL DEFAULT now(),
+          forwarded_at timestamptz
+        );
+        CREATE INDEX outbox_unforwarded_idx ON outbox (created_at) WHERE forwarded_at IS NULL;
+      `);
+    },
+  },
 ];

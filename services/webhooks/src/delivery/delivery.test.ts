@@ -36,7 +36,7 @@ describe('delivering events', () => {
     const org = h.org();
     const { secret } = await register(org, '/signed');
     const data = { account: 1000123, trader_id: 'trd_1', status: 'breached', reason: 'max_daily_loss', equity: '94000.00', balance: '95000.00', peak_equity: '100000.00' };
-    const { id } = h.accounts.publish({ type: 'account.breached', organizationId: org, data });
+    const { id } = h.accounts.publish({ type: 'account.breached', organizationId: org, data, sequence: 7 });
     const [req] = await h.receiver.waitFor(1, '/signed');
     expect(req.headers['content-type']).toBe('application/json');
     expect(req.headers['user-agent']).toBe('PropDesk-Webhooks/1');
@@ -45,8 +45,8 @@ describe('delivering events', () => {
     const verified = verifyWebhook({ rawBody: req.body, headers: req.headers, secret });
     expect(verified.ok).toBe(true);
     const body = JSON.parse(req.body);
-    expect(Object.keys(body)).toEqual(['id', 'type', 'created_at', 'organization_id', 'livemode', 'data']);
-    expect(body).toMatchObject({ id, type: 'account.breached', organization_id: org, livemode: true, data });
+    expect(Object.keys(body)).toEqual(['id', 'type', 'created_at', 'organization_id', 'livemode', 'sequence', 'data']);
+    expect(body).toMatchObject({ id, type: 'account.breached', organization_id: org, livemode: true, sequence: 7, data });
     expect(body.created_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
   });
 

@@ -17,6 +17,8 @@ export interface DispatcherOptions {
   pollIntervalMs: number;
   /** Attempts by outcome (WEBHOOKS_METRICS_PORT). */
   metrics?: WebhookMetrics;
+  /** An attempt's outcome disabled its endpoint (its webhook_endpoint.disabled is in the outbox). */
+  onDisabled?: () => void;
 }
 
 export interface Dispatcher {
@@ -130,7 +132,10 @@ export function startDispatcher(options: DispatcherOptions): Dispatcher {
     for (let i = 0; i < 5 && !(stopped && i > 0); i += 1) {
       try {
         const { disabled } = await repository.complete(outcome, (since) => shouldDisable(since, new Date(), options.disableAfterHours));
-        if (disabled) logger.warn({ endpointId: delivery.endpointId }, 'endpoint disabled');
+        if (disabled) {
+          logger.warn({ endpointId: delivery.endpointId }, 'endpoint disabled');
+          options.onDisabled?.();
+        }
         return;
       } catch (err) {
         logger.warn({ err: (err as Error).message, deliveryId: delivery.id }, 'cannot record attempt; retrying');

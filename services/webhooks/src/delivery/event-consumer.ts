@@ -2,6 +2,7 @@ import { Client } from 'pg';
 import { callMetadata, type Logger, type ServiceClient } from '@propdesk/kit';
 import type { accountsv1 } from '@propdesk/proto';
 import type { EventsRepository, IncomingEvent } from '../data/events-repository';
+import { endpointAbout } from '../domain/endpoint-events';
 import { serializeEnvelope } from '../domain/envelope';
 import type { WebhookMetrics } from './metrics';
 
@@ -31,6 +32,7 @@ function toIncoming(message: accountsv1.StreamEventsResponse): IncomingEvent | u
   const event = message.event;
   if (!event || !event.id) return undefined;
   const createdAt = event.createdAt ?? new Date();
+  const data = (event.data ?? {}) as Record<string, unknown>;
   return {
     id: event.id,
     organizationId: event.organizationId,
@@ -38,13 +40,15 @@ function toIncoming(message: accountsv1.StreamEventsResponse): IncomingEvent | u
     type: event.type,
     createdAt,
     trace: event.traceparent ? { traceparent: event.traceparent, tracestate: event.tracestate } : null,
+    aboutEndpoint: endpointAbout(event.type, data),
     body: serializeEnvelope({
       id: event.id,
       type: event.type,
       created_at: createdAt.toISOString(),
       organization_id: event.organizationId,
       livemode: event.livemode,
-      data: (event.data ?? {}) as Record<string, unknown>,
+      sequence: event.sequence === undefined ? null : Number(event.sequence),
+      data,
     }),
   };
 }

@@ -1,4 +1,4 @@
-import { AppError } from '@propdesk/kit';
+import { AppError, ENDPOINT_DESCRIPTION_RULE, requireText } from '@propdesk/kit';
 import { isEventType, type EventType } from './event-types';
 import { isIpLiteral, isPublicAddress } from './address-policy';
 
@@ -79,4 +79,22 @@ export function validateEventTypes(events: readonly string[]): EventType[] {
   const unknown = unique.filter((e) => !isEventType(e));
   if (unknown.length > 0) throw new AppError('invalid_request', `unknown event type: ${unknown.join(', ')}`, 'events');
   return unique as EventType[];
+}
+
+/** An endpoint's description: the kit's text rule (ENDPOINT_DESCRIPTION_RULE), taken exactly; absent or empty is none. */
+export function validateDescription(value: string | undefined): string | null {
+  if (value === undefined || value === '') return null;
+  return requireText(value, 'description', ENDPOINT_DESCRIPTION_RULE);
+}
+
+/** How far back recover reaches (SPEC 17). */
+export const RECOVER_WINDOW_DAYS = 14;
+
+/** recover's `since`: required, not in the future, at most RECOVER_WINDOW_DAYS before `now`. */
+export function validateRecoverSince(since: Date | undefined, now: Date): Date {
+  const bad = (message: string) => new AppError('invalid_request', message, 'since');
+  if (since === undefined || Number.isNaN(since.getTime())) throw bad('since is required (an ISO 8601 time)');
+  if (since.getTime() > now.getTime()) throw bad('since must not be in the future');
+  if (since.getTime() < now.getTime() - RECOVER_WINDOW_DAYS * 86_400_000) throw bad(`since must be at most ${RECOVER_WINDOW_DAYS} days ago`);
+  return since;
 }

@@ -5,6 +5,8 @@ export interface EventEnvelope {
   organization_id: string;
   /** SPEC 13: false for an event of test mode. */
   livemode: boolean;
+  /** SPEC 17: the event's place in its account's events; null for an event about no account (and a test event). */
+  sequence: number | null;
   data: Record<string, unknown>;
 }
 
@@ -16,6 +18,7 @@ export function serializeEnvelope(envelope: EventEnvelope): string {
     created_at: envelope.created_at,
     organization_id: envelope.organization_id,
     livemode: envelope.livemode,
+    sequence: envelope.sequence,
     data: envelope.data,
   });
 }
@@ -59,6 +62,8 @@ export function sampleData(type: string): Record<string, unknown> {
         return { account, trader_id: null, rule: 'max_daily_loss', used_pct: 80, limit: 95000, equity: 96000 };
       case 'account.reset':
         return { account, trader_id: null, attempt: 2 };
+      case 'webhook_endpoint.disabled':
+        return { id: null, url: 'https://example.com/sample', reason: 'sample: no successful delivery for too long' };
       case 'payout.created':
         return { account, payout_id: null, amount: 1000, profit_split_pct: 80, trader_share: 800, firm_share: 200, balance_after: 100000 };
       default:

@@ -8,6 +8,7 @@ export function endpointToProto(endpoint: EndpointRecord): webhooksv1.Endpoint {
     id: endpoint.id,
     organizationId: endpoint.organizationId,
     url: endpoint.url,
+    description: endpoint.description ?? '',
     events: endpoint.events,
     status: endpoint.status === 'enabled' ? webhooksv1.EndpointStatus.ENDPOINT_STATUS_ENABLED : webhooksv1.EndpointStatus.ENDPOINT_STATUS_DISABLED,
     createdAt: endpoint.createdAt,

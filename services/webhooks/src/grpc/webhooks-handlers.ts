@@ -7,9 +7,11 @@ import { enableEndpoint } from '../use-cases/enable-endpoint';
 import { getEndpoint } from '../use-cases/get-endpoint';
 import { listDeliveries } from '../use-cases/list-deliveries';
 import { listEndpoints } from '../use-cases/list-endpoints';
+import { recoverFailedDeliveries } from '../use-cases/recover-failed-deliveries';
 import { retryDelivery } from '../use-cases/retry-delivery';
 import { rotateEndpointSecret } from '../use-cases/rotate-endpoint-secret';
 import { sendTestEvent } from '../use-cases/send-test-event';
+import { updateEndpoint } from '../use-cases/update-endpoint';
 import { deliveryToProto, endpointToProto, statusFilterFromProto } from './mappers';
 
 type Server = webhooksv1.WebhooksServiceServer;
@@ -24,7 +26,7 @@ export function webhooksHandlers(deps: Deps, logger: Logger): Server {
         ctx,
         webhooksv1.CreateEndpointResponse,
         ({ endpoint, secret, warnings }) => ({ endpoint: endpointToProto(endpoint), secret, warnings }),
-        () => createEndpoint(deps, { organizationId: req.organizationId, mode: req.mode, url: req.url, events: req.events }),
+        () => createEndpoint(deps, { organizationId: req.organizationId, mode: req.mode, url: req.url, events: req.events, description: req.description }),
       );
     },
     async listEndpoints(req) {
@@ -74,6 +76,22 @@ export function webhooksHandlers(deps: Deps, logger: Logger): Server {
         webhooksv1.RotateEndpointSecretResponse,
         (rotated) => ({ endpoint: endpointToProto(rotated.endpoint), secret: rotated.secret, previousExpiresAt: rotated.previousExpiresAt ?? undefined }),
         () => rotateEndpointSecret(deps, { organizationId: req.organizationId, mode: req.mode, endpointId: req.endpointId, previousExpiresInSeconds: req.previousExpiresInSeconds }),
+      );
+    },
+    updateEndpoint(req, ctx) {
+      return once(
+        ctx,
+        webhooksv1.UpdateEndpointResponse,
+        ({ endpoint, warnings }) => ({ endpoint: endpointToProto(endpoint), warnings }),
+        () => updateEndpoint(deps, req),
+      );
+    },
+    recoverFailedDeliveries(req, ctx) {
+      return once(
+        ctx,
+        webhooksv1.RecoverFailedDeliveriesResponse,
+        (recovered) => recovered,
+        () => recoverFailedDeliveries(deps, { organizationId: req.organizationId, mode: req.mode, endpointId: req.endpointId, since: req.since }),
       );
     },
   };

@@ -1,9 +1,10 @@
-import { Server, ServerCredentials, status, type ServerWritableStream, type UntypedServiceImplementation } from '@grpc/grpc-js';
+import { Server, ServerCredentials, status, type sendUnaryData, type ServerUnaryCall, type ServerWritableStream, type UntypedServiceImplementation } from '@grpc/grpc-js';
 import { accountsv1 } from '@propdesk/proto';
 
 /**
- * A test double of ANOTHER service (accounts) over real gRPC: it implements only StreamEvents,
- * serving the events a test publishes, in order, with positions, and resuming after a position.
+ * A test double of ANOTHER service (accounts) over real gRPC: it implements StreamEvents, serving
+ * the events a test publishes, in order, with positions, and resuming after a position; and
+ * AppendEvents as the real one does (idempotent by id, then streamed like any other event).
  */
 export interface FakeAccounts {
   address: string;
@@ -14,9 +15,15 @@ export interface FakeAccounts {
     organizationId: string;
     livemode?: boolean;
     data?: Record<string, unknown>;
+    /** Its place in its account's events (SPEC 17); absent for an event about no account. */
+    sequence?: number;
     id?: string;
     traceparent?: string;
   }): { id: string; position: number };
+  /** Every event AppendEvents received, repeats included (what the forwarder sent). */
+  appendCalls(): accountsv1.Event[];
+  /** Makes AppendEvents fail with UNAVAILABLE while true. */
+  failAppends(failing: boolean): void;
   /** How many StreamEvents calls were opened (reconnects show up here). */
   streamsOpened(): number;
   /** Ends every open stream with UNAVAILABLE, as a crashing accounts service would. */
@@ -30,6 +37,8 @@ export async function startFakeAccounts(port = 0): Promise<FakeAccounts> {
   const events: accountsv1.StreamEventsResponse[] = [];
   const open = new Set<{ call: ServerWritableStream<accountsv1.StreamEventsRequest, accountsv1.StreamEventsResponse>; next: number }>();
   let opened = 0;
+  const appended: accountsv1.Event[] = [];
+  let appendsFail = false;
   const pump = () => {
     for (const sub of open) {
       while (sub.next < events.length) {
@@ -48,6 +57,22 @@ export async function startFakeAccounts(port = 0): Promise<FakeAccounts> {
       call.on('cancelled', () => open.delete(sub));
       call.on('close', () => open.delete(sub));
       pump();
+    },
+    appendEvents(
+      call: ServerUnaryCall<accountsv1.AppendEventsRequest, accountsv1.AppendEventsResponse>,
+      callback: sendUnaryData<accountsv1.AppendEventsResponse>,
+    ) {
+      if (appendsFail) return callback({ code: status.UNAVAILABLE, details: 'accounts going away' });
+      let count = 0;
+      for (const event of call.request.events) {
+        appended.push(event);
+        if (events.some((e) => e.event?.id === event.id)) continue;
+        const position = events.length + 1;
+        events.push({ position: String(position), headPosition: String(position), event });
+        count += 1;
+      }
+      pump();
+      callback(null, { appended: count });
     },
   };
   const server = new Server();
@@ -72,12 +97,17 @@ export async function startFakeAccounts(port = 0): Promise<FakeAccounts> {
           livemode: input.livemode ?? true,
           createdAt: new Date(),
           data: input.data ?? { account: 1000 + position },
+          sequence: input.sequence === undefined ? undefined : String(input.sequence),
           traceparent: input.traceparent ?? '',
           tracestate: '',
         },
       });
       pump();
       return { id, position };
+    },
+    appendCalls: () => [...appended],
+    failAppends(failing) {
+      appendsFail = failing;
     },
     streamsOpened: () => opened,
     dropStreams() {

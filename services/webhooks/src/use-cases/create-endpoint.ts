@@ -1,7 +1,7 @@
 import { effectTransaction, type ScopeFields } from '@propdesk/kit';
 import type { Deps } from '../deps';
 import type { EndpointRecord } from '../data/endpoints-repository';
-import { egressWarnings, validateEndpointUrl, validateEventTypes } from '../domain/endpoint-rules';
+import { egressWarnings, validateDescription, validateEndpointUrl, validateEventTypes } from '../domain/endpoint-rules';
 import { newEndpointSecret } from '../domain/signature';
 import { requireScope } from './require-scope';
 
@@ -12,17 +12,18 @@ import { requireScope } from './require-scope';
  */
 export async function createEndpoint(
   deps: Deps,
-  input: ScopeFields & { url: string; events: string[] },
+  input: ScopeFields & { url: string; events: string[]; description?: string },
 ): Promise<{ endpoint: EndpointRecord; secret: string; warnings: string[] }> {
   const scope = requireScope(input);
   const url = validateEndpointUrl(input.url, deps.allowPrivateNetworks);
   const warnings = egressWarnings(url, deps.egressPorts);
   const events = validateEventTypes(input.events ?? []);
+  const description = validateDescription(input.description);
   const secret = newEndpointSecret();
   // The answer, secret included, is recorded with the endpoint: a retry with the same
   // Idempotency-Key gets this endpoint and secret back instead of a second endpoint.
   const created = await effectTransaction(deps.db, async (transaction) => {
-    const endpoint = await deps.endpoints.insert({ scope, url, events, secretSealed: deps.secrets.seal(secret) }, transaction);
+    const endpoint = await deps.endpoints.insert({ scope, url, events, description, secretSealed: deps.secrets.seal(secret) }, transaction);
     return { endpoint, secret, warnings };
   });
   deps.logger.info({ endpointId: created.endpoint.id, organizationId: scope.organizationId, livemode: scope.livemode }, 'webhook endpoint created');

@@ -23,6 +23,8 @@ export async function sendTestEvent(deps: Deps, input: ScopeFields & { endpointI
       created_at: createdAt.toISOString(),
       organization_id: scope.organizationId,
       livemode: endpoint.livemode,
+      // Account 0 is no account: a test event takes no place in any account's events.
+      sequence: null,
       data: sampleData(type),
     });
     const deliveryId = await deps.deliveries.insertTest({ endpointId: endpoint.id, eventId, eventType: type, scope, body, createdAt }, transaction);

@@ -326,6 +326,12 @@ export interface Event {
   tracestate: string;
   /** false for an event of test mode (SPEC 13). */
   livemode: boolean;
+  /**
+   * Its place in its account's events (SPEC 17): 1 for the account's first event, then +1 for
+   * each following one in commit order, without gaps or repeats. Absent for an event about no
+   * account (credits.low, webhook_endpoint.disabled).
+   */
+  sequence?: string | undefined;
 }
 
 export interface ListEventsRequest {
@@ -335,11 +341,36 @@ export interface ListEventsRequest {
   pageToken: string;
   /** Empty = every type. */
   type: string;
+  /**
+   * Only this account's events (SPEC 17), in sequence order instead of the feed's order; an
+   * account of another organization or of the other mode has none.
+   */
+  account?:
+    | string
+    | undefined;
+  /**
+   * With account: only its events numbered above this (0 = from its first event). Without
+   * account: invalid_request naming after_sequence.
+   */
+  afterSequence?: string | undefined;
 }
 
 export interface ListEventsResponse {
   events: Event[];
   nextPageToken: string;
+}
+
+export interface AppendEventsRequest {
+  /**
+   * Each with its evt_ id, type, created_at, organization_id, livemode and data (no sequence: such
+   * an event is about no account); at most 500.
+   */
+  events: Event[];
+}
+
+export interface AppendEventsResponse {
+  /** How many were new (the others were already in the outbox). */
+  appended: number;
 }
 
 /** Every organization's events of both modes: a consumer keeps each event in its mode. */
@@ -4303,6 +4334,7 @@ function createBaseEvent(): Event {
     traceparent: "",
     tracestate: "",
     livemode: false,
+    sequence: undefined,
   };
 }
 
@@ -4331,6 +4363,9 @@ export const Event: MessageFns<Event> = {
     }
     if (message.livemode !== false) {
       writer.uint32(64).bool(message.livemode);
+    }
+    if (message.sequence !== undefined) {
+      writer.uint32(72).int64(message.sequence);
     }
     return writer;
   },
@@ -4412,6 +4447,14 @@ export const Event: MessageFns<Event> = {
             message.livemode = reader.bool();
             continue;
           }
+          case 9: {
+            if (tag !== 72) {
+              break;
+            }
+
+            message.sequence = reader.int64().toString();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -4442,6 +4485,7 @@ export const Event: MessageFns<Event> = {
       traceparent: isSet(object.traceparent) ? globalThis.String(object.traceparent) : "",
       tracestate: isSet(object.tracestate) ? globalThis.String(object.tracestate) : "",
       livemode: isSet(object.livemode) ? globalThis.Boolean(object.livemode) : false,
+      sequence: isSet(object.sequence) ? globalThis.String(object.sequence) : undefined,
     };
   },
 
@@ -4471,6 +4515,9 @@ export const Event: MessageFns<Event> = {
     if (message.livemode !== false) {
       obj.livemode = message.livemode;
     }
+    if (message.sequence !== undefined) {
+      obj.sequence = message.sequence;
+    }
     return obj;
   },
 
@@ -4487,12 +4534,21 @@ export const Event: MessageFns<Event> = {
     message.traceparent = object.traceparent ?? "";
     message.tracestate = object.tracestate ?? "";
     message.livemode = object.livemode ?? false;
+    message.sequence = object.sequence ?? undefined;
     return message;
   },
 };
 
 function createBaseListEventsRequest(): ListEventsRequest {
-  return { organizationId: "", mode: 0, pageSize: 0, pageToken: "", type: "" };
+  return {
+    organizationId: "",
+    mode: 0,
+    pageSize: 0,
+    pageToken: "",
+    type: "",
+    account: undefined,
+    afterSequence: undefined,
+  };
 }
 
 export const ListEventsRequest: MessageFns<ListEventsRequest> = {
@@ -4511,6 +4567,12 @@ export const ListEventsRequest: MessageFns<ListEventsRequest> = {
     }
     if (message.type !== "") {
       writer.uint32(34).string(message.type);
+    }
+    if (message.account !== undefined) {
+      writer.uint32(48).int64(message.account);
+    }
+    if (message.afterSequence !== undefined) {
+      writer.uint32(56).int64(message.afterSequence);
     }
     return writer;
   },
@@ -4568,6 +4630,22 @@ export const ListEventsRequest: MessageFns<ListEventsRequest> = {
             message.type = reader.string();
             continue;
           }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.account = reader.int64().toString();
+            continue;
+          }
+          case 7: {
+            if (tag !== 56) {
+              break;
+            }
+
+            message.afterSequence = reader.int64().toString();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -4599,6 +4677,12 @@ export const ListEventsRequest: MessageFns<ListEventsRequest> = {
         ? globalThis.String(object.page_token)
         : "",
       type: isSet(object.type) ? globalThis.String(object.type) : "",
+      account: isSet(object.account) ? globalThis.String(object.account) : undefined,
+      afterSequence: isSet(object.afterSequence)
+        ? globalThis.String(object.afterSequence)
+        : isSet(object.after_sequence)
+        ? globalThis.String(object.after_sequence)
+        : undefined,
     };
   },
 
@@ -4619,6 +4703,12 @@ export const ListEventsRequest: MessageFns<ListEventsRequest> = {
     if (message.type !== "") {
       obj.type = message.type;
     }
+    if (message.account !== undefined) {
+      obj.account = message.account;
+    }
+    if (message.afterSequence !== undefined) {
+      obj.afterSequence = message.afterSequence;
+    }
     return obj;
   },
 
@@ -4632,6 +4722,8 @@ export const ListEventsRequest: MessageFns<ListEventsRequest> = {
     message.pageSize = object.pageSize ?? 0;
     message.pageToken = object.pageToken ?? "";
     message.type = object.type ?? "";
+    message.account = object.account ?? undefined;
+    message.afterSequence = object.afterSequence ?? undefined;
     return message;
   },
 };
@@ -4721,6 +4813,140 @@ export const ListEventsResponse: MessageFns<ListEventsResponse> = {
     const message = createBaseListEventsResponse();
     message.events = object.events?.map((e) => Event.fromPartial(e)) || [];
     message.nextPageToken = object.nextPageToken ?? "";
+    return message;
+  },
+};
+
+function createBaseAppendEventsRequest(): AppendEventsRequest {
+  return { events: [] };
+}
+
+export const AppendEventsRequest: MessageFns<AppendEventsRequest> = {
+  encode(message: AppendEventsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.events) {
+      Event.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): AppendEventsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseAppendEventsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.events.push(Event.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): AppendEventsRequest {
+    return { events: globalThis.Array.isArray(object?.events) ? object.events.map((e: any) => Event.fromJSON(e)) : [] };
+  },
+
+  toJSON(message: AppendEventsRequest): unknown {
+    const obj: any = {};
+    if (message.events?.length) {
+      obj.events = message.events.map((e) => Event.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<AppendEventsRequest>, I>>(base?: I): AppendEventsRequest {
+    return AppendEventsRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<AppendEventsRequest>, I>>(object: I): AppendEventsRequest {
+    const message = createBaseAppendEventsRequest();
+    message.events = object.events?.map((e) => Event.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseAppendEventsResponse(): AppendEventsResponse {
+  return { appended: 0 };
+}
+
+export const AppendEventsResponse: MessageFns<AppendEventsResponse> = {
+  encode(message: AppendEventsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.appended !== 0) {
+      writer.uint32(8).int32(message.appended);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): AppendEventsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseAppendEventsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.appended = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): AppendEventsResponse {
+    return { appended: isSet(object.appended) ? globalThis.Number(object.appended) : 0 };
+  },
+
+  toJSON(message: AppendEventsResponse): unknown {
+    const obj: any = {};
+    if (message.appended !== 0) {
+      obj.appended = Math.round(message.appended);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<AppendEventsResponse>, I>>(base?: I): AppendEventsResponse {
+    return AppendEventsResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<AppendEventsResponse>, I>>(object: I): AppendEventsResponse {
+    const message = createBaseAppendEventsResponse();
+    message.appended = object.appended ?? 0;
     return message;
   },
 };
@@ -6246,6 +6472,23 @@ export const AccountsServiceService = {
       Buffer.from(DeleteTestClockResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): DeleteTestClockResponse => DeleteTestClockResponse.decode(value),
   },
+  /**
+   * Events another service owns (the webhooks service's webhook_endpoint.disabled), appended to
+   * the outbox so that the feed and the webhooks' fan-out carry them like any other. Idempotent by
+   * event id: an id already in the outbox is skipped, so a caller forwarding from an outbox of its
+   * own may send an event again after a failure without it ever appearing twice. Only the types
+   * other services own are accepted (invalid_request naming events).
+   */
+  appendEvents: {
+    path: "/propdesk.accounts.v1.AccountsService/AppendEvents" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: AppendEventsRequest): Buffer => Buffer.from(AppendEventsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): AppendEventsRequest => AppendEventsRequest.decode(value),
+    responseSerialize: (value: AppendEventsResponse): Buffer =>
+      Buffer.from(AppendEventsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): AppendEventsResponse => AppendEventsResponse.decode(value),
+  },
 } as const;
 
 export interface AccountsServiceServer extends UntypedServiceImplementation {
@@ -6326,6 +6569,14 @@ export interface AccountsServiceServer extends UntypedServiceImplementation {
   advanceTestClock: handleUnaryCall<AdvanceTestClockRequest, AdvanceTestClockResponse>;
   /** Deletes the clock and archives its accounts. */
   deleteTestClock: handleUnaryCall<DeleteTestClockRequest, DeleteTestClockResponse>;
+  /**
+   * Events another service owns (the webhooks service's webhook_endpoint.disabled), appended to
+   * the outbox so that the feed and the webhooks' fan-out carry them like any other. Idempotent by
+   * event id: an id already in the outbox is skipped, so a caller forwarding from an outbox of its
+   * own may send an event again after a failure without it ever appearing twice. Only the types
+   * other services own are accepted (invalid_request naming events).
+   */
+  appendEvents: handleUnaryCall<AppendEventsRequest, AppendEventsResponse>;
 }
 
 export interface AccountsServiceClient extends Client {
@@ -6861,6 +7112,28 @@ export interface AccountsServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: DeleteTestClockResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Events another service owns (the webhooks service's webhook_endpoint.disabled), appended to
+   * the outbox so that the feed and the webhooks' fan-out carry them like any other. Idempotent by
+   * event id: an id already in the outbox is skipped, so a caller forwarding from an outbox of its
+   * own may send an event again after a failure without it ever appearing twice. Only the types
+   * other services own are accepted (invalid_request naming events).
+   */
+  appendEvents(
+    request: AppendEventsRequest,
+    callback: (error: ServiceError | null, response: AppendEventsResponse) => void,
+  ): ClientUnaryCall;
+  appendEvents(
+    request: AppendEventsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: AppendEventsResponse) => void,
+  ): ClientUnaryCall;
+  appendEvents(
+    request: AppendEventsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: AppendEventsResponse) => void,
   ): ClientUnaryCall;
 }
 

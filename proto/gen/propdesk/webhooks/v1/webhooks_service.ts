@@ -18,6 +18,7 @@ import {
   type ServiceError,
   type UntypedServiceImplementation,
 } from "@grpc/grpc-js";
+import { FieldMask } from "../../../google/protobuf/field_mask";
 import { Timestamp } from "../../../google/protobuf/timestamp";
 import { Mode, modeFromJSON, modeToJSON } from "../../common/v1/mode";
 
@@ -121,6 +122,8 @@ export interface Endpoint {
     | undefined;
   /** false for an endpoint registered in test mode: it receives test events only. */
   livemode: boolean;
+  /** The owner's note on what the endpoint is for; empty when none. */
+  description: string;
 }
 
 export interface CreateEndpointRequest {
@@ -128,6 +131,8 @@ export interface CreateEndpointRequest {
   mode: Mode;
   url: string;
   events: string[];
+  /** The kit's text rule (ENDPOINT_DESCRIPTION_RULE); absent or empty = none. */
+  description?: string | undefined;
 }
 
 export interface CreateEndpointResponse {
@@ -262,8 +267,52 @@ export interface RotateEndpointSecretResponse {
   previousExpiresAt?: Date | undefined;
 }
 
+export interface UpdateEndpointRequest {
+  organizationId: string;
+  mode: Mode;
+  endpointId: string;
+  /** The new values of the fields update_mask names; the others are not read. */
+  url: string;
+  /** Empty = every event type. */
+  events: string[];
+  /** Empty = none. */
+  description: string;
+  /** Which of url, events and description change: at least one, no other path. */
+  updateMask?: string[] | undefined;
+}
+
+export interface UpdateEndpointResponse {
+  endpoint?:
+    | Endpoint
+    | undefined;
+  /** As CreateEndpointResponse's, for the endpoint's url as it now is. */
+  warnings: string[];
+}
+
+export interface RecoverFailedDeliveriesRequest {
+  organizationId: string;
+  mode: Mode;
+  endpointId: string;
+  /** Required; not in the future and at most 14 days back (invalid_request naming since). */
+  since?: Date | undefined;
+}
+
+export interface RecoverFailedDeliveriesResponse {
+  /** How many deliveries are attempted again. */
+  redelivered: number;
+}
+
 function createBaseEndpoint(): Endpoint {
-  return { id: "", organizationId: "", url: "", events: [], status: 0, createdAt: undefined, livemode: false };
+  return {
+    id: "",
+    organizationId: "",
+    url: "",
+    events: [],
+    status: 0,
+    createdAt: undefined,
+    livemode: false,
+    description: "",
+  };
 }
 
 export const Endpoint: MessageFns<Endpoint> = {
@@ -288,6 +337,9 @@ export const Endpoint: MessageFns<Endpoint> = {
     }
     if (message.livemode !== false) {
       writer.uint32(56).bool(message.livemode);
+    }
+    if (message.description !== "") {
+      writer.uint32(66).string(message.description);
     }
     return writer;
   },
@@ -361,6 +413,14 @@ export const Endpoint: MessageFns<Endpoint> = {
             message.livemode = reader.bool();
             continue;
           }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.description = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -390,6 +450,7 @@ export const Endpoint: MessageFns<Endpoint> = {
         ? fromJsonTimestamp(object.created_at)
         : undefined,
       livemode: isSet(object.livemode) ? globalThis.Boolean(object.livemode) : false,
+      description: isSet(object.description) ? globalThis.String(object.description) : "",
     };
   },
 
@@ -416,6 +477,9 @@ export const Endpoint: MessageFns<Endpoint> = {
     if (message.livemode !== false) {
       obj.livemode = message.livemode;
     }
+    if (message.description !== "") {
+      obj.description = message.description;
+    }
     return obj;
   },
 
@@ -431,12 +495,13 @@ export const Endpoint: MessageFns<Endpoint> = {
     message.status = object.status ?? 0;
     message.createdAt = object.createdAt ?? undefined;
     message.livemode = object.livemode ?? false;
+    message.description = object.description ?? "";
     return message;
   },
 };
 
 function createBaseCreateEndpointRequest(): CreateEndpointRequest {
-  return { organizationId: "", mode: 0, url: "", events: [] };
+  return { organizationId: "", mode: 0, url: "", events: [], description: undefined };
 }
 
 export const CreateEndpointRequest: MessageFns<CreateEndpointRequest> = {
@@ -452,6 +517,9 @@ export const CreateEndpointRequest: MessageFns<CreateEndpointRequest> = {
     }
     for (const v of message.events) {
       writer.uint32(26).string(v!);
+    }
+    if (message.description !== undefined) {
+      writer.uint32(42).string(message.description);
     }
     return writer;
   },
@@ -501,6 +569,14 @@ export const CreateEndpointRequest: MessageFns<CreateEndpointRequest> = {
             message.events.push(reader.string());
             continue;
           }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.description = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -523,6 +599,7 @@ export const CreateEndpointRequest: MessageFns<CreateEndpointRequest> = {
       mode: isSet(object.mode) ? modeFromJSON(object.mode) : 0,
       url: isSet(object.url) ? globalThis.String(object.url) : "",
       events: globalThis.Array.isArray(object?.events) ? object.events.map((e: any) => globalThis.String(e)) : [],
+      description: isSet(object.description) ? globalThis.String(object.description) : undefined,
     };
   },
 
@@ -540,6 +617,9 @@ export const CreateEndpointRequest: MessageFns<CreateEndpointRequest> = {
     if (message.events?.length) {
       obj.events = message.events;
     }
+    if (message.description !== undefined) {
+      obj.description = message.description;
+    }
     return obj;
   },
 
@@ -552,6 +632,7 @@ export const CreateEndpointRequest: MessageFns<CreateEndpointRequest> = {
     message.mode = object.mode ?? 0;
     message.url = object.url ?? "";
     message.events = object.events?.map((e) => e) || [];
+    message.description = object.description ?? undefined;
     return message;
   },
 };
@@ -2621,6 +2702,466 @@ export const RotateEndpointSecretResponse: MessageFns<RotateEndpointSecretRespon
   },
 };
 
+function createBaseUpdateEndpointRequest(): UpdateEndpointRequest {
+  return { organizationId: "", mode: 0, endpointId: "", url: "", events: [], description: "", updateMask: undefined };
+}
+
+export const UpdateEndpointRequest: MessageFns<UpdateEndpointRequest> = {
+  encode(message: UpdateEndpointRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.organizationId !== "") {
+      writer.uint32(10).string(message.organizationId);
+    }
+    if (message.mode !== 0) {
+      writer.uint32(16).int32(message.mode);
+    }
+    if (message.endpointId !== "") {
+      writer.uint32(26).string(message.endpointId);
+    }
+    if (message.url !== "") {
+      writer.uint32(34).string(message.url);
+    }
+    for (const v of message.events) {
+      writer.uint32(42).string(v!);
+    }
+    if (message.description !== "") {
+      writer.uint32(50).string(message.description);
+    }
+    if (message.updateMask !== undefined) {
+      FieldMask.encode(FieldMask.wrap(message.updateMask), writer.uint32(58).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): UpdateEndpointRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseUpdateEndpointRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.organizationId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.mode = reader.int32() as any;
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.endpointId = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.url = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.events.push(reader.string());
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.description = reader.string();
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.updateMask = FieldMask.unwrap(FieldMask.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): UpdateEndpointRequest {
+    return {
+      organizationId: isSet(object.organizationId)
+        ? globalThis.String(object.organizationId)
+        : isSet(object.organization_id)
+        ? globalThis.String(object.organization_id)
+        : "",
+      mode: isSet(object.mode) ? modeFromJSON(object.mode) : 0,
+      endpointId: isSet(object.endpointId)
+        ? globalThis.String(object.endpointId)
+        : isSet(object.endpoint_id)
+        ? globalThis.String(object.endpoint_id)
+        : "",
+      url: isSet(object.url) ? globalThis.String(object.url) : "",
+      events: globalThis.Array.isArray(object?.events) ? object.events.map((e: any) => globalThis.String(e)) : [],
+      description: isSet(object.description) ? globalThis.String(object.description) : "",
+      updateMask: isSet(object.updateMask)
+        ? FieldMask.unwrap(FieldMask.fromJSON(object.updateMask))
+        : isSet(object.update_mask)
+        ? FieldMask.unwrap(FieldMask.fromJSON(object.update_mask))
+        : undefined,
+    };
+  },
+
+  toJSON(message: UpdateEndpointRequest): unknown {
+    const obj: any = {};
+    if (message.organizationId !== "") {
+      obj.organizationId = message.organizationId;
+    }
+    if (message.mode !== 0) {
+      obj.mode = modeToJSON(message.mode);
+    }
+    if (message.endpointId !== "") {
+      obj.endpointId = message.endpointId;
+    }
+    if (message.url !== "") {
+      obj.url = message.url;
+    }
+    if (message.events?.length) {
+      obj.events = message.events;
+    }
+    if (message.description !== "") {
+      obj.description = message.description;
+    }
+    if (message.updateMask !== undefined) {
+      obj.updateMask = FieldMask.toJSON(FieldMask.wrap(message.updateMask));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<UpdateEndpointRequest>, I>>(base?: I): UpdateEndpointRequest {
+    return UpdateEndpointRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<UpdateEndpointRequest>, I>>(object: I): UpdateEndpointRequest {
+    const message = createBaseUpdateEndpointRequest();
+    message.organizationId = object.organizationId ?? "";
+    message.mode = object.mode ?? 0;
+    message.endpointId = object.endpointId ?? "";
+    message.url = object.url ?? "";
+    message.events = object.events?.map((e) => e) || [];
+    message.description = object.description ?? "";
+    message.updateMask = object.updateMask ?? undefined;
+    return message;
+  },
+};
+
+function createBaseUpdateEndpointResponse(): UpdateEndpointResponse {
+  return { endpoint: undefined, warnings: [] };
+}
+
+export const UpdateEndpointResponse: MessageFns<UpdateEndpointResponse> = {
+  encode(message: UpdateEndpointResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.endpoint !== undefined) {
+      Endpoint.encode(message.endpoint, writer.uint32(10).fork()).join();
+    }
+    for (const v of message.warnings) {
+      writer.uint32(18).string(v!);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): UpdateEndpointResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseUpdateEndpointResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.endpoint = Endpoint.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.warnings.push(reader.string());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): UpdateEndpointResponse {
+    return {
+      endpoint: isSet(object.endpoint) ? Endpoint.fromJSON(object.endpoint) : undefined,
+      warnings: globalThis.Array.isArray(object?.warnings) ? object.warnings.map((e: any) => globalThis.String(e)) : [],
+    };
+  },
+
+  toJSON(message: UpdateEndpointResponse): unknown {
+    const obj: any = {};
+    if (message.endpoint !== undefined) {
+      obj.endpoint = Endpoint.toJSON(message.endpoint);
+    }
+    if (message.warnings?.length) {
+      obj.warnings = message.warnings;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<UpdateEndpointResponse>, I>>(base?: I): UpdateEndpointResponse {
+    return UpdateEndpointResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<UpdateEndpointResponse>, I>>(object: I): UpdateEndpointResponse {
+    const message = createBaseUpdateEndpointResponse();
+    message.endpoint = (object.endpoint !== undefined && object.endpoint !== null)
+      ? Endpoint.fromPartial(object.endpoint)
+      : undefined;
+    message.warnings = object.warnings?.map((e) => e) || [];
+    return message;
+  },
+};
+
+function createBaseRecoverFailedDeliveriesRequest(): RecoverFailedDeliveriesRequest {
+  return { organizationId: "", mode: 0, endpointId: "", since: undefined };
+}
+
+export const RecoverFailedDeliveriesRequest: MessageFns<RecoverFailedDeliveriesRequest> = {
+  encode(message: RecoverFailedDeliveriesRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.organizationId !== "") {
+      writer.uint32(10).string(message.organizationId);
+    }
+    if (message.mode !== 0) {
+      writer.uint32(16).int32(message.mode);
+    }
+    if (message.endpointId !== "") {
+      writer.uint32(26).string(message.endpointId);
+    }
+    if (message.since !== undefined) {
+      Timestamp.encode(toTimestamp(message.since), writer.uint32(34).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RecoverFailedDeliveriesRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRecoverFailedDeliveriesRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.organizationId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.mode = reader.int32() as any;
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.endpointId = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.since = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RecoverFailedDeliveriesRequest {
+    return {
+      organizationId: isSet(object.organizationId)
+        ? globalThis.String(object.organizationId)
+        : isSet(object.organization_id)
+        ? globalThis.String(object.organization_id)
+        : "",
+      mode: isSet(object.mode) ? modeFromJSON(object.mode) : 0,
+      endpointId: isSet(object.endpointId)
+        ? globalThis.String(object.endpointId)
+        : isSet(object.endpoint_id)
+        ? globalThis.String(object.endpoint_id)
+        : "",
+      since: isSet(object.since) ? fromJsonTimestamp(object.since) : undefined,
+    };
+  },
+
+  toJSON(message: RecoverFailedDeliveriesRequest): unknown {
+    const obj: any = {};
+    if (message.organizationId !== "") {
+      obj.organizationId = message.organizationId;
+    }
+    if (message.mode !== 0) {
+      obj.mode = modeToJSON(message.mode);
+    }
+    if (message.endpointId !== "") {
+      obj.endpointId = message.endpointId;
+    }
+    if (message.since !== undefined) {
+      obj.since = message.since.toISOString();
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RecoverFailedDeliveriesRequest>, I>>(base?: I): RecoverFailedDeliveriesRequest {
+    return RecoverFailedDeliveriesRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RecoverFailedDeliveriesRequest>, I>>(
+    object: I,
+  ): RecoverFailedDeliveriesRequest {
+    const message = createBaseRecoverFailedDeliveriesRequest();
+    message.organizationId = object.organizationId ?? "";
+    message.mode = object.mode ?? 0;
+    message.endpointId = object.endpointId ?? "";
+    message.since = object.since ?? undefined;
+    return message;
+  },
+};
+
+function createBaseRecoverFailedDeliveriesResponse(): RecoverFailedDeliveriesResponse {
+  return { redelivered: 0 };
+}
+
+export const RecoverFailedDeliveriesResponse: MessageFns<RecoverFailedDeliveriesResponse> = {
+  encode(message: RecoverFailedDeliveriesResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.redelivered !== 0) {
+      writer.uint32(8).int32(message.redelivered);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RecoverFailedDeliveriesResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRecoverFailedDeliveriesResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.redelivered = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RecoverFailedDeliveriesResponse {
+    return { redelivered: isSet(object.redelivered) ? globalThis.Number(object.redelivered) : 0 };
+  },
+
+  toJSON(message: RecoverFailedDeliveriesResponse): unknown {
+    const obj: any = {};
+    if (message.redelivered !== 0) {
+      obj.redelivered = Math.round(message.redelivered);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RecoverFailedDeliveriesResponse>, I>>(base?: I): RecoverFailedDeliveriesResponse {
+    return RecoverFailedDeliveriesResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RecoverFailedDeliveriesResponse>, I>>(
+    object: I,
+  ): RecoverFailedDeliveriesResponse {
+    const message = createBaseRecoverFailedDeliveriesResponse();
+    message.redelivered = object.redelivered ?? 0;
+    return message;
+  },
+};
+
 /**
  * WebhooksService owns webhook endpoints and deliveries; its dispatcher consumes
  * the accounts service's event stream and delivers signed events. Every endpoint
@@ -2732,6 +3273,39 @@ export const WebhooksServiceService = {
       Buffer.from(RotateEndpointSecretResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): RotateEndpointSecretResponse => RotateEndpointSecretResponse.decode(value),
   },
+  /**
+   * Changes the url, events or description of an endpoint (AIP-134: the fields named in
+   * update_mask), with registration's rules; the others keep their values. Deliveries not yet
+   * made go to the new url; events already fanned out are delivered whatever the new events.
+   */
+  updateEndpoint: {
+    path: "/propdesk.webhooks.v1.WebhooksService/UpdateEndpoint" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: UpdateEndpointRequest): Buffer =>
+      Buffer.from(UpdateEndpointRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): UpdateEndpointRequest => UpdateEndpointRequest.decode(value),
+    responseSerialize: (value: UpdateEndpointResponse): Buffer =>
+      Buffer.from(UpdateEndpointResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): UpdateEndpointResponse => UpdateEndpointResponse.decode(value),
+  },
+  /**
+   * Attempts again, set-based, every delivery of the endpoint shown as failed whose last attempt
+   * was at or after since (at most 14 days back, not in the future), each with a fresh retry
+   * budget. A second call while they are pending again finds none.
+   */
+  recoverFailedDeliveries: {
+    path: "/propdesk.webhooks.v1.WebhooksService/RecoverFailedDeliveries" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: RecoverFailedDeliveriesRequest): Buffer =>
+      Buffer.from(RecoverFailedDeliveriesRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): RecoverFailedDeliveriesRequest => RecoverFailedDeliveriesRequest.decode(value),
+    responseSerialize: (value: RecoverFailedDeliveriesResponse): Buffer =>
+      Buffer.from(RecoverFailedDeliveriesResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): RecoverFailedDeliveriesResponse =>
+      RecoverFailedDeliveriesResponse.decode(value),
+  },
 } as const;
 
 export interface WebhooksServiceServer extends UntypedServiceImplementation {
@@ -2752,6 +3326,18 @@ export interface WebhooksServiceServer extends UntypedServiceImplementation {
    * it expires, so receivers can switch without a gap.
    */
   rotateEndpointSecret: handleUnaryCall<RotateEndpointSecretRequest, RotateEndpointSecretResponse>;
+  /**
+   * Changes the url, events or description of an endpoint (AIP-134: the fields named in
+   * update_mask), with registration's rules; the others keep their values. Deliveries not yet
+   * made go to the new url; events already fanned out are delivered whatever the new events.
+   */
+  updateEndpoint: handleUnaryCall<UpdateEndpointRequest, UpdateEndpointResponse>;
+  /**
+   * Attempts again, set-based, every delivery of the endpoint shown as failed whose last attempt
+   * was at or after since (at most 14 days back, not in the future), each with a fresh retry
+   * budget. A second call while they are pending again finds none.
+   */
+  recoverFailedDeliveries: handleUnaryCall<RecoverFailedDeliveriesRequest, RecoverFailedDeliveriesResponse>;
 }
 
 export interface WebhooksServiceClient extends Client {
@@ -2897,6 +3483,46 @@ export interface WebhooksServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: RotateEndpointSecretResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Changes the url, events or description of an endpoint (AIP-134: the fields named in
+   * update_mask), with registration's rules; the others keep their values. Deliveries not yet
+   * made go to the new url; events already fanned out are delivered whatever the new events.
+   */
+  updateEndpoint(
+    request: UpdateEndpointRequest,
+    callback: (error: ServiceError | null, response: UpdateEndpointResponse) => void,
+  ): ClientUnaryCall;
+  updateEndpoint(
+    request: UpdateEndpointRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: UpdateEndpointResponse) => void,
+  ): ClientUnaryCall;
+  updateEndpoint(
+    request: UpdateEndpointRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: UpdateEndpointResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Attempts again, set-based, every delivery of the endpoint shown as failed whose last attempt
+   * was at or after since (at most 14 days back, not in the future), each with a fresh retry
+   * budget. A second call while they are pending again finds none.
+   */
+  recoverFailedDeliveries(
+    request: RecoverFailedDeliveriesRequest,
+    callback: (error: ServiceError | null, response: RecoverFailedDeliveriesResponse) => void,
+  ): ClientUnaryCall;
+  recoverFailedDeliveries(
+    request: RecoverFailedDeliveriesRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: RecoverFailedDeliveriesResponse) => void,
+  ): ClientUnaryCall;
+  recoverFailedDeliveries(
+    request: RecoverFailedDeliveriesRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: RecoverFailedDeliveriesResponse) => void,
   ): ClientUnaryCall;
 }
 

@@ -7,6 +7,7 @@ import { eventTraceContext } from './0005-event-trace-context';
 import { livemodePartition } from './0006-livemode';
 import { operationsSchema } from './0007-operations';
 import { testClocksSchema } from './0008-test-clocks';
+import { eventSequence } from './0009-event-sequence';
 
 /** The accounts core's schema, applied in this order (the trading module has its own list). */
 export const coreMigrations: Migration[] = [
@@ -18,4 +19,5 @@ export const coreMigrations: Migration[] = [
   livemodePartition,
   operationsSchema,
   testClocksSchema,
+  eventSequence,
 ];

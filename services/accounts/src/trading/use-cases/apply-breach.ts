@@ -1,5 +1,5 @@
 import { executeTogether, type Transaction } from '@propdesk/kit';
-import { accountMoneyStatement, EVENTS_NOTIFIED, revokeSessionsStatement, scopeOfAccount, type Account } from '../core-port';
+import { EVENTS_NOTIFIED, revokeSessionsStatement, scopeOfAccount, type Account } from '../core-port';
 import { flagStatement } from '../data/flags';
 import type { Position } from '../data/positions';
 import type { Breach } from '../domain/rules';
@@ -68,7 +68,6 @@ export async function applyBreach(
   await executeTogether(
     ctx.sequelize,
     [
-      accountMoneyStatement(account.number, { balance, equity: balance, peakEquity, status: 'breached' }),
       revokeSessionsStatement(account.number),
       flagStatement({
         accountNumber: account.number,
@@ -81,7 +80,7 @@ export async function applyBreach(
         dedupeKey: account.attempt === 1 ? `breach:${account.number}` : `breach:${account.number}:${account.attempt}`,
         createdAt: now,
       }),
-      ...closeBatchStatements(account.number, closes),
+      ...closeBatchStatements(account.number, closes, { balance, equity: balance, peakEquity, status: 'breached' }),
       equityPointStatement(account.number, now, balance, balance),
     ],
     tx,

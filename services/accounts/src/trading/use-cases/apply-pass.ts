@@ -1,5 +1,5 @@
 import { executeTogether, type Transaction } from '@propdesk/kit';
-import { accountMoneyStatement, EVENTS_NOTIFIED, scopeOfAccount, type Account } from '../core-port';
+import { EVENTS_NOTIFIED, scopeOfAccount, type Account } from '../core-port';
 import type { Position } from '../data/positions';
 import type { RunningStats } from '../domain/running-stats';
 import { closeBatch, closeBatchStatements } from './close-position';
@@ -28,7 +28,6 @@ export async function applyPass(
   const balance = await liquidateInTx(ctx, tx, account, live, 'profit_target', closes);
   const peakEquity = Math.max(observed.peakEquity, balance);
   const progression = ctx.lifecycle ? await ctx.lifecycle.provisionNextPhase(tx, account) : null;
-  const money = accountMoneyStatement(account.number, { balance, equity: balance, peakEquity, status: 'passed', nextAccount: progression?.next.number });
   // The pass's events in their order, after the positions closed: account.passed, then the next account's.
   closes.events.push(
     {
@@ -50,6 +49,7 @@ export async function applyPass(
     },
     ...(progression?.events ?? []),
   );
-  await executeTogether(ctx.sequelize, [money, ...closeBatchStatements(account.number, closes), equityPointStatement(account.number, ctx.now(), balance, balance)], tx, EVENTS_NOTIFIED);
+  const money = { balance, equity: balance, peakEquity, status: 'passed' as const, nextAccount: progression?.next.number };
+  await executeTogether(ctx.sequelize, [...closeBatchStatements(account.number, closes, money), equityPointStatement(account.number, ctx.now(), balance, balance)], tx, EVENTS_NOTIFIED);
   return { ...account, status: 'passed', balance, equity: balance, peakEquity, nextAccount: progression?.next.number ?? null };
 }

@@ -1,14 +1,15 @@
 import { AppError, effectTransaction, executeTogether, isUuid, type ScopeFields, type Statement, type TenantScope, type Transaction } from '@propdesk/kit';
 import {
-  accountMoneyStatement,
+  accountMoneyWithEvents,
   accountNotFound,
-  eventsStatement,
+  eventsStatements,
   EVENTS_NOTIFIED,
   lockAccount,
   parseAccountNumber,
   parseScope,
   scopeOfAccount,
   type Account,
+  type AccountMoney,
   type NewEvent,
 } from '../core-port';
 import { closeStatements } from '../data/closing';
@@ -105,9 +106,8 @@ async function closeInTx(ctx: TradingContext, tx: Transaction, req: CloseRequest
     await executeTogether(
       ctx.sequelize,
       [
-        accountMoneyStatement(req.accountNumber, { balance: result.balance, equity, peakEquity: equity }),
         equityPointStatement(req.accountNumber, now, equity, result.balance),
-        ...closeBatchStatements(req.accountNumber, batch),
+        ...closeBatchStatements(req.accountNumber, batch, { balance: result.balance, equity, peakEquity: equity }),
       ],
       tx,
       EVENTS_NOTIFIED,
@@ -132,10 +132,16 @@ export function closeBatch(running?: RunningStats): CloseBatch {
   return { deals: [], events: [], running };
 }
 
-/** The batch's writes, to run with the caller's (executeTogether, closing with EVENTS_NOTIFIED when there are events). */
-export function closeBatchStatements(accountNumber: number, batch: CloseBatch): Statement[] {
+/**
+ * The batch's writes, to run with the caller's (executeTogether, closing with EVENTS_NOTIFIED when
+ * there are events): the deals, the running figures and the events, numbered in their accounts'
+ * sequences. With `money`, the account's money and status too, in the UPDATE that numbers its
+ * events (a batch may change the account's row only once: accountMoneyWithEvents).
+ */
+export function closeBatchStatements(accountNumber: number, batch: CloseBatch, money?: AccountMoney): Statement[] {
   const closes = batch.deals.length > 0 ? [...closeStatements(batch.deals), runningStatsStatement(accountNumber, batch.running as RunningStats)] : [];
-  return [...closes, ...(batch.events.length > 0 ? [eventsStatement(batch.events)] : [])];
+  if (money) return [...accountMoneyWithEvents(accountNumber, money, batch.events), ...closes];
+  return [...closes, ...(batch.events.length > 0 ? eventsStatements(batch.events) : [])];
 }
 
 /**

@@ -26,6 +26,8 @@ import type {
   Terms,
   User,
   Webhook,
+  WebhookChanges,
+  WebhookUpdated,
   WebhookWithSecret,
 } from './types';
 import { currentMode, MODE_HEADER } from './mode';
@@ -68,7 +70,7 @@ function isEnvelope(body: unknown): body is { error: { code: string; message: st
   return typeof error === 'object' && error !== null && typeof (error as { code?: unknown }).code === 'string';
 }
 
-async function request<T>(method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, body?: unknown): Promise<T> {
+async function request<T>(method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE', path: string, body?: unknown): Promise<T> {
   let response: Response;
   try {
     response = await fetch(path, {
@@ -101,6 +103,7 @@ async function request<T>(method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: strin
 const get = <T>(path: string, query?: Query) => request<T>('GET', withQuery(path, query));
 const post = <T>(path: string, body: unknown = {}) => request<T>('POST', path, body);
 const put = <T>(path: string, body: unknown) => request<T>('PUT', path, body);
+const patch = <T>(path: string, body: unknown) => request<T>('PATCH', path, body);
 const del = <T>(path: string) => request<T>('DELETE', path);
 
 const account = (n: number | string) => `/panel/api/accounts/${encodeURIComponent(String(n))}`;
@@ -171,7 +174,10 @@ export const panelApi = {
   webhooks: {
     list: (cursor?: string) => get<Page<Webhook>>('/panel/api/webhooks', { cursor }),
     get: (id: string) => get<Webhook>(webhook(id)),
-    register: (url: string, events: string[]) => post<WebhookWithSecret>('/panel/api/webhooks', { url, events }),
+    register: (url: string, events: string[], description: string | null) => post<WebhookWithSecret>('/panel/api/webhooks', { url, events, description }),
+    /** SPEC 17: the fields given change, the others keep their values (null description: none). */
+    update: (id: string, changes: WebhookChanges) => patch<WebhookUpdated>(webhook(id), changes),
+    recover: (id: string, since: string) => post<{ redelivered: number }>(`${webhook(id)}/recover`, { since }),
     remove: (id: string) => del<{ id: string; deleted: true }>(webhook(id)),
     enable: (id: string) => post<Webhook>(`${webhook(id)}/enable`),
     rotateSecret: (id: string) => post<{ id: string; secret: string }>(`${webhook(id)}/rotate-secret`),

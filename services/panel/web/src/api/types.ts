@@ -263,6 +263,7 @@ export interface PanelEvent {
 export interface Webhook {
   id: string;
   url: string;
+  description: string | null;
   events: string[];
   status: 'enabled' | 'disabled';
   created_at: string;
@@ -270,6 +271,18 @@ export interface Webhook {
 
 export interface WebhookWithSecret extends Webhook {
   secret: string;
+  warnings: string[];
+}
+
+/** An edit (SPEC 17's PATCH): a field left out keeps its value. */
+export interface WebhookChanges {
+  url?: string;
+  events?: string[];
+  description?: string | null;
+}
+
+export interface WebhookUpdated extends Webhook {
+  warnings: string[];
 }
 
 export interface Delivery {

@@ -11,12 +11,14 @@ export function RegisterWebhookForm() {
   const meta = useMeta();
   const [url, setUrl] = useState('');
   const [events, setEvents] = useState<string[]>([]);
+  const [description, setDescription] = useState('');
   const [urlError, setUrlError] = useState<string>();
   const register = useMutation({
-    mutationFn: () => panelApi.webhooks.register(url.trim(), events),
+    mutationFn: () => panelApi.webhooks.register(url.trim(), events, description === '' ? null : description),
     onSuccess: () => {
       setUrl('');
       setEvents([]);
+      setDescription('');
       void queryClient.invalidateQueries({ queryKey: queryKeys.webhooks() });
     },
   });
@@ -51,6 +53,14 @@ export function RegisterWebhookForm() {
           onChange={(e) => setUrl(e.target.value)}
           error={urlError ?? (serverError?.param === 'url' ? errorText(serverError) : undefined)}
         />
+        <TextField
+          label="Description"
+          value={description}
+          maxLength={256}
+          onChange={(e) => setDescription(e.target.value)}
+          hint="Optional: what the endpoint is for, one line."
+          error={serverError?.param === 'description' ? errorText(serverError) : undefined}
+        />
         <CheckboxGroup
           legend="Event types"
           options={meta.event_types}
@@ -64,7 +74,7 @@ export function RegisterWebhookForm() {
             Register
           </button>
         </div>
-        {register.error && !(serverError?.param === 'url' || serverError?.param === 'events') ? (
+        {register.error && !(serverError?.param === 'url' || serverError?.param === 'events' || serverError?.param === 'description') ? (
           <p className="error" role="alert">
             {errorText(register.error)}
           </p>

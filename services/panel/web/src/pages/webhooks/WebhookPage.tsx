@@ -14,7 +14,9 @@ import { StatusBadge } from '../../components/StatusBadge';
 import { usePageTitle } from '../../components/usePageTitle';
 import { usePaged } from '../../components/usePaged';
 import { NotFoundPage } from '../NotFoundPage';
-import { eventsText } from './WebhooksPage';
+import { EditWebhookForm } from './EditWebhookForm';
+import { RecoverWebhookForm } from './RecoverWebhookForm';
+import { eventsText, recoveredText, savedText } from './WebhooksPage';
 
 const POLL_WHILE_PENDING_MS = 2000;
 
@@ -32,6 +34,7 @@ export function WebhookPage() {
   const navigate = useNavigate();
   const queryClient = useQueryClient();
   const [notice, setNotice] = useState('');
+  const [open, setOpen] = useState<'edit' | 'recover' | null>(null);
   const endpoint = useQuery({ queryKey: queryKeys.webhook(id), queryFn: () => panelApi.webhooks.get(id) });
   // While a delivery is on its way, watch it land.
   const { query: deliveries, items } = usePaged<Delivery>([...queryKeys.webhook(id), 'deliveries'], (cursor) => panelApi.webhooks.deliveries(id, cursor), {
@@ -83,6 +86,8 @@ export function WebhookPage() {
             <dl className="facts">
               <dt>URL</dt>
               <dd className="wrap">{w.url}</dd>
+              <dt>Description</dt>
+              <dd className="wrap">{w.description ?? <span className="muted">none</span>}</dd>
               <dt>Events</dt>
               <dd>{eventsText(w.events)}</dd>
               <dt>Status</dt>
@@ -98,6 +103,18 @@ export function WebhookPage() {
           <div className="toolbar">
             <button type="button" onClick={() => sendTest.mutate()} disabled={sendTest.isPending}>
               Send test event
+            </button>
+            <button type="button" className="secondary" aria-expanded={open === 'edit'} onClick={() => setOpen(open === 'edit' ? null : 'edit')}>
+              Edit
+            </button>
+            <button
+              type="button"
+              className="secondary"
+              aria-label="Recover failed deliveries"
+              aria-expanded={open === 'recover'}
+              onClick={() => setOpen(open === 'recover' ? null : 'recover')}
+            >
+              Recover
             </button>
             {w.status === 'disabled' ? (
               <button type="button" className="secondary" onClick={() => enable.mutate()} disabled={enable.isPending}>
@@ -125,6 +142,24 @@ export function WebhookPage() {
               Delete
             </button>
           </div>
+        ) : null}
+        {canManage && w && open === 'edit' ? (
+          <EditWebhookForm
+            webhook={w}
+            onDone={(saved) => {
+              setOpen(null);
+              if (saved) setNotice(savedText(saved.warnings));
+            }}
+          />
+        ) : null}
+        {canManage && w && open === 'recover' ? (
+          <RecoverWebhookForm
+            webhook={w}
+            onDone={(redelivered) => {
+              setOpen(null);
+              if (redelivered !== undefined) setNotice(recoveredText(redelivered));
+            }}
+          />
         ) : null}
         {rotate.data ? (
           <ShownOnce title="New signing secret" value={rotate.data.secret} note="The new secret is shown only now." onDone={() => rotate.reset()} />
