@@ -41,3 +41,5 @@ export * from './retention';
 export * from './grpc-tls';
 export * from './metrics';
 export * from './telemetry/tracing';
+export * from './audit';
+export * from './audit-table';
