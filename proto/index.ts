@@ -1,5 +1,5 @@
 // Generated contracts, one namespace per service package.
-export * as commonv1 from './gen/propdesk/common/v1/mode';
+export * as commonv1 from './common-v1';
 export * as authv1 from './gen/propdesk/auth/v1/auth_service';
 export * as accountsv1 from './accounts-v1';
 export * as tradingv1 from './gen/propdesk/trading/v1/trading_service';

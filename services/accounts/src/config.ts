@@ -1,6 +1,6 @@
-import { envDuration, envInt, hexKey, logLevel, retentionIntervalSchema, serviceAddressSchema, z } from '@propdesk/kit';
+import { auditRetentionSchema, envDuration, envInt, hexKey, logLevel, retentionIntervalSchema, serviceAddressSchema, z } from '@propdesk/kit';
 
-export const accountsConfigSchema = serviceAddressSchema.merge(retentionIntervalSchema).extend({
+export const accountsConfigSchema = serviceAddressSchema.merge(retentionIntervalSchema).merge(auditRetentionSchema).extend({
   DATABASE_URL: z.string().url(),
   LOG_LEVEL: logLevel,
   /** HMAC key of page tokens. */

@@ -1,6 +1,7 @@
 // First: tracing (when configured) must hook the libraries below before they load.
 import './telemetry';
 import {
+  auditRetention,
   createCursorCodec,
   createLogger,
   createSecretBox,
@@ -110,6 +111,7 @@ export async function start(env: NodeJS.ProcessEnv, options: { logger?: Logger }
     const equityHorizonMs = config.EQUITY_MINUTES_RETENTION > 0 ? Math.max(config.EQUITY_MINUTES_RETENTION, 3_600_000) : 0;
     retention.register({ name: 'equity minutes', horizonMs: equityHorizonMs, run: (cutoff) => compactEquityMinutes(sequelize, cutoff) });
     retention.register(idempotencyRecordsRetention(sequelize, config.IDEMPOTENCY_RECORDS_RETENTION));
+    retention.register(auditRetention(sequelize, config.AUDIT_RETENTION));
 
     const server = await resources.start(
       'gRPC server',

@@ -1,14 +1,18 @@
 import { randomUUID } from 'node:crypto';
 import { Metadata } from '@grpc/grpc-js';
+import { auditEntriesPage, mergeAuditPages, type AuditEntriesPage } from './audit-listing';
 import { AUDIT_ENTRIES_DDL, auditRetention, auditRetentionSchema } from './audit-table';
 import { newAuditId, recordAudit, recordAudits, withoutSecrets } from './audit';
 import { actorOf, clientIpOf, runWithContext, setActorMetadata, type Actor } from './context';
+import { createCursorCodec } from './cursor';
 import { migrate, openDatabase, type Sequelize } from './db';
+import { Mode } from './tenant';
 import { execute, selectRows } from './sql';
 import { createTestDatabase, type TestDatabase } from './testing';
 
 let db: TestDatabase;
 let sequelize: Sequelize;
+const cursors = createCursorCodec('audit-test-cursor-secret');
 const KEY: Actor = { type: 'api_key', id: randomUUID(), label: 'pfx_live_abcdefgh' };
 
 beforeAll(async () => {
@@ -160,3 +164,49 @@ describe('the table is append-only', () => {
   });
 });
 
+describe('listing', () => {
+  const org = randomUUID();
+  const scope = { organizationId: org, livemode: true };
+
+  beforeAll(async () => {
+    for (let i = 0; i < 7; i += 1) {
+      await sequelize.transaction((tx) => recordAudit(tx, { scope, action: i % 2 ? 'thing.update' : 'thing.create', target: { type: 'thing', id: String(i) } }));
+    }
+    await sequelize.transaction((tx) => recordAudit(tx, { scope: { organizationId: org, livemode: false }, action: 'thing.create', target: { type: 'thing', id: 'test' } }));
+  });
+
+  const page = (pageToken: string, query: { action?: string } = {}, mode = Mode.MODE_LIVE): Promise<AuditEntriesPage> =>
+    auditEntriesPage(sequelize, cursors, { organizationId: org, mode, query: { action: '', targetType: '', targetId: '', actorId: '', ...query }, pageSize: 3, pageToken });
+
+  it('pages newest first with no repeat and no gap, one mode only', async () => {
+    const seen: string[] = [];
+    let token = '';
+    do {
+      const p = await page(token);
+      seen.push(...p.entries.map((e) => e.targetId));
+      token = p.nextPageToken;
+    } while (token);
+    expect(seen).toEqual(['6', '5', '4', '3', '2', '1', '0']);
+    expect((await page('', {}, Mode.MODE_TEST)).entries.map((e) => e.targetId)).toEqual(['test']);
+  });
+
+  it('filters, and a cursor of one filter or mode is invalid_cursor in another', async () => {
+    const updates = await page('', { action: 'thing.update' });
+    expect(updates.entries.map((e) => e.targetId)).toEqual(['5', '3', '1']);
+    await expect(page(updates.cursors[0], {})).rejects.toMatchObject({ code: 'invalid_cursor' });
+    await expect(page(updates.cursors[0], { action: 'thing.update' }, Mode.MODE_TEST)).rejects.toMatchObject({ code: 'invalid_cursor' });
+    expect((await page(updates.cursors[0], { action: 'thing.update' })).entries.map((e) => e.targetId)).toEqual(['3', '1']);
+  });
+
+  it('merging pages keeps the newest, and the cursor of the last one kept', async () => {
+    const first = await page('');
+    const split = (p: AuditEntriesPage, keep: (i: number) => boolean): AuditEntriesPage => ({
+      entries: p.entries.filter((_, i) => keep(i)),
+      cursors: p.cursors.filter((_, i) => keep(i)),
+      nextPageToken: '',
+    });
+    const merged = mergeAuditPages([split(first, (i) => i !== 1), split(first, (i) => i === 1), { ...first, entries: [], cursors: [], nextPageToken: first.nextPageToken }], 2);
+    expect(merged.entries.map((e) => e.targetId)).toEqual(['6', '5']);
+    expect((await page(merged.nextPageToken)).entries.map((e) => e.targetId)).toEqual(['4', '3', '2']);
+  });
+});

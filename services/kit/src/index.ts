@@ -43,3 +43,6 @@ export * from './metrics';
 export * from './telemetry/tracing';
 export * from './audit';
 export * from './audit-table';
+export * from './audit-listing';
+export * from './api-scopes';
+export * from './rest/audit';

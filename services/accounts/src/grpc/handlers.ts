@@ -1,7 +1,8 @@
-import { AppError, exactlyOnce, toItemError, type AsyncServiceImplementation, type CallContext, type ResponseCodec } from '@propdesk/kit';
+import { AppError, auditEntriesPage, exactlyOnce, toItemError, type AsyncServiceImplementation, type CallContext, type ResponseCodec } from '@propdesk/kit';
 import { accountsv1 } from '@propdesk/proto';
 import type { AccountsDeps } from '../deps';
 import type { Account, AccountSummary, Trader } from '../domain/account';
+import { listAccountTimeline } from '../use-cases/account-timeline';
 import { archiveAccount } from '../use-cases/archive-account';
 import { assignTrader } from '../use-cases/assign-trader';
 import { claimAccount } from '../use-cases/claim-account';
@@ -164,5 +165,15 @@ export function createAccountsHandlers(
       return { events: page.events.map(toProtoEvent), nextPageToken: page.nextPageToken };
     },
     streamEvents: createStreamEventsHandler(deps, streams),
+    async listAuditEntries(req) {
+      return auditEntriesPage(deps.sequelize, deps.cursors, req);
+    },
+    async listAccountTimeline(req) {
+      const page = await listAccountTimeline(deps, req);
+      return {
+        items: page.items.map((item) => ('event' in item ? { event: toProtoEvent(item.event) } : { auditEntry: item.auditEntry })),
+        nextPageToken: page.nextPageToken,
+      };
+    },
   };
 }

@@ -1,10 +1,11 @@
-import { effectTransaction, type ScopeFields, type Transaction } from '@propdesk/kit';
+import { effectTransaction, recordAudits, type ScopeFields, type Transaction } from '@propdesk/kit';
 import { insertAccounts } from '../data/accounts';
 import { appendEvents, type NewEvent } from '../data/outbox';
 import { accountEventData, crossesCreditsLow, type Account } from '../domain/account';
 import { generateExecutorPassword } from '../domain/passwords';
 import { initialBalance, provisioningCount, tenantScope } from '../domain/validation';
 import type { AccountsDeps } from '../deps';
+import { createdAccountAudit } from './audit-entries';
 import { spendCredits, type Reservation } from './spend-credits';
 import { phaseTerms, programForNewAccounts } from './programs';
 
@@ -44,6 +45,7 @@ export async function createAccounts(deps: AccountsDeps, input: CreateAccountsIn
       events.push({ ...scope, type: 'credits.low', data: { remaining: reservation.remaining, threshold: reservation.threshold } });
     }
     await appendEvents(sequelize, tx, events);
+    await recordAudits(tx, created.map(createdAccountAudit));
     return created;
   };
   if (!scope.livemode) return effectTransaction(sequelize, (tx) => provision(tx, null));

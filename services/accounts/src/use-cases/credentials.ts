@@ -1,10 +1,11 @@
-import { effectTransaction, type ScopeFields } from '@propdesk/kit';
+import { effectTransaction, recordAudit, type ScopeFields } from '@propdesk/kit';
 import { findAccount, findSealedPassword, setSealedPassword } from '../data/accounts';
 import { revokeSessionsForAccount } from '../data/executor-sessions';
 import { accountNotFound } from '../domain/account';
 import { generateExecutorPassword } from '../domain/passwords';
 import { accountNumber, tenantScope } from '../domain/validation';
 import type { AccountsDeps } from '../deps';
+import { accountAudit } from './audit-entries';
 
 export interface Credentials {
   login: number;
@@ -34,6 +35,8 @@ export async function rotateCredentials(deps: AccountsDeps, input: ScopeFields &
     if (!account) throw accountNotFound();
     await setSealedPassword(sequelize, transaction, number, deps.secretBox.seal(password));
     await revokeSessionsForAccount(sequelize, transaction, number);
+    // What changed is the password itself: the entry says that it was rotated, never to what.
+    await recordAudit(transaction, accountAudit(scope, number, 'account.rotate_credentials'));
     return { login: number, password, server: deps.config.EXECUTOR_SERVER };
   });
 }

@@ -1,4 +1,4 @@
-import { IDEMPOTENCY_RECORDS_DDL, type Migration } from '@propdesk/kit';
+import { AUDIT_ENTRIES_DDL, IDEMPOTENCY_RECORDS_DDL, type Migration } from '@propdesk/kit';
 
 export const migrations: Migration[] = [
   {
@@ -138,6 +138,13 @@ export const migrations: Migration[] = [
         DROP INDEX endpoints_org_idx;
         CREATE INDEX endpoints_org_idx ON endpoints (organization_id, livemode, seq) WHERE deleted_at IS NULL;
       `);
+    },
+  },
+  {
+    // The audit log of this service's changes (SPEC 14): webhook endpoints. Append-only (kit audit-table.ts).
+    name: '0008_audit_entries',
+    async up({ sql }) {
+      await sql(AUDIT_ENTRIES_DDL);
     },
   },
 ];

@@ -1,4 +1,4 @@
-import { effectTransaction, requireText, type ScopeFields } from '@propdesk/kit';
+import { effectTransaction, recordAudit, requireText, type ScopeFields } from '@propdesk/kit';
 import { accountNotFound, lockAccount, parseAccountNumber, parseScope, readAccount, type Account } from '../core-port';
 import { startOfDayBalances } from '../data/account-days';
 import { livePositionsOfAccount } from '../data/positions';
@@ -33,6 +33,7 @@ export async function breachAccount(engine: LiveEngine, req: ScopeFields & { num
     await applyBreach(ctx, tx, account, live, observed, { rule: 'manual', limit: null, reason });
     const after = await readAccount(ctx.sequelize, number, scope, tx);
     if (!after) throw accountNotFound();
+    await recordAudit(tx, { scope, action: 'account.breach', target: { type: 'account', id: String(number) }, changes: { status: [account.status, after.status], reason: [null, reason] } });
     return after;
   });
   await engine.afterAccountChange(number);

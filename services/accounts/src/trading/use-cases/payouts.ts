@@ -1,4 +1,4 @@
-import { AppError, effectTransaction, MONEY_STEP, requireExactNumber, type CursorCodec, type ScopeFields } from '@propdesk/kit';
+import { AppError, createdFields, effectTransaction, MONEY_STEP, recordAudit, requireExactNumber, type CursorCodec, type ScopeFields } from '@propdesk/kit';
 import { accountNotFound, appendEvent, lockAccount, parseAccountNumber, parseScope, writePayout, type Account } from '../core-port';
 import { dailyProfits, tradingDaysSince } from '../data/daily-profits';
 import { insertPayout, listPayouts as listPayoutRows, shiftAccountDays, type Payout } from '../data/payouts';
@@ -72,6 +72,12 @@ export async function createPayout(engine: LiveEngine, req: ScopeFields & { numb
         firm_share: created.firmShare,
         balance_after: created.balanceAfter,
       },
+    });
+    await recordAudit(tx, {
+      scope,
+      action: 'payout.request',
+      target: { type: 'payout', id: created.id },
+      changes: createdFields({ account: number, amount, profit_split_pct: split, trader_share: created.traderShare, firm_share: created.firmShare, balance_after: created.balanceAfter }),
     });
     return created;
   });
