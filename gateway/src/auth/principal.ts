@@ -1,13 +1,16 @@
 import type { Request } from 'express';
-import { annotateServerSpan, AppError, ATTR_ORGANIZATION_ID, scopeFields, tracingActive, type ScopeFields, type TenantScope } from '@propdesk/kit';
+import { annotateServerSpan, API_SCOPES, AppError, ATTR_ORGANIZATION_ID, scopeFields, tracingActive, type Actor, type ApiScope, type CallOpts, type ScopeFields, type TenantScope } from '@propdesk/kit';
 
-export const SCOPES = ['accounts:read', 'accounts:write', 'credentials:read', 'trading:write'] as const;
-export type Scope = (typeof SCOPES)[number];
+/** The scopes of SPEC 4 and 14, listed once in the kit. */
+export const SCOPES = API_SCOPES;
+export type Scope = ApiScope;
 
 /** A key acts on its organization's partition of its own mode (SPEC 13): the scope is part of the principal. */
 export interface ApiKeyPrincipal extends TenantScope {
   kind: 'api_key';
   keyId: string;
+  /** The key's display prefix (its first 17 characters): how the audit log names it. */
+  keyPrefix: string;
 }
 
 /** An executor session acts on its account's organization and mode. */
@@ -54,6 +57,18 @@ export function executorOf(req: Request): ExecutorPrincipal {
 /** Client address as Express computes it under the configured trust proxy. */
 export function clientIp(req: Request): string {
   return req.ip ?? req.socket.remoteAddress ?? 'unknown';
+}
+
+/**
+ * Who a request acts for, and from where, as every service call carries it (the audit log's actor
+ * and IP, SPEC 14): an API key by its id and prefix. An executor session names no actor: its
+ * trading is the trader's own, told by its events and trades.
+ */
+export function actorOpts(req: Request): Pick<CallOpts, 'actor' | 'clientIp'> {
+  const principal = principals.get(req);
+  if (principal?.kind !== 'api_key') return {};
+  const actor: Actor = { type: 'api_key', id: principal.keyId, label: principal.keyPrefix };
+  return { actor, clientIp: clientIp(req) };
 }
 
 export function isWrite(method: string): boolean {

@@ -1,5 +1,5 @@
 import { OpenAPIRegistry, OpenApiGeneratorV31, type ResponseConfig, type RouteConfig } from '@asteasolutions/zod-to-openapi';
-import type { ApiErrorCode } from '@propdesk/kit';
+import { API_SCOPES, type ApiErrorCode } from '@propdesk/kit';
 import type { Route } from '../http/route';
 import { routeErrorsByStatus } from '../http/route-errors';
 import { z } from '../http/zod';
@@ -21,7 +21,7 @@ function registerShared(registry: OpenAPIRegistry): void {
     scheme: 'bearer',
     description:
       'API key pfx_live_... (live mode) or pfx_test_... (test mode: the organization\'s test partition, free, no plan needed; SPEC 13); ' +
-      'its scopes: accounts:read, accounts:write, credentials:read, trading:write',
+      `its scopes: ${API_SCOPES.join(', ')}`,
   });
   registry.registerComponent('securitySchemes', 'executorSession', { type: 'http', scheme: 'bearer', description: 'executor session token pfx_exec_...' });
   registry.registerComponent('securitySchemes', 'panelSession', {

@@ -11,6 +11,7 @@ export const API_TAGS = {
   Traders: 'The holders of accounts',
   Events: 'The event feed',
   Webhooks: 'Signed outgoing events',
+  Audit: 'Who changed what, and when: the audit log and each account\'s timeline',
   Meta: 'This document, health, key revocation and roll',
 } as const;
 

@@ -3,6 +3,7 @@ import { route, type Route } from '../http/route';
 import { z } from '../http/zod';
 import { buildOpenApiDocument } from '../openapi/document';
 import { accountRoutes } from './accounts';
+import { auditRoutes } from './audit';
 import { eventRoutes } from './events';
 import { executorRoutes } from './executor';
 import { lifecycleRoutes } from './lifecycle';
@@ -29,7 +30,7 @@ const openApiRoute = route({
 });
 
 /** Every /v1 operation, in the order the router tries them (a literal segment before a {param}). */
-export const ROUTES: readonly Route[] = [openApiRoute, ...executorRoutes, ...accountRoutes, ...programRoutes, ...tradingRoutes, ...lifecycleRoutes, ...traderRoutes, ...eventRoutes, ...webhookRoutes];
+export const ROUTES: readonly Route[] = [openApiRoute, ...executorRoutes, ...accountRoutes, ...programRoutes, ...tradingRoutes, ...lifecycleRoutes, ...traderRoutes, ...eventRoutes, ...webhookRoutes, ...auditRoutes];
 
 let document: ReturnType<typeof buildOpenApiDocument> | undefined;
 let served: Rendered | undefined;

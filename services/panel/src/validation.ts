@@ -1,4 +1,4 @@
-import { AppError, pageSize, z } from '@propdesk/kit';
+import { API_SCOPES, AppError, pageSize, z } from '@propdesk/kit';
 import type { Request } from 'express';
 
 /** Parses a JSON body (absent = {}) with a zod schema; the first problem names its field. */
@@ -36,8 +36,8 @@ export function pageParams(req: Request): { pageSize: number; pageToken: string 
 
 export { queryString };
 
-/** SPEC section 4. */
-export const KNOWN_SCOPES = ['accounts:read', 'accounts:write', 'credentials:read', 'trading:write'] as const;
+/** SPEC sections 4 and 14, listed once in the kit. */
+export const KNOWN_SCOPES = API_SCOPES;
 
 const POSITIVE_INTEGER = /^[1-9]\d{0,15}$/;
 

@@ -1,10 +1,10 @@
-import { AppError, KEY_LIFETIME_SECONDS, KEY_LIMIT_PER_MINUTE, modeNameOf } from '@propdesk/kit';
+import { API_SCOPES, AppError, KEY_LIFETIME_SECONDS, KEY_LIMIT_PER_MINUTE, modeNameOf } from '@propdesk/kit';
 import { authv1 } from '@propdesk/proto';
 import { integerFlag, modeFlag, organizationId, requiredString, uuidFlag } from '../flags';
 import type { Command } from './command';
 
-/** SPEC section 4. */
-export const KNOWN_SCOPES = ['accounts:read', 'accounts:write', 'credentials:read', 'trading:write'] as const;
+/** SPEC sections 4 and 14, listed once in the kit. */
+export const KNOWN_SCOPES = API_SCOPES;
 
 const ROLES: Record<string, authv1.Role> = {
   owner: authv1.Role.ROLE_OWNER,
