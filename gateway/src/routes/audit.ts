@@ -3,10 +3,13 @@ import { tenantOf } from '../auth/principal';
 import type { Clients } from '../clients';
 import { renderJson } from '../http/errors';
 import { route } from '../http/route';
-import { pageOf, pageQuery, stringQuery, timeQuery } from '../http/validation';
+import { pageOf, pageQuery, patternQuery, timeQuery } from '../http/validation';
 import { auditEntryPageSchema, timelinePageSchema } from '../mapping/audit';
 import { page } from '../mapping/common';
 import { accountPath } from './accounts';
+
+/** What an object's or an actor's id is made of (numbers, names, uuids, prefixed ids, cli). */
+const ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.:@-]*$/;
 
 /** The three services that own changes, each answering for its own audit entries. */
 const auditServices = (clients: Clients, opts: CallOpts): AuditLister[] => [
@@ -26,10 +29,10 @@ export const auditRoutes = [
     tag: 'Audit',
     access: { apiKey: 'audit:read' },
     query: {
-      action: stringQuery('only this action, e.g. account.archive', undefined, 100),
-      target_type: stringQuery('only changes to this kind of object, e.g. account', undefined, 64),
-      target_id: stringQuery("only changes to this object (an account's number, a program's name, an id)", undefined, 200),
-      actor_id: stringQuery("only changes made by this actor (an API key's id, a user's id, cli)", undefined, 320),
+      action: patternQuery('only this action, e.g. account.archive', /^[a-z][a-z_]*\.[a-z][a-z_]*$/, 100),
+      target_type: patternQuery('only changes to this kind of object, e.g. account', /^[a-z][a-z_]*$/, 64),
+      target_id: patternQuery("only changes to this object (an account's number, a program's name, an id)", ID_PATTERN, 200),
+      actor_id: patternQuery("only changes made by this actor (an API key's id, a user's id, cli)", ID_PATTERN, 320),
       created_after: timeQuery('created_after', 'only entries created after this time'),
       created_before: timeQuery('created_before', 'only entries created before this time'),
       ...pageQuery,

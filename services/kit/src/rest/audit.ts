@@ -23,7 +23,7 @@ export const restAuditEntrySchema = z
     ip: z.string().nullable().describe('the client address of that request; null for the CLI'),
     livemode: livemodeSchema,
     changes: z
-      .record(z.string(), z.tuple([z.unknown(), z.unknown()]))
+      .record(z.string(), z.array(z.unknown()).min(2).max(2))
       .describe('field -> [before, after] of what changed (never a secret)'),
   })
   .strict();
