@@ -11,6 +11,7 @@ import {
   openDatabase,
   ResourceStack,
   runMain,
+  skipAuditEntriesForBenchmarks,
   serviceAddresses,
   idempotencyRecordsRetention,
   startMetricsServer,
@@ -57,6 +58,10 @@ export async function start(env: NodeJS.ProcessEnv, options: { logger?: Logger }
       config.ACCOUNTS_METRICS_PORT === undefined
         ? undefined
         : await resources.start('metrics', () => startMetricsServer({ host: config.GRPC_HOST, port: config.ACCOUNTS_METRICS_PORT!, service: 'accounts', logger }), (m) => m.close());
+    if (config.BENCH_SKIP_AUDIT_ENTRIES) {
+      skipAuditEntriesForBenchmarks();
+      logger.warn('BENCH_SKIP_AUDIT_ENTRIES is set: this process writes no audit entry (benchmarks only)');
+    }
     const sequelize = resources.add('database', openDatabase({ url: config.DATABASE_URL, schema: SCHEMA, logger, poolMax: 20 }), (db) => db.close());
     await migrate(sequelize, SCHEMA, MIGRATIONS, logger);
     if (metrics) watchDatabase(metrics.registry, sequelize);

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Sequelize, Transaction } from 'sequelize';
 import { currentContext, SYSTEM_ACTOR } from './context';
-import { execute } from './sql';
+import { execute, type Statement } from './sql';
 import type { TenantScope } from './tenant';
 
 /**
@@ -72,6 +72,17 @@ export function withoutSecrets(value: unknown): unknown {
   return kept;
 }
 
+let writing = true;
+
+/**
+ * Benchmarks only (bench/audit.ts sets BENCH_SKIP_AUDIT_ENTRIES on the accounts service): from
+ * here on this process writes no audit entry, so a write route's throughput is measured with and
+ * without its entry. Never in a deployment: the audit log would miss every change.
+ */
+export function skipAuditEntriesForBenchmarks(): void {
+  writing = false;
+}
+
 /** An entry's id: `aud_`, the milliseconds since 1970 (12 hex digits), then 80 random bits, increasing within a process. */
 let lastMs = 0;
 let lastRandom = 0n;
@@ -130,16 +141,24 @@ function requestValues(): { actorType: string; actorId: string; actorLabel: stri
   return { actorType: actor.type, actorId: actor.id, actorLabel: actor.label, requestId: context?.requestId ?? null, ip: context?.ip ?? null };
 }
 
+const INSERT_ONE = `INSERT INTO audit_entries (id, organization_id, livemode, actor_type, actor_id, actor_label, action, target_type, target_id, request_id, ip, changes)
+     VALUES ($id, CAST($org AS uuid), $livemode, $actorType, $actorId, $actorLabel, $action, $targetType, $targetId, CAST($requestId AS text), CAST($ip AS text), CAST($changes AS jsonb))`;
+
 /** Appends one audit entry in `tx`, the transaction of the change it records. */
 export async function recordAudit(tx: Transaction, change: AuditChange): Promise<void> {
   const entry = entryValues(change);
-  await execute(
-    sequelizeOf(tx),
-    `INSERT INTO audit_entries (id, organization_id, livemode, actor_type, actor_id, actor_label, action, target_type, target_id, request_id, ip, changes)
-     VALUES ($id, $org, $livemode, $actorType, $actorId, $actorLabel, $action, $targetType, $targetId, CAST($requestId AS text), CAST($ip AS text), CAST($changes AS jsonb))`,
-    { ...entry, ...requestValues() },
-    tx,
-  );
+  if (!writing) return;
+  await execute(sequelizeOf(tx), INSERT_ONE, { ...entry, ...requestValues() }, tx);
+}
+
+/**
+ * recordAudit as a statement, to run in the change's transaction together with the change's other
+ * writes in one round trip (executeTogether of sql.ts, beside an event's insert): the entry then
+ * costs its insert, not a round trip of its own. Null when entries are not written (benchmarks).
+ */
+export function auditStatement(change: AuditChange): Statement | null {
+  const entry = entryValues(change);
+  return writing ? { sql: INSERT_ONE, bind: { ...entry, ...requestValues() } } : null;
 }
 
 /** Several entries of one request (100 accounts provisioned at once) in one statement. */
@@ -147,6 +166,7 @@ export async function recordAudits(tx: Transaction, changes: AuditChange[]): Pro
   if (changes.length === 0) return;
   if (changes.length === 1) return recordAudit(tx, changes[0]);
   const entries = changes.map(entryValues);
+  if (!writing) return;
   await execute(
     sequelizeOf(tx),
     `INSERT INTO audit_entries (id, organization_id, livemode, actor_type, actor_id, actor_label, action, target_type, target_id, request_id, ip, changes)

@@ -1,4 +1,4 @@
-import { currentTraceContext, newEventId, selectOne, selectRows, type Sequelize, type Statement, type TenantScope, type Transaction } from '@propdesk/kit';
+import { auditStatement, currentTraceContext, executeTogether, newEventId, selectOne, selectRows, type AuditChange, type Sequelize, type Statement, type TenantScope, type Transaction } from '@propdesk/kit';
 import type { EventType } from '../domain/events';
 
 export const EVENTS_CHANNEL = 'propdesk_events';
@@ -88,4 +88,14 @@ export async function appendEvents(sequelize: Sequelize, tx: Transaction, events
   return rows
     .map((row) => ({ id: row.id, position: Number(row.position), createdAt: row.created_at }))
     .sort((a, b) => a.position - b.position);
+}
+
+/**
+ * An event and the audit entries of the change that caused it (SPEC 14), in one statement inside
+ * the change's transaction: the entries ride with the event's insert and cost no round trip of
+ * their own.
+ */
+export async function appendEventWithAudit(sequelize: Sequelize, tx: Transaction, event: NewEvent, audits: AuditChange[]): Promise<void> {
+  const entries = audits.map(auditStatement).filter((s): s is Statement => s !== null);
+  await executeTogether(sequelize, [eventsStatement([event]), ...entries], tx, EVENTS_NOTIFIED);
 }

@@ -1,7 +1,7 @@
 import { effectTransaction, recordAudits, type AuditChange, type ScopeFields } from '@propdesk/kit';
 import { findAccount, setTrader } from '../data/accounts';
 import { revokeSessionsForAccount } from '../data/executor-sessions';
-import { appendEvent } from '../data/outbox';
+import { appendEventWithAudit } from '../data/outbox';
 import { findOrCreateTrader } from '../data/traders';
 import { accountNotFound, CLOSED_TO_TRADERS, refuseStatus, type Account, type Trader } from '../domain/account';
 import { accountNumber, tenantScope, traderInput } from '../domain/validation';
@@ -36,13 +36,13 @@ export async function assignTrader(deps: AccountsDeps, input: AssignTraderInput)
     }
     await revokeSessionsForAccount(sequelize, transaction, number);
     const updated = await setTrader(sequelize, transaction, number, trader.id);
-    await appendEvent(sequelize, transaction, {
-      ...scope,
-      type: 'account.assigned',
-      data: { account: number, trader_id: trader.id, previous_trader_id: account.traderId },
-    });
     audits.push(accountAudit(scope, number, 'account.assign', { trader_id: [account.traderId, trader.id] }));
-    await recordAudits(transaction, audits);
+    await appendEventWithAudit(
+      sequelize,
+      transaction,
+      { ...scope, type: 'account.assigned', data: { account: number, trader_id: trader.id, previous_trader_id: account.traderId } },
+      audits,
+    );
     return { account: updated, trader };
   });
 }

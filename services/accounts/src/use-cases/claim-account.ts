@@ -1,7 +1,7 @@
-import { AppError, effectTransaction, recordAudits, type ScopeFields } from '@propdesk/kit';
+import { AppError, effectTransaction, type ScopeFields } from '@propdesk/kit';
 import { lockNextClaimable, setTrader } from '../data/accounts';
 import { revokeSessionsForAccount } from '../data/executor-sessions';
-import { appendEvent } from '../data/outbox';
+import { appendEventWithAudit } from '../data/outbox';
 import { findOrCreateTrader } from '../data/traders';
 import type { Account, Trader } from '../domain/account';
 import { tenantScope, traderInput } from '../domain/validation';
@@ -27,15 +27,12 @@ export async function claimAccount(
     // Credentials work while unassigned, so someone may hold a session from before the claim.
     await revokeSessionsForAccount(sequelize, transaction, account.number);
     const updated = await setTrader(sequelize, transaction, account.number, trader.id);
-    await appendEvent(sequelize, transaction, {
-      ...scope,
-      type: 'account.assigned',
-      data: { account: account.number, trader_id: trader.id, previous_trader_id: null },
-    });
-    await recordAudits(transaction, [
-      ...(created ? [createdTraderAudit(trader)] : []),
-      accountAudit(scope, account.number, 'account.claim', { trader_id: [null, trader.id] }),
-    ]);
+    await appendEventWithAudit(
+      sequelize,
+      transaction,
+      { ...scope, type: 'account.assigned', data: { account: account.number, trader_id: trader.id, previous_trader_id: null } },
+      [...(created ? [createdTraderAudit(trader)] : []), accountAudit(scope, account.number, 'account.claim', { trader_id: [null, trader.id] })],
+    );
     return { account: updated, trader };
   });
 }

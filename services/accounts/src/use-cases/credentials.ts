@@ -1,6 +1,6 @@
-import { effectTransaction, recordAudit, type ScopeFields } from '@propdesk/kit';
+import { auditStatement, effectTransaction, executeTogether, type ScopeFields } from '@propdesk/kit';
 import { findAccount, findSealedPassword, setSealedPassword } from '../data/accounts';
-import { revokeSessionsForAccount } from '../data/executor-sessions';
+import { revokeSessionsStatement } from '../data/executor-sessions';
 import { accountNotFound } from '../domain/account';
 import { generateExecutorPassword } from '../domain/passwords';
 import { accountNumber, tenantScope } from '../domain/validation';
@@ -34,9 +34,10 @@ export async function rotateCredentials(deps: AccountsDeps, input: ScopeFields &
     const account = await findAccount(sequelize, scope, number, { transaction, forUpdate: true });
     if (!account) throw accountNotFound();
     await setSealedPassword(sequelize, transaction, number, deps.secretBox.seal(password));
-    await revokeSessionsForAccount(sequelize, transaction, number);
-    // What changed is the password itself: the entry says that it was rotated, never to what.
-    await recordAudit(transaction, accountAudit(scope, number, 'account.rotate_credentials'));
+    // The sessions end and the audit entry is written in one statement. What changed is the
+    // password itself: the entry says that it was rotated, never to what.
+    const entry = auditStatement(accountAudit(scope, number, 'account.rotate_credentials'));
+    await executeTogether(sequelize, [revokeSessionsStatement(number), ...(entry ? [entry] : [])], transaction);
     return { login: number, password, server: deps.config.EXECUTOR_SERVER };
   });
 }
