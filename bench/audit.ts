@@ -3,11 +3,12 @@
  *  1. write routes' throughput with and without their audit entry, side by side: PUT
  *     /v1/accounts/{number}/trader (every request a new holder: an account.assign and its event)
  *     and POST /v1/accounts/{number}/credentials/rotate (no event: the entry is a larger share of
- *     the work), against a stack, then another whose accounts service has BENCH_SKIP_AUDIT_ENTRIES
- *     (a benchmark-only switch). Target: the entry costs at most 10 % of the throughput.
+ *     the work), on two stacks side by side, the second one's accounts service with
+ *     BENCH_SKIP_AUDIT_ENTRIES (a benchmark-only switch), their runs alternating. Target: the entry costs at most 10 % of the throughput.
  *  2. GET /v1/audit_events: the first page and a page past the millionth entry of one organization
  *     (keyset paging across the three services). Target: at most 1.2 times the first page.
- * BENCH_AUDIT_ENTRIES (default 1,000,000) and BENCH_AUDIT_SECONDS (default 10 per run) shorten it.
+ * BENCH_AUDIT_ENTRIES (default 1,000,000), BENCH_AUDIT_SECONDS (default 10 per run) and
+ * BENCH_AUDIT_ROUNDS (default 3) shorten it.
  */
 import { spawn } from 'node:child_process';
 import os from 'node:os';
@@ -19,6 +20,8 @@ import { admin, startProcessStack, type ProcessStack } from './support/stack';
 
 const ENTRIES = Number(process.env.BENCH_AUDIT_ENTRIES ?? 1_000_000);
 const SECONDS = Number(process.env.BENCH_AUDIT_SECONDS ?? 10);
+/** Alternating runs of each route on each stack (BENCH_AUDIT_ROUNDS). */
+const ROUNDS = Number(process.env.BENCH_AUDIT_ROUNDS ?? 3);
 const ACCOUNTS = 200;
 const CONNECTIONS = 16;
 
@@ -51,19 +54,41 @@ async function writeLoad(route: Route, stack: ProcessStack, token: string, numbe
   return { requestsPerSec: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors };
 }
 
-/** Each route's throughput on one stack (a warm-up run first: traders exist, plans cached, code optimized). */
-async function writeRoutes(skipAudit: boolean): Promise<Record<Route, LoadResult>> {
-  const stack = await startProcessStack({ ...UNLIMITED, ...(skipAudit ? { BENCH_SKIP_AUDIT_ENTRIES: 'true' } : {}) });
+interface Measured {
+  stack: ProcessStack;
+  token: string;
+  numbers: number[];
+  runs: Record<Route, LoadResult[]>;
+}
+
+/** The sum of several runs' figures, averaged: throughput and latency percentiles. */
+function averaged(runs: LoadResult[]): LoadResult {
+  const mean = (pick: (r: LoadResult) => number) => runs.reduce((sum, r) => sum + pick(r), 0) / runs.length;
+  return { requestsPerSec: mean((r) => r.requestsPerSec), p50: mean((r) => r.p50), p99: mean((r) => r.p99), non2xx: mean((r) => r.non2xx), errors: mean((r) => r.errors) };
+}
+
+/**
+ * Both stacks (with entries, and without) stay up, and their runs alternate, ROUNDS times: a busy
+ * moment of the machine then weighs on both alike. Each route is warmed up once on each stack
+ * first (traders exist, plans are cached, code is optimized).
+ */
+async function writeRoutes(): Promise<{ with: Record<Route, LoadResult>; without: Record<Route, LoadResult> }> {
+  const stacks: Measured[] = [];
   try {
-    const { token, numbers } = await setUp(stack);
-    const results = {} as Record<Route, LoadResult>;
-    for (const route of Object.keys(ROUTES) as Route[]) {
-      await writeLoad(route, stack, token, numbers);
-      results[route] = await writeLoad(route, stack, token, numbers);
+    for (const skip of [false, true]) {
+      const stack = await startProcessStack({ ...UNLIMITED, ...(skip ? { BENCH_SKIP_AUDIT_ENTRIES: 'true' } : {}) });
+      stacks.push({ stack, ...(await setUp(stack)), runs: { assign: [], rotate: [] } });
     }
-    return results;
+    for (const route of Object.keys(ROUTES) as Route[]) {
+      for (const m of stacks) await writeLoad(route, m.stack, m.token, m.numbers);
+      for (let round = 0; round < ROUNDS; round += 1) {
+        for (const m of stacks) m.runs[route].push(await writeLoad(route, m.stack, m.token, m.numbers));
+      }
+    }
+    const figures = (m: Measured) => ({ assign: averaged(m.runs.assign), rotate: averaged(m.runs.rotate) });
+    return { with: figures(stacks[0] as Measured), without: figures(stacks[1] as Measured) };
   } finally {
-    await stack.stop();
+    for (const m of stacks) await m.stack.stop();
   }
 }
 
@@ -121,10 +146,9 @@ async function deepListing(): Promise<void> {
 }
 
 export async function run(): Promise<void> {
-  const withEntry = await writeRoutes(false);
-  const withoutEntry = await writeRoutes(true);
+  const { with: withEntry, without: withoutEntry } = await writeRoutes();
   for (const route of Object.keys(ROUTES) as Route[]) {
-    console.log(`${ROUTES[route]}, ${CONNECTIONS} connections, ${SECONDS} s each:`);
+    console.log(`${ROUTES[route]}, ${CONNECTIONS} connections, ${ROUNDS} alternating runs of ${SECONDS} s on each stack (averages):`);
     console.log(`  with its audit entry       ${fmt(withEntry[route])}`);
     console.log(`  without (benchmark switch) ${fmt(withoutEntry[route])}`);
     console.log(`  cost of the entry ${((1 - withEntry[route].requestsPerSec / withoutEntry[route].requestsPerSec) * 100).toFixed(1)} % of the throughput (target <= 10 %)`);

@@ -6,6 +6,7 @@
  * removes old ones.
  */
 import { randomUUID } from 'node:crypto';
+import { request } from '../support/http';
 import { startStack, type CreatedKey, type Organization, type Stack } from '../support/stack';
 import { AUDIT_SCOPES, AUDITED_SCHEMAS, v1, wholeLog, withDatabase, type AuditEntryJson } from './audit-helpers';
 
@@ -165,6 +166,16 @@ describe('the guarantees of the table', () => {
     const noScope = await stack.createKey(org.id, ['accounts:read']);
     expect((await v1(stack, noScope.token, 'POST', '/v1/accounts/{number}/archive', `/v1/accounts/${number}/archive`)).status).toBe(403);
     expect(await entriesFor(String(number))).toEqual(before);
+  });
+
+  it('a write retried with its Idempotency-Key is replayed, not made again: one entry', async () => {
+    const keyed = (idempotencyKey: string) =>
+      request<{ data: Array<{ number: number }> }>(stack.url, 'POST', '/v1/accounts', { token: key.token, template: '/v1/accounts', headers: { 'idempotency-key': idempotencyKey }, body: { count: 1 } });
+    const idempotencyKey = `audit-${randomUUID()}`;
+    const first = await keyed(idempotencyKey);
+    const retried = await keyed(idempotencyKey);
+    expect(retried.body).toEqual(first.body);
+    expect((await entriesFor(String(first.body.data[0]?.number))).map((e) => e.action)).toEqual(['account.create']);
   });
 
   it('a failing audit write rolls the change back: no archive, no event', async () => {
