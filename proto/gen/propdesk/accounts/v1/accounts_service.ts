@@ -22,9 +22,10 @@ import {
 } from "@grpc/grpc-js";
 import { Struct } from "../../../google/protobuf/struct";
 import { Timestamp } from "../../../google/protobuf/timestamp";
-import { AuditEntry, AuditQuery } from "../../common/v1/audit";
+import { AuditEntry } from "../../common/v1/audit";
 import { Mode, modeFromJSON, modeToJSON } from "../../common/v1/mode";
 import { Account, AccountStatus, accountStatusFromJSON, accountStatusToJSON } from "./account";
+import { ListAuditEntriesRequest, ListAuditEntriesResponse } from "./audit";
 
 export const protobufPackage = "propdesk.accounts.v1";
 
@@ -376,22 +377,6 @@ export interface ArchiveProgramRequest {
 
 export interface ArchiveProgramResponse {
   program?: { [key: string]: any } | undefined;
-}
-
-export interface ListAuditEntriesRequest {
-  organizationId: string;
-  mode: Mode;
-  query?: AuditQuery | undefined;
-  pageSize: number;
-  pageToken: string;
-}
-
-export interface ListAuditEntriesResponse {
-  entries: AuditEntry[];
-  /** cursors[i] continues the list after entries[i] (a Relay edge's cursor). */
-  cursors: string[];
-  /** The cursor of the last entry when more follow; empty at the end. */
-  nextPageToken: string;
 }
 
 export interface ListAccountTimelineRequest {
@@ -5569,258 +5554,6 @@ export const ArchiveProgramResponse: MessageFns<ArchiveProgramResponse> = {
   },
 };
 
-function createBaseListAuditEntriesRequest(): ListAuditEntriesRequest {
-  return { organizationId: "", mode: 0, query: undefined, pageSize: 0, pageToken: "" };
-}
-
-export const ListAuditEntriesRequest: MessageFns<ListAuditEntriesRequest> = {
-  encode(message: ListAuditEntriesRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.organizationId !== "") {
-      writer.uint32(10).string(message.organizationId);
-    }
-    if (message.mode !== 0) {
-      writer.uint32(16).int32(message.mode);
-    }
-    if (message.query !== undefined) {
-      AuditQuery.encode(message.query, writer.uint32(26).fork()).join();
-    }
-    if (message.pageSize !== 0) {
-      writer.uint32(32).int32(message.pageSize);
-    }
-    if (message.pageToken !== "") {
-      writer.uint32(42).string(message.pageToken);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): ListAuditEntriesRequest {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseListAuditEntriesRequest();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.organizationId = reader.string();
-            continue;
-          }
-          case 2: {
-            if (tag !== 16) {
-              break;
-            }
-
-            message.mode = reader.int32() as any;
-            continue;
-          }
-          case 3: {
-            if (tag !== 26) {
-              break;
-            }
-
-            message.query = AuditQuery.decode(reader, reader.uint32());
-            continue;
-          }
-          case 4: {
-            if (tag !== 32) {
-              break;
-            }
-
-            message.pageSize = reader.int32();
-            continue;
-          }
-          case 5: {
-            if (tag !== 42) {
-              break;
-            }
-
-            message.pageToken = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): ListAuditEntriesRequest {
-    return {
-      organizationId: isSet(object.organizationId)
-        ? globalThis.String(object.organizationId)
-        : isSet(object.organization_id)
-        ? globalThis.String(object.organization_id)
-        : "",
-      mode: isSet(object.mode) ? modeFromJSON(object.mode) : 0,
-      query: isSet(object.query) ? AuditQuery.fromJSON(object.query) : undefined,
-      pageSize: isSet(object.pageSize)
-        ? globalThis.Number(object.pageSize)
-        : isSet(object.page_size)
-        ? globalThis.Number(object.page_size)
-        : 0,
-      pageToken: isSet(object.pageToken)
-        ? globalThis.String(object.pageToken)
-        : isSet(object.page_token)
-        ? globalThis.String(object.page_token)
-        : "",
-    };
-  },
-
-  toJSON(message: ListAuditEntriesRequest): unknown {
-    const obj: any = {};
-    if (message.organizationId !== "") {
-      obj.organizationId = message.organizationId;
-    }
-    if (message.mode !== 0) {
-      obj.mode = modeToJSON(message.mode);
-    }
-    if (message.query !== undefined) {
-      obj.query = AuditQuery.toJSON(message.query);
-    }
-    if (message.pageSize !== 0) {
-      obj.pageSize = Math.round(message.pageSize);
-    }
-    if (message.pageToken !== "") {
-      obj.pageToken = message.pageToken;
-    }
-    return obj;
-  },
-
-  create<I extends Exact<DeepPartial<ListAuditEntriesRequest>, I>>(base?: I): ListAuditEntriesRequest {
-    return ListAuditEntriesRequest.fromPartial(base ?? ({} as any));
-  },
-  fromPartial<I extends Exact<DeepPartial<ListAuditEntriesRequest>, I>>(object: I): ListAuditEntriesRequest {
-    const message = createBaseListAuditEntriesRequest();
-    message.organizationId = object.organizationId ?? "";
-    message.mode = object.mode ?? 0;
-    message.query = (object.query !== undefined && object.query !== null)
-      ? AuditQuery.fromPartial(object.query)
-      : undefined;
-    message.pageSize = object.pageSize ?? 0;
-    message.pageToken = object.pageToken ?? "";
-    return message;
-  },
-};
-
-function createBaseListAuditEntriesResponse(): ListAuditEntriesResponse {
-  return { entries: [], cursors: [], nextPageToken: "" };
-}
-
-export const ListAuditEntriesResponse: MessageFns<ListAuditEntriesResponse> = {
-  encode(message: ListAuditEntriesResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    for (const v of message.entries) {
-      AuditEntry.encode(v!, writer.uint32(10).fork()).join();
-    }
-    for (const v of message.cursors) {
-      writer.uint32(18).string(v!);
-    }
-    if (message.nextPageToken !== "") {
-      writer.uint32(26).string(message.nextPageToken);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): ListAuditEntriesResponse {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseListAuditEntriesResponse();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.entries.push(AuditEntry.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.cursors.push(reader.string());
-            continue;
-          }
-          case 3: {
-            if (tag !== 26) {
-              break;
-            }
-
-            message.nextPageToken = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): ListAuditEntriesResponse {
-    return {
-      entries: globalThis.Array.isArray(object?.entries) ? object.entries.map((e: any) => AuditEntry.fromJSON(e)) : [],
-      cursors: globalThis.Array.isArray(object?.cursors) ? object.cursors.map((e: any) => globalThis.String(e)) : [],
-      nextPageToken: isSet(object.nextPageToken)
-        ? globalThis.String(object.nextPageToken)
-        : isSet(object.next_page_token)
-        ? globalThis.String(object.next_page_token)
-        : "",
-    };
-  },
-
-  toJSON(message: ListAuditEntriesResponse): unknown {
-    const obj: any = {};
-    if (message.entries?.length) {
-      obj.entries = message.entries.map((e) => AuditEntry.toJSON(e));
-    }
-    if (message.cursors?.length) {
-      obj.cursors = message.cursors;
-    }
-    if (message.nextPageToken !== "") {
-      obj.nextPageToken = message.nextPageToken;
-    }
-    return obj;
-  },
-
-  create<I extends Exact<DeepPartial<ListAuditEntriesResponse>, I>>(base?: I): ListAuditEntriesResponse {
-    return ListAuditEntriesResponse.fromPartial(base ?? ({} as any));
-  },
-  fromPartial<I extends Exact<DeepPartial<ListAuditEntriesResponse>, I>>(object: I): ListAuditEntriesResponse {
-    const message = createBaseListAuditEntriesResponse();
-    message.entries = object.entries?.map((e) => AuditEntry.fromPartial(e)) || [];
-    message.cursors = object.cursors?.map((e) => e) || [];
-    message.nextPageToken = object.nextPageToken ?? "";
-    return message;
-  },
-};
-
 function createBaseListAccountTimelineRequest(): ListAccountTimelineRequest {
   return { organizationId: "", mode: 0, number: "0", pageSize: 0, pageToken: "" };
 }
@@ -6413,12 +6146,7 @@ export const AccountsServiceService = {
       Buffer.from(StreamEventsResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): StreamEventsResponse => StreamEventsResponse.decode(value),
   },
-  /**
-   * The audit log of this service's changes (SPEC 14), newest first: (created_at, id) descending.
-   * page_token is the cursor of an entry (ListAuditEntriesResponse.cursors) of any of the three
-   * services' lists of the same organization, mode and query (they share CURSOR_SECRET), so a
-   * caller merging the three continues every list below the last entry it kept.
-   */
+  /** The audit log of this service's changes (SPEC 14), newest first (audit.proto). */
   listAuditEntries: {
     path: "/propdesk.accounts.v1.AccountsService/ListAuditEntries" as const,
     requestStream: false as const,
@@ -6495,12 +6223,7 @@ export interface AccountsServiceServer extends UntypedServiceImplementation {
    * event it handled and resumes from it.
    */
   streamEvents: handleServerStreamingCall<StreamEventsRequest, StreamEventsResponse>;
-  /**
-   * The audit log of this service's changes (SPEC 14), newest first: (created_at, id) descending.
-   * page_token is the cursor of an entry (ListAuditEntriesResponse.cursors) of any of the three
-   * services' lists of the same organization, mode and query (they share CURSOR_SECRET), so a
-   * caller merging the three continues every list below the last entry it kept.
-   */
+  /** The audit log of this service's changes (SPEC 14), newest first (audit.proto). */
   listAuditEntries: handleUnaryCall<ListAuditEntriesRequest, ListAuditEntriesResponse>;
   /**
    * An account's history (SPEC 14): its events and the audit entries of changes to it (target
@@ -6873,12 +6596,7 @@ export interface AccountsServiceClient extends Client {
     metadata?: Metadata,
     options?: Partial<CallOptions>,
   ): ClientReadableStream<StreamEventsResponse>;
-  /**
-   * The audit log of this service's changes (SPEC 14), newest first: (created_at, id) descending.
-   * page_token is the cursor of an entry (ListAuditEntriesResponse.cursors) of any of the three
-   * services' lists of the same organization, mode and query (they share CURSOR_SECRET), so a
-   * caller merging the three continues every list below the last entry it kept.
-   */
+  /** The audit log of this service's changes (SPEC 14), newest first (audit.proto). */
   listAuditEntries(
     request: ListAuditEntriesRequest,
     callback: (error: ServiceError | null, response: ListAuditEntriesResponse) => void,
