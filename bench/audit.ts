@@ -10,13 +10,12 @@
  * BENCH_AUDIT_ENTRIES (default 1,000,000), BENCH_AUDIT_SECONDS (default 10 per run) and
  * BENCH_AUDIT_ROUNDS (default 3) shorten it.
  */
-import { spawn } from 'node:child_process';
-import os from 'node:os';
 import path from 'node:path';
 import { Client } from 'pg';
 import { auditCursorScope, createCursorCodec } from '@propdesk/kit';
-import { fmt, type LoadResult } from './support/load';
+import { fmt, pinnedLoad, type LoadResult } from './support/load';
 import { admin, startProcessStack, type ProcessStack } from './support/stack';
+import { timeOnce } from './support/timing';
 
 const ENTRIES = Number(process.env.BENCH_AUDIT_ENTRIES ?? 1_000_000);
 const SECONDS = Number(process.env.BENCH_AUDIT_SECONDS ?? 10);
@@ -42,16 +41,8 @@ type Route = 'assign' | 'rotate';
 const ROUTES: Record<Route, string> = { assign: 'PUT /v1/accounts/{number}/trader', rotate: 'POST /v1/accounts/{number}/credentials/rotate' };
 
 /** A write load (audit/write-load.ts) in its own process, on the last core when there are several. */
-async function writeLoad(route: Route, stack: ProcessStack, token: string, numbers: number[]): Promise<LoadResult> {
-  const args = [path.join(__dirname, 'audit/write-load.js'), JSON.stringify({ route, url: stack.url, token, numbers, connections: CONNECTIONS, durationSec: SECONDS })];
-  const cores = os.cpus().length;
-  const [cmd, cmdArgs] = cores > 1 ? ['taskset', ['-c', String(cores - 1), process.execPath, ...args]] : [process.execPath, args];
-  const child = spawn(cmd, cmdArgs, { stdio: ['ignore', 'pipe', 'inherit'] });
-  let out = '';
-  child.stdout?.on('data', (c: Buffer) => (out += c.toString()));
-  await new Promise((resolve) => child.once('exit', resolve));
-  const r = JSON.parse(out) as { requests: { average: number }; latency: { p50: number; p99: number }; non2xx: number; errors: number };
-  return { requestsPerSec: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors };
+function writeLoad(route: Route, stack: ProcessStack, token: string, numbers: number[]): Promise<LoadResult> {
+  return pinnedLoad([path.join(__dirname, 'audit/write-load.js'), JSON.stringify({ route, url: stack.url, token, numbers, connections: CONNECTIONS, durationSec: SECONDS })]);
 }
 
 interface Measured {
@@ -90,14 +81,6 @@ async function writeRoutes(): Promise<{ with: Record<Route, LoadResult>; without
   } finally {
     for (const m of stacks) await m.stack.stop();
   }
-}
-
-async function timeOnce(url: string, headers: Record<string, string>): Promise<number> {
-  const t = process.hrtime.bigint();
-  const res = await fetch(url, { headers });
-  await res.arrayBuffer();
-  if (res.status !== 200) throw new Error(`${url} answered ${res.status}`);
-  return Number(process.hrtime.bigint() - t) / 1e6;
 }
 
 const median = (samples: number[]) => [...samples].sort((a, b) => a - b)[Math.floor(samples.length / 2)] as number;
