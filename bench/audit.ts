@@ -54,7 +54,7 @@ interface Measured {
 
 /** The sum of several runs' figures, averaged: throughput and latency percentiles. */
 function averaged(runs: LoadResult[]): LoadResult {
-  const mean = (pick: (r: LoadResult) => number) => runs.reduce((sum, r) => sum + pick(r), 0) / runs.length;
+  const mean = (pick: (r: LoadResult) => number) => Math.round((runs.reduce((sum, r) => sum + pick(r), 0) / runs.length) * 10) / 10;
   return { requestsPerSec: mean((r) => r.requestsPerSec), p50: mean((r) => r.p50), p99: mean((r) => r.p99), non2xx: mean((r) => r.non2xx), errors: mean((r) => r.errors) };
 }
 
