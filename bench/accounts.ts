@@ -6,16 +6,9 @@
 import { Client } from 'pg';
 import { admin, startProcessStack } from './support/stack';
 import { fmt, load } from './support/load';
+import { timeOnce } from './support/timing';
 
 const ACCOUNTS = Number(process.env.BENCH_ACCOUNTS ?? 1_000_000);
-
-async function timeOnce(url: string, headers: Record<string, string>): Promise<number> {
-  const t = process.hrtime.bigint();
-  const res = await fetch(url, { headers });
-  await res.arrayBuffer();
-  if (res.status !== 200) throw new Error(`${url} answered ${res.status}`);
-  return Number(process.hrtime.bigint() - t) / 1e6;
-}
 
 function percentiles(samples: number[]): { p50: number; p99: number } {
   const sorted = [...samples].sort((a, b) => a - b);

@@ -1,7 +1,7 @@
-// The accounts/v1 package is four files: AccountsService, the account messages that
+// The accounts/v1 package is five files: AccountsService, the account messages that
 // TradingService shares (account.proto), SPEC 14's operations (KYC statuses, halts;
-// operations.proto) and the test clock (test_clock.proto). Callers see them as one namespace,
-// accountsv1.
+// operations.proto), the test clock (test_clock.proto) and the messages of its audit log
+// (audit.proto). Callers see them as one namespace, accountsv1.
 export * from './gen/propdesk/accounts/v1/accounts_service';
 export { Account, AccountStatus, accountStatusFromJSON, accountStatusToJSON } from './gen/propdesk/accounts/v1/account';
 export {
@@ -33,3 +33,4 @@ export {
   DeleteTestClockRequest,
   DeleteTestClockResponse,
 } from './gen/propdesk/accounts/v1/test_clock';
+export { ListAuditEntriesRequest, ListAuditEntriesResponse } from './gen/propdesk/accounts/v1/audit';

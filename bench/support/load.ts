@@ -36,6 +36,14 @@ export async function load(options: {
   for (const [k, v] of Object.entries(options.headers ?? {})) args.push('-H', `${k}=${v}`);
   if (options.body) args.push('-b', options.body);
   args.push(options.url);
+  return pinnedLoad(args);
+}
+
+/**
+ * A node script printing autocannon's JSON result (autocannon's CLI, or a script driving it, e.g.
+ * bench/audit/write-load.ts) in a process of its own, pinned to the last core when there are several.
+ */
+export async function pinnedLoad(args: string[]): Promise<LoadResult> {
   const cores = os.cpus().length;
   const [cmd, cmdArgs] = cores > 1 ? ['taskset', ['-c', String(cores - 1), process.execPath, ...args]] : [process.execPath, args];
   const child = spawn(cmd, cmdArgs, { stdio: ['ignore', 'pipe', 'ignore'] });

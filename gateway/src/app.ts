@@ -7,6 +7,7 @@ import { errorHandler, notFoundHandler } from './http/errors';
 import type { HttpMetrics } from './http/metrics';
 import { panelProxy } from './http/panel-proxy';
 import { requestContext, requestIdOf } from './http/request-context';
+import { actorOpts } from './auth/principal';
 import { v1Pipeline } from './http/pipeline';
 import { registerHealthRoutes } from './routes/health';
 import { ROUTES } from './routes';
@@ -33,7 +34,8 @@ export function createApp(deps: AppDeps): Express {
   app.use(accessLog(deps.logger));
   app.use(panelProxy(deps.panelUrl, deps.logger));
 
-  const callOpts = (req: Request): CallOpts => ({ deadlineMs: deps.deadlineMs, requestId: requestIdOf(req) });
+  // After authentication the request's principal is known: every service call then says who it acts for.
+  const callOpts = (req: Request): CallOpts => ({ deadlineMs: deps.deadlineMs, requestId: requestIdOf(req), ...actorOpts(req) });
   registerHealthRoutes(app, deps.health, deps.metrics);
 
   app.use(v1Pipeline(ROUTES, { authenticator: deps.authenticator, clients: deps.clients, logger: deps.logger, callOpts }));

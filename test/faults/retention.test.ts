@@ -77,7 +77,7 @@ test('webhooks: delivered deliveries and unreferenced events past their horizon 
   await deliveriesReach(async () => (await count('webhooks.deliveries', "status = 'succeeded'")) === 4);
 
   const removed = await stack.services.webhooks.retention!.runOnce();
-  expect(removed).toEqual({ 'webhook deliveries': 3, 'webhook events': 3, 'idempotency records': 0 });
+  expect(removed).toEqual({ 'webhook deliveries': 3, 'webhook events': 3, 'idempotency records': 0, 'audit entries': 0 });
   expect(await count('webhooks.deliveries')).toBe(2);
   expect(await count('webhooks.deliveries', "status = 'pending'")).toBe(1);
   expect(await count('webhooks.delivery_attempts')).toBe(2);
@@ -90,7 +90,7 @@ test('webhooks: delivered deliveries and unreferenced events past their horizon 
   await stack.createAccounts(orgId, 1);
   await deliveriesReach(async () => (await count('webhooks.deliveries', "status = 'succeeded'")) === 2);
   // A second pass finds nothing more to do.
-  expect(await stack.services.webhooks.retention!.runOnce()).toEqual({ 'webhook deliveries': 0, 'webhook events': 0, 'idempotency records': 0 });
+  expect(await stack.services.webhooks.retention!.runOnce()).toEqual({ 'webhook deliveries': 0, 'webhook events': 0, 'idempotency records': 0, 'audit entries': 0 });
 });
 
 test('ended panel and executor sessions past the horizon go; live and recently ended ones stay', async () => {

@@ -1,6 +1,6 @@
 import type { Request, Response } from 'express';
 import { authv1 } from '@propdesk/proto';
-import { AppError, livemodeOf, sha256Hex, type CallOpts } from '@propdesk/kit';
+import { apiKeyDisplayPrefix, AppError, livemodeOf, sha256Hex, type CallOpts } from '@propdesk/kit';
 import type { ServiceClient } from '../clients';
 import type { LimitDecision, Limits } from '../rate-limits';
 import { monotonicMs, type KeyCache, type VerifiedKey } from './key-cache';
@@ -131,7 +131,7 @@ export function createAuthenticator(deps: AuthenticatorDeps): Authenticator {
     if (token === undefined || token.startsWith(EXECUTOR_TOKEN_PREFIX)) return false;
     const key = await countValidKey(req, res, token);
     if (key === undefined) return false;
-    setPrincipal(req, { kind: 'api_key', keyId: key.keyId, organizationId: key.organizationId, livemode: key.livemode });
+    setPrincipal(req, { kind: 'api_key', keyId: key.keyId, keyPrefix: apiKeyDisplayPrefix(token), organizationId: key.organizationId, livemode: key.livemode });
     return true;
   };
 
@@ -146,7 +146,7 @@ export function createAuthenticator(deps: AuthenticatorDeps): Authenticator {
       // Test mode is free and always open (SPEC 13): only live keys need a completed plan purchase.
       if (!key.paid && key.livemode) throw new AppError('payment_required', 'the organization has no completed plan purchase');
       if (scope !== null && !key.scopes.has(scope)) throw new AppError('missing_scope', `this API key lacks the scope ${scope}`);
-      const principal: ApiKeyPrincipal = { kind: 'api_key', keyId: key.keyId, organizationId: key.organizationId, livemode: key.livemode };
+      const principal: ApiKeyPrincipal = { kind: 'api_key', keyId: key.keyId, keyPrefix: apiKeyDisplayPrefix(token ?? ''), organizationId: key.organizationId, livemode: key.livemode };
       setPrincipal(req, principal);
       return principal;
     },

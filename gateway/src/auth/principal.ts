@@ -1,7 +1,7 @@
 import type { Request } from 'express';
-import { annotateServerSpan, API_KEY_SCOPES, AppError, ATTR_ORGANIZATION_ID, scopeFields, tracingActive, type ApiKeyScope, type ScopeFields, type TenantScope } from '@propdesk/kit';
+import { annotateServerSpan, API_KEY_SCOPES, AppError, ATTR_ORGANIZATION_ID, scopeFields, tracingActive, type Actor, type ApiKeyScope, type CallOpts, type ScopeFields, type TenantScope } from '@propdesk/kit';
 
-/** SPEC 4 and 14: the kit's one list (the auth service validates keys against the same). */
+/** The scopes of SPEC 4 and 14, listed once in the kit. */
 export const SCOPES = API_KEY_SCOPES;
 export type Scope = ApiKeyScope;
 
@@ -9,6 +9,8 @@ export type Scope = ApiKeyScope;
 export interface ApiKeyPrincipal extends TenantScope {
   kind: 'api_key';
   keyId: string;
+  /** The key's display prefix (its first 17 characters): how the audit log names it. */
+  keyPrefix: string;
 }
 
 /** An executor session acts on its account's organization and mode. */
@@ -60,6 +62,18 @@ export function executorOf(req: Request): ExecutorPrincipal {
 /** Client address as Express computes it under the configured trust proxy. */
 export function clientIp(req: Request): string {
   return req.ip ?? req.socket.remoteAddress ?? 'unknown';
+}
+
+/**
+ * Who a request acts for, and from where, as every service call carries it (the audit log's actor
+ * and IP, SPEC 14): an API key by its id and prefix. An executor session names no actor: its
+ * trading is the trader's own, told by its events and trades.
+ */
+export function actorOpts(req: Request): Pick<CallOpts, 'actor' | 'clientIp'> {
+  const principal = principals.get(req);
+  if (principal?.kind !== 'api_key') return {};
+  const actor: Actor = { type: 'api_key', id: principal.keyId, label: principal.keyPrefix };
+  return { actor, clientIp: clientIp(req) };
 }
 
 export function isWrite(method: string): boolean {

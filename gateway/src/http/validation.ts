@@ -213,6 +213,14 @@ export function stringQuery(description: string, format?: string, maxLength = 25
     .openapi({ description, ...(format ? { format } : {}) });
 }
 
+/** A string of a known form (the pattern says which); an empty value is no filter. */
+export function patternQuery(description: string, pattern: RegExp, maxLength: number) {
+  const message = `must match ${pattern.source}, at most ${maxLength} characters`;
+  return z
+    .preprocess((v) => (v === '' ? undefined : v), z.string().max(maxLength, message).regex(pattern, message).optional())
+    .openapi({ description });
+}
+
 const parsedQueries = new WeakMap<Request, Record<string, unknown>>();
 
 /** Express 5 re-parses the query string on every `req.query` access: parse once per request. */

@@ -14,7 +14,7 @@ import { ROUTES } from '../routes';
  */
 async function served(): Promise<{ text: string; unserved: string[] }> {
   const allowAll: Authenticator = {
-    apiKey: async () => ({ kind: 'api_key', keyId: 'k', organizationId: 'o', livemode: true }),
+    apiKey: async () => ({ kind: 'api_key', keyId: 'k', keyPrefix: 'pfx_live_k', organizationId: 'o', livemode: true }),
     executor: async () => ({ kind: 'executor', organizationId: 'o', livemode: true, accountNumber: '1', sessionId: 's' }),
     anonymous: async () => undefined,
   };

@@ -14,6 +14,7 @@ export const API_TAGS = {
   Events: 'The event feed',
   Webhooks: 'Signed outgoing events',
   TestClocks: 'Test mode: clocks, a time and a price universe that test accounts live in and that advances on request',
+  Audit: 'Who changed what, and when: the audit log and each account\'s timeline',
   Meta: 'This document, health, key revocation and roll',
 } as const;
 

@@ -3,6 +3,7 @@ import { route, type Route } from '../http/route';
 import { z } from '../http/zod';
 import { buildOpenApiDocument } from '../openapi/document';
 import { accountRoutes } from './accounts';
+import { auditRoutes } from './audit';
 import { eventRoutes } from './events';
 import { executorRoutes } from './executor';
 import { lifecycleRoutes } from './lifecycle';
@@ -45,6 +46,7 @@ export const ROUTES: readonly Route[] = [
   ...eventRoutes,
   ...webhookRoutes,
   ...testClockRoutes,
+  ...auditRoutes,
 ];
 
 let document: ReturnType<typeof buildOpenApiDocument> | undefined;

@@ -1,6 +1,6 @@
-import { databasePoolSchema, envDuration, envInt, hexKey, logLevel, retentionIntervalSchema, serviceAddressSchema, z } from '@propdesk/kit';
+import { auditRetentionSchema, databasePoolSchema, envBool, envDuration, envInt, hexKey, logLevel, retentionIntervalSchema, serviceAddressSchema, z } from '@propdesk/kit';
 
-export const accountsConfigSchema = serviceAddressSchema.merge(retentionIntervalSchema).merge(databasePoolSchema).extend({
+export const accountsConfigSchema = serviceAddressSchema.merge(retentionIntervalSchema).merge(databasePoolSchema).merge(auditRetentionSchema).extend({
   DATABASE_URL: z.string().url(),
   LOG_LEVEL: logLevel,
   /** HMAC key of page tokens. */
@@ -32,6 +32,8 @@ export const accountsConfigSchema = serviceAddressSchema.merge(retentionInterval
   EQUITY_MINUTES_RETENTION: envDuration('90d'),
   /** Idempotency-Key records this long after the write (never less than the 24 h key lifetime). */
   IDEMPOTENCY_RECORDS_RETENTION: envDuration('1d'),
+  /** Benchmarks only (bench/audit.ts): true writes no audit entry, to measure a write without its entry. Never in a deployment. */
+  BENCH_SKIP_AUDIT_ENTRIES: envBool(false),
   /** GET /metrics (process RSS, event-loop delay, the trading engine's feed, lag and verdicts) on this port; unset: none. */
   ACCOUNTS_METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
 });

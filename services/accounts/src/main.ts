@@ -1,6 +1,7 @@
 // First: tracing (when configured) must hook the libraries below before they load.
 import './telemetry';
 import {
+  auditRetention,
   poolSize,
   createCursorCodec,
   createLogger,
@@ -11,6 +12,7 @@ import {
   openDatabase,
   ResourceStack,
   runMain,
+  skipAuditEntriesForBenchmarks,
   serviceAddresses,
   idempotencyRecordsRetention,
   startMetricsServer,
@@ -69,6 +71,10 @@ export async function start(env: NodeJS.ProcessEnv, options: { logger?: Logger }
       config.ACCOUNTS_METRICS_PORT === undefined
         ? undefined
         : await resources.start('metrics', () => startMetricsServer({ host: config.GRPC_HOST, port: config.ACCOUNTS_METRICS_PORT!, service: 'accounts', logger }), (m) => m.close());
+    if (config.BENCH_SKIP_AUDIT_ENTRIES) {
+      skipAuditEntriesForBenchmarks();
+      logger.warn('BENCH_SKIP_AUDIT_ENTRIES is set: this process writes no audit entry (benchmarks only)');
+    }
     const sequelize = resources.add('database', openDatabase({ url: config.DATABASE_URL, schema: SCHEMA, logger, poolMax: poolSize(20, config.DATABASE_POOL_MAX) }), (db) => db.close());
     await migrate(sequelize, SCHEMA, MIGRATIONS, logger);
     if (metrics) watchDatabase(metrics.registry, sequelize);
@@ -146,6 +152,7 @@ export async function start(env: NodeJS.ProcessEnv, options: { logger?: Logger }
     const equityHorizonMs = config.EQUITY_MINUTES_RETENTION > 0 ? Math.max(config.EQUITY_MINUTES_RETENTION, 3_600_000) : 0;
     retention.register({ name: 'equity minutes', horizonMs: equityHorizonMs, run: (cutoff) => compactEquityMinutes(sequelize, cutoff) });
     retention.register(idempotencyRecordsRetention(sequelize, config.IDEMPOTENCY_RECORDS_RETENTION));
+    retention.register(auditRetention(sequelize, config.AUDIT_RETENTION));
 
     const server = await resources.start(
       'gRPC server',

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-import { API_KEY_SCOPES, AppError, ConfigError, createLogger, fromServiceError, loadConfig } from '@propdesk/kit';
+import { API_KEY_SCOPES, AppError, CLI_ACTOR, ConfigError, createLogger, fromServiceError, loadConfig, newRequestId, runWithContext } from '@propdesk/kit';
 import { createClients, type Clients } from './clients';
 import { accountsCreate, quotesPublish } from './commands/accounts';
 import type { Command } from './commands/command';
@@ -66,7 +66,9 @@ export async function run(argv: string[], env: NodeJS.ProcessEnv): Promise<CliRe
     const values = parseFlags(rest, command.flags);
     const cfg = loadConfig(cliConfigSchema, env, false);
     clients = createClients(cfg);
-    return { output: await command.run(values, clients), exitCode: 0 };
+    // Every call the command makes says who acts: an operator at the CLI (the audit log's actor, SPEC 14).
+    const connected = clients;
+    return { output: await runWithContext({ requestId: newRequestId(), actor: CLI_ACTOR }, () => command.run(values, connected)), exitCode: 0 };
   } catch (err) {
     if (err instanceof ConfigError) return errorOutput(new AppError('invalid_request', err.message));
     const appError = fromServiceError(err);

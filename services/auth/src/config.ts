@@ -1,6 +1,6 @@
-import { databasePoolSchema, envDuration, envInt, logLevel, retentionIntervalSchema, serviceAddressSchema, z } from '@propdesk/kit';
+import { auditRetentionSchema, databasePoolSchema, envDuration, envInt, logLevel, retentionIntervalSchema, serviceAddressSchema, z } from '@propdesk/kit';
 
-export const authConfigSchema = serviceAddressSchema.merge(retentionIntervalSchema).merge(databasePoolSchema).extend({
+export const authConfigSchema = serviceAddressSchema.merge(retentionIntervalSchema).merge(databasePoolSchema).merge(auditRetentionSchema).extend({
   DATABASE_URL: z.string().url(),
   LOG_LEVEL: logLevel,
   /** HMAC key of page tokens. */

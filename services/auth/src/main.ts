@@ -1,7 +1,7 @@
 // First: tracing (when configured) must hook the libraries below before they load.
 import './telemetry';
 import { randomBytes } from 'node:crypto';
-import { createCursorCodec, poolSize, createLogger, loadConfig, migrate, openDatabase, ResourceStack, runMain, startMetricsServer, startRetention, watchDatabase, type Logger, type StartedProcess } from '@propdesk/kit';
+import { auditRetention, createCursorCodec, createLogger, loadConfig, migrate, openDatabase, poolSize, ResourceStack, runMain, startMetricsServer, startRetention, watchDatabase, type Logger, type StartedProcess } from '@propdesk/kit';
 import { authConfigSchema } from './config';
 import { createApiKeysRepository } from './data/api-keys';
 import { createCreditReservationsRepository } from './data/credit-reservations';
@@ -80,6 +80,7 @@ export async function start(env: NodeJS.ProcessEnv, options: { logger?: Logger }
     // Scheduled retention; other modules register their tasks on the same scheduler.
     const retention = resources.add('retention', startRetention({ logger, intervalMs: config.RETENTION_INTERVAL_MS }), (r) => r.stop());
     retention.register({ name: 'panel sessions', horizonMs: config.SESSIONS_RETENTION, run: (cutoff) => deps.sessions.purgeEndedBefore(cutoff) });
+    retention.register(auditRetention(sequelize, config.AUDIT_RETENTION));
 
     const server = await resources.start(
       'gRPC server',

@@ -9,7 +9,7 @@ import {
   type ServiceError,
 } from '@grpc/grpc-js';
 import { service as healthServiceDefinition } from 'grpc-health-check';
-import { currentContext, newRequestId, REQUEST_ID_METADATA } from './context';
+import { currentContext, newRequestId, REQUEST_ID_METADATA, setActorMetadata, type Actor } from './context';
 import { fromServiceError } from './errors';
 import { setIdempotencyMetadata, type IdempotentRequest } from './idempotency';
 import { channelCredentialsOf, type GrpcTls } from './grpc-tls';
@@ -42,6 +42,10 @@ export interface CallOpts {
   requestId?: string;
   /** A write's Idempotency-Key, forwarded to the service that owns the effect (idempotency.ts). */
   idempotency?: IdempotentRequest;
+  /** Who the call acts for (the audit log's actor); default: the request context's. */
+  actor?: Actor;
+  /** The client's address as the edge saw it; default: the request context's. */
+  clientIp?: string;
 }
 
 type UnaryFn<Req, Res> = (
@@ -71,10 +75,12 @@ export interface ServiceClient<C> {
   close(): void;
 }
 
-export function callMetadata(requestId?: string, idempotency?: IdempotentRequest): Metadata {
+export function callMetadata(requestId?: string, idempotency?: IdempotentRequest, actor?: Actor, clientIp?: string): Metadata {
   const metadata = new Metadata();
-  metadata.set(REQUEST_ID_METADATA, requestId ?? currentContext()?.requestId ?? newRequestId());
+  const context = currentContext();
+  metadata.set(REQUEST_ID_METADATA, requestId ?? context?.requestId ?? newRequestId());
   if (idempotency) setIdempotencyMetadata(metadata, idempotency);
+  setActorMetadata(metadata, actor ?? context?.actor, clientIp ?? context?.ip);
   return metadata;
 }
 
@@ -100,7 +106,7 @@ export function createServiceClient<C extends Client>(
         fn.call(
           raw,
           request,
-          callMetadata(opts?.requestId, opts?.idempotency),
+          callMetadata(opts?.requestId, opts?.idempotency, opts?.actor, opts?.clientIp),
           { deadline: Date.now() + (opts?.deadlineMs ?? defaultDeadlineMs) },
           (err, response) => (err ? reject(fromServiceError(err)) : resolve(response)),
         );

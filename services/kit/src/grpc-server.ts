@@ -10,7 +10,7 @@ import {
 } from '@grpc/grpc-js';
 import { HealthImplementation } from 'grpc-health-check';
 import type { Registry } from 'prom-client';
-import { newRequestId, REQUEST_ID_METADATA, runWithContext } from './context';
+import { actorOf, clientIpOf, newRequestId, REQUEST_ID_METADATA, runWithContext } from './context';
 import { AppError, isUnavailableError, toServiceError } from './errors';
 import { serverCredentialsOf, type GrpcTls } from './grpc-tls';
 import type { Logger } from './logger';
@@ -53,7 +53,8 @@ export function implementUnary<Req, Res>(
       const organizationId = organizationOf(call.request);
       annotateActiveSpan(organizationId ? { [ATTR_REQUEST_ID]: requestId, [ATTR_ORGANIZATION_ID]: organizationId } : { [ATTR_REQUEST_ID]: requestId });
     }
-    runWithContext({ requestId }, () => {
+    // Who the call acts for travels like the request id (context.ts): a use case reads it, it never threads it by hand.
+    runWithContext({ requestId, actor: actorOf(call.metadata), ip: clientIpOf(call.metadata) }, () => {
       handler(call.request, { requestId, metadata: call.metadata, peer: call.getPeer(), method }).then(
         (response) => callback(null, response),
         (err: unknown) => {

@@ -45,3 +45,6 @@ export * from './retention';
 export * from './grpc-tls';
 export * from './metrics';
 export * from './telemetry/tracing';
+export * from './audit-table';
+export * from './audit-listing';
+export * from './rest/audit';

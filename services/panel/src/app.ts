@@ -6,6 +6,7 @@ import { errorHandler, notFoundHandler } from './http/errors';
 import { requestContext, securityHeaders } from './http/request-context';
 import { webApp, WEB_DIR } from './http/web-app';
 import { accountRoutes } from './routes/account-routes';
+import { auditRoutes } from './routes/audit-routes';
 import { eventRoutes } from './routes/event-routes';
 import { keyRoutes } from './routes/key-routes';
 import { metaRoutes } from './routes/meta-routes';
@@ -47,6 +48,7 @@ export function createApp({ clients, logger, trustProxy, webDir = WEB_DIR }: Pan
   app.use(teamRoutes(clients));
   app.use(lifecycleRoutes(clients));
   app.use(operationRoutes(clients));
+  app.use(auditRoutes(clients));
 
   app.use(notFoundHandler);
   app.use(errorHandler(logger));

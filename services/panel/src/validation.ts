@@ -38,7 +38,7 @@ export function pageParams(req: Request): { pageSize: number; pageToken: string 
 
 export { queryString };
 
-/** SPEC sections 4 and 14: the kit's one list (the key form offers it through /panel/api/meta). */
+/** SPEC sections 4 and 14, listed once in the kit. */
 export const KNOWN_SCOPES = API_KEY_SCOPES;
 
 const POSITIVE_INTEGER = /^[1-9]\d{0,15}$/;

@@ -1,4 +1,4 @@
-import { databasePoolSchema, envBool, envDuration, envInt, hexKey, logLevel, retentionIntervalSchema, serviceAddressSchema, z } from '@propdesk/kit';
+import { auditRetentionSchema, databasePoolSchema, envBool, envDuration, envInt, hexKey, logLevel, retentionIntervalSchema, serviceAddressSchema, z } from '@propdesk/kit';
 import { PRODUCTION_SCHEDULE_SECONDS } from './domain/retry-policy';
 
 const retrySchedule = z
@@ -33,7 +33,7 @@ const egressPorts = z
     return new Set(ports);
   });
 
-export const configSchema = serviceAddressSchema.merge(retentionIntervalSchema).merge(databasePoolSchema).extend({
+export const configSchema = serviceAddressSchema.merge(retentionIntervalSchema).merge(databasePoolSchema).merge(auditRetentionSchema).extend({
   DATABASE_URL: z.string().min(1, 'is required'),
   LOG_LEVEL: logLevel,
   CURSOR_SECRET: z.string().min(16, 'must be at least 16 characters'),

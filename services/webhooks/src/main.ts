@@ -11,6 +11,7 @@ import {
   migrate,
   openDatabase,
   ResourceStack,
+  auditRetention,
   idempotencyRecordsRetention,
   runMain,
   startMetricsServer,
@@ -118,6 +119,7 @@ export async function start(env: NodeJS.ProcessEnv, options: { logger?: Logger }
     const retention = resources.add('retention', startRetention({ logger, intervalMs: config.RETENTION_INTERVAL_MS }), (r) => r.stop());
     registerWebhooksRetention(retention, db, { deliveriesMs: config.WEBHOOK_DELIVERIES_RETENTION, eventsMs: config.WEBHOOK_EVENTS_RETENTION });
     retention.register(idempotencyRecordsRetention(db, config.IDEMPOTENCY_RECORDS_RETENTION));
+    retention.register(auditRetention(db, config.AUDIT_RETENTION));
 
     const deps: Deps = {
       db,

@@ -134,3 +134,35 @@ export async function readSettledEvents(sequelize: Sequelize, after: number, lim
   const head = await selectOne<{ head: string }>(sequelize, `SELECT max(position)::text AS head FROM events WHERE ${SETTLED}`, { horizon });
   return { events, head: Math.max(toNumber(head?.head ?? '0'), events[events.length - 1].position) };
 }
+
+/** An event with its place in an account's timeline: created_at to the microsecond. */
+export interface TimelineEvent {
+  event: StoredEvent;
+  createdKey: string;
+  createdUs: string;
+}
+
+/**
+ * An account's events (those whose data names it), newest first by (created_at, id), strictly
+ * below `before` when given: the timeline's order, which its audit entries share (ids bytewise).
+ */
+export async function listAccountEventsNewestFirst(
+  sequelize: Sequelize,
+  scope: TenantScope,
+  accountNumber: number,
+  before: { t: string; id: string } | null,
+  limit: number,
+): Promise<TimelineEvent[]> {
+  const rows = await selectRows<EventRow & { created_key: string; created_us: string }>(
+    sequelize,
+    `SELECT ${COLUMNS},
+            to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS created_key,
+            (extract(epoch FROM created_at) * 1000000)::bigint::text AS created_us
+       FROM events
+      WHERE organization_id = $org AND livemode = $livemode AND data->>'account' = $account
+        ${before ? 'AND (created_at, id COLLATE "C") < (CAST($t AS timestamptz), CAST($id AS text) COLLATE "C")' : ''}
+      ORDER BY created_at DESC, id COLLATE "C" DESC LIMIT $limit`,
+    before ? { ...scopeBind(scope), account: String(accountNumber), t: before.t, id: before.id, limit } : { ...scopeBind(scope), account: String(accountNumber), limit },
+  );
+  return rows.map((row) => ({ event: toEvent(row), createdKey: row.created_key, createdUs: row.created_us }));
+}

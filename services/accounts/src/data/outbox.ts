@@ -1,4 +1,4 @@
-import { currentTraceContext, EVENT_ID_SQL, newEventId, selectOne, selectTogether, type Sequelize, type Statement, type TenantScope, type Transaction } from '@propdesk/kit';
+import { auditStatement, currentTraceContext, EVENT_ID_SQL, executeTogether, newEventId, selectOne, selectTogether, type AuditChange, type Sequelize, type Statement, type TenantScope, type Transaction } from '@propdesk/kit';
 import type { EventType } from '../domain/events';
 
 export const EVENTS_CHANNEL = 'propdesk_events';
@@ -284,4 +284,14 @@ export function eventsOfRowsStatement(
             FROM ${source}, LATERAL (SELECT ${data.sql} AS data) row_event ORDER BY ${orderBy}`,
     bind: { ...data.bind, org: scope.organizationId, livemode: scope.livemode, type, ...traceBind() },
   };
+}
+
+/**
+ * An event and the audit entries of the change that caused it (SPEC 14), in one statement inside
+ * the change's transaction: the entries ride with the event's insert (and its account's sequence
+ * number, eventsStatements) and cost no round trip of their own.
+ */
+export async function appendEventWithAudit(sequelize: Sequelize, tx: Transaction, event: NewEvent, audits: AuditChange[]): Promise<void> {
+  const entries = audits.map(auditStatement).filter((s): s is Statement => s !== null);
+  await executeTogether(sequelize, [...eventsStatements([event]), ...entries], tx, EVENTS_NOTIFIED);
 }

@@ -1,9 +1,10 @@
-import { AppError, exactlyOnce, toItemError, type AsyncServiceImplementation, type CallContext, type ResponseCodec } from '@propdesk/kit';
+import { AppError, auditEntriesPage, exactlyOnce, toItemError, type AsyncServiceImplementation, type CallContext, type ResponseCodec } from '@propdesk/kit';
 import { accountsv1 } from '@propdesk/proto';
 import type { AccountsDeps } from '../deps';
 import type { Account, AccountSummary, Trader } from '../domain/account';
-import { appendEvents } from '../use-cases/append-events';
 import type { TestClock } from '../domain/test-clock';
+import { listAccountTimeline } from '../use-cases/account-timeline';
+import { appendEvents } from '../use-cases/append-events';
 import { archiveAccount } from '../use-cases/archive-account';
 import { assignTrader } from '../use-cases/assign-trader';
 import { claimAccount } from '../use-cases/claim-account';
@@ -206,6 +207,16 @@ export function createAccountsHandlers(
     },
     async appendEvents(req) {
       return { appended: await appendEvents(deps, req) };
+    },
+    async listAuditEntries(req) {
+      return auditEntriesPage(deps.sequelize, deps.cursors, req);
+    },
+    async listAccountTimeline(req) {
+      const page = await listAccountTimeline(deps, req);
+      return {
+        items: page.items.map((item) => ('event' in item ? { event: toProtoEvent(item.event) } : { auditEntry: item.auditEntry })),
+        nextPageToken: page.nextPageToken,
+      };
     },
   };
 }

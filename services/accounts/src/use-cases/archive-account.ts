@@ -1,10 +1,11 @@
 import { effectTransaction, type ScopeFields } from '@propdesk/kit';
 import { findAccount, markArchived } from '../data/accounts';
 import { revokeSessionsForAccount } from '../data/executor-sessions';
-import { appendEvent } from '../data/outbox';
+import { appendEventWithAudit } from '../data/outbox';
 import { accountNotFound, type Account } from '../domain/account';
 import { accountNumber, tenantScope } from '../domain/validation';
 import type { AccountsDeps } from '../deps';
+import { accountAudit } from './audit-entries';
 
 /** Takes the account out of circulation (no claim, no login); archiving again changes nothing. */
 export async function archiveAccount(deps: AccountsDeps, input: ScopeFields & { number: string }): Promise<Account> {
@@ -17,11 +18,12 @@ export async function archiveAccount(deps: AccountsDeps, input: ScopeFields & { 
     if (account.status === 'archived') return account;
     await revokeSessionsForAccount(sequelize, transaction, number);
     const updated = await markArchived(sequelize, transaction, number);
-    await appendEvent(sequelize, transaction, {
-      ...scope,
-      type: 'account.archived',
-      data: { account: number, trader_id: updated.traderId, previous_status: account.status, status: 'archived' },
-    });
+    await appendEventWithAudit(
+      sequelize,
+      transaction,
+      { ...scope, type: 'account.archived', data: { account: number, trader_id: updated.traderId, previous_status: account.status, status: 'archived' } },
+      [accountAudit(scope, number, 'account.archive', { status: [account.status, updated.status] })],
+    );
     return updated;
   });
 }

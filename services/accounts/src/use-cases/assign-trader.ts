@@ -1,11 +1,12 @@
-import { effectTransaction, type ScopeFields } from '@propdesk/kit';
+import { effectTransaction, recordAudits, type AuditChange, type ScopeFields } from '@propdesk/kit';
 import { findAccount, setTrader } from '../data/accounts';
 import { revokeSessionsForAccount } from '../data/executor-sessions';
-import { appendEvent } from '../data/outbox';
+import { appendEventWithAudit } from '../data/outbox';
 import { findOrCreateTrader } from '../data/traders';
 import { accountNotFound, CLOSED_TO_TRADERS, refuseStatus, type Account, type Trader } from '../domain/account';
 import { accountNumber, tenantScope, traderInput } from '../domain/validation';
 import type { AccountsDeps } from '../deps';
+import { accountAudit, createdTraderAudit } from './audit-entries';
 
 export interface AssignTraderInput extends ScopeFields {
   number: string;
@@ -27,15 +28,21 @@ export async function assignTrader(deps: AccountsDeps, input: AssignTraderInput)
     const account = await findAccount(sequelize, scope, number, { transaction, forUpdate: true });
     if (!account) throw accountNotFound();
     refuseStatus(account, CLOSED_TO_TRADERS, 'cannot be assigned');
-    const { trader } = await findOrCreateTrader(sequelize, scope, who, transaction);
-    if (account.traderId === trader.id) return { account, trader };
+    const { trader, created } = await findOrCreateTrader(sequelize, scope, who, transaction);
+    const audits: AuditChange[] = created ? [createdTraderAudit(trader)] : [];
+    if (account.traderId === trader.id) {
+      await recordAudits(transaction, audits);
+      return { account, trader };
+    }
     await revokeSessionsForAccount(sequelize, transaction, number);
     const updated = await setTrader(sequelize, transaction, number, trader.id);
-    await appendEvent(sequelize, transaction, {
-      ...scope,
-      type: 'account.assigned',
-      data: { account: number, trader_id: trader.id, previous_trader_id: account.traderId },
-    });
+    audits.push(accountAudit(scope, number, 'account.assign', { trader_id: [account.traderId, trader.id] }));
+    await appendEventWithAudit(
+      sequelize,
+      transaction,
+      { ...scope, type: 'account.assigned', data: { account: number, trader_id: trader.id, previous_trader_id: account.traderId } },
+      audits,
+    );
     return { account: updated, trader };
   });
 }

@@ -1,4 +1,4 @@
-import { AppError, effectTransaction, type ScopeFields, type TenantScope, type Transaction } from '@propdesk/kit';
+import { AppError, effectTransaction, recordAudits, type ScopeFields, type TenantScope, type Transaction } from '@propdesk/kit';
 import { insertAccounts } from '../data/accounts';
 import { appendEvents, type NewEvent } from '../data/outbox';
 import { findTestClock } from '../data/test-clocks';
@@ -7,6 +7,7 @@ import { accountEventData, crossesCreditsLow, type Account } from '../domain/acc
 import { generateExecutorPassword } from '../domain/passwords';
 import { initialBalance, provisioningCount, tenantScope } from '../domain/validation';
 import type { AccountsDeps } from '../deps';
+import { createdAccountAudit } from './audit-entries';
 import { spendCredits, type Reservation } from './spend-credits';
 import { phaseTerms, programForNewAccounts } from './programs';
 
@@ -52,6 +53,7 @@ export async function createAccounts(deps: AccountsDeps, input: CreateAccountsIn
       events.push({ ...scope, type: 'credits.low', data: { remaining: reservation.remaining, threshold: reservation.threshold } });
     }
     await appendEvents(sequelize, tx, events);
+    await recordAudits(tx, created.map(createdAccountAudit));
     return created;
   };
   if (!scope.livemode) return effectTransaction(sequelize, (tx) => provision(tx, null));

@@ -1,10 +1,11 @@
-import { effectTransaction, type ScopeFields } from '@propdesk/kit';
+import { auditStatement, effectTransaction, executeTogether, type ScopeFields } from '@propdesk/kit';
 import { findAccount, findSealedPassword, setSealedPassword } from '../data/accounts';
-import { revokeSessionsForAccount } from '../data/executor-sessions';
+import { revokeSessionsStatement } from '../data/executor-sessions';
 import { accountNotFound } from '../domain/account';
 import { generateExecutorPassword } from '../domain/passwords';
 import { accountNumber, tenantScope } from '../domain/validation';
 import type { AccountsDeps } from '../deps';
+import { accountAudit } from './audit-entries';
 
 export interface Credentials {
   login: number;
@@ -33,7 +34,10 @@ export async function rotateCredentials(deps: AccountsDeps, input: ScopeFields &
     const account = await findAccount(sequelize, scope, number, { transaction, forUpdate: true });
     if (!account) throw accountNotFound();
     await setSealedPassword(sequelize, transaction, number, deps.secretBox.seal(password));
-    await revokeSessionsForAccount(sequelize, transaction, number);
+    // The sessions end and the audit entry is written in one statement. What changed is the
+    // password itself: the entry says that it was rotated, never to what.
+    const entry = auditStatement(accountAudit(scope, number, 'account.rotate_credentials'));
+    await executeTogether(sequelize, [revokeSessionsStatement(number), ...(entry ? [entry] : [])], transaction);
     return { login: number, password, server: deps.config.EXECUTOR_SERVER };
   });
 }

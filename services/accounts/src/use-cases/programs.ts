@@ -1,5 +1,7 @@
 import {
   AppError,
+  changedFields,
+  createdFields,
   cursorScope,
   effectTransaction,
   pageSize,
@@ -8,6 +10,7 @@ import {
   programUpdateSchema,
   PROGRAM_NAME_PATTERN,
   PROGRAM_STATUSES,
+  recordAudit,
   type ProgramPhase,
   type ProgramStatus,
   type RestProgram,
@@ -18,6 +21,7 @@ import { archiveProgram as archiveProgramRow, findProgram, insertNextVersion, in
 import { builtinPhase, isProgramName, PROGRAMS, DEFAULT_PROGRAM, termsOfPhase, type ProgramTerms } from '../domain/programs';
 import { tenantScope } from '../domain/validation';
 import type { AccountsDeps } from '../deps';
+import { programAudit } from './audit-entries';
 
 /** When the built-ins' one version is dated (they are part of the product, not of an organization). */
 const BUILTIN_CREATED_AT = '2026-01-01T00:00:00.000Z';
@@ -65,6 +69,18 @@ function toRest(program: StoredProgram): RestProgram {
   };
 }
 
+/** A program's fields as its audit entries record them (the whole phases list, as REST shows it). */
+function auditedFields(program: RestProgram): Record<string, unknown> {
+  return {
+    version: program.version,
+    status: program.status,
+    description: program.description,
+    currency: program.currency,
+    initial_balance: program.initial_balance,
+    phases: program.phases,
+  };
+}
+
 function programName(name: string): string {
   if (!PROGRAM_NAME_PATTERN.test(name)) throw new AppError('not_found', 'program not found');
   return name;
@@ -82,7 +98,9 @@ export async function createProgram(deps: AccountsDeps, input: ScopeFields & { p
     const version = { description: body.description, currency: body.currency, initialBalance: body.initial_balance, phases: body.phases };
     const created = await insertProgram(deps.sequelize, tx, scope, body.name, version);
     if (!created) throw new AppError('conflict', `a program named ${body.name} already exists`, 'name');
-    return toRest(created);
+    const program = toRest(created);
+    await recordAudit(tx, programAudit(scope, program.name, 'program.create', createdFields(auditedFields(program))));
+    return program;
   });
 }
 
@@ -99,8 +117,12 @@ export async function updateProgram(deps: AccountsDeps, input: ScopeFields & { n
   return effectTransaction(deps.sequelize, async (tx) => {
     const version = { description: body.description, currency: body.currency, initialBalance: body.initial_balance, phases: body.phases };
     const updated = await insertNextVersion(deps.sequelize, tx, scope, name, version);
-    if (!updated) throw notFound();
-    return toRest(updated);
+    // The version it replaces, as this transaction's row lock leaves it.
+    const previous = updated && (await findProgram(deps.sequelize, scope, name, updated.version - 1, tx));
+    if (!previous || !updated) throw notFound();
+    const program = toRest(updated);
+    await recordAudit(tx, programAudit(scope, name, 'program.update', changedFields(auditedFields(toRest(previous)), auditedFields(program))));
+    return program;
   });
 }
 
@@ -122,8 +144,11 @@ export async function archiveProgram(deps: AccountsDeps, input: ScopeFields & { 
   if (isBuiltin(input.name)) throw new AppError('conflict', `program ${input.name} is built in and cannot be archived`);
   const name = programName(input.name);
   return effectTransaction(deps.sequelize, async (tx) => {
+    const previous = await findProgram(deps.sequelize, scope, name, null, tx);
     const archived = await archiveProgramRow(deps.sequelize, scope, name, tx);
-    if (!archived) throw notFound();
+    if (!previous || !archived) throw notFound();
+    // Archiving an archived program changes nothing, and so records nothing.
+    if (previous.status !== archived.status) await recordAudit(tx, programAudit(scope, name, 'program.archive', { status: [previous.status, archived.status] }));
     return toRest(archived);
   });
 }

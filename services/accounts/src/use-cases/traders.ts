@@ -1,14 +1,20 @@
-import { AppError, atomicEffect, cursorScope, isUuid, pageSize, type ScopeFields } from '@propdesk/kit';
+import { AppError, cursorScope, effectTransaction, isUuid, pageSize, recordAudit, type ScopeFields } from '@propdesk/kit';
 import { findOrCreateTrader, findTrader, findTradersByIdOrEmail, listTraders as listTraderRows, type TraderPosition } from '../data/traders';
 import type { Trader } from '../domain/account';
 import { tenantScope, traderInput } from '../domain/validation';
 import type { AccountsDeps } from '../deps';
+import { createdTraderAudit } from './audit-entries';
 
 /** An existing email (of the same mode) answers the existing trader (created=false), name unchanged. */
 export async function createTrader(deps: AccountsDeps, input: ScopeFields & { name: string; email: string }): Promise<{ trader: Trader; created: boolean }> {
   const scope = tenantScope(input);
   const who = traderInput(input.name, input.email);
-  return atomicEffect(deps.sequelize, (transaction) => findOrCreateTrader(deps.sequelize, scope, who, transaction));
+  return effectTransaction(deps.sequelize, async (transaction) => {
+    const found = await findOrCreateTrader(deps.sequelize, scope, who, transaction);
+    // An existing email changes nothing, and so records nothing.
+    if (found.created) await recordAudit(transaction, createdTraderAudit(found.trader));
+    return found;
+  });
 }
 
 /** Another organization's or the other mode's trader is not_found, like a missing one. */

@@ -1,10 +1,11 @@
 import { effectTransaction, type ScopeFields } from '@propdesk/kit';
 import { findAccount, setTrader } from '../data/accounts';
 import { revokeSessionsForAccount } from '../data/executor-sessions';
-import { appendEvent } from '../data/outbox';
+import { appendEventWithAudit } from '../data/outbox';
 import { accountNotFound, type Account } from '../domain/account';
 import { accountNumber, tenantScope } from '../domain/validation';
 import type { AccountsDeps } from '../deps';
+import { accountAudit } from './audit-entries';
 
 /** Removes the holder, revoking live sessions; an unassigned account is answered as it is. */
 export async function unassignTrader(deps: AccountsDeps, input: ScopeFields & { number: string }): Promise<Account> {
@@ -17,11 +18,12 @@ export async function unassignTrader(deps: AccountsDeps, input: ScopeFields & { 
     if (account.traderId === null) return account;
     await revokeSessionsForAccount(sequelize, transaction, number);
     const updated = await setTrader(sequelize, transaction, number, null);
-    await appendEvent(sequelize, transaction, {
-      ...scope,
-      type: 'account.assigned',
-      data: { account: number, trader_id: null, previous_trader_id: account.traderId },
-    });
+    await appendEventWithAudit(
+      sequelize,
+      transaction,
+      { ...scope, type: 'account.assigned', data: { account: number, trader_id: null, previous_trader_id: account.traderId } },
+      [accountAudit(scope, number, 'account.unassign', { trader_id: [account.traderId, null] })],
+    );
     return updated;
   });
 }

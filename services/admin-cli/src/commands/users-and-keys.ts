@@ -3,7 +3,7 @@ import { authv1 } from '@propdesk/proto';
 import { integerFlag, modeFlag, organizationId, requiredString, uuidFlag } from '../flags';
 import type { Command } from './command';
 
-/** SPEC sections 4 and 14: the kit's one list. */
+/** SPEC sections 4 and 14, listed once in the kit. */
 export const KNOWN_SCOPES = API_KEY_SCOPES;
 
 const ROLES: Record<string, authv1.Role> = {

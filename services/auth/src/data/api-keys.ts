@@ -206,31 +206,40 @@ export function createApiKeysRepository(sequelize: Sequelize) {
     },
 
     /** A null limit goes back to the default. An empty organizationId matches any organization (operator tools). */
-    async setLimits(input: { organizationId: string; id: string; readPerMin: number | null; writePerMin: number | null }): Promise<ApiKeyRecord | undefined> {
-      const [row] = await selectRows<ApiKeyRow>(
+    async setLimits(
+      input: { organizationId: string; id: string; readPerMin: number | null; writePerMin: number | null },
+      transaction?: Transaction,
+    ): Promise<{ key: ApiKeyRecord; before: { readPerMin: number | null; writePerMin: number | null } } | undefined> {
+      const [row] = await selectRows<ApiKeyRow & { before_read: number | null; before_write: number | null }>(
         sequelize,
-        `UPDATE api_keys SET read_per_min = $readPerMin, write_per_min = $writePerMin
-          WHERE id = $id AND ($organizationId = '' OR organization_id = CAST(nullif($organizationId, '') AS uuid)) RETURNING ${COLUMNS}`,
+        `WITH old AS (
+           SELECT id, read_per_min, write_per_min FROM api_keys
+            WHERE id = $id AND ($organizationId = '' OR organization_id = CAST(nullif($organizationId, '') AS uuid)) FOR UPDATE)
+         UPDATE api_keys k SET read_per_min = $readPerMin, write_per_min = $writePerMin FROM old WHERE k.id = old.id
+         RETURNING ${COLUMNS.split(', ').map((c) => `k.${c}`).join(', ')}, old.read_per_min AS before_read, old.write_per_min AS before_write`,
         input,
+        transaction,
       );
-      return row ? toRecord(row) : undefined;
+      return row ? { key: toRecord(row), before: { readPerMin: row.before_read, writePerMin: row.before_write } } : undefined;
     },
 
-    /** Sets revoked_at once; a second revoke finds the row unchanged and keeps the first time. */
-    async revoke(organizationId: string, id: string): Promise<ApiKeyRecord | undefined> {
+    /** Sets revoked_at once; a second revoke finds the row unchanged and keeps the first time (revokedNow false). */
+    async revoke(organizationId: string, id: string, transaction?: Transaction): Promise<{ key: ApiKeyRecord; revokedNow: boolean } | undefined> {
       const [updated] = await selectRows<ApiKeyRow>(
         sequelize,
         `UPDATE api_keys SET revoked_at = now()
           WHERE id = $id AND organization_id = $organizationId AND revoked_at IS NULL RETURNING ${COLUMNS}`,
         { id, organizationId },
+        transaction,
       );
-      if (updated) return toRecord(updated);
+      if (updated) return { key: toRecord(updated), revokedNow: true };
       const [existing] = await selectRows<ApiKeyRow>(
         sequelize,
         `SELECT ${COLUMNS} FROM api_keys WHERE id = $id AND organization_id = $organizationId`,
         { id, organizationId },
+        transaction,
       );
-      return existing ? toRecord(existing) : undefined;
+      return existing ? { key: toRecord(existing), revokedNow: false } : undefined;
     },
   };
 }

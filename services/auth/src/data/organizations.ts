@@ -35,11 +35,12 @@ function toRecord(row: OrganizationRow): OrganizationRecord {
 /** Callers pass only well-formed uuids (see domain/ids). */
 export function createOrganizationsRepository(sequelize: Sequelize) {
   return {
-    async insert(input: { name: string; planStatus: PlanStatus; credits: string }): Promise<OrganizationRecord> {
+    async insert(input: { name: string; planStatus: PlanStatus; credits: string }, transaction?: Transaction): Promise<OrganizationRecord> {
       const [row] = await selectRows<OrganizationRow>(
         sequelize,
         `INSERT INTO organizations (name, plan_status, credits) VALUES ($name, $planStatus, $credits) RETURNING ${COLUMNS}`,
         input,
+        transaction,
       );
       return toRecord(row);
     },
@@ -49,29 +50,38 @@ export function createOrganizationsRepository(sequelize: Sequelize) {
       return row ? toRecord(row) : undefined;
     },
 
-    async setPlan(id: string, planStatus: PlanStatus): Promise<OrganizationRecord | undefined> {
+    /** The organization as it is before a change in `transaction`, its row locked until the change commits. */
+    async lockById(id: string, transaction: Transaction): Promise<OrganizationRecord | undefined> {
+      const [row] = await selectRows<OrganizationRow>(sequelize, `SELECT ${COLUMNS} FROM organizations WHERE id = $id FOR UPDATE`, { id }, transaction);
+      return row ? toRecord(row) : undefined;
+    },
+
+    async setPlan(id: string, planStatus: PlanStatus, transaction?: Transaction): Promise<OrganizationRecord | undefined> {
       const [row] = await selectRows<OrganizationRow>(
         sequelize,
         `UPDATE organizations SET plan_status = $planStatus WHERE id = $id RETURNING ${COLUMNS}`,
         { id, planStatus },
+        transaction,
       );
       return row ? toRecord(row) : undefined;
     },
 
-    async addCredits(id: string, credits: string): Promise<OrganizationRecord | undefined> {
+    async addCredits(id: string, credits: string, transaction?: Transaction): Promise<OrganizationRecord | undefined> {
       const [row] = await selectRows<OrganizationRow>(
         sequelize,
         `UPDATE organizations SET credits = credits + CAST($credits AS bigint) WHERE id = $id RETURNING ${COLUMNS}`,
         { id, credits },
+        transaction,
       );
       return row ? toRecord(row) : undefined;
     },
 
-    async setCreditsLowThreshold(id: string, threshold: string): Promise<OrganizationRecord | undefined> {
+    async setCreditsLowThreshold(id: string, threshold: string, transaction?: Transaction): Promise<OrganizationRecord | undefined> {
       const [row] = await selectRows<OrganizationRow>(
         sequelize,
         `UPDATE organizations SET credits_low_threshold = CAST($threshold AS bigint) WHERE id = $id RETURNING ${COLUMNS}`,
         { id, threshold },
+        transaction,
       );
       return row ? toRecord(row) : undefined;
     },

@@ -28,13 +28,14 @@ export function toUserRecord(row: UserRow): UserRecord {
 export function createUsersRepository(sequelize: Sequelize) {
   return {
     /** undefined when the normalized email is taken. */
-    async insert(input: { organizationId: string; email: string; passwordHash: string; role: UserRole }): Promise<UserRecord | undefined> {
+    async insert(input: { organizationId: string; email: string; passwordHash: string; role: UserRole }, transaction?: Transaction): Promise<UserRecord | undefined> {
       const [row] = await selectRows<UserRow>(
         sequelize,
         `INSERT INTO users (organization_id, email, email_normalized, password_hash, role)
          VALUES ($organizationId, $email, $email, $passwordHash, $role)
          ON CONFLICT (email_normalized) DO NOTHING RETURNING ${COLUMNS}`,
         input,
+        transaction,
       );
       return row ? toUserRecord(row) : undefined;
     },

@@ -1,12 +1,11 @@
-import { API_KEY_SCOPES, AppError, randomString, requireText, type ApiKeyScope } from '@propdesk/kit';
+import { API_KEY_DISPLAY_PREFIX_LENGTH, API_KEY_SCOPES, AppError, randomString, requireText, type ApiKeyScope } from '@propdesk/kit';
 
 /** SPEC 4 and 13: a live key is pfx_live_ + 40 characters, a test key pfx_test_ + 40 (49 either way). */
 export const API_KEY_PREFIXES = { live: 'pfx_live_', test: 'pfx_test_' } as const;
 export const API_KEY_RANDOM_LENGTH = 40;
-/** SPEC section 4: the displayed prefix is the first 17 characters of the token. */
-export const API_KEY_DISPLAY_PREFIX_LENGTH = 17;
+export { API_KEY_DISPLAY_PREFIX_LENGTH };
 
-/** SPEC 4 and 14: the kit's one list. */
+/** The scopes of SPEC 4 and 14, listed once in the kit. */
 export const SCOPES = API_KEY_SCOPES;
 export type Scope = ApiKeyScope;
 

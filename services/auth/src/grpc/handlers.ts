@@ -1,4 +1,4 @@
-import { AppError, modeOf, type AsyncServiceImplementation } from '@propdesk/kit';
+import { AppError, auditEntriesPage, modeOf, type AsyncServiceImplementation } from '@propdesk/kit';
 import { authv1 } from '@propdesk/proto';
 import type { AuthDeps } from '../deps';
 import { addCredits } from '../use-cases/add-credits';
@@ -154,6 +154,10 @@ export function authHandlers(deps: AuthDeps): AuthHandlers {
       if (!req.watcherId || !Number.isSafeInteger(seq) || seq < 0) throw new AppError('invalid_request', 'watcher_id and seq are required', 'seq');
       await deps.relay.ack(req.watcherId, seq);
       return {};
+    },
+
+    async listAuditEntries(req) {
+      return auditEntriesPage(deps.sequelize, deps.cursors, req);
     },
 
     async beginIdempotentRequest(req) {

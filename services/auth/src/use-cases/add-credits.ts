@@ -1,14 +1,9 @@
-import { isUuid, notFound } from '@propdesk/kit';
 import type { AuthDeps } from '../deps';
 import type { OrganizationRecord } from '../data/organizations';
 import { parseCount } from '../domain/numbers';
+import { changeOrganization } from './change-organization';
 
-export async function addCredits(
-  deps: Pick<AuthDeps, 'organizations'>,
-  input: { organizationId: string; credits: string },
-): Promise<OrganizationRecord> {
+export async function addCredits(deps: Pick<AuthDeps, 'sequelize' | 'organizations'>, input: { organizationId: string; credits: string }): Promise<OrganizationRecord> {
   const credits = parseCount(input.credits, 'credits', 1n);
-  const organization = isUuid(input.organizationId) ? await deps.organizations.addCredits(input.organizationId, credits) : undefined;
-  if (!organization) throw notFound('organization');
-  return organization;
+  return changeOrganization(deps, input.organizationId, 'organization.add_credits', (id, transaction) => deps.organizations.addCredits(id, credits, transaction));
 }

@@ -1,6 +1,7 @@
-import { AppError, isUuid, notFound, type Transaction } from '@propdesk/kit';
+import { AppError, isUuid, notFound, recordAudit, removedFields, type Transaction } from '@propdesk/kit';
 import type { AuthDeps } from '../deps';
 import type { UserRecord, UserRole } from '../data/users';
+import { userAudit } from './team-audit';
 
 type TeamDeps = Pick<AuthDeps, 'sequelize' | 'users'>;
 
@@ -36,7 +37,9 @@ export async function updateUserRole(
   return withTeamLock(deps, input, async (user, owners, transaction) => {
     if (user.role === role) return user;
     if (user.role === 'owner' && (await owners()) <= 1) throw new AppError('conflict', LAST_OWNER, 'role');
-    return deps.users.setRole(user.id, role, transaction);
+    const updated = await deps.users.setRole(user.id, role, transaction);
+    await recordAudit(transaction, userAudit(updated, 'user.update', { role: [user.role, updated.role] }));
+    return updated;
   });
 }
 
@@ -45,6 +48,7 @@ export async function deleteUser(deps: TeamDeps, input: { organizationId: string
   return withTeamLock(deps, input, async (user, owners, transaction) => {
     if (user.role === 'owner' && (await owners()) <= 1) throw new AppError('conflict', LAST_OWNER);
     await deps.users.delete(user.id, transaction);
+    await recordAudit(transaction, userAudit(user, 'user.delete', removedFields({ email: user.email, role: user.role })));
     return user;
   });
 }

@@ -1,7 +1,8 @@
-import { AppError, integerIn, isUuid, KEY_LIFETIME_SECONDS, notFound, OVERLAP_SECONDS, sha256Hex } from '@propdesk/kit';
+import { AppError, createdFields, integerIn, isUuid, KEY_LIFETIME_SECONDS, notFound, OVERLAP_SECONDS, recordAudits, sha256Hex } from '@propdesk/kit';
 import type { AuthDeps } from '../deps';
 import type { ApiKeyRecord } from '../data/api-keys';
 import { newApiKeyToken } from '../domain/api-key-token';
+import { keyAudit, keyFields } from './api-key-audit';
 
 /**
  * SPEC section 12: a new key with the old one's name, scopes, limits and mode (SPEC 13); the old key keeps working
@@ -39,6 +40,11 @@ export async function rollApiKey(
       transaction,
     );
     const previous = await deps.apiKeys.expireWithin(old.record.id, previousExpiresInSeconds, transaction);
+    // Two changes: the old key now expires (and names its successor), the new key exists.
+    await recordAudits(transaction, [
+      keyAudit(previous, 'api_key.roll', { expires_at: [old.record.expiresAt, previous.expiresAt], replaced_by: [null, apiKey.id] }),
+      keyAudit(apiKey, 'api_key.create', createdFields({ ...keyFields(apiKey), rolled_from: previous.id })),
+    ]);
     return { apiKey, previous, token, tokenSha256 };
   });
   await deps.relay.publish({ apiKeyId: rolled.previous.id, keyFingerprint: rolled.tokenSha256.slice(0, 8) });

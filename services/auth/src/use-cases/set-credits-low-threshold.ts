@@ -1,17 +1,15 @@
-import { isUuid, notFound } from '@propdesk/kit';
 import type { AuthDeps } from '../deps';
 import type { OrganizationRecord } from '../data/organizations';
 import { parseCount } from '../domain/numbers';
+import { changeOrganization } from './change-organization';
 
 /** credits.low fires when a provisioning takes the remaining credits below this (0 = never). */
 export async function setCreditsLowThreshold(
-  deps: Pick<AuthDeps, 'organizations'>,
+  deps: Pick<AuthDeps, 'sequelize' | 'organizations'>,
   input: { organizationId: string; threshold: string },
 ): Promise<OrganizationRecord> {
   const threshold = parseCount(input.threshold, 'threshold', 0n);
-  const organization = isUuid(input.organizationId)
-    ? await deps.organizations.setCreditsLowThreshold(input.organizationId, threshold)
-    : undefined;
-  if (!organization) throw notFound('organization');
-  return organization;
+  return changeOrganization(deps, input.organizationId, 'organization.set_credits_threshold', (id, transaction) =>
+    deps.organizations.setCreditsLowThreshold(id, threshold, transaction),
+  );
 }

@@ -1,5 +1,5 @@
 import type { CookieOptions, Request, RequestHandler, Response } from 'express';
-import { AppError } from '@propdesk/kit';
+import { AppError, currentContext, newRequestId, runWithContext } from '@propdesk/kit';
 import type { PanelClients } from '../clients';
 import { presentUser, type RoleName, type UserJson } from '../presenters';
 
@@ -73,8 +73,12 @@ export function requireSession(clients: PanelClients): RequestHandler {
       throw err;
     }
     if (!res.user) throw new AppError('unauthorized', 'the session is not valid; sign in again');
-    sessions.set(req, { token, user: presentUser(res.user) });
-    next();
+    const user = presentUser(res.user);
+    sessions.set(req, { token, user });
+    // From here every call to a service says who acts and from where (the audit log's actor and
+    // IP, SPEC 14): the user, by id and email, and the client's address as this panel sees it.
+    const context = currentContext() ?? { requestId: newRequestId() };
+    runWithContext({ ...context, actor: { type: 'user', id: user.id, label: user.email }, ip: req.ip }, () => next());
   };
 }
 

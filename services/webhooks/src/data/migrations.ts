@@ -1,4 +1,4 @@
-import { IDEMPOTENCY_RECORDS_DDL, type Migration } from '@propdesk/kit';
+import { AUDIT_ENTRIES_DDL, IDEMPOTENCY_RECORDS_DDL, type Migration } from '@propdesk/kit';
 
 export const migrations: Migration[] = [
   {
@@ -169,6 +169,13 @@ export const migrations: Migration[] = [
         );
         CREATE INDEX outbox_unforwarded_idx ON outbox (created_at) WHERE forwarded_at IS NULL;
       `);
+    },
+  },
+  {
+    // The audit log of this service's changes (SPEC 14): webhook endpoints. Append-only (kit audit-table.ts).
+    name: '0009_audit_entries',
+    async up({ sql }) {
+      await sql(AUDIT_ENTRIES_DDL);
     },
   },
 ];

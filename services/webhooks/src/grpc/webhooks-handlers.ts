@@ -1,4 +1,4 @@
-import { exactlyOnce, implementService, type AsyncServiceImplementation, type CallContext, type Logger, type ResponseCodec } from '@propdesk/kit';
+import { auditEntriesPage, exactlyOnce, implementService, type AsyncServiceImplementation, type CallContext, type Logger, type ResponseCodec } from '@propdesk/kit';
 import { webhooksv1 } from '@propdesk/proto';
 import type { Deps } from '../deps';
 import { createEndpoint } from '../use-cases/create-endpoint';
@@ -21,6 +21,9 @@ export function webhooksHandlers(deps: Deps, logger: Logger): Server {
   const once = <R, P>(ctx: CallContext, codec: ResponseCodec<P>, toResponse: (answer: R) => P, write: () => Promise<R>) =>
     exactlyOnce(ctx, deps.db, codec, toResponse, write, logger);
   const handlers: AsyncServiceImplementation<Server> = {
+    listAuditEntries(req) {
+      return auditEntriesPage(deps.db, deps.cursors, req);
+    },
     createEndpoint(req, ctx) {
       return once(
         ctx,

@@ -1,9 +1,10 @@
-import { effectTransaction, type ScopeFields } from '@propdesk/kit';
+import { createdFields, effectTransaction, recordAudit, type ScopeFields } from '@propdesk/kit';
 import type { Deps } from '../deps';
 import type { EndpointRecord } from '../data/endpoints-repository';
 import { egressWarnings, validateDescription, validateEndpointUrl, validateEventTypes } from '../domain/endpoint-rules';
 import { newEndpointSecret } from '../domain/signature';
 import { requireScope } from './require-scope';
+import { endpointAudit } from './endpoint-audit';
 
 /**
  * The endpoint belongs to the caller's organization and mode (SPEC 13: one registered with a test
@@ -24,6 +25,7 @@ export async function createEndpoint(
   // Idempotency-Key gets this endpoint and secret back instead of a second endpoint.
   const created = await effectTransaction(deps.db, async (transaction) => {
     const endpoint = await deps.endpoints.insert({ scope, url, events, description, secretSealed: deps.secrets.seal(secret) }, transaction);
+    await recordAudit(transaction, endpointAudit(endpoint, 'webhook.create', createdFields({ url: endpoint.url, events: endpoint.events, description: endpoint.description, status: endpoint.status })));
     return { endpoint, secret, warnings };
   });
   deps.logger.info({ endpointId: created.endpoint.id, organizationId: scope.organizationId, livemode: scope.livemode }, 'webhook endpoint created');

@@ -1,7 +1,8 @@
-import { effectTransaction, notFound, type ScopeFields } from '@propdesk/kit';
+import { effectTransaction, notFound, recordAudit, type ScopeFields } from '@propdesk/kit';
 import type { Deps } from '../deps';
 import type { EndpointRecord } from '../data/endpoints-repository';
 import { requireScope } from './require-scope';
+import { endpointAudit } from './endpoint-audit';
 
 /**
  * Re-enables an endpoint (enabling an enabled one is harmless). With `redeliverSince`, the
@@ -18,6 +19,10 @@ export async function enableEndpoint(
     const endpoint = await deps.endpoints.setEnabled(existing.id, transaction);
     const rescheduled = input.redeliverSince ? await deps.deliveries.rescheduleSince(existing.id, input.redeliverSince, transaction) : 0;
     if (existing.status !== 'enabled' || rescheduled > 0) {
+      await recordAudit(transaction, endpointAudit(endpoint, 'webhook.enable', {
+        status: [existing.status, endpoint.status],
+        ...(rescheduled > 0 ? { redelivered: [0, rescheduled] } : {}),
+      }));
       deps.logger.info({ endpointId: existing.id, organizationId: scope.organizationId, rescheduled }, 'webhook endpoint enabled');
     }
     return { endpoint, rescheduled };

@@ -1,6 +1,7 @@
-import { AppError, effectTransaction, notFound, type ScopeFields } from '@propdesk/kit';
+import { AppError, effectTransaction, notFound, recordAudit, type ScopeFields } from '@propdesk/kit';
 import type { Deps } from '../deps';
 import { requireScope } from './require-scope';
+import { endpointAudit } from './endpoint-audit';
 
 /** One more attempt now, with the delivery's original event id and body. */
 export async function retryDelivery(
@@ -15,6 +16,7 @@ export async function retryDelivery(
     if (!delivery) throw notFound('delivery');
     if (endpoint.status !== 'enabled') throw new AppError('conflict', 'the endpoint is disabled; enable it first');
     await deps.deliveries.scheduleNow(delivery.id, deps.retryScheduleSeconds.length, transaction);
+    await recordAudit(transaction, endpointAudit(endpoint, 'webhook.retry', { delivery_id: [null, delivery.id], delivery_status: [delivery.status, 'pending'] }));
     return { deliveryId: delivery.id, eventId: delivery.eventId };
   });
 }

@@ -1,7 +1,8 @@
-import { AppError, effectTransaction, newEventId, notFound, type ScopeFields } from '@propdesk/kit';
+import { AppError, effectTransaction, newEventId, notFound, recordAudit, type ScopeFields } from '@propdesk/kit';
 import type { Deps } from '../deps';
 import { sampleData, serializeEnvelope } from '../domain/envelope';
 import { requireScope } from './require-scope';
+import { endpointAudit } from './endpoint-audit';
 
 /**
  * A signed sample event of the real envelope shape: the endpoint's first subscribed type (or
@@ -28,6 +29,7 @@ export async function sendTestEvent(deps: Deps, input: ScopeFields & { endpointI
       data: sampleData(type),
     });
     const deliveryId = await deps.deliveries.insertTest({ endpointId: endpoint.id, eventId, eventType: type, scope, body, createdAt }, transaction);
+    await recordAudit(transaction, endpointAudit(endpoint, 'webhook.test', { delivery_id: [null, deliveryId], event_id: [null, eventId], event_type: [null, type] }));
     return { deliveryId, eventId };
   });
 }

@@ -22,8 +22,10 @@ import {
 } from "@grpc/grpc-js";
 import { Struct } from "../../../google/protobuf/struct";
 import { Timestamp } from "../../../google/protobuf/timestamp";
+import { AuditEntry } from "../../common/v1/audit";
 import { Mode, modeFromJSON, modeToJSON } from "../../common/v1/mode";
 import { Account, AccountStatus, accountStatusFromJSON, accountStatusToJSON } from "./account";
+import { ListAuditEntriesRequest, ListAuditEntriesResponse } from "./audit";
 import {
   HaltAccountRequest,
   HaltAccountResponse,
@@ -450,6 +452,24 @@ export interface ArchiveProgramRequest {
 
 export interface ArchiveProgramResponse {
   program?: { [key: string]: any } | undefined;
+}
+
+export interface ListAccountTimelineRequest {
+  organizationId: string;
+  mode: Mode;
+  number: string;
+  pageSize: number;
+  pageToken: string;
+}
+
+export interface TimelineItem {
+  event?: Event | undefined;
+  auditEntry?: AuditEntry | undefined;
+}
+
+export interface ListAccountTimelineResponse {
+  items: TimelineItem[];
+  nextPageToken: string;
 }
 
 function createBaseTrader(): Trader {
@@ -6083,6 +6103,331 @@ export const ArchiveProgramResponse: MessageFns<ArchiveProgramResponse> = {
   },
 };
 
+function createBaseListAccountTimelineRequest(): ListAccountTimelineRequest {
+  return { organizationId: "", mode: 0, number: "0", pageSize: 0, pageToken: "" };
+}
+
+export const ListAccountTimelineRequest: MessageFns<ListAccountTimelineRequest> = {
+  encode(message: ListAccountTimelineRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.organizationId !== "") {
+      writer.uint32(10).string(message.organizationId);
+    }
+    if (message.mode !== 0) {
+      writer.uint32(16).int32(message.mode);
+    }
+    if (message.number !== "0") {
+      writer.uint32(24).int64(message.number);
+    }
+    if (message.pageSize !== 0) {
+      writer.uint32(32).int32(message.pageSize);
+    }
+    if (message.pageToken !== "") {
+      writer.uint32(42).string(message.pageToken);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListAccountTimelineRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListAccountTimelineRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.organizationId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.mode = reader.int32() as any;
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.number = reader.int64().toString();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.pageSize = reader.int32();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.pageToken = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListAccountTimelineRequest {
+    return {
+      organizationId: isSet(object.organizationId)
+        ? globalThis.String(object.organizationId)
+        : isSet(object.organization_id)
+        ? globalThis.String(object.organization_id)
+        : "",
+      mode: isSet(object.mode) ? modeFromJSON(object.mode) : 0,
+      number: isSet(object.number) ? globalThis.String(object.number) : "0",
+      pageSize: isSet(object.pageSize)
+        ? globalThis.Number(object.pageSize)
+        : isSet(object.page_size)
+        ? globalThis.Number(object.page_size)
+        : 0,
+      pageToken: isSet(object.pageToken)
+        ? globalThis.String(object.pageToken)
+        : isSet(object.page_token)
+        ? globalThis.String(object.page_token)
+        : "",
+    };
+  },
+
+  toJSON(message: ListAccountTimelineRequest): unknown {
+    const obj: any = {};
+    if (message.organizationId !== "") {
+      obj.organizationId = message.organizationId;
+    }
+    if (message.mode !== 0) {
+      obj.mode = modeToJSON(message.mode);
+    }
+    if (message.number !== "0") {
+      obj.number = message.number;
+    }
+    if (message.pageSize !== 0) {
+      obj.pageSize = Math.round(message.pageSize);
+    }
+    if (message.pageToken !== "") {
+      obj.pageToken = message.pageToken;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListAccountTimelineRequest>, I>>(base?: I): ListAccountTimelineRequest {
+    return ListAccountTimelineRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListAccountTimelineRequest>, I>>(object: I): ListAccountTimelineRequest {
+    const message = createBaseListAccountTimelineRequest();
+    message.organizationId = object.organizationId ?? "";
+    message.mode = object.mode ?? 0;
+    message.number = object.number ?? "0";
+    message.pageSize = object.pageSize ?? 0;
+    message.pageToken = object.pageToken ?? "";
+    return message;
+  },
+};
+
+function createBaseTimelineItem(): TimelineItem {
+  return { event: undefined, auditEntry: undefined };
+}
+
+export const TimelineItem: MessageFns<TimelineItem> = {
+  encode(message: TimelineItem, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.event !== undefined) {
+      Event.encode(message.event, writer.uint32(10).fork()).join();
+    }
+    if (message.auditEntry !== undefined) {
+      AuditEntry.encode(message.auditEntry, writer.uint32(18).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): TimelineItem {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseTimelineItem();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.event = Event.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.auditEntry = AuditEntry.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): TimelineItem {
+    return {
+      event: isSet(object.event) ? Event.fromJSON(object.event) : undefined,
+      auditEntry: isSet(object.auditEntry)
+        ? AuditEntry.fromJSON(object.auditEntry)
+        : isSet(object.audit_entry)
+        ? AuditEntry.fromJSON(object.audit_entry)
+        : undefined,
+    };
+  },
+
+  toJSON(message: TimelineItem): unknown {
+    const obj: any = {};
+    if (message.event !== undefined) {
+      obj.event = Event.toJSON(message.event);
+    }
+    if (message.auditEntry !== undefined) {
+      obj.auditEntry = AuditEntry.toJSON(message.auditEntry);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<TimelineItem>, I>>(base?: I): TimelineItem {
+    return TimelineItem.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<TimelineItem>, I>>(object: I): TimelineItem {
+    const message = createBaseTimelineItem();
+    message.event = (object.event !== undefined && object.event !== null) ? Event.fromPartial(object.event) : undefined;
+    message.auditEntry = (object.auditEntry !== undefined && object.auditEntry !== null)
+      ? AuditEntry.fromPartial(object.auditEntry)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseListAccountTimelineResponse(): ListAccountTimelineResponse {
+  return { items: [], nextPageToken: "" };
+}
+
+export const ListAccountTimelineResponse: MessageFns<ListAccountTimelineResponse> = {
+  encode(message: ListAccountTimelineResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.items) {
+      TimelineItem.encode(v!, writer.uint32(10).fork()).join();
+    }
+    if (message.nextPageToken !== "") {
+      writer.uint32(18).string(message.nextPageToken);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListAccountTimelineResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListAccountTimelineResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.items.push(TimelineItem.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.nextPageToken = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListAccountTimelineResponse {
+    return {
+      items: globalThis.Array.isArray(object?.items) ? object.items.map((e: any) => TimelineItem.fromJSON(e)) : [],
+      nextPageToken: isSet(object.nextPageToken)
+        ? globalThis.String(object.nextPageToken)
+        : isSet(object.next_page_token)
+        ? globalThis.String(object.next_page_token)
+        : "",
+    };
+  },
+
+  toJSON(message: ListAccountTimelineResponse): unknown {
+    const obj: any = {};
+    if (message.items?.length) {
+      obj.items = message.items.map((e) => TimelineItem.toJSON(e));
+    }
+    if (message.nextPageToken !== "") {
+      obj.nextPageToken = message.nextPageToken;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListAccountTimelineResponse>, I>>(base?: I): ListAccountTimelineResponse {
+    return ListAccountTimelineResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListAccountTimelineResponse>, I>>(object: I): ListAccountTimelineResponse {
+    const message = createBaseListAccountTimelineResponse();
+    message.items = object.items?.map((e) => TimelineItem.fromPartial(e)) || [];
+    message.nextPageToken = object.nextPageToken ?? "";
+    return message;
+  },
+};
+
 /**
  * AccountsService owns accounts, traders, executor credentials and sessions,
  * and the event outbox. Trading (orders, positions, rules, reports, quotes) is
@@ -6489,6 +6834,33 @@ export const AccountsServiceService = {
       Buffer.from(AppendEventsResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): AppendEventsResponse => AppendEventsResponse.decode(value),
   },
+  /** The audit log of this service's changes (SPEC 14), newest first (audit.proto). */
+  listAuditEntries: {
+    path: "/propdesk.accounts.v1.AccountsService/ListAuditEntries" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListAuditEntriesRequest): Buffer =>
+      Buffer.from(ListAuditEntriesRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListAuditEntriesRequest => ListAuditEntriesRequest.decode(value),
+    responseSerialize: (value: ListAuditEntriesResponse): Buffer =>
+      Buffer.from(ListAuditEntriesResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListAuditEntriesResponse => ListAuditEntriesResponse.decode(value),
+  },
+  /**
+   * An account's history (SPEC 14): its events and the audit entries of changes to it (target
+   * account, id its number), merged newest first by (created_at, id), keyset paged.
+   */
+  listAccountTimeline: {
+    path: "/propdesk.accounts.v1.AccountsService/ListAccountTimeline" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListAccountTimelineRequest): Buffer =>
+      Buffer.from(ListAccountTimelineRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListAccountTimelineRequest => ListAccountTimelineRequest.decode(value),
+    responseSerialize: (value: ListAccountTimelineResponse): Buffer =>
+      Buffer.from(ListAccountTimelineResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListAccountTimelineResponse => ListAccountTimelineResponse.decode(value),
+  },
 } as const;
 
 export interface AccountsServiceServer extends UntypedServiceImplementation {
@@ -6577,6 +6949,13 @@ export interface AccountsServiceServer extends UntypedServiceImplementation {
    * other services own are accepted (invalid_request naming events).
    */
   appendEvents: handleUnaryCall<AppendEventsRequest, AppendEventsResponse>;
+  /** The audit log of this service's changes (SPEC 14), newest first (audit.proto). */
+  listAuditEntries: handleUnaryCall<ListAuditEntriesRequest, ListAuditEntriesResponse>;
+  /**
+   * An account's history (SPEC 14): its events and the audit entries of changes to it (target
+   * account, id its number), merged newest first by (created_at, id), keyset paged.
+   */
+  listAccountTimeline: handleUnaryCall<ListAccountTimelineRequest, ListAccountTimelineResponse>;
 }
 
 export interface AccountsServiceClient extends Client {
@@ -7134,6 +7513,41 @@ export interface AccountsServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: AppendEventsResponse) => void,
+  ): ClientUnaryCall;
+  /** The audit log of this service's changes (SPEC 14), newest first (audit.proto). */
+  listAuditEntries(
+    request: ListAuditEntriesRequest,
+    callback: (error: ServiceError | null, response: ListAuditEntriesResponse) => void,
+  ): ClientUnaryCall;
+  listAuditEntries(
+    request: ListAuditEntriesRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListAuditEntriesResponse) => void,
+  ): ClientUnaryCall;
+  listAuditEntries(
+    request: ListAuditEntriesRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListAuditEntriesResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * An account's history (SPEC 14): its events and the audit entries of changes to it (target
+   * account, id its number), merged newest first by (created_at, id), keyset paged.
+   */
+  listAccountTimeline(
+    request: ListAccountTimelineRequest,
+    callback: (error: ServiceError | null, response: ListAccountTimelineResponse) => void,
+  ): ClientUnaryCall;
+  listAccountTimeline(
+    request: ListAccountTimelineRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListAccountTimelineResponse) => void,
+  ): ClientUnaryCall;
+  listAccountTimeline(
+    request: ListAccountTimelineRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListAccountTimelineResponse) => void,
   ): ClientUnaryCall;
 }
 

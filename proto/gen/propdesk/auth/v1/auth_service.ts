@@ -22,6 +22,7 @@ import {
 } from "@grpc/grpc-js";
 import { Timestamp } from "../../../google/protobuf/timestamp";
 import { Mode, modeFromJSON, modeToJSON } from "../../common/v1/mode";
+import { ListAuditEntriesRequest, ListAuditEntriesResponse } from "./audit";
 
 export const protobufPackage = "propdesk.auth.v1";
 
@@ -6093,6 +6094,18 @@ export const AuthServiceService = {
     responseDeserialize: (value: Buffer): CompleteIdempotentRequestResponse =>
       CompleteIdempotentRequestResponse.decode(value),
   },
+  /** The audit log of this service's changes (SPEC 14), newest first (audit.proto). */
+  listAuditEntries: {
+    path: "/propdesk.auth.v1.AuthService/ListAuditEntries" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListAuditEntriesRequest): Buffer =>
+      Buffer.from(ListAuditEntriesRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListAuditEntriesRequest => ListAuditEntriesRequest.decode(value),
+    responseSerialize: (value: ListAuditEntriesResponse): Buffer =>
+      Buffer.from(ListAuditEntriesResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListAuditEntriesResponse => ListAuditEntriesResponse.decode(value),
+  },
 } as const;
 
 export interface AuthServiceServer extends UntypedServiceImplementation {
@@ -6155,6 +6168,8 @@ export interface AuthServiceServer extends UntypedServiceImplementation {
   /** Idempotency records for REST writes, scoped to an API key. */
   beginIdempotentRequest: handleUnaryCall<BeginIdempotentRequestRequest, BeginIdempotentRequestResponse>;
   completeIdempotentRequest: handleUnaryCall<CompleteIdempotentRequestRequest, CompleteIdempotentRequestResponse>;
+  /** The audit log of this service's changes (SPEC 14), newest first (audit.proto). */
+  listAuditEntries: handleUnaryCall<ListAuditEntriesRequest, ListAuditEntriesResponse>;
 }
 
 export interface AuthServiceClient extends Client {
@@ -6560,6 +6575,22 @@ export interface AuthServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: CompleteIdempotentRequestResponse) => void,
+  ): ClientUnaryCall;
+  /** The audit log of this service's changes (SPEC 14), newest first (audit.proto). */
+  listAuditEntries(
+    request: ListAuditEntriesRequest,
+    callback: (error: ServiceError | null, response: ListAuditEntriesResponse) => void,
+  ): ClientUnaryCall;
+  listAuditEntries(
+    request: ListAuditEntriesRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListAuditEntriesResponse) => void,
+  ): ClientUnaryCall;
+  listAuditEntries(
+    request: ListAuditEntriesRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListAuditEntriesResponse) => void,
   ): ClientUnaryCall;
 }
 

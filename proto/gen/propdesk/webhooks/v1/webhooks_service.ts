@@ -21,6 +21,7 @@ import {
 import { FieldMask } from "../../../google/protobuf/field_mask";
 import { Timestamp } from "../../../google/protobuf/timestamp";
 import { Mode, modeFromJSON, modeToJSON } from "../../common/v1/mode";
+import { ListAuditEntriesRequest, ListAuditEntriesResponse } from "./audit";
 
 export const protobufPackage = "propdesk.webhooks.v1";
 
@@ -3306,6 +3307,18 @@ export const WebhooksServiceService = {
     responseDeserialize: (value: Buffer): RecoverFailedDeliveriesResponse =>
       RecoverFailedDeliveriesResponse.decode(value),
   },
+  /** The audit log of this service's changes (SPEC 14), newest first (audit.proto). */
+  listAuditEntries: {
+    path: "/propdesk.webhooks.v1.WebhooksService/ListAuditEntries" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListAuditEntriesRequest): Buffer =>
+      Buffer.from(ListAuditEntriesRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListAuditEntriesRequest => ListAuditEntriesRequest.decode(value),
+    responseSerialize: (value: ListAuditEntriesResponse): Buffer =>
+      Buffer.from(ListAuditEntriesResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListAuditEntriesResponse => ListAuditEntriesResponse.decode(value),
+  },
 } as const;
 
 export interface WebhooksServiceServer extends UntypedServiceImplementation {
@@ -3338,6 +3351,8 @@ export interface WebhooksServiceServer extends UntypedServiceImplementation {
    * budget. A second call while they are pending again finds none.
    */
   recoverFailedDeliveries: handleUnaryCall<RecoverFailedDeliveriesRequest, RecoverFailedDeliveriesResponse>;
+  /** The audit log of this service's changes (SPEC 14), newest first (audit.proto). */
+  listAuditEntries: handleUnaryCall<ListAuditEntriesRequest, ListAuditEntriesResponse>;
 }
 
 export interface WebhooksServiceClient extends Client {
@@ -3523,6 +3538,22 @@ export interface WebhooksServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: RecoverFailedDeliveriesResponse) => void,
+  ): ClientUnaryCall;
+  /** The audit log of this service's changes (SPEC 14), newest first (audit.proto). */
+  listAuditEntries(
+    request: ListAuditEntriesRequest,
+    callback: (error: ServiceError | null, response: ListAuditEntriesResponse) => void,
+  ): ClientUnaryCall;
+  listAuditEntries(
+    request: ListAuditEntriesRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListAuditEntriesResponse) => void,
+  ): ClientUnaryCall;
+  listAuditEntries(
+    request: ListAuditEntriesRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListAuditEntriesResponse) => void,
   ): ClientUnaryCall;
 }
 

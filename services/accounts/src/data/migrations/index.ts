@@ -8,6 +8,7 @@ import { livemodePartition } from './0006-livemode';
 import { operationsSchema } from './0007-operations';
 import { testClocksSchema } from './0008-test-clocks';
 import { eventSequence } from './0009-event-sequence';
+import { auditEntries } from './0010-audit-entries';
 
 /** The accounts core's schema, applied in this order (the trading module has its own list). */
 export const coreMigrations: Migration[] = [
@@ -20,4 +21,5 @@ export const coreMigrations: Migration[] = [
   operationsSchema,
   testClocksSchema,
   eventSequence,
+  auditEntries,
 ];

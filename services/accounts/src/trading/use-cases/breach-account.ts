@@ -1,4 +1,4 @@
-import { effectTransaction, requireText, type ScopeFields } from '@propdesk/kit';
+import { effectTransaction, recordAudit, requireText, type ScopeFields } from '@propdesk/kit';
 import { accountNotFound, lockAccount, parseAccountNumber, parseScope, readAccount, type Account } from '../core-port';
 import { startOfDayBalances } from '../data/account-days';
 import { livePositionsOfAccount } from '../data/positions';
@@ -35,6 +35,7 @@ export async function breachAccount(markets: Markets, req: ScopeFields & { numbe
     await applyBreach(ctx, tx, account, live, observed, { rule: 'manual', limit: null, reason });
     const after = await readAccount(ctx.sequelize, number, scope, tx);
     if (!after) throw accountNotFound();
+    await recordAudit(tx, { scope, action: 'account.breach', target: { type: 'account', id: String(number) }, changes: { status: [account.status, after.status], reason: [null, reason] } });
     return after;
   });
   await market.afterAccountChange(number);

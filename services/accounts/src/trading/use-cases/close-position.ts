@@ -1,4 +1,4 @@
-import { AppError, effectTransaction, executeTogether, isUuid, type ScopeFields, type Statement, type TenantScope, type Transaction } from '@propdesk/kit';
+import { AppError, currentActor, effectTransaction, executeTogether, isUuid, recordAudit, type ScopeFields, type Statement, type TenantScope, type Transaction } from '@propdesk/kit';
 import {
   accountMoneyWithEvents,
   accountNotFound,
@@ -38,6 +38,18 @@ export async function closePosition(markets: Markets, req: ScopeFields & { numbe
   const marked = await effectTransaction(ctx.sequelize, async (tx) => {
     const position = await closeInTx(ctx, tx, { scope, accountNumber: number, positionId, reason: 'manual' });
     if (!position) throw new AppError('not_found', 'position not found');
+    // As for orders: audited when an actor (staff, an integration) closes; an executor session's close is the trader's own.
+    if (currentActor()) {
+      const cancelled = position.status === 'cancelled';
+      await recordAudit(tx, {
+        scope,
+        action: cancelled ? 'position.cancel' : 'position.close',
+        target: { type: 'position', id: position.id },
+        changes: cancelled
+          ? { status: ['pending', 'cancelled'] }
+          : { status: ['open', position.status], close_price: [null, position.closePrice], profit: [null, position.profit] },
+      });
+    }
     return markPosition(ctx, position);
   });
   await market.afterAccountChange(number);

@@ -1,4 +1,4 @@
-import { AppError, effectTransaction, MONEY_STEP, recordAudit, requireExactNumber, type CursorCodec, type ScopeFields, type Sequelize, type Transaction } from '@propdesk/kit';
+import { AppError, createdFields, effectTransaction, MONEY_STEP, recordAudit, requireExactNumber, type CursorCodec, type ScopeFields, type Sequelize, type Transaction } from '@propdesk/kit';
 import { accountNotFound, appendEvent, kycStatusOf, lockAccount, parseAccountNumber, parseScope, writePayout, type Account } from '../core-port';
 import { dailyProfits, tradingDaysSince } from '../data/daily-profits';
 import { announceMoneyChange } from '../data/positions';
@@ -98,9 +98,17 @@ export async function createPayout(markets: Markets, req: ScopeFields & { number
     });
     await recordAudit(tx, {
       scope,
-      action: pending ? 'payout.request' : 'payout.create',
+      action: 'payout.request',
       target: { type: 'payout', id: created.id },
-      changes: { status: [null, created.status], amount: [null, amount], ...(pending ? {} : { balance: [account.balance, created.balanceAfter] }) },
+      changes: createdFields({
+        account: number,
+        status: created.status,
+        amount,
+        profit_split_pct: split,
+        trader_share: created.traderShare,
+        firm_share: created.firmShare,
+        balance_after: created.balanceAfter,
+      }),
     });
     return created;
   });

@@ -1,4 +1,4 @@
-import { AppError, CommittedRefusal, effectTransaction, type ScopeFields, type TenantScope } from '@propdesk/kit';
+import { AppError, CommittedRefusal, createdFields, currentActor, effectTransaction, recordAudit, type ScopeFields, type TenantScope } from '@propdesk/kit';
 import { accountNotFound, appendEvent, lockAccount, parseAccountNumber, parseScope } from '../core-port';
 import { insertFlag } from '../data/flags';
 import { insertPosition, livePositionsOfAccount } from '../data/positions';
@@ -125,6 +125,27 @@ async function placeValidatedOrder(ctx: TradingContext, scope: TenantScope, acco
       await appendEvent(ctx.sequelize, tx, { ...scope, type: 'position.opened', data: positionOpenedData(accountNumber, position) });
       const after = equityFromPositions(ctx, account.balance, [...live, position]);
       await recordEquityPoint(ctx, tx, accountNumber, now, after, account.balance);
+    }
+    // An order placed by staff or an integration (an actor) is audited; an executor session's is
+    // the trader's own trading, told by its events and trades only.
+    if (currentActor()) {
+      await recordAudit(tx, {
+        scope,
+        action: 'position.create',
+        target: { type: 'position', id: position.id },
+        changes: createdFields({
+          account: accountNumber,
+          status: position.status,
+          symbol: position.symbol,
+          side: position.side,
+          volume: position.volume,
+          type: position.type,
+          price: position.price,
+          open_price: position.openPrice,
+          stop_loss: position.stopLoss,
+          take_profit: position.takeProfit,
+        }),
+      });
     }
     return markPosition(ctx, position);
   });

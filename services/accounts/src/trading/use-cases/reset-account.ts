@@ -1,4 +1,4 @@
-import { AppError, type ScopeFields } from '@propdesk/kit';
+import { AppError, changedFields, recordAudit, type ScopeFields } from '@propdesk/kit';
 import {
   accountNotFound,
   appendEvent,
@@ -64,6 +64,8 @@ export async function resetAccount(markets: Markets, req: ScopeFields & { number
     await recordEquityPoint(ctx, tx, number, now, account.initialBalance, account.initialBalance);
     const after = await readAccount(ctx.sequelize, number, scope, tx);
     if (!after) throw accountNotFound();
+    const audited = (a: Account) => ({ status: a.status, attempt: a.attempt, balance: a.balance, equity: a.equity });
+    await recordAudit(tx, { scope, action: 'account.reset', target: { type: 'account', id: String(number) }, changes: changedFields(audited(account), audited(after)) });
     return after;
   });
   await market.afterAccountChange(number);

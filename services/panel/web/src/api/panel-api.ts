@@ -6,6 +6,8 @@ import type {
   Account,
   Analytics,
   ApiKey,
+  AuditEntry,
+  AuditFilter,
   Credentials,
   Deal,
   Delivery,
@@ -24,6 +26,7 @@ import type {
   Role,
   TeamUser,
   Terms,
+  TimelineItem,
   User,
   Webhook,
   WebhookChanges,
@@ -146,6 +149,7 @@ export const panelApi = {
     analytics: (n: number) => get<Analytics>(`${account(n)}/analytics`),
     terms: (n: number) => get<Terms>(`${account(n)}/terms`),
     equity: (n: number, maxPoints: number) => get<EquityCurve>(`${account(n)}/equity`, { max_points: maxPoints }),
+    timeline: (n: number, cursor?: string) => get<Page<TimelineItem>>(`${account(n)}/timeline`, { cursor }),
     // SPEC 14's operator controls (owners and admins).
     halt: (n: number, reason: string) => post<Account>(`${account(n)}/halt`, { reason }),
     resume: (n: number) => post<Account>(`${account(n)}/resume`),
@@ -196,6 +200,10 @@ export const panelApi = {
     revoke: (id: string) => post<ApiKey>(`/api-keys/${encodeURIComponent(id)}/revoke`),
   },
 
+  audit: {
+    list: (filter: AuditFilter, cursor?: string) => get<Page<AuditEntry>>('/panel/api/audit', { ...filter, cursor }),
+  },
+
   team: {
     list: (cursor?: string) => get<Page<TeamUser>>('/panel/api/team', { cursor }),
     add: (email: string, password: string, role: Role) => post<TeamUser>('/panel/api/team', { email, password, role }),
@@ -220,6 +228,7 @@ export const queryKeys = {
   webhooks: () => [currentMode(), 'webhooks'] as const,
   webhook: (id: string) => [currentMode(), 'webhook', id] as const,
   keys: () => [currentMode(), 'keys'] as const,
+  audit: (filter: AuditFilter) => [currentMode(), 'audit', filter] as const,
   team: ['team'] as const,
 };
 

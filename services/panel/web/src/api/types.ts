@@ -334,3 +334,27 @@ export interface TeamUser {
   role: Role;
   created_at: string | null;
 }
+
+/** An audit entry (SPEC 14): who changed what, when, from where, and the fields that changed. */
+export interface AuditEntry {
+  id: string;
+  created_at: string;
+  actor: { type: 'api_key' | 'user' | 'operator'; id: string; label: string };
+  action: string;
+  target: { type: string; id: string };
+  request_id: string | null;
+  ip: string | null;
+  livemode: boolean;
+  changes: Record<string, [unknown, unknown]>;
+}
+
+/** One line of an account's timeline: an event, or an audit entry. */
+export type TimelineItem = { kind: 'event'; event: PanelEvent } | { kind: 'audit_entry'; audit_entry: AuditEntry };
+
+/** The Audit log page's filters (empty: none). */
+export interface AuditFilter {
+  action?: string;
+  target_type?: string;
+  target_id?: string;
+  actor_id?: string;
+}

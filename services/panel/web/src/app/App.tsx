@@ -3,6 +3,7 @@ import { useState } from 'react';
 import { BrowserRouter, Navigate, Route, Routes } from 'react-router';
 import { AccountPage } from '../pages/account/AccountPage';
 import { AccountsPage } from '../pages/accounts/AccountsPage';
+import { AuditLogPage } from '../pages/audit/AuditLogPage';
 import { EventsPage } from '../pages/events/EventsPage';
 import { KeysPage } from '../pages/keys/KeysPage';
 import { NotFoundPage } from '../pages/NotFoundPage';
@@ -34,6 +35,7 @@ export function App() {
             <Route path="events" element={<EventsPage />} />
             <Route path="api-keys" element={<KeysPage />} />
             <Route path="team" element={<TeamPage />} />
+            <Route path="audit" element={<AuditLogPage />} />
             <Route path="*" element={<NotFoundPage />} />
           </Route>
         </Routes>

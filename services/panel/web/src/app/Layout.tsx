@@ -1,7 +1,7 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { Navigate, NavLink, Outlet, useLocation, useNavigate } from 'react-router';
 import { setMode, useMode } from '../api/mode';
-import { panelApi, queryKeys } from '../api/panel-api';
+import { canManage, panelApi, queryKeys } from '../api/panel-api';
 import { ErrorMessage } from '../components/QueryState';
 import { useSession } from './session';
 
@@ -13,6 +13,8 @@ const SECTIONS = [
   { to: '/events', label: 'Events' },
   { to: '/api-keys', label: 'API keys' },
   { to: '/team', label: 'Team' },
+  // SPEC 14: owners and admins only (the panel API refuses the others).
+  { to: '/audit', label: 'Audit log', managers: true },
 ];
 
 /**
@@ -87,7 +89,7 @@ export function Layout() {
       </header>
       <nav className="mainnav" aria-label="Main">
         <ul>
-          {SECTIONS.map((s) => (
+          {SECTIONS.filter((s) => !('managers' in s) || canManage(user.role)).map((s) => (
             <li key={s.to}>
               <NavLink to={s.to}>{s.label}</NavLink>
             </li>

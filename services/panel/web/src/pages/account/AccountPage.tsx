@@ -10,6 +10,7 @@ import { usePageTitle } from '../../components/usePageTitle';
 import { NotFoundPage } from '../NotFoundPage';
 import { phaseText, programText } from '../accounts/account-text';
 import { AccountActions } from './AccountActions';
+import { AccountTimeline } from './AccountTimeline';
 import { EndingActions } from './EndingActions';
 import { CredentialsSection } from './CredentialsSection';
 import { EquityChart } from './EquityChart';
@@ -106,6 +107,7 @@ export function AccountPage() {
       <Flags number={number} />
       <Trades number={number} currency={currency} />
       {account?.phase?.kind === 'funded' ? <PayoutsSection number={number} currency={currency} /> : null}
+      <AccountTimeline number={number} />
       {canManage && account ? <AccountActions account={account} /> : null}
       {canManage ? <CredentialsSection number={number} /> : null}
       {canManage && account ? <EndingActions account={account} /> : null}
