@@ -4,8 +4,8 @@ import { Client } from 'pg';
 import { request } from '../support/http';
 import { ALL_SCOPES, type Stack } from '../support/stack';
 
-/** Every scope, audit:read included. */
-export const AUDIT_SCOPES = [...ALL_SCOPES, 'audit:read'];
+/** Every scope, payouts:write and audit:read included. */
+export const AUDIT_SCOPES = [...ALL_SCOPES, 'payouts:write', 'audit:read'];
 
 export interface AuditEntryJson {
   id: string;

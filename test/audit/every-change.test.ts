@@ -3,6 +3,7 @@
  * the panel or the CLI leaves its entry, naming who (actor), the request (X-Request-Id), the
  * client's address, the mode and the fields that changed; no entry holds a secret.
  */
+import { waitUntil } from '@propdesk/kit/testing';
 import { startStack, type CreatedKey, type Organization, type Stack } from '../support/stack';
 import { AUDIT_SCOPES, AUDITED_SCHEMAS, cli, panel, v1, wholeLog, withDatabase, type Answer, type AuditEntryJson } from './audit-helpers';
 
@@ -36,17 +37,31 @@ async function entriesOf(answer: Answer<unknown>, token = key.token): Promise<Au
   return (await wholeLog(stack, token)).filter((e) => e.request_id === answer.requestId).reverse();
 }
 
-const byApiKey = () => ({ type: 'api_key', id: key.id, label: key.prefix });
+const byApiKey = (by = key) => ({ type: 'api_key', id: by.id, label: by.prefix });
 const LOOPBACK = expect.stringMatching(/127\.0\.0\.1$/);
 
-/** A REST write succeeded and left exactly these entries (action and target id), made by the key from this machine. */
-async function expectRestEntries(answer: Answer<unknown>, expected: Array<[string, string]>): Promise<AuditEntryJson[]> {
+/** A REST write succeeded and left exactly these entries (action and target id), made by the key (a live one unless said) from this machine. */
+async function expectRestEntries(answer: Answer<unknown>, expected: Array<[string, string]>, by = key, livemode = true): Promise<AuditEntryJson[]> {
   expect(answer.status).toBeLessThan(300);
-  const entries = await entriesOf(answer);
+  const entries = await entriesOf(answer, by.token);
   expect(entries.map((e) => [e.action, e.target.id])).toEqual(expected);
-  for (const entry of entries) expect(entry).toMatchObject({ actor: byApiKey(), ip: LOOPBACK, livemode: true, request_id: answer.requestId });
+  for (const entry of entries) expect(entry).toMatchObject({ actor: byApiKey(by), ip: LOOPBACK, livemode, request_id: answer.requestId });
   return entries;
 }
+
+/** A funded program whose payouts wait for approval and a new account of it, both made by the key over REST. */
+async function approvalAccount(program: string): Promise<number> {
+  const phases = [{ name: 'Funded', kind: 'funded', max_daily_loss_pct: 5, max_total_loss_pct: 10, payout_requires_approval: true }];
+  expect((await v1(stack, key.token, 'POST', '/v1/programs', '/v1/programs', { name: program, initial_balance: 50000, phases })).status).toBe(201);
+  return (await v1<{ data: Array<{ number: number }> }>(stack, key.token, 'POST', '/v1/accounts', '/v1/accounts', { count: 1, program })).body.data[0].number;
+}
+
+const requestPayout = (number: number, amount: number) => v1<{ id: string }>(stack, key.token, 'POST', '/v1/accounts/{number}/payouts', `/v1/accounts/${number}/payouts`, { amount });
+
+/** A delivery the dispatcher is done with, shown as failed (its lease dropped, so no attempt in flight can record over it). */
+const failDelivery = (id: string) =>
+  withDatabase(stack, (db) => db.query(`UPDATE webhooks.deliveries SET status = 'failed', next_attempt_at = NULL, last_attempt_at = now(), locked_until = NULL, lease_token = NULL WHERE id = $1`, [id]));
+const anHourAgo = () => new Date(Date.now() - 3_600_000).toISOString();
 
 describe('through the REST API, with an API key', () => {
   it('accounts: provisioning, assignment, claim, unassignment, credentials, archive', async () => {
@@ -141,6 +156,93 @@ describe('through the REST API, with an API key', () => {
     const deleted = await v1(stack, key.token, 'DELETE', '/v1/webhooks/{id}', `/v1/webhooks/${id}`);
     expect((await expectRestEntries(deleted, [['webhook.delete', id]]))[0].changes).toMatchObject({ url: ['https://127.0.0.1:9/hook', null] });
   });
+
+  it('webhooks: an edit (the fields it changed) and a recovery of failed deliveries', async () => {
+    const created = await v1<{ id: string; secret: string }>(stack, key.token, 'POST', '/v1/webhooks', '/v1/webhooks', { url: 'https://127.0.0.1:9/edited', events: ['account.breached'] });
+    secrets.push(created.body.secret);
+    const id = created.body.id;
+    const edit = { events: ['account.breached'], description: 'risk desk' };
+    const edited = await v1(stack, key.token, 'PATCH', '/v1/webhooks/{id}', `/v1/webhooks/${id}`, edit);
+    expect((await expectRestEntries(edited, [['webhook.update', id]]))[0].changes).toEqual({ description: [null, 'risk desk'] });
+    expect(await entriesOf(await v1(stack, key.token, 'PATCH', '/v1/webhooks/{id}', `/v1/webhooks/${id}`, edit))).toEqual([]);
+
+    const test = await v1<{ delivery_id: string }>(stack, key.token, 'POST', '/v1/webhooks/{id}/test', `/v1/webhooks/${id}/test`);
+    await failDelivery(test.body.delivery_id);
+    const since = anHourAgo();
+    const recovered = await v1<{ redelivered: number }>(stack, key.token, 'POST', '/v1/webhooks/{id}/recover', `/v1/webhooks/${id}/recover`, { since });
+    expect(recovered.body.redelivered).toBe(1);
+    expect((await expectRestEntries(recovered, [['webhook.recover', id]]))[0].changes).toEqual({ since: [null, since], redelivered: [0, 1] });
+    // Nothing failed is left: the second recovery changes nothing and records nothing.
+    expect(await entriesOf(await v1(stack, key.token, 'POST', '/v1/webhooks/{id}/recover', `/v1/webhooks/${id}/recover`, { since }))).toEqual([]);
+  });
+
+  it('operations: adjustments, payouts requested, approved, paid and rejected, KYC, halts of an account and of a program, a reinstatement', async () => {
+    const number = await approvalAccount('approved-payouts');
+    const credit = await v1<{ id: string }>(stack, key.token, 'POST', '/v1/accounts/{number}/adjustments', `/v1/accounts/${number}/adjustments`, { amount: 2000, reason: 'booked profit' });
+    expect((await expectRestEntries(credit, [['account.adjust', String(number)]]))[0].changes).toEqual({
+      balance: [50000, 52000],
+      adjustment_id: [null, credit.body.id],
+      amount: [null, 2000],
+      reason: [null, 'booked profit'],
+    });
+
+    const [first, second] = [await requestPayout(number, 500), await requestPayout(number, 300)];
+    expect((await expectRestEntries(first, [['payout.request', first.body.id]]))[0].changes).toMatchObject({ status: [null, 'pending'], amount: [null, 500] });
+    const approved = await v1(stack, key.token, 'POST', '/v1/payouts/{id}/approve', `/v1/payouts/${first.body.id}/approve`);
+    expect((await expectRestEntries(approved, [['payout.approve', first.body.id]]))[0].changes).toEqual({ status: ['pending', 'approved'], balance: [52000, 51500] });
+    const paid = await v1(stack, key.token, 'POST', '/v1/payouts/{id}/mark-paid', `/v1/payouts/${first.body.id}/mark-paid`, { reference: 'wire 2025-001' });
+    expect((await expectRestEntries(paid, [['payout.mark_paid', first.body.id]]))[0].changes).toEqual({ status: ['approved', 'paid'], reference: [null, 'wire 2025-001'] });
+    const rejected = await v1(stack, key.token, 'POST', '/v1/payouts/{id}/reject', `/v1/payouts/${second.body.id}/reject`, { reason: 'asked twice' });
+    expect((await expectRestEntries(rejected, [['payout.reject', second.body.id]]))[0].changes).toEqual({ status: ['pending', 'rejected'], reason: [null, 'asked twice'] });
+
+    const trader = await v1<{ id: string }>(stack, key.token, 'POST', '/v1/traders', '/v1/traders', { name: 'Kim', email: 'kim@example.com' });
+    const kyc = await v1(stack, key.token, 'POST', '/v1/traders/{id}/kyc', `/v1/traders/${trader.body.id}/kyc`, { status: 'verified', reference: 'case 7' });
+    expect((await expectRestEntries(kyc, [['trader.kyc', trader.body.id]]))[0].changes).toEqual({ kyc_status: ['unverified', 'verified'], kyc_reference: [null, 'case 7'] });
+
+    const halted = await v1(stack, key.token, 'POST', '/v1/accounts/{number}/halt', `/v1/accounts/${number}/halt`, { reason: 'under review' });
+    expect((await expectRestEntries(halted, [['account.halt', String(number)]]))[0].changes).toEqual({ trading_halted: [false, true], reason: [null, 'under review'] });
+    const resumed = await v1(stack, key.token, 'POST', '/v1/accounts/{number}/resume', `/v1/accounts/${number}/resume`);
+    expect((await expectRestEntries(resumed, [['account.resume', String(number)]]))[0].changes).toEqual({ trading_halted: [true, false] });
+
+    // A program's halt is one entry, the program's, counting the accounts it halted (each account has its event).
+    const programHalt = await v1(stack, key.token, 'POST', '/v1/programs/{name}/halt', '/v1/programs/approved-payouts/halt', { reason: 'desk closed' });
+    expect((await expectRestEntries(programHalt, [['program.halt', 'approved-payouts']]))[0].changes).toEqual({ trading_halted: [false, true], accounts: [0, 1], reason: [null, 'desk closed'] });
+    const programResume = await v1(stack, key.token, 'POST', '/v1/programs/{name}/resume', '/v1/programs/approved-payouts/resume');
+    expect((await expectRestEntries(programResume, [['program.resume', 'approved-payouts']]))[0].changes).toEqual({ trading_halted: [true, false], accounts: [0, 1] });
+    expect(await entriesOf(await v1(stack, key.token, 'POST', '/v1/programs/{name}/resume', '/v1/programs/approved-payouts/resume'))).toEqual([]);
+
+    await v1(stack, key.token, 'POST', '/v1/accounts/{number}/breach', `/v1/accounts/${number}/breach`, { reason: 'hedging' });
+    const reinstated = await v1(stack, key.token, 'POST', '/v1/accounts/{number}/reinstate', `/v1/accounts/${number}/reinstate`, { reason: 'reviewed, no hedging' });
+    expect((await expectRestEntries(reinstated, [['account.reinstate', String(number)]]))[0].changes).toEqual({ status: ['breached', 'active'], reason: [null, 'reviewed, no hedging'] });
+  });
+
+  it('test clocks with a test key: created, priced, an account on one, advanced and deleted (livemode false)', async () => {
+    const testKey = await stack.createKey(org.id, AUDIT_SCOPES, 'sandbox', { mode: 'test' });
+    secrets.push(testKey.token);
+    const created = await v1<{ id: string }>(stack, testKey.token, 'POST', '/v1/test_clocks', '/v1/test_clocks', { frozen_time: '2025-03-05T09:00:00Z', name: 'audit walk' });
+    const id = created.body.id;
+    expect((await expectRestEntries(created, [['test_clock.create', id]], testKey, false))[0].changes).toEqual({
+      name: [null, 'audit walk'],
+      frozen_time: [null, '2025-03-05T09:00:00.000Z'],
+      status: [null, 'ready'],
+    });
+    // A clock's price moved by a key is a change of the clock (it fills and breaches its accounts); it began at the market's.
+    const priced = await v1(stack, testKey.token, 'POST', '/v1/test_clocks/{id}/quotes', `/v1/test_clocks/${id}/quotes`, { symbol: 'EURUSD', bid: 1.2, ask: 1.2002 });
+    expect((await expectRestEntries(priced, [['test_clock.quote', id]], testKey, false))[0].changes).toEqual({ EURUSD: [{ bid: 1.1, ask: 1.1 }, { bid: 1.2, ask: 1.2002 }] });
+    const account = await v1<{ data: Array<{ number: number }> }>(stack, testKey.token, 'POST', '/v1/accounts', '/v1/accounts', { count: 1, test_clock: id });
+    const number = String(account.body.data[0].number);
+    expect((await expectRestEntries(account, [['account.create', number]], testKey, false))[0].changes).toMatchObject({ status: [null, 'active'], test_clock: [null, id] });
+
+    const advanced = await v1(stack, testKey.token, 'POST', '/v1/test_clocks/{id}/advance', `/v1/test_clocks/${id}/advance`, { frozen_time: '2025-03-06T09:00:00Z' });
+    expect((await expectRestEntries(advanced, [['test_clock.advance', id]], testKey, false))[0].changes).toEqual({
+      frozen_time: ['2025-03-05T09:00:00.000Z', '2025-03-06T09:00:00.000Z'],
+      status: ['ready', 'advancing'],
+    });
+    const clock = () => v1<{ status: string }>(stack, testKey.token, 'GET', '/v1/test_clocks/{id}', `/v1/test_clocks/${id}`);
+    await waitUntil(async () => (await clock()).body.status === 'ready', { timeoutMs: 60_000, what: 'the clock ready' });
+    const deleted = await v1(stack, testKey.token, 'DELETE', '/v1/test_clocks/{id}', `/v1/test_clocks/${id}`);
+    expect((await expectRestEntries(deleted, [['test_clock.delete', id]], testKey, false))[0].changes).toEqual({ deleted: [false, true], archived_accounts: [0, 1] });
+  });
 });
 
 describe('through the panel, as its signed-in user', () => {
@@ -186,6 +288,32 @@ describe('through the panel, as its signed-in user', () => {
     const hook = await panel<{ id: string; secret: string }>(stack, cookie, 'POST', '/panel/api/webhooks', { url: 'https://127.0.0.1:9/panel', events: [] });
     secrets.push(hook.body.secret);
     await expectPanelEntries(hook, [['webhook.create', hook.body.id]]);
+  });
+
+  it('operations: payouts approved and rejected, a halt, a resumption, a reinstatement, an adjustment; an endpoint edited and recovered', async () => {
+    const number = await approvalAccount('panel-payouts');
+    const account = String(number);
+    const adjusted = await panel(stack, cookie, 'POST', `/panel/api/accounts/${number}/adjustments`, { amount: 1000, reason: 'panel credit' });
+    expect((await expectPanelEntries(adjusted, [['account.adjust', account]]))[0].changes).toMatchObject({ balance: [50000, 51000], amount: [null, 1000] });
+    const [first, second] = [await requestPayout(number, 200), await requestPayout(number, 100)];
+    const approved = await panel(stack, cookie, 'POST', `/panel/api/payouts/${first.body.id}/approve`);
+    expect((await expectPanelEntries(approved, [['payout.approve', first.body.id]]))[0].changes).toEqual({ status: ['pending', 'approved'], balance: [51000, 50800] });
+    const rejected = await panel(stack, cookie, 'POST', `/panel/api/payouts/${second.body.id}/reject`, { reason: 'panel says no' });
+    expect((await expectPanelEntries(rejected, [['payout.reject', second.body.id]]))[0].changes).toEqual({ status: ['pending', 'rejected'], reason: [null, 'panel says no'] });
+
+    await expectPanelEntries(await panel(stack, cookie, 'POST', `/panel/api/accounts/${number}/halt`, { reason: 'panel halt' }), [['account.halt', account]]);
+    await expectPanelEntries(await panel(stack, cookie, 'POST', `/panel/api/accounts/${number}/resume`), [['account.resume', account]]);
+    await expectPanelEntries(await panel(stack, cookie, 'POST', `/panel/api/accounts/${number}/breach`, { reason: 'panel breach' }), [['account.breach', account]]);
+    await expectPanelEntries(await panel(stack, cookie, 'POST', `/panel/api/accounts/${number}/reinstate`, { reason: 'panel reinstatement' }), [['account.reinstate', account]]);
+
+    const hook = await panel<{ id: string; secret: string }>(stack, cookie, 'POST', '/panel/api/webhooks', { url: 'https://127.0.0.1:9/recovered', events: [] });
+    secrets.push(hook.body.secret);
+    const edited = await panel(stack, cookie, 'PATCH', `/panel/api/webhooks/${hook.body.id}`, { description: 'panel edit' });
+    expect((await expectPanelEntries(edited, [['webhook.update', hook.body.id]]))[0].changes).toEqual({ description: [null, 'panel edit'] });
+    const test = await panel<{ delivery_id: string }>(stack, cookie, 'POST', `/panel/api/webhooks/${hook.body.id}/test`);
+    await failDelivery(test.body.delivery_id);
+    const recovered = await panel(stack, cookie, 'POST', `/panel/api/webhooks/${hook.body.id}/recover`, { since: anHourAgo() });
+    expect((await expectPanelEntries(recovered, [['webhook.recover', hook.body.id]]))[0].changes).toMatchObject({ redelivered: [0, 1] });
   });
 });
 

@@ -59,7 +59,7 @@ async function changeHalt(deps: AccountsDeps, scope: TenantScope, number: number
       scope,
       action: reason === null ? 'account.resume' : 'account.halt',
       target: { type: 'account', id: String(number) },
-      changes: { trading_halted: [account.tradingHalted, updated.tradingHalted] },
+      changes: { trading_halted: [account.tradingHalted, updated.tradingHalted], ...(reason === null ? {} : { reason: [null, reason] }) },
     });
     return updated;
   });

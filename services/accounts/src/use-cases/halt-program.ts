@@ -36,12 +36,16 @@ async function changeProgramHalt(deps: AccountsDeps, scope: TenantScope, name: s
   if (!known) throw new AppError('not_found', 'program not found');
   return effectTransaction(sequelize, async (tx) => {
     const accounts = await haltProgramAccounts(sequelize, tx, scope, name, reason);
-    await recordAudit(tx, {
-      scope,
-      action: reason === null ? 'program.resume' : 'program.halt',
-      target: { type: 'program', id: name },
-      changes: { accounts: [0, accounts] },
-    });
+    // One entry for the program's halt (however many accounts it took: each has its own
+    // account.halted or account.resumed event in its timeline); none when it changed no account.
+    if (accounts > 0) {
+      await recordAudit(tx, {
+        scope,
+        action: reason === null ? 'program.resume' : 'program.halt',
+        target: { type: 'program', id: name },
+        changes: { trading_halted: [reason === null, reason !== null], accounts: [0, accounts], ...(reason === null ? {} : { reason: [null, reason] }) },
+      });
+    }
     return { program: name, accounts };
   });
 }

@@ -1,4 +1,4 @@
-import { AppError, cursorScope, effectTransaction, pageSize, requireText, type ScopeFields, type TenantScope, type Transaction } from '@propdesk/kit';
+import { AppError, changedFields, createdFields, cursorScope, effectTransaction, pageSize, recordAudit, requireText, type ScopeFields, type TenantScope, type Transaction } from '@propdesk/kit';
 import { archiveAccountsOnClock } from '../data/accounts';
 import { revokeSessionsForAccounts } from '../data/executor-sessions';
 import { appendEvents } from '../data/outbox';
@@ -6,6 +6,7 @@ import { findTestClock, insertTestClock, listTestClocks as listClockRows, markAd
 import { advanceTarget, initialFrozenTime, newTestClockId, requireTestMode, testClockId, testClockNotFound, type TestClock } from '../domain/test-clock';
 import { tenantScope } from '../domain/validation';
 import type { AccountsDeps } from '../deps';
+import { testClockAudit, testClockFields } from './audit-entries';
 
 /**
  * What a test clock needs of the trading module (main.ts wires it; the core knows no more of
@@ -45,6 +46,7 @@ export async function createTestClock(deps: AccountsDeps, req: ScopeFields & { f
   return effectTransaction(deps.sequelize, async (tx) => {
     const clock = await insertTestClock(deps.sequelize, { id: newTestClockId(), scope, name, frozenTime }, tx);
     await deps.testClockMarket?.openPrices(tx, clock);
+    await recordAudit(tx, testClockAudit(clock, 'test_clock.create', createdFields(testClockFields(clock))));
     return clock;
   });
 }
@@ -83,7 +85,9 @@ export async function advanceTestClock(deps: AccountsDeps, req: ScopeFields & { 
   requireReady(await requireClock(deps, scope, req.id));
   const advancing = await effectTransaction(deps.sequelize, async (tx) => {
     const clock = requireReady(await requireClock(deps, scope, req.id, tx));
-    return markAdvancing(deps.sequelize, tx, clock.id, advanceTarget(clock, req.frozenTime));
+    const advancing = await markAdvancing(deps.sequelize, tx, clock.id, advanceTarget(clock, req.frozenTime));
+    await recordAudit(tx, testClockAudit(advancing, 'test_clock.advance', changedFields(testClockFields(clock), testClockFields(advancing))));
+    return advancing;
   });
   deps.testClockMarket?.advanceRequested(advancing.id);
   return advancing;
@@ -115,6 +119,8 @@ export async function deleteTestClock(deps: AccountsDeps, req: ScopeFields & { i
       })),
     );
     await markDeleted(sequelize, tx, clock.id);
+    // One entry for the clock; each archived account has its account.archived event in its timeline.
+    await recordAudit(tx, testClockAudit(clock, 'test_clock.delete', { deleted: [false, true], archived_accounts: [0, archived.length] }));
     return { id: clock.id, archivedAccounts: archived.length };
   });
 }

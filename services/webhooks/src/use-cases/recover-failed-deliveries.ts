@@ -1,6 +1,7 @@
 import { AppError, effectTransaction, notFound, recordAudit, type ScopeFields } from '@propdesk/kit';
 import type { Deps } from '../deps';
 import { validateRecoverSince } from '../domain/endpoint-rules';
+import { endpointAudit } from './endpoint-audit';
 import { requireScope } from './require-scope';
 
 /**
@@ -21,7 +22,8 @@ export async function recoverFailedDeliveries(
     if (!endpoint) throw notFound('webhook endpoint');
     if (endpoint.status !== 'enabled') throw new AppError('conflict', 'the endpoint is disabled; enable it first (enable can redeliver what it missed)');
     const redelivered = await deps.deliveries.recoverSince(endpoint.id, since, transaction);
-    await recordAudit(transaction, { scope, action: 'webhook.recover', target: { type: 'webhook', id: endpoint.id } });
+    // What it changed: that many failed deliveries pending again (none found: nothing changed, no entry).
+    if (redelivered > 0) await recordAudit(transaction, endpointAudit(endpoint, 'webhook.recover', { since: [null, since], redelivered: [0, redelivered] }));
     return { redelivered };
   });
   deps.logger.info({ endpointId: input.endpointId, organizationId: scope.organizationId, since, redelivered: recovered.redelivered }, 'failed deliveries recovered');

@@ -1,7 +1,8 @@
-import { AppError, effectTransaction, notFound, recordAudit, type ScopeFields } from '@propdesk/kit';
+import { AppError, changedFields, effectTransaction, notFound, recordAudit, type ScopeFields } from '@propdesk/kit';
 import type { Deps } from '../deps';
 import type { EndpointChanges, EndpointRecord } from '../data/endpoints-repository';
 import { egressWarnings, validateDescription, validateEndpointUrl, validateEventTypes } from '../domain/endpoint-rules';
+import { endpointAudit } from './endpoint-audit';
 import { requireScope } from './require-scope';
 
 /** The fields an update may change (AIP-134 update_mask paths). */
@@ -10,6 +11,10 @@ type Updatable = (typeof UPDATABLE)[number];
 
 function isUpdatable(path: string): path is Updatable {
   return (UPDATABLE as readonly string[]).includes(path);
+}
+
+function pick(endpoint: EndpointRecord, fields: readonly Updatable[]): Record<string, unknown> {
+  return Object.fromEntries(fields.map((field) => [field, endpoint[field]]));
 }
 
 /**
@@ -36,12 +41,10 @@ export async function updateEndpoint(
     const before = await deps.endpoints.find(scope, input.endpointId, transaction);
     const endpoint = before && (await deps.endpoints.update(scope, before.id, changes, transaction));
     if (!before || !endpoint) throw notFound('webhook endpoint');
-    await recordAudit(transaction, {
-      scope,
-      action: 'webhook.update',
-      target: { type: 'webhook', id: endpoint.id },
-      changes: Object.fromEntries(paths.filter(isUpdatable).map((field) => [field, [before[field], endpoint[field]]])),
-    });
+    // The named fields whose value moved; an edit that changes nothing records nothing.
+    const fields = paths.filter(isUpdatable);
+    const changed = changedFields(pick(before, fields), pick(endpoint, fields));
+    if (Object.keys(changed).length > 0) await recordAudit(transaction, endpointAudit(endpoint, 'webhook.update', changed));
     return { endpoint, warnings: egressWarnings(endpoint.url, deps.egressPorts) };
   });
   deps.logger.info({ endpointId: updated.endpoint.id, organizationId: scope.organizationId, changed: paths }, 'webhook endpoint updated');

@@ -57,7 +57,12 @@ export async function adjustBalance(markets: Markets, req: ScopeFields & { numbe
       type: 'account.adjusted',
       data: { account: number, trader_id: account.traderId, adjustment_id: deal.id, amount, reason, balance_after: balanceAfter },
     });
-    await recordAudit(tx, { scope, action: 'account.adjust', target: { type: 'account', id: String(number) }, changes: { balance: [account.balance, balanceAfter] } });
+    await recordAudit(tx, {
+      scope,
+      action: 'account.adjust',
+      target: { type: 'account', id: String(number) },
+      changes: { balance: [account.balance, balanceAfter], adjustment_id: [null, deal.id], amount: [null, amount], reason: [null, reason] },
+    });
     return { id: deal.id, accountNumber: number, amount, reason, balanceAfter, createdAt: now };
   });
   await market.afterAccountChange(number);

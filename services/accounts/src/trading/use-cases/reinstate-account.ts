@@ -31,7 +31,7 @@ export async function reinstateAccount(markets: Markets, req: ScopeFields & { nu
       type: 'account.reinstated',
       data: { account: number, trader_id: account.traderId, reason, attempt: account.attempt, breach_rule: breach?.rule ?? null, breach_flag_id: breach?.id ?? null },
     });
-    await recordAudit(tx, { scope, action: 'account.reinstate', target: { type: 'account', id: String(number) }, changes: { status: ['breached', 'active'] } });
+    await recordAudit(tx, { scope, action: 'account.reinstate', target: { type: 'account', id: String(number) }, changes: { status: ['breached', 'active'], reason: [null, reason] } });
     const after = await readAccount(ctx.sequelize, number, scope, tx);
     if (!after) throw accountNotFound();
     return after;
