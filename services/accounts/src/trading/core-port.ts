@@ -18,7 +18,7 @@ import type { Account } from '../domain/account';
 
 export type { Account, AccountStatus } from '../domain/account';
 export { accountNotFound, refuseStatus, scopeOfAccount } from '../domain/account';
-export { parseTerms, type ProgramTerms as Terms } from '../domain/programs';
+export { parseTerms, rulePackOf, type ProgramTerms as Terms } from '../domain/programs';
 export { accountMoneyWithEvents, writeAccountMoney, writeMarkedEquity, type AccountMoney } from '../data/account-money';
 export { writeAccountReset, writePayout, writeReinstated } from '../data/account-lifecycle';
 export { kycStatusOf } from '../data/traders';

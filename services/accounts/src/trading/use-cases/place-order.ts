@@ -2,7 +2,7 @@ import { AppError, CommittedRefusal, effectTransaction, type ScopeFields, type T
 import { accountNotFound, appendEvent, lockAccount, parseAccountNumber, parseScope } from '../core-port';
 import { insertFlag } from '../data/flags';
 import { insertPosition, livePositionsOfAccount } from '../data/positions';
-import { tradingDayOf } from '../domain/calendar';
+import { calendarOf } from '../domain/calendar';
 import { requireInstrument } from '../domain/instruments';
 import { checkPreOrderRules, haltedViolation, validateOrderAgainstMarket, validateOrderPrices, validateVolume, type OrderInput, type OrderType } from '../domain/orders';
 import { marginFor, type Side } from '../domain/pnl';
@@ -98,7 +98,7 @@ async function placeValidatedOrder(ctx: TradingContext, scope: TenantScope, acco
       stopLoss: order.stopLoss ?? null,
       takeProfit: order.takeProfit ?? null,
       openedAt: filled ? now : null,
-      tradingDay: filled ? tradingDayOf(now, ctx.rolloverHourUtc) : null,
+      tradingDay: filled ? calendarOf(account.terms, ctx.rolloverHourUtc).dayOf(now) : null,
       createdAt: now,
     });
 

@@ -1,12 +1,10 @@
 import type { Sequelize, Transaction } from '@propdesk/kit';
 import type { Account } from '../core-port';
 import { livePositionsOfAccounts } from '../data/positions';
-import { nextWeekendStart, tradingDayStart } from '../domain/calendar';
+import { calendarOf, nextWeekendStart, utcCalendar, type TradingCalendar } from '../domain/calendar';
 import { flagWeekendHoldingsLocked } from './flag-weekend-holding';
 import { rollTradingDay } from './roll-trading-day';
 import type { TradingContext } from './trading-context';
-
-const DAY_MS = 86_400_000;
 
 /** What a time effect sees of a test clock while a step of its advance is being decided. */
 export interface ClockView {
@@ -40,13 +38,23 @@ export interface TimeEffect {
 
 /**
  * Each trading day's start: a new daily reference (balance, equity or the higher, SPEC 10) and a
- * new end-of-day trailing floor, so an account may breach, pass or be warned at that moment.
+ * new end-of-day trailing floor, so an account may breach, pass or be warned at that moment. Days
+ * start when each account's phase says (SPEC 15 trading_day: a zone's wall time, daylight saving
+ * included), the service's day otherwise: the next moment is the earliest of the calendars in use.
  */
 export function tradingDayRollover(rolloverHourUtc: number): TimeEffect {
+  const calendarsOf = (accounts: readonly Account[]): TradingCalendar[] => [
+    ...new Set([utcCalendar(rolloverHourUtc), ...accounts.map((a) => calendarOf(a.terms, rolloverHourUtc))]),
+  ];
   return {
     name: 'trading_day_rollover',
-    nextMoment: (after) => new Date(tradingDayStart(after, rolloverHourUtc).getTime() + DAY_MS),
-    apply: (step) => rollTradingDay(step.ctx, step.tx, step.accounts),
+    nextMoment: (after, view) => new Date(Math.min(...calendarsOf(view.accounts).map((c) => c.nextStart(after).getTime()))),
+    apply: (step) =>
+      rollTradingDay(
+        step.ctx,
+        step.tx,
+        step.accounts.filter((a) => calendarOf(a.terms, rolloverHourUtc).startOf(step.moment).getTime() === step.moment.getTime()),
+      ),
   };
 }
 
