@@ -10,7 +10,9 @@
  *   - request validation shared with the core's RPCs (the scope: organization and mode, SPEC 13),
  *     and the proto form of an account;
  *   - test clocks (SPEC 13): the clock an account lives on, and the walk of an advance (its lease,
- *     its progress, its end), with the clock's accounts locked for each step.
+ *     its progress, its end), with the clock's accounts locked for each step;
+ *   - SPEC 15's time rules: a batch of accounts locked at once (the deadline scheduler), and the
+ *     hook the core calls when a phase starts (new accounts), wired by main.ts.
  */
 import type { Sequelize, TenantScope, Transaction } from '@propdesk/kit';
 import { findAccount, findAccounts } from '../data/accounts';
@@ -28,7 +30,7 @@ export { revokeSessionsForAccount, revokeSessionsStatement } from '../data/execu
 // Named for what they do here, where accountNumber is the value itself.
 export { accountNumber as parseAccountNumber, tenantScope as parseScope, uuidParam as parseUuid } from '../domain/validation';
 export { toProtoAccount } from '../grpc/mappers';
-export { lockActiveAccountsOnClock } from '../data/accounts';
+export { lockAccounts, lockActiveAccountsOnClock } from '../data/accounts';
 export {
   advancingClockIds,
   claimAdvance,

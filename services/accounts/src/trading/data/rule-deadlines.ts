@@ -62,6 +62,16 @@ export async function takeDueDeadlines(sequelize: Sequelize, tx: Transaction, no
   return rows.map(toDeadline);
 }
 
+/** Whether any of the live market's deadlines is due at `now` (one index probe: a pass with nothing to do costs this). */
+export async function anyDueDeadline(sequelize: Sequelize, now: Date): Promise<boolean> {
+  const row = await selectOne<{ due: boolean }>(
+    sequelize,
+    'SELECT EXISTS (SELECT 1 FROM rule_deadlines WHERE test_clock_id IS NULL AND due_at <= $now) AS due',
+    { now },
+  );
+  return row?.due === true;
+}
+
 /** A test clock's deadlines due at `moment` (its advance holds the clock), earliest first. */
 export async function clockDeadlinesDue(sequelize: Sequelize, tx: Transaction, clockId: string, moment: Date): Promise<Deadline[]> {
   const rows = await selectRows<DeadlineRow>(
@@ -142,7 +152,7 @@ export async function clearLock(sequelize: Sequelize, tx: Transaction, accountNu
 }
 
 /** max_trades_per_day: positions of the attempt opened in trading day `day`, plus the orders pending now. */
-export async function tradesOfDay(sequelize: Sequelize, tx: Transaction, accountNumber: number, attempt: number, day: string): Promise<number> {
+export async function tradesOfDay(sequelize: Sequelize, accountNumber: number, attempt: number, day: string, tx?: Transaction): Promise<number> {
   const row = await selectOne<{ n: string }>(
     sequelize,
     `SELECT count(*) AS n FROM positions

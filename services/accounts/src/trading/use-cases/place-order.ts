@@ -4,8 +4,11 @@ import { insertFlag } from '../data/flags';
 import { insertPosition, livePositionsOfAccount } from '../data/positions';
 import { calendarOf } from '../domain/calendar';
 import { requireInstrument } from '../domain/instruments';
-import { checkPreOrderRules, haltedViolation, validateOrderAgainstMarket, validateOrderPrices, validateVolume, type OrderInput, type OrderType } from '../domain/orders';
-import { marginFor, type Side } from '../domain/pnl';
+import { validateOrderAgainstMarket, validateOrderPrices, validateVolume, type OrderInput, type OrderType } from '../domain/orders';
+import type { Side } from '../domain/pnl';
+import { preOrderViolations, sessionEndAfter } from '../domain/rule-pack';
+import { keepDeadlines } from '../data/rule-deadlines';
+import { orderFacts } from './order-facts';
 import { requireActive } from './account-access';
 import { positionOpenedData } from './position-events';
 import { equityFromPositions, markPosition, recordEquityPoint, requireQuote, type Markets, type MarkedPosition, type TradingContext } from './trading-context';
@@ -68,13 +71,8 @@ async function placeValidatedOrder(ctx: TradingContext, scope: TenantScope, acco
     await ctx.checkTime?.(tx);
     requireActive(account);
     const live = await livePositionsOfAccount(ctx.sequelize, accountNumber, tx);
-    const equity = equityFromPositions(ctx, account.balance, live);
-    let used = 0;
-    for (const p of live) {
-      if (p.status === 'open' && p.openPrice !== null) used += marginFor(p.symbol, p.volume, p.openPrice, account.terms.leverage, ctx.quote);
-    }
-    const required = marginFor(order.symbol, order.volume, entry, account.terms.leverage, ctx.quote);
-    const violation = haltedViolation(account) ?? checkPreOrderRules(order, account.terms, { required, equity, used });
+    // Every pre-order rule (SPEC 9, 14, 15) in order: the first that refuses names itself.
+    const [violation] = preOrderViolations(order, account, await orderFacts(ctx, account, live, order, entry, tx));
     if (violation) {
       await appendEvent(ctx.sequelize, tx, {
         ...scope,
@@ -121,6 +119,9 @@ async function placeValidatedOrder(ctx: TradingContext, scope: TenantScope, acco
         data: { account: accountNumber, rule: 'large_order', reason, position_id: position.id },
       });
     }
+    // SPEC 15 close_at_session_end: what the account now holds closes at the session's end (rule_deadlines).
+    const sessionEnd = sessionEndAfter(account.terms, now);
+    if (sessionEnd) await keepDeadlines(ctx.sequelize, tx, [{ accountNumber, rule: 'session_end', dueAt: sessionEnd, testClockId: account.testClockId }], 'earliest');
     if (filled) {
       await appendEvent(ctx.sequelize, tx, { ...scope, type: 'position.opened', data: positionOpenedData(accountNumber, position) });
       const after = equityFromPositions(ctx, account.balance, [...live, position]);

@@ -1,6 +1,9 @@
 import type { Sequelize, Transaction } from '@propdesk/kit';
 import type { Account } from '../core-port';
 import { livePositionsOfAccounts } from '../data/positions';
+import { clockDeadlinesDue, nextClockDeadline } from '../data/rule-deadlines';
+import { readAccount } from '../core-port';
+import { applyDeadline } from './time-rules';
 import { calendarOf, nextWeekendStart, utcCalendar, type TradingCalendar } from '../domain/calendar';
 import { flagWeekendHoldingsLocked } from './flag-weekend-holding';
 import { rollTradingDay } from './roll-trading-day';
@@ -25,7 +28,7 @@ export interface ClockStep extends ClockView {
 /**
  * Something the passing of time does to a test clock's accounts (SPEC 13): a trading day's
  * rollover, a weekend's start; SPEC 15's time rules (phase time limits, inactivity, session ends,
- * lock expiry) join the list below. An advance applies them in time order, each at its moment,
+ * lock expiry). An advance applies them in time order, each at its moment,
  * in the order of the list when several fall on one moment.
  */
 export interface TimeEffect {
@@ -72,9 +75,29 @@ export const weekendStart: TimeEffect = {
   },
 };
 
+/**
+ * SPEC 15's time rules on a clock: its accounts' deadlines (time limits, inactivity, session ends,
+ * lock expiry, rule_deadlines), each at its own moment; last at a moment, after the day's rollover.
+ */
+export const ruleDeadlines: TimeEffect = {
+  name: 'rule_deadlines',
+  nextMoment: (after, view) => nextClockDeadline(view.sequelize, view.tx, view.clockId, after),
+  async apply(step) {
+    const accounts = new Map(step.accounts.map((a) => [a.number, a]));
+    for (const deadline of await clockDeadlinesDue(step.sequelize, step.tx, step.clockId, step.moment)) {
+      const account = accounts.get(deadline.accountNumber) ?? null;
+      if ((await applyDeadline(step.ctx, step.tx, account, deadline)) === 'acted' && account) {
+        // What it changed is what the account's next deadline of this moment sees (the row stays locked by the step).
+        const fresh = await readAccount(step.sequelize, account.number, undefined, step.tx);
+        if (fresh) accounts.set(fresh.number, fresh);
+      }
+    }
+  },
+};
+
 /** The effects of time, in the order they apply at one moment. */
 export function timeEffects(rolloverHourUtc: number): TimeEffect[] {
-  return [tradingDayRollover(rolloverHourUtc), weekendStart];
+  return [tradingDayRollover(rolloverHourUtc), weekendStart, ruleDeadlines];
 }
 
 /** The next moment in (after, until] at which an effect acts, and the effects due then in their order (null: none before until). */
