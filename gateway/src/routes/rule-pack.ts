@@ -31,7 +31,7 @@ const newsBody = objectBody({
     .transform((v) => new Date(v))
     .openapi({ format: 'date-time', description: 'when the news is out; past times are accepted' }),
   currencies: z
-    .array(z.string().regex(/^[A-Z]{3}$/, 'must be a currency code of three capital letters such as USD'))
+    .array(z.string().max(3, 'must be a currency code of three capital letters such as USD').regex(/^[A-Z]{3}$/, 'must be a currency code of three capital letters such as USD'))
     .min(1, 'must list at least one currency')
     .max(20, 'must list at most 20 currencies')
     .openapi({ example: ['USD'] }),

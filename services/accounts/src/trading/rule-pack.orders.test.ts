@@ -139,8 +139,8 @@ describe('the news calendar', () => {
     await expectCode(h.trading.deleteNewsEvent({ organizationId: own, mode: Mode.MODE_TEST, id: testOne.id }), 'not_found');
   });
 
-  it('refuses a currency that is not three capital letters, naming its place', async () => {
-    await expectCode(h.trading.createNewsEvent({ organizationId: org, mode: LIVE, title: 'x', time: new Date(), currencies: ['USD', 'usd'] }), 'invalid_request', 'currencies[1]');
+  it('refuses a currency that is not three capital letters, naming the list', async () => {
+    await expectCode(h.trading.createNewsEvent({ organizationId: org, mode: LIVE, title: 'x', time: new Date(), currencies: ['USD', 'usd'] }), 'invalid_request', 'currencies');
     await expectCode(h.trading.createNewsEvent({ organizationId: org, mode: LIVE, title: 'x', time: new Date(), currencies: [] }), 'invalid_request', 'currencies');
   });
 });

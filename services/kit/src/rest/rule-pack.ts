@@ -49,15 +49,18 @@ export function canonicalTimeZone(zone: string): string | undefined {
   }
 }
 
-const timeOfDaySchema = z.string({ invalid_type_error: TIME_MESSAGE }).regex(TIME_OF_DAY, TIME_MESSAGE);
+const timeOfDaySchema = z.string({ invalid_type_error: TIME_MESSAGE }).max(5, TIME_MESSAGE).regex(TIME_OF_DAY, TIME_MESSAGE);
+const ZONE_MESSAGE = 'must be an IANA time zone such as America/New_York';
 
 /** An IANA zone (checked with Intl), answered in its canonical spelling. */
 const timeZoneSchema = z
-  .string({ invalid_type_error: 'must be an IANA time zone such as America/New_York' })
+  .string({ invalid_type_error: ZONE_MESSAGE })
+  .max(64, ZONE_MESSAGE)
+  .regex(/^[A-Za-z][A-Za-z0-9_+\-/]*$/, ZONE_MESSAGE)
   .transform((zone, ctx) => {
     const canonical = canonicalTimeZone(zone);
     if (canonical === undefined) {
-      ctx.addIssue({ code: z.ZodIssueCode.custom, message: 'must be an IANA time zone such as America/New_York' });
+      ctx.addIssue({ code: z.ZodIssueCode.custom, message: ZONE_MESSAGE });
       return z.NEVER;
     }
     return canonical;

@@ -18,7 +18,7 @@ const CURRENCY = /^[A-Z]{3}$/;
 
 /**
  * An event's currencies (SPEC 15): 1 to 20 ISO 4217 codes, three capital letters each, each
- * once; a bad one is invalid_request naming its place (`currencies[1]`).
+ * once; a bad one is invalid_request naming the list (`currencies`, as the gateway names a list's item).
  */
 export function newsCurrencyList(values: readonly unknown[]): string[] {
   if (values.length === 0 || values.length > MAX_NEWS_CURRENCIES) {
@@ -26,7 +26,7 @@ export function newsCurrencyList(values: readonly unknown[]): string[] {
   }
   values.forEach((value, i) => {
     if (typeof value !== 'string' || !CURRENCY.test(value)) {
-      throw new AppError('invalid_request', `currencies[${i}] must be a currency code of three capital letters such as USD`, `currencies[${i}]`);
+      throw new AppError('invalid_request', `currencies[${i}] must be a currency code of three capital letters such as USD`, 'currencies');
     }
   });
   return [...new Set(values as string[])];
