@@ -55,8 +55,8 @@ const CLOCK_POLL_MS = 1000;
 const CLOCK_LEASE_MS = 5000;
 
 /** SPEC 15's time rules on live time: deadlines per transaction, and transactions at once. */
-const RULE_DEADLINE_BATCH = 200;
-const RULE_DEADLINE_LANES = 2;
+const RULE_DEADLINE_BATCH = 500;
+const RULE_DEADLINE_LANES = 4;
 
 export interface StartedAccountsService extends StartedProcess {
   /** The trading engine (tests wait on its hooks: caughtUp, settled). */

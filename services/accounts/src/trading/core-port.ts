@@ -21,12 +21,12 @@ import type { Account } from '../domain/account';
 export type { Account, AccountStatus } from '../domain/account';
 export { accountNotFound, refuseStatus, scopeOfAccount } from '../domain/account';
 export { parseTerms, rulePackOf, type ProgramTerms as Terms } from '../domain/programs';
-export { accountMoneyWithEvents, writeAccountMoney, writeMarkedEquity, type AccountMoney } from '../data/account-money';
+export { accountMoneyWithEvents, accountsStatusWithEvents, writeAccountMoney, writeMarkedEquity, type AccountMoney } from '../data/account-money';
 export { writeAccountReset, writePayout, writeReinstated } from '../data/account-lifecycle';
 export { kycStatusOf } from '../data/traders';
 export { appendEvent, appendEvents, eventsStatements, EVENTS_NOTIFIED, type NewEvent } from '../data/outbox';
 export type { PhaseLifecycle } from '../use-cases/phase-lifecycle';
-export { revokeSessionsForAccount, revokeSessionsStatement } from '../data/executor-sessions';
+export { revokeSessionsForAccount, revokeSessionsOfAccountsStatement, revokeSessionsStatement } from '../data/executor-sessions';
 // Named for what they do here, where accountNumber is the value itself.
 export { accountNumber as parseAccountNumber, tenantScope as parseScope, uuidParam as parseUuid } from '../domain/validation';
 export { toProtoAccount } from '../grpc/mappers';

@@ -94,9 +94,15 @@ export async function nextClockDeadline(sequelize: Sequelize, tx: Transaction, c
   return row?.at ?? null;
 }
 
-/** A deadline has acted (or no longer applies): gone. */
-export async function dropDeadline(sequelize: Sequelize, tx: Transaction, d: Pick<Deadline, 'accountNumber' | 'rule'>): Promise<void> {
-  await execute(sequelize, 'DELETE FROM rule_deadlines WHERE account_number = $n AND rule = $rule', { n: d.accountNumber, rule: d.rule }, tx);
+/** Deadlines that acted (or no longer apply): gone, in one statement. */
+export async function dropDeadlines(sequelize: Sequelize, tx: Transaction, deadlines: ReadonlyArray<Pick<Deadline, 'accountNumber' | 'rule'>>): Promise<void> {
+  if (deadlines.length === 0) return;
+  await execute(
+    sequelize,
+    'DELETE FROM rule_deadlines WHERE (account_number, rule) IN (SELECT * FROM unnest($numbers::bigint[], $rules::text[]))',
+    { numbers: deadlines.map((d) => d.accountNumber), rules: deadlines.map((d) => d.rule) },
+    tx,
+  );
 }
 
 /** A deadline found later than it was kept (a position opened since, an attempt restarted): moved there. */
@@ -104,15 +110,17 @@ export async function moveDeadline(sequelize: Sequelize, tx: Transaction, d: Pic
   await execute(sequelize, 'UPDATE rule_deadlines SET due_at = $dueAt WHERE account_number = $n AND rule = $rule', { n: d.accountNumber, rule: d.rule, dueAt }, tx);
 }
 
-/** When the attempt's last position was opened (null: none yet). */
-export async function lastPositionOpenedAt(sequelize: Sequelize, tx: Transaction, accountNumber: number, attempt: number): Promise<Date | null> {
-  const row = await selectOne<{ at: Date | null }>(
+/** When each account's last position of its current attempt was opened (absent: none yet), in one statement. */
+export async function lastPositionsOpenedAt(sequelize: Sequelize, tx: Transaction, numbers: number[]): Promise<Map<number, Date>> {
+  if (numbers.length === 0) return new Map();
+  const rows = await selectRows<{ account_number: string; at: Date }>(
     sequelize,
-    'SELECT max(opened_at) AS at FROM positions WHERE account_number = $accountNumber AND attempt = $attempt',
-    { accountNumber, attempt },
+    `SELECT p.account_number, max(p.opened_at) AS at FROM positions p JOIN accounts a ON a.number = p.account_number AND a.attempt = p.attempt
+      WHERE p.account_number = ANY($numbers::bigint[]) AND p.opened_at IS NOT NULL GROUP BY p.account_number`,
+    { numbers },
     tx,
   );
-  return row?.at ?? null;
+  return new Map(rows.map((r) => [toNumber(r.account_number), r.at]));
 }
 
 /** The account's lock (SPEC 15) in its current attempt, whether still in force or not. */

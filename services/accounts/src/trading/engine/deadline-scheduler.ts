@@ -3,7 +3,7 @@ import type { Logger, Sequelize } from '@propdesk/kit';
 import { lockAccounts } from '../core-port';
 import { anyDueDeadline, moveDeadline, takeDueDeadlines, type Deadline } from '../data/rule-deadlines';
 import type { Clock } from '../domain/clock';
-import { applyDeadline, type DeadlineOutcome } from '../use-cases/time-rules';
+import { applyDeadlines, type DeadlineOutcome } from '../use-cases/time-rules';
 import type { TradingContext } from '../use-cases/trading-context';
 
 export interface DeadlineSchedulerOptions {
@@ -86,18 +86,7 @@ export class DeadlineScheduler {
         taken = await takeDueDeadlines(sequelize, tx, ctx.now(), batch);
         if (taken.length === 0) return 0;
         const accounts = new Map((await lockAccounts(sequelize, tx, [...new Set(taken.map((d) => d.accountNumber))])).map((a) => [a.number, a]));
-        const ordered = [...taken].sort((a, b) => a.accountNumber - b.accountNumber || a.dueAt.getTime() - b.dueAt.getTime());
-        const outcomes: DeadlineOutcome[] = [];
-        for (const d of ordered) {
-          const account = accounts.get(d.accountNumber) ?? null;
-          outcomes.push(await applyDeadline(ctx, tx, account, d));
-          // What a deadline changed is what the next one of the same account sees.
-          if (account && outcomes[outcomes.length - 1] === 'acted') {
-            const [fresh] = await lockAccounts(sequelize, tx, [account.number]);
-            if (fresh) accounts.set(fresh.number, fresh);
-          }
-        }
-        for (const o of outcomes) this.applied[o] += 1;
+        for (const o of await applyDeadlines(ctx, tx, accounts, taken)) this.applied[o] += 1;
         return taken.length;
       });
     } catch (err) {
@@ -111,11 +100,11 @@ export class DeadlineScheduler {
   private async alone(ctx: TradingContext, d: Deadline): Promise<void> {
     const { sequelize, logger } = this.options;
     try {
-      const outcome = await sequelize.transaction(async (tx) => {
-        const [account] = await lockAccounts(sequelize, tx, [d.accountNumber]);
-        return applyDeadline(ctx, tx, account ?? null, d);
+      const outcomes = await sequelize.transaction(async (tx) => {
+        const accounts = new Map((await lockAccounts(sequelize, tx, [d.accountNumber])).map((a) => [a.number, a]));
+        return applyDeadlines(ctx, tx, accounts, [d]);
       });
-      this.applied[outcome] += 1;
+      for (const o of outcomes) this.applied[o] += 1;
     } catch (err) {
       logger.warn({ err, account: d.accountNumber, rule: d.rule }, 'a time rule failed; it is tried again later');
       await sequelize.transaction((tx) => moveDeadline(sequelize, tx, d, new Date(ctx.now().getTime() + RETRY_MS))).catch(() => undefined);

@@ -2,8 +2,7 @@ import type { Sequelize, Transaction } from '@propdesk/kit';
 import type { Account } from '../core-port';
 import { livePositionsOfAccounts } from '../data/positions';
 import { clockDeadlinesDue, nextClockDeadline } from '../data/rule-deadlines';
-import { readAccount } from '../core-port';
-import { applyDeadline } from './time-rules';
+import { applyDeadlines } from './time-rules';
 import { calendarOf, nextWeekendStart, utcCalendar, type TradingCalendar } from '../domain/calendar';
 import { flagWeekendHoldingsLocked } from './flag-weekend-holding';
 import { rollTradingDay } from './roll-trading-day';
@@ -83,15 +82,9 @@ export const ruleDeadlines: TimeEffect = {
   name: 'rule_deadlines',
   nextMoment: (after, view) => nextClockDeadline(view.sequelize, view.tx, view.clockId, after),
   async apply(step) {
+    // The step holds the clock's active accounts locked: a deadline of any other no longer applies.
     const accounts = new Map(step.accounts.map((a) => [a.number, a]));
-    for (const deadline of await clockDeadlinesDue(step.sequelize, step.tx, step.clockId, step.moment)) {
-      const account = accounts.get(deadline.accountNumber) ?? null;
-      if ((await applyDeadline(step.ctx, step.tx, account, deadline)) === 'acted' && account) {
-        // What it changed is what the account's next deadline of this moment sees (the row stays locked by the step).
-        const fresh = await readAccount(step.sequelize, account.number, undefined, step.tx);
-        if (fresh) accounts.set(fresh.number, fresh);
-      }
-    }
+    await applyDeadlines(step.ctx, step.tx, accounts, await clockDeadlinesDue(step.sequelize, step.tx, step.clockId, step.moment));
   },
 };
 
