@@ -51,7 +51,7 @@ export function RuleFields({
           error={err('daily_loss_action')}
         >
           <option value="breach">breach the account</option>
-          <option value="lock">lock until the next trading day</option>
+          <option value="lock">lock for the day</option>
         </SelectField>
         {number('daily_profit_cap_pct', 'Daily profit cap (%)', "Of the initial balance; reached, the day's trading stops. Empty: off.")}
         {text('trading_hours_start', 'Trading hours start', 'HH:MM; empty: orders at any time.', '09:30')}
