@@ -13,12 +13,10 @@
  *     phase's account within 5 s, and none has two.
  * One process hosts both the service and the load, on a 2-core machine shared with PostgreSQL.
  */
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import path from 'node:path';
-import { Client } from 'pg';
-import { createServiceClient } from '@propdesk/kit';
-import { createTestDatabase } from '@propdesk/kit/testing';
-import { tradingv1 } from '@propdesk/proto';
+import type { Client } from 'pg';
+import { withAccountsService } from './support/in-process-accounts';
 import { ROOT } from './support/stack';
 import { customPhase, rulePackPhase, type Phase } from './programs/phases';
 import { BREACH_BASE, SYMBOLS } from './trading/seed';
@@ -30,21 +28,10 @@ const PASSING = Number(process.env.BENCH_PROGRAMS_PASSING ?? 1_000);
 const ROUNDS = Number(process.env.BENCH_PROGRAMS_ROUNDS ?? 4);
 const CUSTOM_PROGRAMS = 20;
 
-interface StartedService {
-  address: string;
-  stop(): Promise<void>;
-}
-
 const programs = require(path.join(ROOT, 'services/accounts/dist/domain/programs.js')) as {
   PROGRAMS: { standard: object };
   termsOfPhase(phase: Phase, initialBalance: number, currency: string): object;
 };
-
-type Unary<Req, Res> = (req: Req, cb: (err: Error | null, res: Res) => void) => void;
-
-function call<Req, Res>(fn: Unary<Req, Res>, client: object, req: Req): Promise<Res> {
-  return new Promise((resolve, reject) => fn.call(client, req, (err, res) => (err ? reject(err) : resolve(res))));
-}
 
 function percentile(samples: number[], p: number): number {
   const sorted = [...samples].sort((a, b) => a - b);
@@ -53,33 +40,6 @@ function percentile(samples: number[], p: number): number {
 
 const ms = (n: number) => `${n.toFixed(1)} ms`;
 const inDigits = (price: number, digits: number) => Number(price.toFixed(digits));
-
-async function withService<T>(work: (publish: (symbol: string, bid: number, ask: number) => Promise<unknown>, pg: Client) => Promise<T>): Promise<T> {
-  const db = await createTestDatabase('pd_bench_programs');
-  const main = require(path.join(ROOT, 'services/accounts/dist/main.js')) as { start(env: NodeJS.ProcessEnv): Promise<StartedService> };
-  const service = await main.start({
-    DATABASE_URL: db.url,
-    ACCOUNTS_GRPC_PORT: '0',
-    AUTH_GRPC_ADDRESS: '127.0.0.1:1',
-    CURSOR_SECRET: randomBytes(16).toString('hex'),
-    CREDENTIALS_KEY: randomBytes(32).toString('hex'),
-    LOG_LEVEL: 'warn',
-  });
-  const client = createServiceClient(tradingv1.TradingServiceClient, tradingv1.TradingServiceService, service.address, 60_000);
-  const raw = client.raw;
-  const pg = new Client({ connectionString: db.url });
-  await pg.connect();
-  const publish = (symbol: string, bid: number, ask: number) =>
-    call(raw.publishQuote as unknown as Unary<tradingv1.PublishQuoteRequest, tradingv1.PublishQuoteResponse>, raw, { quote: { symbol, bid, ask } });
-  try {
-    return await work(publish, pg);
-  } finally {
-    await pg.end();
-    client.close();
-    await service.stop();
-    await db.drop();
-  }
-}
 
 /** Accounts with the given frozen terms (and, for custom programs, their program and phase), round robin. */
 async function insertAccounts(pg: Client, org: string, count: number, kinds: Array<{ program: string; terms: string; phase: string }>): Promise<number[]> {
@@ -106,7 +66,7 @@ async function engineRun(
   kinds: Array<{ program: string; terms: string; phase: string }>,
   breachKinds: Array<{ program: string; terms: string; phase: string }> = kinds,
 ): Promise<EngineFigures> {
-  return withService(async (publish, pg) => {
+  return withAccountsService('pd_bench_programs', async (publish, pg) => {
     const org = randomUUID();
     const background = await insertAccounts(pg, org, OPEN_POSITIONS, kinds);
     await pg.query(
@@ -154,7 +114,7 @@ async function engineRun(
 
 /** 1,000 accounts of a two-phase program crossing their target on one quote. */
 async function progressionRun(): Promise<{ ms: number; passed: number; nextAccounts: number; duplicates: number }> {
-  return withService(async (publish, pg) => {
+  return withAccountsService('pd_bench_programs', async (publish, pg) => {
     const org = randomUUID();
     const phases = [customPhase(1, { profit_target_pct: 1, min_trading_days: 0, consistency_pct: null, warning_at_pct: null }), customPhase(2)];
     await pg.query(`INSERT INTO accounts.programs (organization_id, name, latest_version) VALUES ($1, 'bench-two-step', 1)`, [org]);

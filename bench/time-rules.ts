@@ -12,14 +12,12 @@
  * Sizes: BENCH_TIME_RULES_ACCOUNTS (100,000), BENCH_TIME_RULES_POSITIONS (10,000),
  * BENCH_TIME_RULES_QUOTES (500), BENCH_TIME_RULES_ROUNDS (2).
  */
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Client } from 'pg';
-import { createServiceClient } from '@propdesk/kit';
-import { createTestDatabase } from '@propdesk/kit/testing';
-import { tradingv1 } from '@propdesk/proto';
+import type { Client } from 'pg';
 import { customPhase } from './programs/phases';
+import { withAccountsService } from './support/in-process-accounts';
 import { ROOT } from './support/stack';
 import { SYMBOLS } from './trading/seed';
 
@@ -28,41 +26,11 @@ const POSITIONS = Number(process.env.BENCH_TIME_RULES_POSITIONS ?? 10_000);
 const QUOTES = Number(process.env.BENCH_TIME_RULES_QUOTES ?? 500);
 const ROUNDS = Number(process.env.BENCH_TIME_RULES_ROUNDS ?? 2);
 
-interface StartedService {
-  address: string;
-  stop(): Promise<void>;
-}
-
 const programs = require(path.join(ROOT, 'services/accounts/dist/domain/programs.js')) as {
   termsOfPhase(phase: object, initialBalance: number, currency: string): object;
 };
 const TERMS = JSON.stringify(programs.termsOfPhase(customPhase(1, { inactivity_days: 30, max_phase_days: 60 }), 100000, 'USD'));
 const inDigits = (price: number, digits: number) => Number(price.toFixed(digits));
-
-async function withService<T>(work: (publish: (symbol: string, bid: number, ask: number) => Promise<unknown>, pg: Client) => Promise<T>): Promise<T> {
-  const db = await createTestDatabase('pd_bench_time_rules');
-  const main = require(path.join(ROOT, 'services/accounts/dist/main.js')) as { start(env: NodeJS.ProcessEnv): Promise<StartedService> };
-  const service = await main.start({
-    DATABASE_URL: db.url,
-    ACCOUNTS_GRPC_PORT: '0',
-    AUTH_GRPC_ADDRESS: '127.0.0.1:1',
-    CURSOR_SECRET: randomBytes(16).toString('hex'),
-    CREDENTIALS_KEY: randomBytes(32).toString('hex'),
-    LOG_LEVEL: 'warn',
-  });
-  const client = createServiceClient(tradingv1.TradingServiceClient, tradingv1.TradingServiceService, service.address, 60_000);
-  const pg = new Client({ connectionString: db.url });
-  await pg.connect();
-  const publish = (symbol: string, bid: number, ask: number) => client.call.publishQuote({ quote: { symbol, bid, ask } });
-  try {
-    return await work(publish, pg);
-  } finally {
-    await pg.end();
-    client.close();
-    await service.stop();
-    await db.drop();
-  }
-}
 
 /** `count` accounts with the time rules' terms, their phase begun `startedDaysAgo` days ago. */
 async function insertAccounts(pg: Client, count: number, startedDaysAgo: number): Promise<number[]> {
@@ -87,7 +55,7 @@ async function insertDeadlines(pg: Client, numbers: number[], dueAt: string): Pr
 
 /** 1: quotes/s with `POSITIONS` open positions (their accounts with the time rules' terms), with or without waiting deadlines. */
 async function quoteRun(withDeadlines: boolean): Promise<number> {
-  return withService(async (publish, pg) => {
+  return withAccountsService('pd_bench_time_rules', async (publish, pg) => {
     const holders = await insertAccounts(pg, POSITIONS, 1);
     await pg.query(
       `INSERT INTO accounts.positions (account_number, organization_id, status, symbol, side, volume, type, open_price, opened_at, trading_day, created_at, updated_at)
@@ -115,7 +83,7 @@ async function quoteRun(withDeadlines: boolean): Promise<number> {
 
 /** 2: every account's two deadlines due at once; the service's scheduler applies them. */
 async function expiryRun(): Promise<{ seconds: number; working: number; breached: number; perSecond: number }> {
-  return withService(async (_publish, pg) => {
+  return withAccountsService('pd_bench_time_rules', async (_publish, pg) => {
     const numbers = await insertAccounts(pg, ACCOUNTS, 61);
     await insertDeadlines(pg, numbers, `now() + interval '1 second'`);
     const due = Date.now() + 1000;

@@ -109,24 +109,8 @@ export function flagsStatement(flags: ReadonlyArray<NewFlag & { dedupeKey: strin
 /** Inserts many flags in one statement; answers the dedupe keys of those recorded (the others existed). */
 export async function insertFlags(sequelize: Sequelize, tx: Transaction, flags: Array<NewFlag & { dedupeKey: string }>): Promise<Set<string>> {
   if (flags.length === 0) return new Set();
-  const rows = await selectRows<{ dedupe_key: string }>(
-    sequelize,
-    `INSERT INTO flags (account_number, organization_id, rule, action, reason, evidence, dedupe_key, created_at)
-     SELECT * FROM unnest($accounts::bigint[], $orgs::uuid[], $rules::text[], $actions::text[], $reasons::text[], $evidences::jsonb[],
-                          $keys::text[], $times::timestamptz[])
-     ON CONFLICT (dedupe_key) DO NOTHING RETURNING dedupe_key`,
-    {
-      accounts: flags.map((f) => f.accountNumber),
-      orgs: flags.map((f) => f.organizationId),
-      rules: flags.map((f) => f.rule),
-      actions: flags.map((f) => f.action),
-      reasons: flags.map((f) => f.reason),
-      evidences: flags.map((f) => JSON.stringify(f.evidence)),
-      keys: flags.map((f) => f.dedupeKey),
-      times: flags.map((f) => f.createdAt.toISOString()),
-    },
-    tx,
-  );
+  const { sql, bind } = flagsStatement(flags);
+  const rows = await selectRows<{ dedupe_key: string }>(sequelize, `${sql} RETURNING dedupe_key`, bind, tx);
   return new Set(rows.map((r) => r.dedupe_key));
 }
 

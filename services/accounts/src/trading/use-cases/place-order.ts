@@ -1,49 +1,23 @@
-import { AppError, CommittedRefusal, effectTransaction, type ScopeFields, type TenantScope } from '@propdesk/kit';
-import { accountNotFound, appendEvent, lockAccount, parseAccountNumber, parseScope } from '../core-port';
+import { AppError, CommittedRefusal, effectTransaction, type TenantScope } from '@propdesk/kit';
+import { accountNotFound, appendEvent, lockAccount } from '../core-port';
 import { insertFlag } from '../data/flags';
 import { insertPosition, livePositionsOfAccount } from '../data/positions';
 import { calendarOf } from '../domain/calendar';
-import { requireInstrument } from '../domain/instruments';
-import { validateOrderAgainstMarket, validateOrderPrices, validateVolume, type OrderInput, type OrderType } from '../domain/orders';
-import type { Side } from '../domain/pnl';
+import type { OrderInput } from '../domain/orders';
 import { preOrderViolations, sessionEndAfter } from '../domain/rule-pack';
 import { keepDeadlines } from '../data/rule-deadlines';
 import { orderFacts } from './order-facts';
+import { orderInMarket, priceOrder, type OrderRequest } from './order-request';
 import { requireActive } from './account-access';
 import { positionOpenedData } from './position-events';
-import { equityFromPositions, markPosition, recordEquityPoint, requireQuote, type Markets, type MarkedPosition, type TradingContext } from './trading-context';
+import { equityFromPositions, markPosition, recordEquityPoint, type Markets, type MarkedPosition, type TradingContext } from './trading-context';
 
-export interface PlaceOrderRequest extends ScopeFields {
-  number: string;
-  symbol: string;
-  /** Undefined when the caller sent something that is not a side or an order type. */
-  side: Side | undefined;
-  type: OrderType | undefined;
-  volume: number;
-  price?: number;
-  stopLoss?: number;
-  takeProfit?: number;
-}
+export type PlaceOrderRequest = OrderRequest;
 
 /** PlaceOrder: checks the request, places the order at the freshest stored quote of the account's market, and lets it evaluate the account at once. */
 export async function placeOrder(markets: Markets, req: PlaceOrderRequest): Promise<MarkedPosition> {
-  const scope = parseScope(req);
-  const number = parseAccountNumber(req.number);
-  const { side, type } = req;
-  if (!side) throw new AppError('invalid_request', 'side must be buy or sell', 'side');
-  if (!type) throw new AppError('invalid_request', 'type must be market, limit or stop', 'type');
-  const market = await markets.of(scope, number, 'write');
-  const ctx = await market.context();
-  if (typeof req.symbol === 'string' && req.symbol.length > 0) await market.refreshQuote(req.symbol.toUpperCase());
-  const marked = await placeValidatedOrder(ctx, scope, number, {
-    symbol: req.symbol,
-    side,
-    type,
-    volume: req.volume,
-    price: type === 'market' ? undefined : req.price,
-    stopLoss: req.stopLoss,
-    takeProfit: req.takeProfit,
-  });
+  const { scope, number, market, ctx, input } = await orderInMarket(markets, req, 'write');
+  const marked = await placeValidatedOrder(ctx, scope, number, input);
   await market.afterAccountChange(number);
   return marked;
 }
@@ -54,12 +28,7 @@ export async function placeOrder(markets: Markets, req: PlaceOrderRequest): Prom
  * order.rejected event still commits: the rejection transaction commits before the error is thrown.
  */
 async function placeValidatedOrder(ctx: TradingContext, scope: TenantScope, accountNumber: number, input: OrderInput): Promise<MarkedPosition> {
-  const instrument = requireInstrument(input.symbol);
-  const order: OrderInput = { ...input, symbol: instrument.symbol };
-  validateVolume(order.volume);
-  validateOrderPrices(order, instrument);
-  const quote = requireQuote(ctx, order.symbol);
-  const entry = validateOrderAgainstMarket(order, quote);
+  const { order, entry } = priceOrder(ctx, input);
   const now = ctx.now();
 
   // The effect transaction's answer is the placed position (with its mark); a rejection commits

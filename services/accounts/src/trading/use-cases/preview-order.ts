@@ -1,14 +1,12 @@
-import { AppError, type PreOrderRule } from '@propdesk/kit';
-import { parseAccountNumber, parseScope } from '../core-port';
-import { requireInstrument, roundMoney } from '../domain/instruments';
-import { validateOrderAgainstMarket, validateOrderPrices, validateVolume, type OrderInput } from '../domain/orders';
+import type { PreOrderRule } from '@propdesk/kit';
+import { roundMoney } from '../domain/instruments';
 import { preOrderViolations, worstCase, type WorstCase } from '../domain/rule-pack';
 import { limitsOf } from '../domain/rules';
 import { requireActive } from './account-access';
 import { liveAccountView } from './live-account-view';
 import { orderFacts } from './order-facts';
-import type { PlaceOrderRequest } from './place-order';
-import { requireQuote, type Markets } from './trading-context';
+import { orderInMarket, priceOrder, type OrderRequest } from './order-request';
+import type { Markets } from './trading-context';
 
 /** The order preview (SPEC 15). */
 export interface OrderPreview {
@@ -27,28 +25,9 @@ export interface OrderPreview {
  * An order malformed for the market is the same 400 as placing it; an account that no longer
  * trades the same 409.
  */
-export async function previewOrder(markets: Markets, req: PlaceOrderRequest): Promise<OrderPreview> {
-  const scope = parseScope(req);
-  const number = parseAccountNumber(req.number);
-  const { side, type } = req;
-  if (!side) throw new AppError('invalid_request', 'side must be buy or sell', 'side');
-  if (!type) throw new AppError('invalid_request', 'type must be market, limit or stop', 'type');
-  const market = await markets.of(scope, number, 'read');
-  const ctx = await market.context();
-  const instrument = requireInstrument(req.symbol);
-  await market.refreshQuote(instrument.symbol);
-  const order: OrderInput = {
-    symbol: instrument.symbol,
-    side,
-    type,
-    volume: req.volume,
-    price: type === 'market' ? undefined : req.price,
-    stopLoss: req.stopLoss,
-    takeProfit: req.takeProfit,
-  };
-  validateVolume(order.volume);
-  validateOrderPrices(order, instrument);
-  const entry = validateOrderAgainstMarket(order, requireQuote(ctx, order.symbol));
+export async function previewOrder(markets: Markets, req: OrderRequest): Promise<OrderPreview> {
+  const { scope, number, ctx, input } = await orderInMarket(markets, req, 'read');
+  const { order, entry } = priceOrder(ctx, input);
   const { account, live, snapshot } = await liveAccountView(ctx, scope, number);
   requireActive(account);
   const facts = await orderFacts(ctx, account, live, order, entry);
