@@ -6,17 +6,19 @@
  *     over 20 custom programs (every daily-loss basis and total-loss mode, stop at initial, warning
  *     levels), against the same run with `standard` only, each on its own database; rounds in
  *     alternating order (BENCH_PROGRAMS_ROUNDS, 4), judged on all rounds' samples together;
+ *     The same with every rule of SPEC 15 switched on across the custom programs (rule pack:
+ *     limits on orders, time rules, a daily lock or breach, a profit cap, trading hours and a trading
+ *     day in three zones), within 15 % of `standard` only, side by side;
  *  2. progression: 1,000 accounts of a two-phase program pass on one quote; every one has its next
  *     phase's account within 5 s, and none has two.
  * One process hosts both the service and the load, on a 2-core machine shared with PostgreSQL.
  */
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import path from 'node:path';
-import { Client } from 'pg';
-import { createServiceClient } from '@propdesk/kit';
-import { createTestDatabase } from '@propdesk/kit/testing';
-import { tradingv1 } from '@propdesk/proto';
+import type { Client } from 'pg';
+import { withAccountsService } from './support/in-process-accounts';
 import { ROOT } from './support/stack';
+import { customPhase, rulePackPhase, type Phase } from './programs/phases';
 import { BREACH_BASE, SYMBOLS } from './trading/seed';
 
 const OPEN_POSITIONS = Number(process.env.BENCH_PROGRAMS_POSITIONS ?? 10_000);
@@ -26,69 +28,10 @@ const PASSING = Number(process.env.BENCH_PROGRAMS_PASSING ?? 1_000);
 const ROUNDS = Number(process.env.BENCH_PROGRAMS_ROUNDS ?? 4);
 const CUSTOM_PROGRAMS = 20;
 
-interface StartedService {
-  address: string;
-  stop(): Promise<void>;
-}
-
-interface Phase {
-  name: string;
-  kind: 'evaluation' | 'funded';
-  profit_target_pct: number | null;
-  min_trading_days: number;
-  consistency_pct: number | null;
-  max_daily_loss_pct: number;
-  daily_loss_basis: 'balance' | 'equity' | 'higher';
-  max_total_loss_pct: number;
-  total_loss_mode: 'static' | 'trailing' | 'trailing_eod';
-  trailing_stops_at_initial: boolean;
-  leverage: number;
-  max_lots_per_order: number;
-  allowed_symbols: string[] | null;
-  flag_lots_above: number | null;
-  flag_weekend_holding: boolean;
-  warning_at_pct: number | null;
-  profit_split_pct: number | null;
-}
-
 const programs = require(path.join(ROOT, 'services/accounts/dist/domain/programs.js')) as {
   PROGRAMS: { standard: object };
   termsOfPhase(phase: Phase, initialBalance: number, currency: string): object;
 };
-
-const BASES = ['balance', 'equity', 'higher'] as const;
-const MODES = ['static', 'trailing', 'trailing_eod'] as const;
-
-/** Custom phase k: every basis and mode, half stopping at initial, warnings on; breaches where standard does (5% daily). */
-function customPhase(k: number, over: Partial<Phase> = {}): Phase {
-  return {
-    name: `Phase ${k}`,
-    kind: 'evaluation',
-    profit_target_pct: 8 + (k % 5),
-    // At least standard's 4, so that, as with standard, the bench's walks never pass an account.
-    min_trading_days: 4 + (k % 3),
-    consistency_pct: k % 3 === 0 ? 40 : null,
-    max_daily_loss_pct: 5,
-    daily_loss_basis: BASES[k % 3],
-    max_total_loss_pct: 10 + (k % 3),
-    total_loss_mode: MODES[Math.floor(k / 3) % 3],
-    trailing_stops_at_initial: k % 2 === 0,
-    leverage: 100,
-    max_lots_per_order: 50,
-    allowed_symbols: null,
-    flag_lots_above: 20,
-    flag_weekend_holding: k % 2 === 1,
-    warning_at_pct: 70 + (k % 20),
-    profit_split_pct: null,
-    ...over,
-  };
-}
-
-type Unary<Req, Res> = (req: Req, cb: (err: Error | null, res: Res) => void) => void;
-
-function call<Req, Res>(fn: Unary<Req, Res>, client: object, req: Req): Promise<Res> {
-  return new Promise((resolve, reject) => fn.call(client, req, (err, res) => (err ? reject(err) : resolve(res))));
-}
 
 function percentile(samples: number[], p: number): number {
   const sorted = [...samples].sort((a, b) => a - b);
@@ -97,33 +40,6 @@ function percentile(samples: number[], p: number): number {
 
 const ms = (n: number) => `${n.toFixed(1)} ms`;
 const inDigits = (price: number, digits: number) => Number(price.toFixed(digits));
-
-async function withService<T>(work: (publish: (symbol: string, bid: number, ask: number) => Promise<unknown>, pg: Client) => Promise<T>): Promise<T> {
-  const db = await createTestDatabase('pd_bench_programs');
-  const main = require(path.join(ROOT, 'services/accounts/dist/main.js')) as { start(env: NodeJS.ProcessEnv): Promise<StartedService> };
-  const service = await main.start({
-    DATABASE_URL: db.url,
-    ACCOUNTS_GRPC_PORT: '0',
-    AUTH_GRPC_ADDRESS: '127.0.0.1:1',
-    CURSOR_SECRET: randomBytes(16).toString('hex'),
-    CREDENTIALS_KEY: randomBytes(32).toString('hex'),
-    LOG_LEVEL: 'warn',
-  });
-  const client = createServiceClient(tradingv1.TradingServiceClient, tradingv1.TradingServiceService, service.address, 60_000);
-  const raw = client.raw;
-  const pg = new Client({ connectionString: db.url });
-  await pg.connect();
-  const publish = (symbol: string, bid: number, ask: number) =>
-    call(raw.publishQuote as unknown as Unary<tradingv1.PublishQuoteRequest, tradingv1.PublishQuoteResponse>, raw, { quote: { symbol, bid, ask } });
-  try {
-    return await work(publish, pg);
-  } finally {
-    await pg.end();
-    client.close();
-    await service.stop();
-    await db.drop();
-  }
-}
 
 /** Accounts with the given frozen terms (and, for custom programs, their program and phase), round robin. */
 async function insertAccounts(pg: Client, org: string, count: number, kinds: Array<{ program: string; terms: string; phase: string }>): Promise<number[]> {
@@ -150,7 +66,7 @@ async function engineRun(
   kinds: Array<{ program: string; terms: string; phase: string }>,
   breachKinds: Array<{ program: string; terms: string; phase: string }> = kinds,
 ): Promise<EngineFigures> {
-  return withService(async (publish, pg) => {
+  return withAccountsService('pd_bench_programs', async (publish, pg) => {
     const org = randomUUID();
     const background = await insertAccounts(pg, org, OPEN_POSITIONS, kinds);
     await pg.query(
@@ -186,14 +102,19 @@ async function engineRun(
       await publish('EURUSD', bid, inDigits(bid + 0.0001, 5));
       latencies.push(Number(process.hrtime.bigint() - t0) / 1e6);
     }
-    const { rows } = await pg.query<{ n: string }>(`SELECT count(*) AS n FROM accounts.accounts WHERE status = 'breached' AND number = ANY($1::bigint[])`, [breachAccounts]);
+    // A breach, or with daily_loss_action lock (SPEC 15) the day's lock: the same verdict's path.
+    const { rows } = await pg.query<{ n: string }>(
+      `SELECT count(*) AS n FROM accounts.accounts a
+        WHERE (a.status = 'breached' OR EXISTS (SELECT 1 FROM accounts.account_locks l WHERE l.account_number = a.number)) AND a.number = ANY($1::bigint[])`,
+      [breachAccounts],
+    );
     return { quotesPerSecond, breachP99: percentile(latencies, 0.99), breachP50: percentile(latencies, 0.5), breached: Number(rows[0].n), latencies };
   });
 }
 
 /** 1,000 accounts of a two-phase program crossing their target on one quote. */
 async function progressionRun(): Promise<{ ms: number; passed: number; nextAccounts: number; duplicates: number }> {
-  return withService(async (publish, pg) => {
+  return withAccountsService('pd_bench_programs', async (publish, pg) => {
     const org = randomUUID();
     const phases = [customPhase(1, { profit_target_pct: 1, min_trading_days: 0, consistency_pct: null, warning_at_pct: null }), customPhase(2)];
     await pg.query(`INSERT INTO accounts.programs (organization_id, name, latest_version) VALUES ($1, 'bench-two-step', 1)`, [org]);
@@ -293,28 +214,44 @@ export async function run(): Promise<void> {
     const phase = customPhase(k, { trailing_stops_at_initial: true });
     return { program: `custom-${k}`, terms: JSON.stringify(programs.termsOfPhase(phase, 100000, 'USD')), phase: phase.name };
   });
+  // Every rule of SPEC 15 on, in the background; the breach candidates without the profit cap (their
+  // entries sit far below the walk, so any cap would lock them all on the first quote, as the
+  // trailing floors would breach them: see above), half of them locking instead of breaching.
+  const rulePack = Array.from({ length: CUSTOM_PROGRAMS }, (_, k) => {
+    const phase = rulePackPhase(k);
+    return { program: `rules-${k}`, terms: JSON.stringify(programs.termsOfPhase(phase, 100000, 'USD')), phase: phase.name };
+  });
+  const rulePackBreach = Array.from({ length: CUSTOM_PROGRAMS }, (_, k) => {
+    const phase = rulePackPhase(k, { trailing_stops_at_initial: true, daily_profit_cap_pct: null });
+    return { program: `rules-${k}`, terms: JSON.stringify(programs.termsOfPhase(phase, 100000, 'USD')), phase: phase.name };
+  });
   const show = (label: string, f: EngineFigures) =>
-    `${label}: ${f.quotesPerSecond.toFixed(0)} fully evaluated quotes/s; breach p50 ${ms(f.breachP50)}, p99 ${ms(f.breachP99)} (${f.breached} of ${BREACHES} breached)`;
+    `${label}: ${f.quotesPerSecond.toFixed(0)} fully evaluated quotes/s; breach p50 ${ms(f.breachP50)}, p99 ${ms(f.breachP99)} (${f.breached} of ${BREACHES} breached or locked)`;
   const stdNs = ruleCostPerMark(standard);
   const cusNs = ruleCostPerMark(custom);
+  const rulesNs = ruleCostPerMark(rulePack);
   console.log(
     `0. the rules' work per account mark, in process, ${OPEN_POSITIONS} accounts x 50 marks (best of 5): standard ${stdNs.toFixed(1)} ns, ` +
-      `${CUSTOM_PROGRAMS} custom programs ${cusNs.toFixed(1)} ns (x${(cusNs / stdNs).toFixed(2)})`,
+      `${CUSTOM_PROGRAMS} custom programs ${cusNs.toFixed(1)} ns (x${(cusNs / stdNs).toFixed(2)}), with the rule pack ${rulesNs.toFixed(1)} ns (x${(rulesNs / stdNs).toFixed(2)})`,
   );
-  const runs = { standard: [] as EngineFigures[], custom: [] as EngineFigures[] };
+  const sides = {
+    standard: { label: 'standard only', run: () => engineRun(standard), figures: [] as EngineFigures[] },
+    custom: { label: `${CUSTOM_PROGRAMS} custom programs (mixed bases and modes)`, run: () => engineRun(custom, customBreach), figures: [] as EngineFigures[] },
+    rules: { label: `${CUSTOM_PROGRAMS} custom programs with every rule of SPEC 15`, run: () => engineRun(rulePack, rulePackBreach), figures: [] as EngineFigures[] },
+  };
+  const order = ['standard', 'custom', 'rules'] as const;
   for (let round = 1; round <= ROUNDS; round++) {
-    // Alternating order, so neither side always runs on a warmer machine.
-    const first = round % 2 === 1 ? 'standard' : 'custom';
-    const a = first === 'standard' ? await engineRun(standard) : await engineRun(custom, customBreach);
-    const b = first === 'standard' ? await engineRun(custom, customBreach) : await engineRun(standard);
-    const [std, cus] = first === 'standard' ? [a, b] : [b, a];
-    console.log(`1.${round} ${show(`standard only`, std)}`);
-    console.log(`1.${round} ${show(`${CUSTOM_PROGRAMS} custom programs (mixed bases and modes)`, cus)}`);
-    runs.standard.push(std);
-    runs.custom.push(cus);
-    console.log(
-      `1.${round} custom / standard: quotes/s x${(cus.quotesPerSecond / std.quotesPerSecond).toFixed(2)}, breach p99 x${(cus.breachP99 / std.breachP99).toFixed(2)} (target: within 10%)`,
-    );
+    // A rotating order, so no side always runs on a warmer machine.
+    for (let i = 0; i < order.length; i++) {
+      const side = sides[order[(i + round - 1) % order.length]];
+      const f = await side.run();
+      side.figures.push(f);
+      console.log(`1.${round} ${show(side.label, f)}`);
+    }
+    const [std, cus, rul] = [sides.standard, sides.custom, sides.rules].map((s) => s.figures[s.figures.length - 1]);
+    const ratio = (x: EngineFigures, target: number) =>
+      `quotes/s x${(x.quotesPerSecond / std.quotesPerSecond).toFixed(2)}, breach p99 x${(x.breachP99 / std.breachP99).toFixed(2)} (target: within ${target}%)`;
+    console.log(`1.${round} custom / standard: ${ratio(cus, 10)}; rule pack / standard: ${ratio(rul, 15)}`);
   }
   if (ROUNDS > 0) {
     // One round's p99 of 100 breaches is its worst sample or two: the verdict is taken on every round's samples together.
@@ -322,14 +259,19 @@ export async function run(): Promise<void> {
       const latencies = figures.flatMap((f) => f.latencies);
       return { qps: figures.reduce((sum, f) => sum + f.quotesPerSecond, 0) / figures.length, p99: percentile(latencies, 0.99), p50: percentile(latencies, 0.5), samples: latencies.length };
     };
-    const std = pooledOf(runs.standard);
-    const cus = pooledOf(runs.custom);
-    const qpsRatio = cus.qps / std.qps;
-    const p99Ratio = cus.p99 / std.p99;
+    const std = pooledOf(sides.standard.figures);
+    const verdict = (name: string, figures: EngineFigures[], target: number) => {
+      const x = pooledOf(figures);
+      const qpsRatio = x.qps / std.qps;
+      const p99Ratio = x.p99 / std.p99;
+      return (
+        `${name} ${x.qps.toFixed(1)} quotes/s, breach p50 ${ms(x.p50)}, p99 ${ms(x.p99)}; ${name} / standard: quotes/s x${qpsRatio.toFixed(2)}, breach p99 x${p99Ratio.toFixed(2)} ` +
+        `(target within ${target}%: ${qpsRatio >= 1 / (1 + target / 100) && p99Ratio <= 1 + target / 100 ? 'met' : 'missed'})`
+      );
+    };
     console.log(
       `1. all ${ROUNDS} rounds (${std.samples} breaches a side): standard ${std.qps.toFixed(1)} quotes/s, breach p50 ${ms(std.p50)}, p99 ${ms(std.p99)}; ` +
-        `custom ${cus.qps.toFixed(1)} quotes/s, breach p50 ${ms(cus.p50)}, p99 ${ms(cus.p99)}; custom / standard: quotes/s x${qpsRatio.toFixed(2)}, breach p99 x${p99Ratio.toFixed(2)} ` +
-        `(target within 10%: ${qpsRatio >= 1 / 1.1 && p99Ratio <= 1.1 ? 'met' : 'missed'})`,
+        `${verdict('custom', sides.custom.figures, 10)}; ${verdict('rule pack', sides.rules.figures, 15)}`,
     );
   }
   const p = await progressionRun();

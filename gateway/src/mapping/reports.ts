@@ -1,4 +1,4 @@
-import { ACCOUNT_STATUSES, DAILY_LOSS_BASES, livemodeSchema, PHASE_KINDS, TOTAL_LOSS_MODES } from '@propdesk/kit';
+import { ACCOUNT_STATUSES, DAILY_LOSS_BASES, livemodeSchema, PHASE_KINDS, rulePackAnswerFields, TOTAL_LOSS_MODES } from '@propdesk/kit';
 import { z } from '../http/zod';
 import { dealSchema, ORDER_TYPE_NAMES, POSITION_STATUS_NAMES, SIDE_NAMES } from './trading';
 
@@ -109,6 +109,7 @@ const termsSchema = z
     flag_lots_above: z.number().nullable(),
     flag_weekend_holding: z.boolean(),
     currency: z.string(),
+    ...rulePackAnswerFields,
     headroom: headroomSchema,
     breaches: z.array(
       z

@@ -13,6 +13,7 @@ export const API_TAGS = {
   Traders: 'The holders of accounts',
   Events: 'The event feed',
   Webhooks: 'Signed outgoing events',
+  NewsEvents: "The organization's news calendar: what a program phase's news blackout refuses orders around",
   TestClocks: 'Test mode: clocks, a time and a price universe that test accounts live in and that advances on request',
   Audit: 'Who changed what, and when: the audit log and each account\'s timeline',
   Meta: 'This document, health, key revocation and roll',

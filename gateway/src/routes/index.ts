@@ -10,6 +10,7 @@ import { lifecycleRoutes } from './lifecycle';
 import { operationRoutes } from './operations';
 import { payoutRoutes } from './payouts';
 import { programRoutes } from './programs';
+import { rulePackRoutes } from './rule-pack';
 import { traderRoutes } from './traders';
 import { tradingRoutes } from './trading';
 import { testClockRoutes } from './test-clocks';
@@ -39,6 +40,7 @@ export const ROUTES: readonly Route[] = [
   ...accountRoutes,
   ...programRoutes,
   ...tradingRoutes,
+  ...rulePackRoutes,
   ...lifecycleRoutes,
   ...payoutRoutes,
   ...operationRoutes,

@@ -53,7 +53,8 @@ export const positionListQuery = {
   status: enumQuery(POSITION_STATUS_NAMES, `status must be one of ${POSITION_STATUS_NAMES.join(', ')}`),
 };
 
-function orderRequest(order: z.output<typeof orderBody>): Omit<tradingv1.PlaceOrderRequest, 'organizationId' | 'mode' | 'number'> {
+/** An order body as the trading service takes it (placing, previewing). */
+export function orderRequest(order: z.output<typeof orderBody>): Omit<tradingv1.PlaceOrderRequest, 'organizationId' | 'mode' | 'number'> {
   if (order.type !== 'market' && order.price === undefined) throw new AppError('invalid_request', `price is required for a ${order.type} order`, 'price');
   if (order.type === 'market' && order.price !== undefined) throw new AppError('invalid_request', 'price is only for limit and stop orders', 'price');
   return {

@@ -12,6 +12,8 @@ export const accountsConfigSchema = serviceAddressSchema.merge(retentionInterval
   EXECUTOR_SESSION_TTL_SECONDS: envInt(86_400, 60),
   /** Hour (UTC, 0-23) at which the trading day, and so the daily-loss baseline, rolls over. */
   TRADING_DAY_ROLLOVER_HOUR_UTC: envInt(0, 0, 23),
+  /** How often the time rules' scheduler (SPEC 15: time limits, inactivity, session ends, lock expiry) takes the deadlines come due. */
+  RULE_DEADLINES_INTERVAL_MS: envInt(5000, 50, 30_000),
   /** How often the provisioning recovery loop runs, and how old a pending intent must be to be resolved. */
   PROVISIONING_RECOVERY_INTERVAL_MS: envInt(10_000, 100),
   PROVISIONING_STALE_AFTER_MS: envInt(30_000, 0),

@@ -1,7 +1,8 @@
-import type { CursorCodec, Logger, PromiseClient, Sequelize, SecretBox } from '@propdesk/kit';
+import type { CursorCodec, Logger, PromiseClient, Sequelize, SecretBox, Transaction } from '@propdesk/kit';
 import type { authv1 } from '@propdesk/proto';
 import type { AccountsConfig } from './config';
 import type { EventsNotifier } from './data/events-notifier';
+import type { Account } from './domain/account';
 import type { TestClockMarket } from './use-cases/test-clocks';
 
 /** What the use cases and handlers of the accounts core are wired with (see main.ts). */
@@ -19,4 +20,11 @@ export interface AccountsDeps {
   clock: { now(): number };
   /** The trading module's side of test clocks (main.ts sets it once the trading module is built). */
   testClockMarket?: TestClockMarket;
+  /** The trading module's time rules (SPEC 15), told inside the transaction that starts a phase (main.ts sets it). */
+  phaseStarts?: PhaseStarts;
+}
+
+/** What the core tells the trading module when accounts begin a phase (created, or the next phase's on a pass). */
+export interface PhaseStarts {
+  started(tx: Transaction, accounts: readonly Account[]): Promise<void>;
 }

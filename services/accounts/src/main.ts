@@ -32,6 +32,8 @@ import { createServer } from './server';
 import { tradingMigrations } from './trading/data/migrations';
 import { TradingMarkets } from './trading/engine/clock-market';
 import { TestClockRunner } from './trading/engine/clock-runner';
+import { DeadlineScheduler } from './trading/engine/deadline-scheduler';
+import { schedulePhaseDeadlines } from './trading/use-cases/time-rules';
 import { PgCluster } from './trading/engine/cluster';
 import { TradingEngine } from './trading/engine/trading-engine';
 import { openClockPrices } from './trading/data/quotes';
@@ -54,11 +56,17 @@ const VERDICT_CONNECTIONS = 4;
 const CLOCK_POLL_MS = 1000;
 const CLOCK_LEASE_MS = 5000;
 
+/** SPEC 15's time rules on live time: deadlines per transaction, and transactions at once. */
+const RULE_DEADLINE_BATCH = 500;
+const RULE_DEADLINE_LANES = 4;
+
 export interface StartedAccountsService extends StartedProcess {
   /** The trading engine (tests wait on its hooks: caughtUp, settled). */
   engine: TradingEngine;
   /** What advances test clocks (tests wait on idle()). */
   clockRunner: TestClockRunner;
+  /** SPEC 15's time rules on live time (tests run a pass: pass()). */
+  deadlines: DeadlineScheduler;
 }
 
 /** Composition root: config, database, resources (auth client, events notifier, trading engine, background jobs), server. */
@@ -144,6 +152,23 @@ export async function start(env: NodeJS.ProcessEnv, options: { logger?: Logger }
       advanceRequested: () => clockRunner.kick(),
     };
     clockRunner.start();
+    // SPEC 15's time rules: scheduled when their moment is known (a phase starts, a position under a
+    // session rule, a lock), applied by this scheduler on live time and by a clock's advance on it.
+    deps.phaseStarts = { started: (tx, accounts) => schedulePhaseDeadlines(sequelize, tx, accounts) };
+    const deadlines = resources.add(
+      'time rules',
+      new DeadlineScheduler({
+        sequelize,
+        logger,
+        clock: engine.clock,
+        context: () => engine.context(),
+        intervalMs: config.RULE_DEADLINES_INTERVAL_MS,
+        batch: RULE_DEADLINE_BATCH,
+        lanes: RULE_DEADLINE_LANES,
+      }),
+      (d) => d.stop(),
+    );
+    deadlines.start();
     const trading = createTradingHandlers({ engine, markets, cursors: deps.cursors, sequelize, logger });
     resources.add('background jobs', startBackgroundJobs(deps), (j) => j.stop());
     const retention = resources.add('retention', startRetention({ logger, intervalMs: config.RETENTION_INTERVAL_MS }), (r) => r.stop());
@@ -164,7 +189,7 @@ export async function start(env: NodeJS.ProcessEnv, options: { logger?: Logger }
       },
     );
     logger.info({ port: server.port }, 'accounts service listening');
-    return { port: server.port, address: server.address, logger, retention, engine, clockRunner, stop: () => resources.stop() };
+    return { port: server.port, address: server.address, logger, retention, engine, clockRunner, deadlines, stop: () => resources.stop() };
   });
 }
 

@@ -26,6 +26,9 @@ export const EVENT_TYPES = [
   'account.resumed',
   'account.reinstated',
   'account.adjusted',
+  // SPEC 15: a daily loss (daily_lock) or the day's profit cap (daily_profit_cap) locked the account
+  // until the next trading day ({account, rule, until}).
+  'account.locked',
   // SPEC 13: a test clock finished advancing ({id, frozen_time}).
   'test_clock.ready',
   // SPEC section 17: the webhooks service disabled one of the organization's endpoints.

@@ -36,6 +36,8 @@ export * from './rest/account';
 export * from './rest/common';
 export * from './rest/people';
 export * from './rest/program';
+export * from './rest/rule-pack';
+export * from './rest/rule-pack-api';
 export * from './rest/payouts';
 export * from './rest/webhooks';
 export * from './rest/trading';

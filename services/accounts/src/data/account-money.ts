@@ -1,6 +1,7 @@
 import { execute, type Sequelize, type Statement, type Transaction } from '@propdesk/kit';
 import type { AccountStatus } from '../domain/account';
-import { eventsStatements, SEQUENCED_ACCOUNT, sequenceTerm, type NewEvent } from './outbox';
+import type { EventType } from '../domain/events';
+import { eventsOfAccountsStatement, eventsStatements, ONE_EVENT_PER_ROW, SEQUENCED_ACCOUNT, sequenceTerm, type NewEvent } from './outbox';
 
 /**
  * The account's money columns and the status a trading verdict sets (and, on a pass with a next
@@ -25,6 +26,25 @@ export function accountMoneyWithEvents(number: number, values: AccountMoney, eve
   return [
     { name: SEQUENCED_ACCOUNT, sql: `${moneyUpdate(`, ${numbering.set}`)} RETURNING ${numbering.returning}`, bind: { ...moneyBind(number, values), ...numbering.bind } },
     ...eventsStatements(events, { numberedBy: number }),
+  ];
+}
+
+/**
+ * A verdict on many active accounts without open positions, set-based (the time rules' breaches):
+ * each takes `status`, its equity its balance, and one event of `type` with its own data, numbered
+ * in its sequence; to run with the caller's other statements (executeTogether, closing with
+ * EVENTS_NOTIFIED). The caller holds the rows' locks.
+ */
+export function accountsStatusWithEvents(status: AccountStatus, type: EventType, datas: ReadonlyMap<number, Record<string, unknown>>): Statement[] {
+  return [
+    {
+      name: 'verdicts',
+      sql: `UPDATE accounts SET status = $status, equity = balance, updated_at = now(), ${ONE_EVENT_PER_ROW.set}
+             WHERE number = ANY($verdictAccounts::bigint[]) AND status = 'active'
+         RETURNING ${ONE_EVENT_PER_ROW.returning}, organization_id, livemode`,
+      bind: { status, verdictAccounts: [...datas.keys()] },
+    },
+    eventsOfAccountsStatement(type, 'verdicts', datas),
   ];
 }
 

@@ -13,6 +13,11 @@ export async function revokeSessionsForAccounts(sequelize: Sequelize, tx: Transa
   await execute(sequelize, 'UPDATE executor_sessions SET revoked_at = now() WHERE account_number = ANY($numbers::bigint[]) AND revoked_at IS NULL', { numbers }, tx);
 }
 
+/** The revocation of several accounts' sessions, to run with others (executeTogether). */
+export function revokeSessionsOfAccountsStatement(numbers: number[]): Statement {
+  return { sql: 'UPDATE executor_sessions SET revoked_at = now() WHERE account_number = ANY($revokedAccounts::bigint[]) AND revoked_at IS NULL', bind: { revokedAccounts: numbers } };
+}
+
 /** The revocation, to run with others (executeTogether). */
 export function revokeSessionsStatement(accountNumber: number): Statement {
   return { sql: 'UPDATE executor_sessions SET revoked_at = now() WHERE account_number = $n AND revoked_at IS NULL', bind: { n: accountNumber } };

@@ -264,6 +264,23 @@ export const NOTIFY_COLUMN = NOTIFY;
 export const ONE_EVENT_PER_ROW = { set: 'event_sequence = event_sequence + 1', returning: 'number, event_sequence' } as const;
 
 /**
+ * One event of `type` per row of `source` (a named UPDATE of accounts of any organizations and
+ * modes, with ONE_EVENT_PER_ROW's SET term, returning also organization_id and livemode), each with
+ * its account's own data (`datas`, by account number), numbered in its account's sequence, in
+ * account order: a set-based verdict of many accounts (the time rules' breaches).
+ */
+export function eventsOfAccountsStatement(type: EventType, source: string, datas: ReadonlyMap<number, Record<string, unknown>>): Statement {
+  return {
+    sql: `INSERT INTO events (id, organization_id, livemode, type, data, traceparent, tracestate, account_number, sequence, created_at)
+          SELECT ${EVENT_ID_SQL}, r.organization_id, r.livemode, $type, d.data::jsonb, $traceparent::text, $tracestate::text, r.number, r.event_sequence,
+                 ${eventTimeSql({ createdAt: 'CAST(NULL AS timestamptz)', livemode: 'r.livemode', data: 'd.data::jsonb' })}
+            FROM ${source} r JOIN unnest($eventAccounts::bigint[], $eventDatas::text[]) AS d(number, data) ON d.number = r.number
+           ORDER BY r.number`,
+    bind: { type, eventAccounts: [...datas.keys()], eventDatas: [...datas.values()].map((d) => JSON.stringify(d)), ...traceBind() },
+  };
+}
+
+/**
  * One event per row of `source` (a named statement of the same executeTogether: a set-based
  * change of many accounts), built by the database: one INSERT however many rows, in `orderBy`
  * order, each with its own id (EVENT_ID_SQL), its data (`data.sql`, a jsonb expression over the

@@ -1,4 +1,4 @@
-import { AppError, z, type DailyLossBasis, type PhaseKind, type ProgramPhase, type TotalLossMode } from '@propdesk/kit';
+import { AppError, canonicalTimeZone, z, type DailyLossAction, type DailyLossBasis, type PhaseKind, type ProgramPhase, type TotalLossMode, type RulePackFields, type TradingDay, type TradingHours } from '@propdesk/kit';
 
 /**
  * A program's evaluation terms: the one terms type of the service. They are frozen into
@@ -42,7 +42,47 @@ export interface ProgramTerms {
   flagWeekendHolding: boolean;
   defaultInitialBalance: number;
   currency: string;
+  // SPEC 15, the rule pack: null or false = the rule is off.
+  /** Open + pending positions an order may bring the account to. */
+  maxOpenPositions: number | null;
+  /** Positions opened (and orders pending) per trading day. */
+  maxTradesPerDay: number | null;
+  stopLossRequired: boolean;
+  /** The most an order may lose at its stop loss, as % of the initial balance (an order without one is refused). */
+  maxRiskPerTradePct: number | null;
+  /** Orders on a symbol a news event concerns are refused from this many minutes before it to this many after. */
+  newsBlackoutMinutes: number | null;
+  /** Breach (time_limit) when the phase is not passed this many days (of 24 h) after it (its attempt) started. */
+  maxPhaseDays: number | null;
+  /** Breach (inactivity) when no position was opened for this many days (of 24 h). */
+  inactivityDays: number | null;
+  /** Orders only inside [start, end) wall time of the zone. */
+  tradingHours: TradingHours | null;
+  /** Positions close (and pending orders are cancelled) at tradingHours.end. */
+  closeAtSessionEnd: boolean;
+  /** breach: the daily loss breaches; lock: it closes the positions and locks the account for the day. */
+  dailyLossAction: DailyLossAction;
+  /** The day's profit that closes the positions and locks the account for the day, % of the initial balance. */
+  dailyProfitCapPct: number | null;
+  /** The phase's trading day; null: the service's (UTC, TRADING_DAY_ROLLOVER_HOUR_UTC). */
+  tradingDay: TradingDay | null;
 }
+
+/** Every rule of SPEC 15 off: the built-ins, and terms frozen before the rule pack. */
+export const RULES_OFF = {
+  maxOpenPositions: null,
+  maxTradesPerDay: null,
+  stopLossRequired: false,
+  maxRiskPerTradePct: null,
+  newsBlackoutMinutes: null,
+  maxPhaseDays: null,
+  inactivityDays: null,
+  tradingHours: null,
+  closeAtSessionEnd: false,
+  dailyLossAction: 'breach',
+  dailyProfitCapPct: null,
+  tradingDay: null,
+} as const satisfies Partial<ProgramTerms>;
 
 export type ProgramName = 'standard' | 'aggressive' | 'swing';
 
@@ -58,6 +98,7 @@ const SINGLE_PHASE = {
   profitSplitPct: null,
   payoutRequiresApproval: false,
   requiresKyc: false,
+  ...RULES_OFF,
 } as const;
 
 export const PROGRAMS: Readonly<Record<ProgramName, Readonly<ProgramTerms>>> = {
@@ -124,6 +165,9 @@ export function resolveProgram(name: string | undefined): { name: ProgramName; t
 }
 
 const standard = PROGRAMS.standard;
+const positiveInt = z.number().int().positive();
+const timeOfDay = z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/);
+const zone = z.string().refine((name) => canonicalTimeZone(name) !== undefined);
 
 /**
  * Frozen terms as stored. Parsed leniently: a missing or malformed field takes the `standard`
@@ -150,6 +194,18 @@ const storedTermsSchema = z.object({
   flagWeekendHolding: z.boolean().catch(standard.flagWeekendHolding),
   defaultInitialBalance: z.number().positive().catch(standard.defaultInitialBalance),
   currency: z.string().catch(standard.currency),
+  maxOpenPositions: positiveInt.nullable().catch(null),
+  maxTradesPerDay: positiveInt.nullable().catch(null),
+  stopLossRequired: z.boolean().catch(false),
+  maxRiskPerTradePct: z.number().positive().nullable().catch(null),
+  newsBlackoutMinutes: positiveInt.nullable().catch(null),
+  maxPhaseDays: positiveInt.nullable().catch(null),
+  inactivityDays: positiveInt.nullable().catch(null),
+  tradingHours: z.object({ start: timeOfDay, end: timeOfDay, timezone: zone }).nullable().catch(null),
+  closeAtSessionEnd: z.boolean().catch(false),
+  dailyLossAction: z.enum(['breach', 'lock']).catch('breach'),
+  dailyProfitCapPct: z.number().positive().nullable().catch(null),
+  tradingDay: z.object({ timezone: zone, start: timeOfDay }).nullable().catch(null),
 }) satisfies z.ZodType<ProgramTerms, z.ZodTypeDef, unknown>;
 
 export function parseTerms(raw: unknown): ProgramTerms {
@@ -179,6 +235,18 @@ export function termsOfPhase(phase: ProgramPhase, defaultInitialBalance: number,
     flagWeekendHolding: phase.flag_weekend_holding,
     defaultInitialBalance,
     currency,
+    maxOpenPositions: phase.max_open_positions,
+    maxTradesPerDay: phase.max_trades_per_day,
+    stopLossRequired: phase.stop_loss_required,
+    maxRiskPerTradePct: phase.max_risk_per_trade_pct,
+    newsBlackoutMinutes: phase.news_blackout_minutes,
+    maxPhaseDays: phase.max_phase_days,
+    inactivityDays: phase.inactivity_days,
+    tradingHours: phase.trading_hours && { ...phase.trading_hours },
+    closeAtSessionEnd: phase.close_at_session_end,
+    dailyLossAction: phase.daily_loss_action,
+    dailyProfitCapPct: phase.daily_profit_cap_pct,
+    tradingDay: phase.trading_day && { ...phase.trading_day },
   };
 }
 
@@ -204,5 +272,24 @@ export function builtinPhase(terms: ProgramTerms): ProgramPhase {
     profit_split_pct: terms.profitSplitPct,
     payout_requires_approval: terms.payoutRequiresApproval,
     requires_kyc: terms.requiresKyc,
+    ...rulePackOf(terms),
+  };
+}
+
+/** The rule pack of frozen terms in its REST shape (a phase, the report's terms section). */
+export function rulePackOf(terms: ProgramTerms): RulePackFields {
+  return {
+    max_open_positions: terms.maxOpenPositions,
+    max_trades_per_day: terms.maxTradesPerDay,
+    stop_loss_required: terms.stopLossRequired,
+    max_risk_per_trade_pct: terms.maxRiskPerTradePct,
+    news_blackout_minutes: terms.newsBlackoutMinutes,
+    max_phase_days: terms.maxPhaseDays,
+    inactivity_days: terms.inactivityDays,
+    trading_hours: terms.tradingHours && { ...terms.tradingHours },
+    close_at_session_end: terms.closeAtSessionEnd,
+    daily_loss_action: terms.dailyLossAction,
+    daily_profit_cap_pct: terms.dailyProfitCapPct,
+    trading_day: terms.tradingDay && { ...terms.tradingDay },
   };
 }

@@ -10,7 +10,9 @@
  *   - request validation shared with the core's RPCs (the scope: organization and mode, SPEC 13),
  *     and the proto form of an account;
  *   - test clocks (SPEC 13): the clock an account lives on, and the walk of an advance (its lease,
- *     its progress, its end), with the clock's accounts locked for each step.
+ *     its progress, its end), with the clock's accounts locked for each step;
+ *   - SPEC 15's time rules: a batch of accounts locked at once (the deadline scheduler), and the
+ *     hook the core calls when a phase starts (new accounts), wired by main.ts.
  */
 import type { Sequelize, TenantScope, Transaction } from '@propdesk/kit';
 import { findAccount, findAccounts } from '../data/accounts';
@@ -18,17 +20,17 @@ import type { Account } from '../domain/account';
 
 export type { Account, AccountStatus } from '../domain/account';
 export { accountNotFound, refuseStatus, scopeOfAccount } from '../domain/account';
-export { parseTerms, type ProgramTerms as Terms } from '../domain/programs';
-export { accountMoneyWithEvents, writeAccountMoney, writeMarkedEquity, type AccountMoney } from '../data/account-money';
+export { parseTerms, rulePackOf, type ProgramTerms as Terms } from '../domain/programs';
+export { accountMoneyWithEvents, accountsStatusWithEvents, writeAccountMoney, writeMarkedEquity, type AccountMoney } from '../data/account-money';
 export { writeAccountReset, writePayout, writeReinstated } from '../data/account-lifecycle';
 export { kycStatusOf } from '../data/traders';
 export { appendEvent, appendEvents, eventsStatements, EVENTS_NOTIFIED, type NewEvent } from '../data/outbox';
 export type { PhaseLifecycle } from '../use-cases/phase-lifecycle';
-export { revokeSessionsForAccount, revokeSessionsStatement } from '../data/executor-sessions';
+export { revokeSessionsForAccount, revokeSessionsOfAccountsStatement, revokeSessionsStatement } from '../data/executor-sessions';
 // Named for what they do here, where accountNumber is the value itself.
 export { accountNumber as parseAccountNumber, tenantScope as parseScope, uuidParam as parseUuid } from '../domain/validation';
 export { toProtoAccount } from '../grpc/mappers';
-export { lockActiveAccountsOnClock } from '../data/accounts';
+export { lockAccounts, lockActiveAccountsOnClock } from '../data/accounts';
 export {
   advancingClockIds,
   claimAdvance,

@@ -48,6 +48,7 @@ export async function createAccounts(deps: AccountsDeps, input: CreateAccountsIn
       sealedPasswords,
       testClockId: clockId,
     });
+    await deps.phaseStarts?.started(tx, created);
     const events: NewEvent[] = created.map((account) => ({ ...scope, type: 'account.created', data: accountEventData(account) }));
     if (reservation && crossesCreditsLow(reservation.remaining, reservation.threshold, count)) {
       events.push({ ...scope, type: 'credits.low', data: { remaining: reservation.remaining, threshold: reservation.threshold } });

@@ -68,6 +68,7 @@ export function createPhaseLifecycle(deps: AccountsDeps): PhaseLifecycle {
         testClockId: account.testClockId,
       });
       if (!next) throw new AppError('internal_error', 'the next phase account was not created');
+      await deps.phaseStarts?.started(tx, [next]);
       const events: NewEvent[] = [{ ...scope, type: 'account.created', data: accountEventData(next) }];
       if (next.traderId !== null) {
         events.push({ ...scope, type: 'account.assigned', data: { account: next.number, trader_id: next.traderId, previous_trader_id: null } });

@@ -4,6 +4,7 @@ import { AppError } from '../errors';
 import { textSchema } from '../text';
 import { MAX_INITIAL_BALANCE } from './account';
 import { livemodeSchema } from './common';
+import { RULE_PACK_OFF, rulePackAnswerFields, rulePackInputFields, rulePackIssues, type RulePackFields } from './rule-pack';
 
 /**
  * A program's REST shape (SPEC section 10), written once: the request schema the gateway
@@ -63,12 +64,14 @@ export const programPhaseInputSchema = z.object({
   // SPEC 14, funded phases only.
   payout_requires_approval: z.boolean().default(false),
   requires_kyc: z.boolean().default(false),
+  // SPEC 15: the rule pack (rule-pack.ts), every rule off unless set.
+  ...rulePackInputFields,
 });
 
 export type ProgramPhaseInput = z.input<typeof programPhaseInputSchema>;
 
-/** A phase as stored and answered: every field present. */
-export interface ProgramPhase {
+/** A phase as stored and answered: every field present (SPEC 15's rule pack: rule-pack.ts). */
+export interface ProgramPhase extends RulePackFields {
   name: string;
   kind: PhaseKind;
   profit_target_pct: number | null;
@@ -96,7 +99,7 @@ export interface ProgramPhase {
  * Phase fields added after programs were first stored, with the value a phase stored before them
  * means: a stored version is read with these filled in, so every version answers the full shape.
  */
-export const PHASE_FIELD_DEFAULTS = { payout_requires_approval: false, requires_kyc: false } as const satisfies Partial<ProgramPhase>;
+export const PHASE_FIELD_DEFAULTS: Readonly<Partial<ProgramPhase>> = { payout_requires_approval: false, requires_kyc: false, ...RULE_PACK_OFF };
 
 /** A phase as stored (any version), in the full answered shape. */
 export function storedPhase(phase: ProgramPhase): ProgramPhase {
@@ -115,6 +118,7 @@ const phasesSchema = z
     phases.forEach((phase, i) => {
       if (names.has(phase.name)) ctx.addIssue({ code: z.ZodIssueCode.custom, path: [i, 'name'], message: 'must be unique in the program' });
       names.add(phase.name);
+      for (const issue of rulePackIssues(phase)) ctx.addIssue({ code: z.ZodIssueCode.custom, path: [i, issue.field], message: issue.message });
       if (phase.kind === 'evaluation') {
         if (phase.profit_target_pct === undefined || phase.profit_target_pct === null) {
           ctx.addIssue({ code: z.ZodIssueCode.custom, path: [i, 'profit_target_pct'], message: 'is required for an evaluation phase' });
@@ -198,6 +202,7 @@ export const restProgramPhaseSchema = z
     profit_split_pct: z.number().nullable(),
     payout_requires_approval: z.boolean(),
     requires_kyc: z.boolean(),
+    ...rulePackAnswerFields,
   })
   .strict();
 

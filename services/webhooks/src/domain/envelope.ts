@@ -60,6 +60,8 @@ export function sampleData(type: string): Record<string, unknown> {
         return { remaining: 5, threshold: 10 };
       case 'account.warning':
         return { account, trader_id: null, rule: 'max_daily_loss', used_pct: 80, limit: 95000, equity: 96000 };
+      case 'account.locked':
+        return { account, rule: 'daily_lock', until: '2026-01-02T00:00:00.000Z' };
       case 'account.reset':
         return { account, trader_id: null, attempt: 2 };
       case 'webhook_endpoint.disabled':

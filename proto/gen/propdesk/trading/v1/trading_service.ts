@@ -46,6 +46,15 @@ import {
   RejectPayoutRequest,
   RejectPayoutResponse,
 } from "./payouts";
+import {
+  CreateNewsEventRequest,
+  CreateNewsEventResponse,
+  DeleteNewsEventRequest,
+  DeleteNewsEventResponse,
+  ListNewsEventsRequest,
+  ListNewsEventsResponse,
+  PreviewOrderResponse,
+} from "./rules";
 
 export const protobufPackage = "propdesk.trading.v1";
 
@@ -277,6 +286,20 @@ export interface PlaceOrderRequest {
 
 export interface PlaceOrderResponse {
   position?: Position | undefined;
+}
+
+/** SPEC 15: the order a preview is asked about, the fields of PlaceOrderRequest (answer: rules.proto). */
+export interface PreviewOrderRequest {
+  organizationId: string;
+  mode: Mode;
+  number: string;
+  symbol: string;
+  side: Side;
+  volume: number;
+  type: OrderType;
+  price?: number | undefined;
+  stopLoss?: number | undefined;
+  takeProfit?: number | undefined;
 }
 
 export interface ClosePositionRequest {
@@ -1239,6 +1262,242 @@ export const PlaceOrderResponse: MessageFns<PlaceOrderResponse> = {
     message.position = (object.position !== undefined && object.position !== null)
       ? Position.fromPartial(object.position)
       : undefined;
+    return message;
+  },
+};
+
+function createBasePreviewOrderRequest(): PreviewOrderRequest {
+  return {
+    organizationId: "",
+    mode: 0,
+    number: "0",
+    symbol: "",
+    side: 0,
+    volume: 0,
+    type: 0,
+    price: undefined,
+    stopLoss: undefined,
+    takeProfit: undefined,
+  };
+}
+
+export const PreviewOrderRequest: MessageFns<PreviewOrderRequest> = {
+  encode(message: PreviewOrderRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.organizationId !== "") {
+      writer.uint32(10).string(message.organizationId);
+    }
+    if (message.mode !== 0) {
+      writer.uint32(16).int32(message.mode);
+    }
+    if (message.number !== "0") {
+      writer.uint32(24).int64(message.number);
+    }
+    if (message.symbol !== "") {
+      writer.uint32(34).string(message.symbol);
+    }
+    if (message.side !== 0) {
+      writer.uint32(40).int32(message.side);
+    }
+    if (message.volume !== 0) {
+      writer.uint32(49).double(message.volume);
+    }
+    if (message.type !== 0) {
+      writer.uint32(56).int32(message.type);
+    }
+    if (message.price !== undefined) {
+      writer.uint32(65).double(message.price);
+    }
+    if (message.stopLoss !== undefined) {
+      writer.uint32(73).double(message.stopLoss);
+    }
+    if (message.takeProfit !== undefined) {
+      writer.uint32(81).double(message.takeProfit);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): PreviewOrderRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBasePreviewOrderRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.organizationId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.mode = reader.int32() as any;
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.number = reader.int64().toString();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.symbol = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.side = reader.int32() as any;
+            continue;
+          }
+          case 6: {
+            if (tag !== 49) {
+              break;
+            }
+
+            message.volume = reader.double();
+            continue;
+          }
+          case 7: {
+            if (tag !== 56) {
+              break;
+            }
+
+            message.type = reader.int32() as any;
+            continue;
+          }
+          case 8: {
+            if (tag !== 65) {
+              break;
+            }
+
+            message.price = reader.double();
+            continue;
+          }
+          case 9: {
+            if (tag !== 73) {
+              break;
+            }
+
+            message.stopLoss = reader.double();
+            continue;
+          }
+          case 10: {
+            if (tag !== 81) {
+              break;
+            }
+
+            message.takeProfit = reader.double();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): PreviewOrderRequest {
+    return {
+      organizationId: isSet(object.organizationId)
+        ? globalThis.String(object.organizationId)
+        : isSet(object.organization_id)
+        ? globalThis.String(object.organization_id)
+        : "",
+      mode: isSet(object.mode) ? modeFromJSON(object.mode) : 0,
+      number: isSet(object.number) ? globalThis.String(object.number) : "0",
+      symbol: isSet(object.symbol) ? globalThis.String(object.symbol) : "",
+      side: isSet(object.side) ? sideFromJSON(object.side) : 0,
+      volume: isSet(object.volume) ? globalThis.Number(object.volume) : 0,
+      type: isSet(object.type) ? orderTypeFromJSON(object.type) : 0,
+      price: isSet(object.price) ? globalThis.Number(object.price) : undefined,
+      stopLoss: isSet(object.stopLoss)
+        ? globalThis.Number(object.stopLoss)
+        : isSet(object.stop_loss)
+        ? globalThis.Number(object.stop_loss)
+        : undefined,
+      takeProfit: isSet(object.takeProfit)
+        ? globalThis.Number(object.takeProfit)
+        : isSet(object.take_profit)
+        ? globalThis.Number(object.take_profit)
+        : undefined,
+    };
+  },
+
+  toJSON(message: PreviewOrderRequest): unknown {
+    const obj: any = {};
+    if (message.organizationId !== "") {
+      obj.organizationId = message.organizationId;
+    }
+    if (message.mode !== 0) {
+      obj.mode = modeToJSON(message.mode);
+    }
+    if (message.number !== "0") {
+      obj.number = message.number;
+    }
+    if (message.symbol !== "") {
+      obj.symbol = message.symbol;
+    }
+    if (message.side !== 0) {
+      obj.side = sideToJSON(message.side);
+    }
+    if (message.volume !== 0) {
+      obj.volume = floatToJson(message.volume);
+    }
+    if (message.type !== 0) {
+      obj.type = orderTypeToJSON(message.type);
+    }
+    if (message.price !== undefined) {
+      obj.price = floatToJson(message.price);
+    }
+    if (message.stopLoss !== undefined) {
+      obj.stopLoss = floatToJson(message.stopLoss);
+    }
+    if (message.takeProfit !== undefined) {
+      obj.takeProfit = floatToJson(message.takeProfit);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<PreviewOrderRequest>, I>>(base?: I): PreviewOrderRequest {
+    return PreviewOrderRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<PreviewOrderRequest>, I>>(object: I): PreviewOrderRequest {
+    const message = createBasePreviewOrderRequest();
+    message.organizationId = object.organizationId ?? "";
+    message.mode = object.mode ?? 0;
+    message.number = object.number ?? "0";
+    message.symbol = object.symbol ?? "";
+    message.side = object.side ?? 0;
+    message.volume = object.volume ?? 0;
+    message.type = object.type ?? 0;
+    message.price = object.price ?? undefined;
+    message.stopLoss = object.stopLoss ?? undefined;
+    message.takeProfit = object.takeProfit ?? undefined;
     return message;
   },
 };
@@ -5081,6 +5340,58 @@ export const TradingServiceService = {
       Buffer.from(PublishTestClockQuoteResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): PublishTestClockQuoteResponse => PublishTestClockQuoteResponse.decode(value),
   },
+  /**
+   * SPEC 15 (rules.proto). What every pre-order rule says of an order now and, with a stop loss,
+   * the account's headroom if it filled and was stopped out; changes nothing, emits nothing and
+   * counts toward no limit.
+   */
+  previewOrder: {
+    path: "/propdesk.trading.v1.TradingService/PreviewOrder" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: PreviewOrderRequest): Buffer => Buffer.from(PreviewOrderRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): PreviewOrderRequest => PreviewOrderRequest.decode(value),
+    responseSerialize: (value: PreviewOrderResponse): Buffer =>
+      Buffer.from(PreviewOrderResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): PreviewOrderResponse => PreviewOrderResponse.decode(value),
+  },
+  /**
+   * The organization's news calendar, per mode: news_blackout_minutes refuses orders on a symbol
+   * either of whose currencies an event lists, around its time.
+   */
+  createNewsEvent: {
+    path: "/propdesk.trading.v1.TradingService/CreateNewsEvent" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: CreateNewsEventRequest): Buffer =>
+      Buffer.from(CreateNewsEventRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): CreateNewsEventRequest => CreateNewsEventRequest.decode(value),
+    responseSerialize: (value: CreateNewsEventResponse): Buffer =>
+      Buffer.from(CreateNewsEventResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): CreateNewsEventResponse => CreateNewsEventResponse.decode(value),
+  },
+  listNewsEvents: {
+    path: "/propdesk.trading.v1.TradingService/ListNewsEvents" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListNewsEventsRequest): Buffer =>
+      Buffer.from(ListNewsEventsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListNewsEventsRequest => ListNewsEventsRequest.decode(value),
+    responseSerialize: (value: ListNewsEventsResponse): Buffer =>
+      Buffer.from(ListNewsEventsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListNewsEventsResponse => ListNewsEventsResponse.decode(value),
+  },
+  deleteNewsEvent: {
+    path: "/propdesk.trading.v1.TradingService/DeleteNewsEvent" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: DeleteNewsEventRequest): Buffer =>
+      Buffer.from(DeleteNewsEventRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): DeleteNewsEventRequest => DeleteNewsEventRequest.decode(value),
+    responseSerialize: (value: DeleteNewsEventResponse): Buffer =>
+      Buffer.from(DeleteNewsEventResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): DeleteNewsEventResponse => DeleteNewsEventResponse.decode(value),
+  },
 } as const;
 
 export interface TradingServiceServer extends UntypedServiceImplementation {
@@ -5137,6 +5448,19 @@ export interface TradingServiceServer extends UntypedServiceImplementation {
    * advancing clock is a conflict; a deleted one or another organization's not_found.
    */
   publishTestClockQuote: handleUnaryCall<PublishTestClockQuoteRequest, PublishTestClockQuoteResponse>;
+  /**
+   * SPEC 15 (rules.proto). What every pre-order rule says of an order now and, with a stop loss,
+   * the account's headroom if it filled and was stopped out; changes nothing, emits nothing and
+   * counts toward no limit.
+   */
+  previewOrder: handleUnaryCall<PreviewOrderRequest, PreviewOrderResponse>;
+  /**
+   * The organization's news calendar, per mode: news_blackout_minutes refuses orders on a symbol
+   * either of whose currencies an event lists, around its time.
+   */
+  createNewsEvent: handleUnaryCall<CreateNewsEventRequest, CreateNewsEventResponse>;
+  listNewsEvents: handleUnaryCall<ListNewsEventsRequest, ListNewsEventsResponse>;
+  deleteNewsEvent: handleUnaryCall<DeleteNewsEventRequest, DeleteNewsEventResponse>;
 }
 
 export interface TradingServiceClient extends Client {
@@ -5529,6 +5853,75 @@ export interface TradingServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: PublishTestClockQuoteResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * SPEC 15 (rules.proto). What every pre-order rule says of an order now and, with a stop loss,
+   * the account's headroom if it filled and was stopped out; changes nothing, emits nothing and
+   * counts toward no limit.
+   */
+  previewOrder(
+    request: PreviewOrderRequest,
+    callback: (error: ServiceError | null, response: PreviewOrderResponse) => void,
+  ): ClientUnaryCall;
+  previewOrder(
+    request: PreviewOrderRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: PreviewOrderResponse) => void,
+  ): ClientUnaryCall;
+  previewOrder(
+    request: PreviewOrderRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: PreviewOrderResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * The organization's news calendar, per mode: news_blackout_minutes refuses orders on a symbol
+   * either of whose currencies an event lists, around its time.
+   */
+  createNewsEvent(
+    request: CreateNewsEventRequest,
+    callback: (error: ServiceError | null, response: CreateNewsEventResponse) => void,
+  ): ClientUnaryCall;
+  createNewsEvent(
+    request: CreateNewsEventRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: CreateNewsEventResponse) => void,
+  ): ClientUnaryCall;
+  createNewsEvent(
+    request: CreateNewsEventRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: CreateNewsEventResponse) => void,
+  ): ClientUnaryCall;
+  listNewsEvents(
+    request: ListNewsEventsRequest,
+    callback: (error: ServiceError | null, response: ListNewsEventsResponse) => void,
+  ): ClientUnaryCall;
+  listNewsEvents(
+    request: ListNewsEventsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListNewsEventsResponse) => void,
+  ): ClientUnaryCall;
+  listNewsEvents(
+    request: ListNewsEventsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListNewsEventsResponse) => void,
+  ): ClientUnaryCall;
+  deleteNewsEvent(
+    request: DeleteNewsEventRequest,
+    callback: (error: ServiceError | null, response: DeleteNewsEventResponse) => void,
+  ): ClientUnaryCall;
+  deleteNewsEvent(
+    request: DeleteNewsEventRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: DeleteNewsEventResponse) => void,
+  ): ClientUnaryCall;
+  deleteNewsEvent(
+    request: DeleteNewsEventRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: DeleteNewsEventResponse) => void,
   ): ClientUnaryCall;
 }
 

@@ -86,27 +86,31 @@ export function flagStatement(f: NewFlag): Statement {
   };
 }
 
+/** Many flags' insert, to run with others (executeTogether); a flag whose dedupe key exists is not recorded again. */
+export function flagsStatement(flags: ReadonlyArray<NewFlag & { dedupeKey: string }>): Statement {
+  return {
+    sql: `INSERT INTO flags (account_number, organization_id, rule, action, reason, evidence, dedupe_key, created_at)
+     SELECT * FROM unnest($flagAccounts::bigint[], $flagOrgs::uuid[], $flagRules::text[], $flagActions::text[], $flagReasons::text[], $flagEvidences::jsonb[],
+                          $flagKeys::text[], $flagTimes::timestamptz[])
+     ON CONFLICT (dedupe_key) DO NOTHING`,
+    bind: {
+      flagAccounts: flags.map((f) => f.accountNumber),
+      flagOrgs: flags.map((f) => f.organizationId),
+      flagRules: flags.map((f) => f.rule),
+      flagActions: flags.map((f) => f.action),
+      flagReasons: flags.map((f) => f.reason),
+      flagEvidences: flags.map((f) => JSON.stringify(f.evidence)),
+      flagKeys: flags.map((f) => f.dedupeKey),
+      flagTimes: flags.map((f) => f.createdAt.toISOString()),
+    },
+  };
+}
+
 /** Inserts many flags in one statement; answers the dedupe keys of those recorded (the others existed). */
 export async function insertFlags(sequelize: Sequelize, tx: Transaction, flags: Array<NewFlag & { dedupeKey: string }>): Promise<Set<string>> {
   if (flags.length === 0) return new Set();
-  const rows = await selectRows<{ dedupe_key: string }>(
-    sequelize,
-    `INSERT INTO flags (account_number, organization_id, rule, action, reason, evidence, dedupe_key, created_at)
-     SELECT * FROM unnest($accounts::bigint[], $orgs::uuid[], $rules::text[], $actions::text[], $reasons::text[], $evidences::jsonb[],
-                          $keys::text[], $times::timestamptz[])
-     ON CONFLICT (dedupe_key) DO NOTHING RETURNING dedupe_key`,
-    {
-      accounts: flags.map((f) => f.accountNumber),
-      orgs: flags.map((f) => f.organizationId),
-      rules: flags.map((f) => f.rule),
-      actions: flags.map((f) => f.action),
-      reasons: flags.map((f) => f.reason),
-      evidences: flags.map((f) => JSON.stringify(f.evidence)),
-      keys: flags.map((f) => f.dedupeKey),
-      times: flags.map((f) => f.createdAt.toISOString()),
-    },
-    tx,
-  );
+  const { sql, bind } = flagsStatement(flags);
+  const rows = await selectRows<{ dedupe_key: string }>(sequelize, `${sql} RETURNING dedupe_key`, bind, tx);
   return new Set(rows.map((r) => r.dedupe_key));
 }
 

@@ -7,19 +7,21 @@ export interface Instrument {
   digits: number;
   baseCurrency: string;
   quoteCurrency: string;
+  /** SPEC 15: the currencies whose news concern it (its two currencies; a metal, index or coin is none). */
+  newsCurrencies: readonly string[];
 }
 
 export const INSTRUMENTS: readonly Instrument[] = [
-  { symbol: 'EURUSD', contractSize: 100_000, digits: 5, baseCurrency: 'EUR', quoteCurrency: 'USD' },
-  { symbol: 'GBPUSD', contractSize: 100_000, digits: 5, baseCurrency: 'GBP', quoteCurrency: 'USD' },
-  { symbol: 'USDJPY', contractSize: 100_000, digits: 3, baseCurrency: 'USD', quoteCurrency: 'JPY' },
-  { symbol: 'XAUUSD', contractSize: 100, digits: 2, baseCurrency: 'XAU', quoteCurrency: 'USD' },
-  { symbol: 'US30', contractSize: 1, digits: 2, baseCurrency: 'US30', quoteCurrency: 'USD' },
-  { symbol: 'BTCUSD', contractSize: 1, digits: 2, baseCurrency: 'BTC', quoteCurrency: 'USD' },
-  { symbol: 'AUDUSD', contractSize: 100_000, digits: 5, baseCurrency: 'AUD', quoteCurrency: 'USD' },
-  { symbol: 'NZDUSD', contractSize: 100_000, digits: 5, baseCurrency: 'NZD', quoteCurrency: 'USD' },
-  { symbol: 'XAGUSD', contractSize: 5_000, digits: 3, baseCurrency: 'XAG', quoteCurrency: 'USD' },
-  { symbol: 'ETHUSD', contractSize: 1, digits: 2, baseCurrency: 'ETH', quoteCurrency: 'USD' },
+  { symbol: 'EURUSD', contractSize: 100_000, digits: 5, baseCurrency: 'EUR', quoteCurrency: 'USD', newsCurrencies: ['EUR', 'USD'] },
+  { symbol: 'GBPUSD', contractSize: 100_000, digits: 5, baseCurrency: 'GBP', quoteCurrency: 'USD', newsCurrencies: ['GBP', 'USD'] },
+  { symbol: 'USDJPY', contractSize: 100_000, digits: 3, baseCurrency: 'USD', quoteCurrency: 'JPY', newsCurrencies: ['USD', 'JPY'] },
+  { symbol: 'XAUUSD', contractSize: 100, digits: 2, baseCurrency: 'XAU', quoteCurrency: 'USD', newsCurrencies: ['USD'] },
+  { symbol: 'US30', contractSize: 1, digits: 2, baseCurrency: 'US30', quoteCurrency: 'USD', newsCurrencies: ['USD'] },
+  { symbol: 'BTCUSD', contractSize: 1, digits: 2, baseCurrency: 'BTC', quoteCurrency: 'USD', newsCurrencies: ['USD'] },
+  { symbol: 'AUDUSD', contractSize: 100_000, digits: 5, baseCurrency: 'AUD', quoteCurrency: 'USD', newsCurrencies: ['AUD', 'USD'] },
+  { symbol: 'NZDUSD', contractSize: 100_000, digits: 5, baseCurrency: 'NZD', quoteCurrency: 'USD', newsCurrencies: ['NZD', 'USD'] },
+  { symbol: 'XAGUSD', contractSize: 5_000, digits: 3, baseCurrency: 'XAG', quoteCurrency: 'USD', newsCurrencies: ['USD'] },
+  { symbol: 'ETHUSD', contractSize: 1, digits: 2, baseCurrency: 'ETH', quoteCurrency: 'USD', newsCurrencies: ['USD'] },
 ];
 
 const BY_SYMBOL = new Map(INSTRUMENTS.map((i) => [i.symbol, i]));

@@ -1,4 +1,4 @@
-import { AppError, LOT_STEP, requireExactNumber } from '@propdesk/kit';
+import { AppError, LOT_STEP, requireExactNumber, type PreOrderRule } from '@propdesk/kit';
 import type { Instrument, Quote } from './instruments';
 import { entryPrice, exitPrice, type Side } from './pnl';
 import type { Terms } from '../core-port';
@@ -75,7 +75,8 @@ export function validateOrderAgainstMarket(order: OrderInput, quote: Pick<Quote,
 }
 
 export interface PreOrderViolation {
-  rule: 'halted' | 'max_lots_per_order' | 'symbol_not_allowed' | 'insufficient_margin';
+  /** The rule, named in the reason too (SPEC 15: the message names the rule). */
+  rule: PreOrderRule;
   reason: string;
 }
 
@@ -88,18 +89,19 @@ export function haltedViolation(account: { number: number; tradingHalted: boolea
   return { rule: 'halted', reason: `halted: trading on account ${account.number} is halted by the firm; new orders are refused until it is resumed` };
 }
 
-/** Pre-order rules of the frozen terms; the first violation refuses the order. */
-export function checkPreOrderRules(
-  order: Pick<OrderInput, 'symbol' | 'volume'>,
-  terms: Terms,
-  margin: { required: number; equity: number; used: number },
-): PreOrderViolation | undefined {
+/** The order's size and instrument against the terms (SPEC 9): max_lots_per_order, allowed symbols. */
+export function sizeViolation(order: Pick<OrderInput, 'symbol' | 'volume'>, terms: Terms): PreOrderViolation | undefined {
   if (order.volume > terms.maxLotsPerOrder) {
     return { rule: 'max_lots_per_order', reason: `max_lots_per_order (${terms.maxLotsPerOrder}): ${order.volume} lots is above the limit` };
   }
   if (terms.allowedSymbols && !terms.allowedSymbols.includes(order.symbol)) {
     return { rule: 'symbol_not_allowed', reason: `symbol_not_allowed (${terms.allowedSymbols.join(', ')}): ${order.symbol} may not be traded` };
   }
+  return undefined;
+}
+
+/** Free margin at the terms' leverage (SPEC 9). */
+export function marginViolation(terms: Terms, margin: { required: number; equity: number; used: number }): PreOrderViolation | undefined {
   const free = margin.equity - margin.used;
   if (margin.required > free + 1e-9) {
     return {
@@ -108,6 +110,15 @@ export function checkPreOrderRules(
     };
   }
   return undefined;
+}
+
+/** Pre-order rules of section 9's terms; the first violation refuses the order (SPEC 15's: rule-pack.ts). */
+export function checkPreOrderRules(
+  order: Pick<OrderInput, 'symbol' | 'volume'>,
+  terms: Terms,
+  margin: { required: number; equity: number; used: number },
+): PreOrderViolation | undefined {
+  return sizeViolation(order, terms) ?? marginViolation(terms, margin);
 }
 
 /** Whether a resting order triggers at this quote (buy limit: ask <= price; buy stop: ask >= price; sell limit: bid >= price; sell stop: bid <= price). */

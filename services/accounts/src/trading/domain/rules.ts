@@ -1,3 +1,4 @@
+import type { LockRule } from '@propdesk/kit';
 import type { Terms } from '../core-port';
 import { roundMoney } from './instruments';
 
@@ -25,12 +26,21 @@ export interface AccountSnapshot {
   tradingDays: number;
 }
 
-export type BreachRule = 'max_daily_loss' | 'max_total_loss';
+/** The rules that breach: the equity thresholds, and SPEC 15's time rules (the scheduler's, rule-pack.ts). */
+export type BreachRule = 'max_daily_loss' | 'max_total_loss' | 'time_limit' | 'inactivity';
 
 export interface Breach {
   rule: BreachRule | 'manual';
   /** The equity level that was crossed (for manual: null). */
   limit: number | null;
+  reason: string;
+}
+
+/** SPEC 15: a rule that closes the positions and locks the account until the next trading day, instead of breaching it. */
+export interface DayLock {
+  rule: LockRule;
+  /** The equity level reached (the daily loss limit, or the profit cap). */
+  limit: number;
   reason: string;
 }
 
@@ -87,11 +97,22 @@ export function profitTarget(terms: Terms, initialBalance: number): number {
   return roundMoney(initialBalance * (1 + terms.profitTargetPct / 100));
 }
 
+/**
+ * SPEC 15 daily_profit_cap_pct: equity at or above this locks the account for the day (the day's
+ * reference plus pct of the initial balance); Infinity without the rule.
+ */
+export function profitCapLevel(terms: Terms, s: Pick<AccountSnapshot, 'initialBalance' | 'startOfDayBalance' | 'startOfDayEquity'>): number {
+  if (terms.dailyProfitCapPct === null) return Number.POSITIVE_INFINITY;
+  return roundMoney(dailyReference(terms, s) + (terms.dailyProfitCapPct / 100) * s.initialBalance);
+}
+
 /** The equity levels an account is judged against; the engine keeps them precomputed per account. */
 export interface Limits {
   dailyLoss: number;
   totalLoss: number;
   profitTarget: number;
+  /** SPEC 15: the day's profit cap (Infinity: none, or the day's start not known yet). */
+  profitCap: number;
   /** account.warning below these (-Infinity: no warning). */
   warnDaily: number;
   warnTotal: number;
@@ -113,6 +134,7 @@ export function limitsOf(
     dailyLoss,
     totalLoss,
     profitTarget: profitTarget(terms, s.initialBalance),
+    profitCap: profitCapLevel(terms, s),
     warnDaily: warningLevel(terms, dailyLoss, dailyAllowance(terms, s.initialBalance)),
     warnTotal: warningLevel(terms, totalLoss, totalAllowance(terms, s.initialBalance)),
   };
@@ -121,6 +143,7 @@ export function limitsOf(
 /** A new trading day: the daily limit and warning level from the day's reference. */
 export function startDayLimits(terms: Terms, limits: Limits, s: Pick<AccountSnapshot, 'initialBalance' | 'startOfDayBalance' | 'startOfDayEquity'>): void {
   limits.dailyLoss = dailyLossLimit(terms, s);
+  limits.profitCap = profitCapLevel(terms, s);
   limits.warnDaily = warningLevel(terms, limits.dailyLoss, dailyAllowance(terms, s.initialBalance));
 }
 
@@ -144,7 +167,7 @@ export function consistencyHolds(terms: Terms, dailyProfits: readonly number[]):
   return best <= (terms.consistencyPct / 100) * total + 0.005;
 }
 
-export type Verdict = { kind: 'breached'; breach: Breach } | { kind: 'passed' } | { kind: 'none' };
+export type Verdict = { kind: 'breached'; breach: Breach } | { kind: 'passed' } | { kind: 'locked'; lock: DayLock } | { kind: 'none' };
 
 const NONE: Verdict = { kind: 'none' };
 const PASSED: Verdict = { kind: 'passed' };
@@ -154,7 +177,9 @@ const PASSED: Verdict = { kind: 'passed' };
  * crossed when equity is strictly below it: equity exactly at the limit is still inside the
  * allowance (the FTMO reading). Total loss is checked first, as the graver finding. Passed:
  * equity at or above the profit target with at least the minimum trading days and (when the
- * caller knows the days' profits) the consistency rule holding.
+ * caller knows the days' profits) the consistency rule holding. SPEC 15: with daily_loss_action
+ * lock, the daily loss locks the account for the day instead of breaching it (rule daily_lock);
+ * equity at or above the day's profit cap locks it too (rule daily_profit_cap), a pass first.
  */
 export function judge(terms: Terms, limits: Limits, equity: number, tradingDays: number, consistent = true): Verdict {
   if (equity < limits.totalLoss) {
@@ -162,18 +187,26 @@ export function judge(terms: Terms, limits: Limits, equity: number, tradingDays:
     return { kind: 'breached', breach: { rule: 'max_total_loss', limit: limits.totalLoss, reason } };
   }
   if (equity < limits.dailyLoss) {
-    const reason = `max_daily_loss (${terms.maxDailyLossPct}% of the ${terms.dailyLossBasis} at the start of the day): equity ${equity.toFixed(2)} fell below ${limits.dailyLoss.toFixed(2)}`;
-    return { kind: 'breached', breach: { rule: 'max_daily_loss', limit: limits.dailyLoss, reason } };
+    const what = `(${terms.maxDailyLossPct}% of the ${terms.dailyLossBasis} at the start of the day): equity ${equity.toFixed(2)} fell below ${limits.dailyLoss.toFixed(2)}`;
+    if (terms.dailyLossAction === 'lock') {
+      return { kind: 'locked', lock: { rule: 'daily_lock', limit: limits.dailyLoss, reason: `daily_lock: max_daily_loss ${what}; locked until the next trading day` } };
+    }
+    return { kind: 'breached', breach: { rule: 'max_daily_loss', limit: limits.dailyLoss, reason: `max_daily_loss ${what}` } };
   }
   if (equity >= limits.profitTarget && tradingDays >= terms.minTradingDays && consistent) return PASSED;
+  if (equity >= limits.profitCap) {
+    const reason = `daily_profit_cap (${terms.dailyProfitCapPct}% of the initial balance over the day's reference): equity ${equity.toFixed(2)} reached ${limits.profitCap.toFixed(2)}; locked until the next trading day`;
+    return { kind: 'locked', lock: { rule: 'daily_profit_cap', limit: limits.profitCap, reason } };
+  }
   return NONE;
 }
 
 /**
  * The equity levels at which the rules change their answer for an account, so the engine can mark
  * an account with three comparisons and take a database round trip only when one is crossed:
- * judge() says breached exactly when equity < breachBelow, passed (consistency aside, weighed by
- * the caller only past this level) exactly when it says nothing worse and equity >= passAtOrAbove,
+ * judge() says breached (or locked by the daily loss) exactly when equity < breachBelow, passed
+ * (consistency aside, weighed by the caller only past this level) or locked by the profit cap
+ * exactly when it says nothing worse and equity >= passAtOrAbove,
  * and warningsAt() finds a warning exactly when equity < warnBelow (-Infinity: no warning_at_pct
  * in these terms). Inputs are the terms and the limits of the account's running state (limitsOf:
  * every daily basis and total-loss mode); a level that moves with the state is recomputed by the
@@ -189,7 +222,7 @@ export interface Thresholds {
 export function thresholdsOf(terms: Terms, limits: Limits, tradingDays: number): Thresholds {
   return {
     breachBelow: Math.max(limits.totalLoss, limits.dailyLoss),
-    passAtOrAbove: tradingDays >= terms.minTradingDays ? limits.profitTarget : Infinity,
+    passAtOrAbove: Math.min(tradingDays >= terms.minTradingDays ? limits.profitTarget : Infinity, limits.profitCap),
     warnBelow: Math.max(limits.warnDaily, limits.warnTotal),
   };
 }

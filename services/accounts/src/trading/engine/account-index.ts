@@ -1,10 +1,10 @@
 import type { Sequelize } from '@propdesk/kit';
-import { readAccounts } from '../core-port';
+import { readAccounts, type Account } from '../core-port';
 import type { DayStart } from '../data/account-days';
 import { dailyProfitsOf } from '../data/daily-profits';
 import { liveAccountNumbers } from '../data/engine-leases';
 import { allLivePositions, livePositionsOfAccounts, recentlyChangedAccounts, tradingDaysOf, type Position } from '../data/positions';
-import { nextWeekendStart } from '../domain/calendar';
+import { calendarOf, nextWeekendStart, type TradingCalendar } from '../domain/calendar';
 import { dateOf, type Clock } from '../domain/clock';
 import { thresholdsMoveWith } from '../domain/rules';
 import { accountState, sameMoney, startDay, storeThresholds, type AccountState } from './account-state';
@@ -51,7 +51,7 @@ export class AccountIndex {
   private readonly knownChanges = new Map<number, number>();
 
   constructor(private readonly options: AccountIndexOptions) {
-    this.days = new DayStarts({ sequelize: options.sequelize, rolloverHourUtc: options.rolloverHourUtc, table: options.table, accounts: this.accounts });
+    this.days = new DayStarts({ sequelize: options.sequelize, table: options.table, accounts: this.accounts });
   }
 
   /** Indexes every live position of the universe's accounts this replica owns (the engine's first load). */
@@ -99,19 +99,36 @@ export class AccountIndex {
     const { sequelize, table: t, books, marker, writer, clock } = this.options;
     const accounts = new Map((await readAccounts(sequelize, numbers)).map((a) => [a.number, a]));
     const days = await tradingDaysOf(sequelize, numbers);
+    const now = dateOf(clock);
+    const calendarFor = (account: Account): TradingCalendar => calendarOf(account.terms, this.options.rolloverHourUtc);
     // The day's start is read before any rebuilt state is indexed: a state published without it
-    // would be judged (by a concurrent evaluate or quote) with no daily limit at all.
-    // (Accounts already started today with the same money keep their start: no query for them.)
-    const day = this.days.day;
-    const unstarted = numbers.filter((n) => {
+    // would be judged (by a concurrent evaluate or quote) with no daily limit at all. Each account
+    // is in the day the engine began for its calendar (SPEC 15 trading_day). Accounts already
+    // started today with the same money keep their start: no query for them.
+    const begun = new Map<number, string>();
+    const unstarted = new Map<string, { calendar: TradingCalendar; day: string; numbers: number[] }>();
+    for (const n of numbers) {
       const account = accounts.get(n);
+      if (account?.status !== 'active') continue;
+      const calendar = calendarFor(account);
+      this.days.use(calendar);
+      const day = this.days.dayOf(calendar);
+      if (day === undefined) continue;
+      begun.set(n, day);
       const previous = this.accounts.get(n);
-      return day !== undefined && account?.status === 'active' && !(previous?.sodDay === day && sameMoney(previous, account));
-    });
-    const sods = day !== undefined && unstarted.length > 0 ? await this.days.read(unstarted, dateOf(clock), day) : new Map<number, DayStart>();
-    const late: AccountState[] = [];
-    const consistent = [...accounts.values()].filter((a) => a.status === 'active' && a.terms.consistencyPct !== null).map((a) => a.number);
-    const dayProfits = await dailyProfitsOf(sequelize, consistent, this.options.rolloverHourUtc);
+      if (previous?.sodDay === day && sameMoney(previous, account)) continue;
+      const group = unstarted.get(`${calendar.key} ${day}`) ?? { calendar, day, numbers: [] };
+      group.numbers.push(n);
+      unstarted.set(`${calendar.key} ${day}`, group);
+    }
+    const sods = new Map<number, DayStart>();
+    for (const group of unstarted.values()) for (const [n, start] of await this.days.read(group.numbers, group.calendar, group.day)) sods.set(n, start);
+    const consistent = [...accounts.values()].filter((a) => a.status === 'active' && a.terms.consistencyPct !== null);
+    const dayProfits = await dailyProfitsOf(
+      sequelize,
+      consistent.map((a) => ({ number: a.number, calendar: calendarFor(a), since: a.attemptStartedAt })),
+      now,
+    );
     const byAccount = new Map<number, Position[]>();
     for (const p of live) {
       const list = byAccount.get(p.accountNumber);
@@ -137,13 +154,11 @@ export class AccountIndex {
       const same = sameMoney(previous, account);
       if (previous && !same) writer.forget(slot, account);
       const peakEquity = Math.max(account.peakEquity, same ? t.get(slot, PEAK) : 0);
-      const state = accountState(account, mine, days.get(n) ?? 0, same ? previous : undefined, slot, peakEquity);
+      const state = accountState(account, mine, days.get(n) ?? 0, same ? previous : undefined, slot, peakEquity, calendarFor(account));
       if (account.terms.consistencyPct !== null) state.dayProfits = dayProfits.get(n) ?? [];
-      if (day !== undefined && day === this.days.day && state.sodDay !== day) {
-        const start = sods.get(n);
-        if (start) startDay(state, day, start, peakEquity);
-        else late.push(state);
-      }
+      const day = begun.get(n);
+      const start = sods.get(n);
+      if (day !== undefined && day === this.days.dayOf(state.calendar) && state.sodDay !== day && start) startDay(state, day, start, peakEquity);
       this.accounts.set(n, state);
       t.states[slot] = state;
       t.set(slot, BALANCE, account.balance);
@@ -169,8 +184,10 @@ export class AccountIndex {
     this.forgetOldTickets();
     // The day turned while this rebuild read (ensure started the others), or a state's start
     // was not read above (replaced meanwhile): read now. Before the engine began a day, ensure does.
-    const today = this.days.day;
-    if (today !== undefined) await this.days.start(today !== day ? rebuilt : late, dateOf(clock), today);
+    await this.days.start(
+      rebuilt.filter((s) => this.days.dayOf(s.calendar) !== undefined && s.sodDay !== this.days.dayOf(s.calendar)),
+      now,
+    );
   }
 
   /** Takes an account out of the index (its unwritten marks and open minute are kept for the next flush). */

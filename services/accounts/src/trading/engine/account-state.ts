@@ -1,6 +1,7 @@
 import type { Account } from '../core-port';
 import type { DayStart } from '../data/account-days';
 import type { Position } from '../data/positions';
+import type { TradingCalendar } from '../domain/calendar';
 import { limitsOf, startDayLimits, thresholdsOf, type Limits } from '../domain/rules';
 import { warningKey } from '../use-cases/record-warnings';
 import { BREACH_BELOW, PASS_AT_OR_ABOVE, WARN_BELOW, type AccountTable } from './account-table';
@@ -12,6 +13,8 @@ export interface AccountState {
   account: Account;
   positions: Map<string, Position>;
   tradingDays: number;
+  /** The trading day of its phase (SPEC 15 trading_day, or the service's): when its day rolls over. */
+  calendar: TradingCalendar;
   sodDay?: string;
   sod?: number;
   /** The day's start as the daily and trailing_eod rules read it (equity, highest end-of-day balance). */
@@ -48,7 +51,15 @@ export function sameMoney(previous: AccountState | undefined, account: Account):
  * its slot) unless a reset or payout happened since (`previous` is then undefined). A balance
  * change since the start-of-day figure was read does not move it: it is fixed per day.
  */
-export function accountState(account: Account, positions: Position[], tradingDays: number, previous: AccountState | undefined, slot: number, peakEquity: number): AccountState {
+export function accountState(
+  account: Account,
+  positions: Position[],
+  tradingDays: number,
+  previous: AccountState | undefined,
+  slot: number,
+  peakEquity: number,
+  calendar: TradingCalendar,
+): AccountState {
   const sod = previous?.sod;
   const dayStart = previous?.dayStart;
   const limits = limitsOf(account.terms, {
@@ -61,12 +72,14 @@ export function accountState(account: Account, positions: Position[], tradingDay
   if (sod === undefined) {
     limits.dailyLoss = -Infinity;
     limits.warnDaily = -Infinity;
+    limits.profitCap = Infinity;
   }
   return {
     slot,
     account,
     positions: new Map(positions.map((p) => [p.id, p])),
     tradingDays,
+    calendar,
     sodDay: previous?.sodDay,
     sod,
     dayStart,

@@ -1,5 +1,4 @@
 import { performance } from 'node:perf_hooks';
-import { tradingDayOf } from '../domain/calendar';
 import { dateOf, systemClock, type Clock } from '../domain/clock';
 import type { Quote } from '../domain/instruments';
 import type { LiveEngine, TradingContext } from '../use-cases/trading-context';
@@ -181,22 +180,21 @@ export class TradingEngine implements LiveEngine {
     const { days, accounts } = this.index;
     await days.ensure(now);
     const minute = Math.floor(now.getTime() / 60_000) * 60_000;
-    const day = tradingDayOf(now, this.options.rolloverHourUtc);
     const indexed = () => numbers.map((n) => accounts.get(n)).filter((s): s is AccountState => s !== undefined);
     let states = indexed();
     // Never judged without the day's start (a state indexed by a rebuild still reading it); the
     // states are taken again after that read, so none dropped meanwhile (its slot reused) is marked.
-    if (states.some((s) => s.sodDay !== day)) {
-      await days.start(states, now, day);
+    if (states.some((s) => s.sodDay !== s.calendar.dayOf(now))) {
+      await days.start(states, now);
       states = indexed();
     }
     const { suspects, warnings } = this.gate.sort(
       states.filter((s) => this.marker.markAccount(s, minute)),
-      day,
+      now,
     );
     const decided = await this.gate.judge(suspects, receivedAt);
     if (decided.length > 0) await this.index.reload(decided);
-    if (warnings.length > 0) await this.gate.warn(warnings, day);
+    if (warnings.length > 0) await this.gate.warn(warnings, now);
     for (const s of states) {
       if (s.positions.size === 0 && accounts.get(s.account.number) === s) this.index.drop(s);
     }
@@ -205,7 +203,7 @@ export class TradingEngine implements LiveEngine {
   /** Start-of-day balance as the engine knows it (null before the account was first marked today). */
   startOfDayBalance(accountNumber: number): number | null {
     const s = this.index.accounts.get(accountNumber);
-    return s && s.sodDay === tradingDayOf(dateOf(this.clock), this.options.rolloverHourUtc) ? (s.sod ?? null) : null;
+    return s && s.sodDay === s.calendar.dayOf(dateOf(this.clock)) ? (s.sod ?? null) : null;
   }
 
   /**

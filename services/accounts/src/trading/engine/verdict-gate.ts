@@ -64,7 +64,7 @@ export class VerdictGate {
    * Sorts accounts whose exact mark crossed a threshold: a verdict is due below the breach level,
    * or at the pass level with the consistency rule holding; below a warning level only, a warning.
    */
-  sort(crossed: AccountState[], day: string): { suspects: AccountState[]; warnings: AccountState[] } {
+  sort(crossed: AccountState[], now: Date): { suspects: AccountState[]; warnings: AccountState[] } {
     const suspects: AccountState[] = [];
     const warnings: AccountState[] = [];
     const h = this.options.table.hot;
@@ -74,8 +74,11 @@ export class VerdictGate {
       if (equity < h[o + BREACH_BELOW]) suspects.push(s);
       else if (equity >= h[o + PASS_AT_OR_ABOVE]) {
         // Consistency is weighed only when it is all that stands between the account and a pass
-        // (today's floating profit counts as today's); in memory, from the days' profits loaded with the account.
-        if (!s.dayProfits || consistencyHolds(s.account.terms, withToday(s.dayProfits, day, equity - s.account.balance))) suspects.push(s);
+        // (today's floating profit counts as today's); in memory, from the days' profits loaded with
+        // the account. The day's profit cap (SPEC 15) locks whatever the consistency.
+        if (!s.dayProfits || equity >= s.limits.profitCap || consistencyHolds(s.account.terms, withToday(s.dayProfits, s.calendar.dayOf(now), equity - s.account.balance))) {
+          suspects.push(s);
+        }
       } else if (equity < h[o + WARN_BELOW]) warnings.push(s);
     }
     return { suspects, warnings };
@@ -103,7 +106,7 @@ export class VerdictGate {
       done();
       const ended = performance.now();
       metrics.verdictTransaction.observe((ended - started) / 1000);
-      if (outcome?.kind === 'breached' || outcome?.kind === 'passed') metrics.verdictLatency.observe((ended - receivedAt) / 1000);
+      if (outcome?.kind === 'breached' || outcome?.kind === 'passed' || outcome?.kind === 'locked') metrics.verdictLatency.observe((ended - receivedAt) / 1000);
       if (outcome) decided.push(state.account.number);
     });
     return decided;
@@ -113,9 +116,10 @@ export class VerdictGate {
    * account.warning for the accounts whose marks passed a warning level: once per rule and trading
    * day (daily) or attempt (total); what was sent is remembered here, the database decides.
    */
-  async warn(states: AccountState[], day: string): Promise<void> {
+  async warn(states: AccountState[], now: Date): Promise<void> {
     const { table, accounts, ctx, logger } = this.options;
     await inLanes(states, async (s) => {
+      const day = s.calendar.dayOf(now);
       const equity = table.get(s.slot, EQUITY);
       const due = warningsAt(s.account.terms, s.limits, equity, s.account.initialBalance).filter((w) => !s.warned.has(warningKey(w.rule, day, s.account.attempt)));
       if (due.length > 0) {

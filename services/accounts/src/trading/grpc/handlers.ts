@@ -17,6 +17,9 @@ import { listFlags } from '../use-cases/list-flags';
 import { listPositions } from '../use-cases/list-positions';
 import { listTrades } from '../use-cases/list-trades';
 import { placeOrder } from '../use-cases/place-order';
+import { previewOrder } from '../use-cases/preview-order';
+import { createNewsEvent, deleteNewsEvent, listNewsEvents } from '../use-cases/news-events';
+import { toProtoNewsEvent, toProtoPreview } from './rule-pack-mappers';
 import { publishQuote } from '../use-cases/publish-quote';
 import { publishTestClockQuote } from '../use-cases/publish-test-clock-quote';
 import type { Payout } from '../data/payouts';
@@ -55,6 +58,7 @@ const payoutResponse = (payout: Payout) => ({ payout: toProtoPayout(payout) });
 export function createTradingHandlers({ engine, markets, cursors, sequelize, logger }: TradingHandlerDeps): AsyncServiceImplementation<tradingv1.TradingServiceServer> {
   // A decision on a payout finds it, then acts in its account's market.
   const desk = { sequelize, markets };
+  const news = { sequelize, cursors };
   return {
     // Writes run through the kit's exactly-once helper: with an Idempotency-Key, once.
     placeOrder(req, ctx) {
@@ -133,6 +137,20 @@ export function createTradingHandlers({ engine, markets, cursors, sequelize, log
       return { quote: toProtoQuote(await publishQuote(engine, req.quote)) };
     },
     streamQuotes: createStreamQuotesHandler(engine),
+    // SPEC 15. A preview reads only: no Idempotency-Key record, nothing to replay.
+    async previewOrder(req) {
+      return toProtoPreview(await previewOrder(markets, { ...req, side: sideFromProto(req.side), type: orderTypeFromProto(req.type) }));
+    },
+    createNewsEvent(req, ctx) {
+      return exactlyOnce(ctx, sequelize, tradingv1.CreateNewsEventResponse, (event) => ({ newsEvent: toProtoNewsEvent(event) }), () => createNewsEvent(news, req), logger);
+    },
+    async listNewsEvents(req) {
+      const page = await listNewsEvents(news, { ...req, from: req.from, to: req.to });
+      return { newsEvents: page.events.map(toProtoNewsEvent), nextPageToken: page.nextPageToken };
+    },
+    deleteNewsEvent(req, ctx) {
+      return exactlyOnce(ctx, sequelize, tradingv1.DeleteNewsEventResponse, (deleted) => deleted, () => deleteNewsEvent(news, req), logger);
+    },
     publishTestClockQuote(req, ctx) {
       return exactlyOnce(ctx, sequelize, tradingv1.PublishTestClockQuoteResponse, (quote) => ({ quote: toProtoQuote(quote) }), () => publishTestClockQuote(markets, { sequelize }, req), logger);
     },

@@ -2,7 +2,7 @@ import { effectTransaction, recordAudit, requireText, type ScopeFields } from '@
 import { accountNotFound, lockAccount, parseAccountNumber, parseScope, readAccount, type Account } from '../core-port';
 import { startOfDayBalances } from '../data/account-days';
 import { livePositionsOfAccount } from '../data/positions';
-import { tradingDayOf, tradingDayStart } from '../domain/calendar';
+import { calendarOf } from '../domain/calendar';
 import { requireActive } from './account-access';
 import { applyBreach } from './apply-breach';
 import { equityFromPositions, type Markets } from './trading-context';
@@ -19,10 +19,11 @@ export async function breachAccount(markets: Markets, req: ScopeFields & { numbe
   const reason = requireText(req.reason, 'reason', { max: 500 });
   const now = ctx.now();
   // Read before the transaction: it may insert today's row, and the locked transaction uses one connection only.
+  const known = market.startOfDayBalance(number);
+  const before = known === null ? await readAccount(ctx.sequelize, number, scope) : null;
+  const calendar = before && calendarOf(before.terms, ctx.rolloverHourUtc);
   const startOfDayBalance =
-    market.startOfDayBalance(number) ??
-    (await startOfDayBalances(ctx.sequelize, [number], tradingDayOf(now, ctx.rolloverHourUtc), tradingDayStart(now, ctx.rolloverHourUtc))).get(number)?.balance ??
-    null;
+    known ?? (calendar && (await startOfDayBalances(ctx.sequelize, [number], calendar.dayOf(now), calendar.startOf(now))).get(number)?.balance) ?? null;
   // Answers the account as this transaction committed it (the effect transaction's answer).
   const breached = await effectTransaction(ctx.sequelize, async (tx) => {
     const account = await lockAccount(ctx.sequelize, tx, number, scope);

@@ -3,14 +3,16 @@ import { lockAccount, type Account } from '../core-port';
 import { livePositionsAndRunningStats } from '../data/closing';
 import { countTradingDays, type Position } from '../data/positions';
 import { dailyProfits, withToday } from '../data/daily-profits';
-import { tradingDayOf } from '../domain/calendar';
+import { calendarOf } from '../domain/calendar';
 import { consistencyHolds, evaluate, type AccountSnapshot } from '../domain/rules';
 import type { RunningStats } from '../domain/running-stats';
+import { accountLock } from '../data/rule-deadlines';
 import { applyBreach } from './apply-breach';
+import { applyLock } from './apply-lock';
 import { applyPass } from './apply-pass';
 import { equityFromPositions, type TradingContext } from './trading-context';
 
-export type EvaluationOutcome = { kind: 'breached' | 'passed' | 'unchanged' | 'inactive'; account: Account | null };
+export type EvaluationOutcome = { kind: 'breached' | 'passed' | 'locked' | 'unchanged' | 'inactive'; account: Account | null };
 
 /**
  * The automatic verdict on an account, under its row lock. The engine calls this only when its
@@ -71,8 +73,9 @@ export async function decideLocked(
   }
   if (verdict.kind === 'passed' && account.terms.consistencyPct !== null) {
     // Consistency: the best day's profit, today's floating included, against the attempt's total.
-    const today = tradingDayOf(ctx.now(), ctx.rolloverHourUtc);
-    const days = await dailyProfits(ctx.sequelize, accountNumber, ctx.rolloverHourUtc, tx);
+    const calendar = calendarOf(account.terms, ctx.rolloverHourUtc);
+    const today = calendar.dayOf(ctx.now());
+    const days = await dailyProfits(ctx.sequelize, account, calendar, ctx.now(), tx);
     verdict = evaluate(account.terms, snapshot, consistencyHolds(account.terms, withToday(days, today, equity - account.balance)));
   }
   switch (verdict.kind) {
@@ -82,6 +85,13 @@ export async function decideLocked(
     }
     case 'passed':
       return { kind: 'passed', account: await applyPass(ctx, tx, account, live, { equity, peakEquity, tradingDays: snapshot.tradingDays }, running) };
+    case 'locked': {
+      // Locked already for this day (its positions closed then): nothing more to do until the lock ends.
+      const held = await accountLock(ctx.sequelize, accountNumber, account.attempt, tx);
+      if (held && held.until.getTime() > ctx.now().getTime()) return { kind: 'unchanged', account: { ...account, equity, peakEquity } };
+      const observed = { equity, peakEquity, startOfDayBalance: hints.startOfDayBalance };
+      return { kind: 'locked', account: await applyLock(ctx, tx, account, live, observed, verdict.lock, running) };
+    }
     case 'none':
       return { kind: 'unchanged', account: { ...account, equity, peakEquity } };
   }

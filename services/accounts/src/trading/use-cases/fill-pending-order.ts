@@ -1,6 +1,6 @@
 import { appendEvent, lockAccount, scopeOfAccount } from '../core-port';
 import { fillPending, livePositionsOfAccount, type Position } from '../data/positions';
-import { tradingDayOf } from '../domain/calendar';
+import { calendarOf } from '../domain/calendar';
 import { positionOpenedData } from './position-events';
 import { equityFromPositions, recordEquityPoint, type TradingContext } from './trading-context';
 
@@ -14,7 +14,7 @@ export async function fillPendingOrder(ctx: TradingContext, accountNumber: numbe
   return ctx.sequelize.transaction(async (tx) => {
     const account = await lockAccount(ctx.sequelize, tx, accountNumber);
     if (!account || account.status !== 'active') return null;
-    const position = await fillPending(ctx.sequelize, tx, positionId, { openPrice: price, openedAt: now, tradingDay: tradingDayOf(now, ctx.rolloverHourUtc) });
+    const position = await fillPending(ctx.sequelize, tx, positionId, { openPrice: price, openedAt: now, tradingDay: calendarOf(account.terms, ctx.rolloverHourUtc).dayOf(now) });
     if (!position) return null;
     await appendEvent(ctx.sequelize, tx, { ...scopeOfAccount(account), type: 'position.opened', data: positionOpenedData(accountNumber, position) });
     const equity = equityFromPositions(ctx, account.balance, await livePositionsOfAccount(ctx.sequelize, accountNumber, tx));

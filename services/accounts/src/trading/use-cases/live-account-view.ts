@@ -2,7 +2,7 @@ import type { TenantScope } from '@propdesk/kit';
 import type { Account } from '../core-port';
 import { startOfDayBalances, storedDayStart, type DayStart } from '../data/account-days';
 import { countTradingDays, livePositionsOfAccount, type Position } from '../data/positions';
-import { tradingDayOf, tradingDayStart } from '../domain/calendar';
+import { calendarOf } from '../domain/calendar';
 import type { AccountSnapshot } from '../domain/rules';
 import { requireAccount } from './account-access';
 import { equityFromPositions, type TradingContext } from './trading-context';
@@ -19,10 +19,11 @@ export async function liveAccountView(ctx: TradingContext, scope: TenantScope, a
   const live = await livePositionsOfAccount(ctx.sequelize, accountNumber);
   const now = ctx.now();
   const equity = account.status === 'active' ? equityFromPositions(ctx, account.balance, live) : account.equity;
-  const day = tradingDayOf(now, ctx.rolloverHourUtc);
+  const calendar = calendarOf(account.terms, ctx.rolloverHourUtc);
+  const day = calendar.dayOf(now);
   let start: DayStart | undefined;
   if (account.status === 'active') {
-    const sods = await startOfDayBalances(ctx.sequelize, [accountNumber], day, tradingDayStart(now, ctx.rolloverHourUtc));
+    const sods = await startOfDayBalances(ctx.sequelize, [accountNumber], day, calendar.startOf(now));
     start = sods.get(accountNumber);
   } else {
     // Read, not written: today's start as stored if the account traded today before it stopped; else its balance stands in.

@@ -1,5 +1,6 @@
 import { AppError, createdFields, effectTransaction, MONEY_STEP, recordAudit, requireExactNumber, type CursorCodec, type ScopeFields, type Sequelize, type Transaction } from '@propdesk/kit';
 import { accountNotFound, appendEvent, kycStatusOf, lockAccount, parseAccountNumber, parseScope, writePayout, type Account } from '../core-port';
+import { calendarOf } from '../domain/calendar';
 import { dailyProfits, tradingDaysSince } from '../data/daily-profits';
 import { announceMoneyChange } from '../data/positions';
 import { insertPayout, listPayouts as listPayoutRows, pendingPayoutTotal, shiftAccountDays, type Payout } from '../data/payouts';
@@ -57,7 +58,7 @@ export async function createPayout(markets: Markets, req: ScopeFields & { number
       }
     }
     if (terms.consistencyPct !== null) {
-      const days = await dailyProfits(ctx.sequelize, number, ctx.rolloverHourUtc, tx, since);
+      const days = await dailyProfits(ctx.sequelize, account, calendarOf(terms, ctx.rolloverHourUtc), ctx.now(), tx, since);
       if (!consistencyHolds(terms, days.map((d) => d.profit))) {
         throw notAllowed(`the consistency rule does not hold: the best trading day's profit is more than ${terms.consistencyPct}% of the total profit`);
       }

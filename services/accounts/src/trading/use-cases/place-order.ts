@@ -1,46 +1,23 @@
-import { AppError, CommittedRefusal, createdFields, currentActor, effectTransaction, recordAudit, type ScopeFields, type TenantScope } from '@propdesk/kit';
-import { accountNotFound, appendEvent, lockAccount, parseAccountNumber, parseScope } from '../core-port';
+import { AppError, CommittedRefusal, createdFields, currentActor, effectTransaction, recordAudit, type TenantScope } from '@propdesk/kit';
+import { accountNotFound, appendEvent, lockAccount } from '../core-port';
 import { insertFlag } from '../data/flags';
 import { insertPosition, livePositionsOfAccount } from '../data/positions';
-import { tradingDayOf } from '../domain/calendar';
-import { requireInstrument } from '../domain/instruments';
-import { checkPreOrderRules, haltedViolation, validateOrderAgainstMarket, validateOrderPrices, validateVolume, type OrderInput, type OrderType } from '../domain/orders';
-import { marginFor, type Side } from '../domain/pnl';
+import { calendarOf } from '../domain/calendar';
+import type { OrderInput } from '../domain/orders';
+import { preOrderViolations, sessionEndAfter } from '../domain/rule-pack';
+import { keepDeadlines } from '../data/rule-deadlines';
+import { orderFacts } from './order-facts';
+import { orderInMarket, priceOrder, type OrderRequest } from './order-request';
 import { requireActive } from './account-access';
 import { positionOpenedData } from './position-events';
-import { equityFromPositions, markPosition, recordEquityPoint, requireQuote, type Markets, type MarkedPosition, type TradingContext } from './trading-context';
+import { equityFromPositions, markPosition, recordEquityPoint, type Markets, type MarkedPosition, type TradingContext } from './trading-context';
 
-export interface PlaceOrderRequest extends ScopeFields {
-  number: string;
-  symbol: string;
-  /** Undefined when the caller sent something that is not a side or an order type. */
-  side: Side | undefined;
-  type: OrderType | undefined;
-  volume: number;
-  price?: number;
-  stopLoss?: number;
-  takeProfit?: number;
-}
+export type PlaceOrderRequest = OrderRequest;
 
 /** PlaceOrder: checks the request, places the order at the freshest stored quote of the account's market, and lets it evaluate the account at once. */
 export async function placeOrder(markets: Markets, req: PlaceOrderRequest): Promise<MarkedPosition> {
-  const scope = parseScope(req);
-  const number = parseAccountNumber(req.number);
-  const { side, type } = req;
-  if (!side) throw new AppError('invalid_request', 'side must be buy or sell', 'side');
-  if (!type) throw new AppError('invalid_request', 'type must be market, limit or stop', 'type');
-  const market = await markets.of(scope, number, 'write');
-  const ctx = await market.context();
-  if (typeof req.symbol === 'string' && req.symbol.length > 0) await market.refreshQuote(req.symbol.toUpperCase());
-  const marked = await placeValidatedOrder(ctx, scope, number, {
-    symbol: req.symbol,
-    side,
-    type,
-    volume: req.volume,
-    price: type === 'market' ? undefined : req.price,
-    stopLoss: req.stopLoss,
-    takeProfit: req.takeProfit,
-  });
+  const { scope, number, market, ctx, input } = await orderInMarket(markets, req, 'write');
+  const marked = await placeValidatedOrder(ctx, scope, number, input);
   await market.afterAccountChange(number);
   return marked;
 }
@@ -51,12 +28,7 @@ export async function placeOrder(markets: Markets, req: PlaceOrderRequest): Prom
  * order.rejected event still commits: the rejection transaction commits before the error is thrown.
  */
 async function placeValidatedOrder(ctx: TradingContext, scope: TenantScope, accountNumber: number, input: OrderInput): Promise<MarkedPosition> {
-  const instrument = requireInstrument(input.symbol);
-  const order: OrderInput = { ...input, symbol: instrument.symbol };
-  validateVolume(order.volume);
-  validateOrderPrices(order, instrument);
-  const quote = requireQuote(ctx, order.symbol);
-  const entry = validateOrderAgainstMarket(order, quote);
+  const { order, entry } = priceOrder(ctx, input);
   const now = ctx.now();
 
   // The effect transaction's answer is the placed position (with its mark); a rejection commits
@@ -68,13 +40,8 @@ async function placeValidatedOrder(ctx: TradingContext, scope: TenantScope, acco
     await ctx.checkTime?.(tx);
     requireActive(account);
     const live = await livePositionsOfAccount(ctx.sequelize, accountNumber, tx);
-    const equity = equityFromPositions(ctx, account.balance, live);
-    let used = 0;
-    for (const p of live) {
-      if (p.status === 'open' && p.openPrice !== null) used += marginFor(p.symbol, p.volume, p.openPrice, account.terms.leverage, ctx.quote);
-    }
-    const required = marginFor(order.symbol, order.volume, entry, account.terms.leverage, ctx.quote);
-    const violation = haltedViolation(account) ?? checkPreOrderRules(order, account.terms, { required, equity, used });
+    // Every pre-order rule (SPEC 9, 14, 15) in order: the first that refuses names itself.
+    const [violation] = preOrderViolations(order, account, await orderFacts(ctx, account, live, order, entry, tx));
     if (violation) {
       await appendEvent(ctx.sequelize, tx, {
         ...scope,
@@ -98,7 +65,7 @@ async function placeValidatedOrder(ctx: TradingContext, scope: TenantScope, acco
       stopLoss: order.stopLoss ?? null,
       takeProfit: order.takeProfit ?? null,
       openedAt: filled ? now : null,
-      tradingDay: filled ? tradingDayOf(now, ctx.rolloverHourUtc) : null,
+      tradingDay: filled ? calendarOf(account.terms, ctx.rolloverHourUtc).dayOf(now) : null,
       createdAt: now,
     });
 
@@ -121,6 +88,9 @@ async function placeValidatedOrder(ctx: TradingContext, scope: TenantScope, acco
         data: { account: accountNumber, rule: 'large_order', reason, position_id: position.id },
       });
     }
+    // SPEC 15 close_at_session_end: what the account now holds closes at the session's end (rule_deadlines).
+    const sessionEnd = sessionEndAfter(account.terms, now);
+    if (sessionEnd) await keepDeadlines(ctx.sequelize, tx, [{ accountNumber, rule: 'session_end', dueAt: sessionEnd, testClockId: account.testClockId }], 'earliest');
     if (filled) {
       await appendEvent(ctx.sequelize, tx, { ...scope, type: 'position.opened', data: positionOpenedData(accountNumber, position) });
       const after = equityFromPositions(ctx, account.balance, [...live, position]);

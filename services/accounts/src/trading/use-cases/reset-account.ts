@@ -14,6 +14,8 @@ import {
 import { forgetAccountDays } from '../data/account-days';
 import { forgetDealStats } from '../data/deal-stats';
 import { livePositionsOfAccount } from '../data/positions';
+import { clearLock } from '../data/rule-deadlines';
+import { schedulePhaseDeadlines } from './time-rules';
 import { liquidateInTx } from './liquidate-account';
 import { recordEquityPoint, type Markets } from './trading-context';
 
@@ -28,7 +30,8 @@ function requireResettable(account: Account): void {
  * (the core's saga; short: 402 insufficient_credits, nothing changed; a test account's costs none): resting orders cancelled,
  * open positions closed at current prices (booked to the old attempt), balance, equity and peak
  * back to the initial balance, active, attempt + 1, trading days counted afresh, executor
- * sessions revoked, account.reset. The account row lock serializes it with a breach, a payout or
+ * sessions revoked, account.reset; the time rules (SPEC 15) restart with the attempt and a lock
+ * ends. The account row lock serializes it with a breach, a payout or
  * another reset of the same account.
  */
 export async function resetAccount(markets: Markets, req: ScopeFields & { number: string }): Promise<Account> {
@@ -64,6 +67,9 @@ export async function resetAccount(markets: Markets, req: ScopeFields & { number
     await recordEquityPoint(ctx, tx, number, now, account.initialBalance, account.initialBalance);
     const after = await readAccount(ctx.sequelize, number, scope, tx);
     if (!after) throw accountNotFound();
+    // SPEC 15: the new attempt's time rules count from its start, and the old attempt's lock is over.
+    await clearLock(ctx.sequelize, tx, number, null);
+    await schedulePhaseDeadlines(ctx.sequelize, tx, [after]);
     const audited = (a: Account) => ({ status: a.status, attempt: a.attempt, balance: a.balance, equity: a.equity });
     await recordAudit(tx, { scope, action: 'account.reset', target: { type: 'account', id: String(number) }, changes: changedFields(audited(account), audited(after)) });
     return after;

@@ -2,7 +2,8 @@ import type { Transaction } from '@propdesk/kit';
 import type { Account } from '../core-port';
 import { startOfDayBalances } from '../data/account-days';
 import { livePositionsOfAccounts, tradingDaysOf, type Position } from '../data/positions';
-import { tradingDayOf, tradingDayStart } from '../domain/calendar';
+import type { DayStart } from '../data/account-days';
+import { calendarOf } from '../domain/calendar';
 import { judge, limitsOf, warningsAt } from '../domain/rules';
 import { decideLocked, type VerdictHints } from './evaluate-account';
 import { recordWarningsLocked } from './record-warnings';
@@ -20,7 +21,6 @@ import { equityFromPositions, type TradingContext } from './trading-context';
  */
 export async function rollTradingDay(ctx: TradingContext, tx: Transaction, accounts: readonly Account[]): Promise<void> {
   const now = ctx.now();
-  const day = tradingDayOf(now, ctx.rolloverHourUtc);
   const live = await livePositionsOfAccounts(
     ctx.sequelize,
     accounts.map((a) => a.number),
@@ -35,7 +35,16 @@ export async function rollTradingDay(ctx: TradingContext, tx: Transaction, accou
   const holders = accounts.filter((a) => byAccount.get(a.number)?.some((p) => p.status === 'open'));
   if (holders.length === 0) return;
   const numbers = holders.map((a) => a.number);
-  const starts = await startOfDayBalances(ctx.sequelize, numbers, day, tradingDayStart(now, ctx.rolloverHourUtc), tx);
+  const starts = new Map<number, DayStart>();
+  const byDay = new Map<string, { day: string; start: Date; numbers: number[] }>();
+  for (const account of holders) {
+    const calendar = calendarOf(account.terms, ctx.rolloverHourUtc);
+    const day = calendar.dayOf(now);
+    const group = byDay.get(`${calendar.key} ${day}`) ?? { day, start: calendar.startOf(now), numbers: [] };
+    group.numbers.push(account.number);
+    byDay.set(`${calendar.key} ${day}`, group);
+  }
+  for (const group of byDay.values()) for (const [n, start] of await startOfDayBalances(ctx.sequelize, group.numbers, group.day, group.start, tx)) starts.set(n, start);
   const tradingDays = await tradingDaysOf(ctx.sequelize, numbers, tx);
   for (const account of holders) {
     const positions = byAccount.get(account.number) ?? [];
@@ -54,6 +63,6 @@ export async function rollTradingDay(ctx: TradingContext, tx: Transaction, accou
       continue;
     }
     const warnings = warningsAt(account.terms, limits, equity, account.initialBalance);
-    if (warnings.length > 0) await recordWarningsLocked(ctx, tx, account, warnings, equity, day);
+    if (warnings.length > 0) await recordWarningsLocked(ctx, tx, account, warnings, equity, calendarOf(account.terms, ctx.rolloverHourUtc).dayOf(now));
   }
 }

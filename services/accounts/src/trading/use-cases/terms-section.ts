@@ -1,5 +1,5 @@
 import type { ScopeFields } from '@propdesk/kit';
-import { parseAccountNumber, parseScope, type Terms } from '../core-port';
+import { parseAccountNumber, parseScope, rulePackOf, type Terms } from '../core-port';
 import { listFlags, type Flag } from '../data/flags';
 import { headroom } from '../domain/rules';
 import { liveAccountView, type LiveAccountView } from './live-account-view';
@@ -27,6 +27,7 @@ function termsJson(terms: Terms): Record<string, unknown> {
     flag_lots_above: terms.flagLotsAbove,
     flag_weekend_holding: terms.flagWeekendHolding,
     currency: terms.currency,
+    ...rulePackOf(terms),
   };
 }
 

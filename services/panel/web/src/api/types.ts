@@ -238,6 +238,19 @@ export interface ProgramPhase {
   /** SPEC 14, funded phases. */
   payout_requires_approval?: boolean;
   requires_kyc?: boolean;
+  /** SPEC 15, the rule pack: null or false = off. */
+  max_open_positions?: number | null;
+  max_trades_per_day?: number | null;
+  stop_loss_required?: boolean;
+  max_risk_per_trade_pct?: number | null;
+  news_blackout_minutes?: number | null;
+  max_phase_days?: number | null;
+  inactivity_days?: number | null;
+  trading_hours?: { start: string; end: string; timezone: string } | null;
+  close_at_session_end?: boolean;
+  daily_loss_action?: 'breach' | 'lock';
+  daily_profit_cap_pct?: number | null;
+  trading_day?: { timezone: string; start: string } | null;
 }
 
 export interface Program {

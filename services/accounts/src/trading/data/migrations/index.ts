@@ -8,6 +8,7 @@ import { attemptsPayoutsWarningsSchema } from './0006-attempts-payouts-warnings'
 import { payoutsLivemodeSchema } from './0007-payouts-livemode';
 import { operationsSchema } from './0008-operations';
 import { testClockQuotesSchema } from './0009-test-clock-quotes';
+import { rulePackSchema } from './0010-rule-pack';
 
 /**
  * The trading module's schema (positions, deals, flags, quotes, equity history, report
@@ -26,4 +27,5 @@ export const tradingMigrations: Migration[] = [
   payoutsLivemodeSchema,
   operationsSchema,
   testClockQuotesSchema,
+  rulePackSchema,
 ];

@@ -1,5 +1,6 @@
 import { CheckboxField, SelectField, TextField } from '../../components/Field';
 import type { FieldErrors, PhaseDraft } from './program-form';
+import { RuleFields } from './RuleFields';
 
 /** One phase of the program form: a group named "Phase N" whose fields show their own errors. */
 export function PhaseFields({
@@ -80,6 +81,7 @@ export function PhaseFields({
         ) : null}
       </div>
       {err('payout_requires_approval') ?? err('requires_kyc') ? <p className="field-error">{err('payout_requires_approval') ?? err('requires_kyc')}</p> : null}
+      <RuleFields index={index} phase={phase} errors={errors} onChange={onChange} />
       {onRemove ? (
         <button type="button" className="secondary" onClick={onRemove} aria-label={`Remove phase ${index + 1}`}>
           Remove phase

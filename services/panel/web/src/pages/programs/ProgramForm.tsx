@@ -4,7 +4,7 @@ import { ApiError, panelApi, queryKeys } from '../../api/panel-api';
 import { TextField } from '../../components/Field';
 import { errorText } from '../../components/QueryState';
 import { PhaseFields } from './PhaseFields';
-import { emptyProgram, MAX_PHASES, newPhase, toProgramInput, type FieldErrors, type ProgramDraft } from './program-form';
+import { emptyProgram, errorKeyOf, MAX_PHASES, newPhase, toProgramInput, type FieldErrors, type ProgramDraft } from './program-form';
 
 /** Creates a program, or edits one (the next version), phase by phase. */
 export function ProgramForm({ editing, initial, onDone }: { editing?: string; initial?: ProgramDraft; onDone: () => void }) {
@@ -19,7 +19,7 @@ export function ProgramForm({ editing, initial, onDone }: { editing?: string; in
       onDone();
     },
     onError: (error) => {
-      if (error instanceof ApiError && error.param) setErrors({ [error.param]: errorText(error) });
+      if (error instanceof ApiError && error.param) setErrors({ [errorKeyOf(error.param)]: errorText(error) });
     },
   });
 

@@ -1,5 +1,6 @@
 import type { ProgramPhase } from '../../api/types';
 import type { ProgramInput } from '../../api/panel-api';
+import { noRules, RULE_FIELD_OF_PARAM, rulesDraftOf, rulesInput, type RulesDraft } from './rule-pack-form';
 
 /**
  * The program form's state (every field as typed) and its conversion to the program object of
@@ -8,7 +9,7 @@ import type { ProgramInput } from '../../api/panel-api';
  * the same field.
  */
 
-export interface PhaseDraft {
+export interface PhaseDraft extends RulesDraft {
   name: string;
   kind: 'evaluation' | 'funded';
   profit_target_pct: string;
@@ -63,6 +64,7 @@ export function newPhase(index: number): PhaseDraft {
     profit_split_pct: '80',
     payout_requires_approval: false,
     requires_kyc: false,
+    ...noRules(),
   };
 }
 
@@ -96,11 +98,19 @@ export function draftOf(program: { name: string; description: string; initial_ba
       profit_split_pct: text(p.profit_split_pct ?? 80),
       payout_requires_approval: p.payout_requires_approval ?? false,
       requires_kyc: p.requires_kyc ?? false,
+      ...rulesDraftOf(p),
     })),
   };
 }
 
 const NAME = /^[a-z0-9][a-z0-9-]{1,62}$/;
+
+/** The form's error key of a server `param`: a rule pack's nested field lands on its own input (phases[0].trading_hours.end). */
+export function errorKeyOf(param: string): string {
+  const [, at, rest] = /^(phases\[\d+\])\.(.+)$/.exec(param) ?? [];
+  const field = rest === undefined ? undefined : RULE_FIELD_OF_PARAM[rest];
+  return at !== undefined && field !== undefined ? `${at}.${field}` : param;
+}
 
 /** Validates and converts; errors are keyed by the same paths the server's `param` uses. */
 export function toProgramInput(draft: ProgramDraft): { input?: ProgramInput; errors: FieldErrors } {
@@ -144,6 +154,7 @@ export function toProgramInput(draft: ProgramDraft): { input?: ProgramInput; err
       flag_lots_above: optional(at('flag_lots_above'), p.flag_lots_above, (n) => n > 0, 'Enter a size above 0, or leave empty.'),
       flag_weekend_holding: p.flag_weekend_holding,
       warning_at_pct: optional(at('warning_at_pct'), p.warning_at_pct, (n) => n >= 1 && n <= 99, 'Enter 1 to 99, or leave empty.'),
+      ...rulesInput(p, (field, message) => (errors[at(field)] = message)),
     };
     if (p.kind === 'funded') {
       phase.profit_split_pct = num(at('profit_split_pct'), p.profit_split_pct, (n) => n >= 1 && n <= 100, 'Enter 1 to 100.');
