@@ -132,6 +132,8 @@ function operationsSource(doc: OpenApiDocument): string {
 }
 
 export async function generateSdkSources(document: OpenApiDocument): Promise<GeneratedSources> {
-  const ast = await openapiTS(document as unknown as OpenAPI3, { silent: true });
+  // defaultNonNullable off: a request field with a default may be left out (its `required` says so);
+  // answers list every field they always carry as required anyway.
+  const ast = await openapiTS(document as unknown as OpenAPI3, { silent: true, defaultNonNullable: false });
   return { 'openapi.ts': `${BANNER}${astToString(ast)}`, 'operations.ts': operationsSource(document) };
 }

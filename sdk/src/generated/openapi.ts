@@ -2860,7 +2860,7 @@ export interface components {
              * @default market
              * @enum {string}
              */
-            type: "market" | "limit" | "stop";
+            type?: "market" | "limit" | "stop";
             /** @description limit and stop orders only, and required for them; at most the instrument's digits, anything finer is refused (never rounded) */
             price?: number;
             /** @description stop loss level; at most the instrument's digits, anything finer is refused (never rounded) */
@@ -3080,12 +3080,12 @@ export interface components {
         CreateProgramRequest: {
             name: string;
             /** @default  */
-            description: string;
+            description?: string;
             /**
              * @default USD
              * @enum {string}
              */
-            currency: "USD";
+            currency?: "USD";
             initial_balance: number;
             phases: {
                 name: string;
@@ -3096,60 +3096,60 @@ export interface components {
                  * Format: int32
                  * @default 0
                  */
-                min_trading_days: number;
+                min_trading_days?: number;
                 /**
                  * Format: int32
                  * @default null
                  */
-                consistency_pct: number | null;
+                consistency_pct?: number | null;
                 max_daily_loss_pct: number;
                 /**
                  * @default balance
                  * @enum {string}
                  */
-                daily_loss_basis: "balance" | "equity" | "higher";
+                daily_loss_basis?: "balance" | "equity" | "higher";
                 max_total_loss_pct: number;
                 /**
                  * @default static
                  * @enum {string}
                  */
-                total_loss_mode: "static" | "trailing" | "trailing_eod";
+                total_loss_mode?: "static" | "trailing" | "trailing_eod";
                 /** @default false */
-                trailing_stops_at_initial: boolean;
+                trailing_stops_at_initial?: boolean;
                 /**
                  * Format: int32
                  * @default 100
                  */
-                leverage: number;
+                leverage?: number;
                 /** @default 50 */
-                max_lots_per_order: number;
+                max_lots_per_order?: number;
                 /** @default null */
-                allowed_symbols: string[] | null;
+                allowed_symbols?: string[] | null;
                 /** @default null */
-                flag_lots_above: number | null;
+                flag_lots_above?: number | null;
                 /** @default false */
-                flag_weekend_holding: boolean;
+                flag_weekend_holding?: boolean;
                 /**
                  * Format: int32
                  * @default 80
                  */
-                warning_at_pct: number | null;
+                warning_at_pct?: number | null;
                 /** Format: int32 */
                 profit_split_pct?: number | null;
                 /** @default false */
-                payout_requires_approval: boolean;
+                payout_requires_approval?: boolean;
                 /** @default false */
-                requires_kyc: boolean;
+                requires_kyc?: boolean;
             }[];
         };
         UpdateProgramRequest: {
             /** @default  */
-            description: string;
+            description?: string;
             /**
              * @default USD
              * @enum {string}
              */
-            currency: "USD";
+            currency?: "USD";
             initial_balance: number;
             phases: {
                 name: string;
@@ -3160,50 +3160,50 @@ export interface components {
                  * Format: int32
                  * @default 0
                  */
-                min_trading_days: number;
+                min_trading_days?: number;
                 /**
                  * Format: int32
                  * @default null
                  */
-                consistency_pct: number | null;
+                consistency_pct?: number | null;
                 max_daily_loss_pct: number;
                 /**
                  * @default balance
                  * @enum {string}
                  */
-                daily_loss_basis: "balance" | "equity" | "higher";
+                daily_loss_basis?: "balance" | "equity" | "higher";
                 max_total_loss_pct: number;
                 /**
                  * @default static
                  * @enum {string}
                  */
-                total_loss_mode: "static" | "trailing" | "trailing_eod";
+                total_loss_mode?: "static" | "trailing" | "trailing_eod";
                 /** @default false */
-                trailing_stops_at_initial: boolean;
+                trailing_stops_at_initial?: boolean;
                 /**
                  * Format: int32
                  * @default 100
                  */
-                leverage: number;
+                leverage?: number;
                 /** @default 50 */
-                max_lots_per_order: number;
+                max_lots_per_order?: number;
                 /** @default null */
-                allowed_symbols: string[] | null;
+                allowed_symbols?: string[] | null;
                 /** @default null */
-                flag_lots_above: number | null;
+                flag_lots_above?: number | null;
                 /** @default false */
-                flag_weekend_holding: boolean;
+                flag_weekend_holding?: boolean;
                 /**
                  * Format: int32
                  * @default 80
                  */
-                warning_at_pct: number | null;
+                warning_at_pct?: number | null;
                 /** Format: int32 */
                 profit_split_pct?: number | null;
                 /** @default false */
-                payout_requires_approval: boolean;
+                payout_requires_approval?: boolean;
                 /** @default false */
-                requires_kyc: boolean;
+                requires_kyc?: boolean;
             }[];
         };
         BreachRequest: {
@@ -3736,7 +3736,7 @@ export interface components {
              * @description empty: every event type
              * @default []
              */
-            events: ("account.breached" | "account.passed" | "account.flagged" | "account.created" | "account.assigned" | "account.archived" | "position.opened" | "position.closed" | "order.rejected" | "credits.low" | "account.warning" | "account.reset" | "payout.created" | "payout.requested" | "payout.approved" | "payout.rejected" | "payout.paid" | "account.halted" | "account.resumed" | "account.reinstated" | "account.adjusted" | "test_clock.ready" | "webhook_endpoint.disabled")[];
+            events?: ("account.breached" | "account.passed" | "account.flagged" | "account.created" | "account.assigned" | "account.archived" | "position.opened" | "position.closed" | "order.rejected" | "credits.low" | "account.warning" | "account.reset" | "payout.created" | "payout.requested" | "payout.approved" | "payout.rejected" | "payout.paid" | "account.halted" | "account.resumed" | "account.reinstated" | "account.adjusted" | "test_clock.ready" | "webhook_endpoint.disabled")[];
             /** @description what the endpoint is for (one line, at most 256 characters, taken exactly as sent); null: none */
             description?: string | null;
         };
@@ -3811,7 +3811,7 @@ export interface components {
              * @description seconds the previous secret keeps signing beside the new one; 0 ends it at once
              * @default 86400
              */
-            previous_expires_in: number;
+            previous_expires_in?: number;
         };
         WebhookUpdated: {
             id: string;
@@ -4016,7 +4016,7 @@ export interface components {
              * @description seconds the old key keeps working (never longer than it had left); 0 ends it at once
              * @default 86400
              */
-            previous_expires_in: number;
+            previous_expires_in?: number;
             /**
              * Format: int32
              * @description the new key's lifetime in seconds; absent: it does not expire
