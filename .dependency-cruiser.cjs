@@ -74,6 +74,15 @@ module.exports = {
       to: { path: '^services/kit/src/testing/' },
     },
     {
+      name: 'sdk-stands-alone',
+      comment:
+        '@propdesk/sdk is published on its own (npm pack): it imports nothing of the repository, only its own files, ' +
+        "Node's modules and its declared dependencies. Its generated types come from the served OpenAPI document, not from gateway code.",
+      severity: 'error',
+      from: { path: '^sdk/' },
+      to: { path: '^(services|gateway|proto|test|bench|scripts)/' },
+    },
+    {
       name: 'imports-resolve',
       comment: 'Every import resolves, so that no rule above is passed by a dependency the cruiser could not follow.',
       severity: 'error',
@@ -85,7 +94,7 @@ module.exports = {
     doNotFollow: { path: '(^|/)node_modules/' },
     // Build output only: an excluded path is no dependency at all, so packages (some ship their
     // code in a dist/ of their own) must not be.
-    exclude: { path: '^(services/[^/]+/|gateway/|proto/|test/|bench/)dist/' },
+    exclude: { path: '^(services/[^/]+/|gateway/|proto/|test/|bench/|sdk/|sdk/codegen/)dist/' },
     tsConfig: { fileName: 'tsconfig.depcruise.json' },
     // Type-only imports count: a type from another service is as much a dependency on it.
     tsPreCompilationDeps: true,

@@ -22,6 +22,7 @@ const common = {
     '^@propdesk/kit/telemetry$': '<rootDir>/services/kit/src/telemetry/index.ts',
     '^@propdesk/kit/testing$': '<rootDir>/services/kit/src/testing/index.ts',
     '^@propdesk/proto$': '<rootDir>/proto/index.ts',
+    '^@propdesk/sdk$': '<rootDir>/sdk/src/index.ts',
   },
 };
 const IGNORED = ['/node_modules/', '/dist/'];

@@ -1,9 +1,9 @@
 /**
  * POST /v1/webhooks/{id}/test sends a sample event that says it is a test (data.test: true) and
- * carries nothing of another organization: no real account number, no real id, only the caller's
+ * carries nothing of another organization (its fields those of the type's schema in the event catalog): no real account number, no real id, only the caller's
  * organization id and obviously synthetic values, in the ordinary signed envelope.
  */
-import { EVENT_TYPES } from '@propdesk/kit';
+import { EVENT_CATALOG, EVENT_TYPES } from '@propdesk/kit';
 import { startStack, type Stack } from '../support/stack';
 import { client } from '../support/http';
 import { generateCertificate, startHttpsReceiver, type HttpsReceiver, type TestCertificate } from '@propdesk/kit/testing';
@@ -54,6 +54,8 @@ describe('test events', () => {
     // account 0 is no account: a test event takes no place in any account's events
     expect(event).toMatchObject({ id: sent.body.event_id, type, organization_id: orgId, livemode: true, sequence: null });
     expect(event.data.test).toBe(true);
+    // Shaped like the real event: exactly the fields of the type's schema in the event catalog.
+    expect(Object.keys(event.data).sort()).toEqual(Object.keys(EVENT_CATALOG[type].schema.shape).sort());
     const text = JSON.stringify(event.data);
     for (const n of realNumbers) expect(text).not.toContain(String(n));
     for (const id of realIds) expect(text).not.toContain(id);

@@ -2,6 +2,7 @@ import { execFileSync } from 'node:child_process';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
 import { API_ERRORS, EVENT_TYPES, createLogger, type ApiErrorCode } from '@propdesk/kit';
+import { eventDataJsonSchemas } from './event-schemas';
 import type { Authenticator } from '../auth/authenticate';
 import type { Clients } from '../clients';
 import { v1Pipeline } from '../http/pipeline';
@@ -72,6 +73,7 @@ interface Operation {
 interface Document {
   openapi: string;
   paths: Record<string, Record<string, Operation>>;
+  webhooks: Record<string, { post: { operationId: string; requestBody: { content: { 'application/json': { schema: Schema } } } } }>;
   components: { schemas: Record<string, Schema>; securitySchemes: Record<string, { type: string; in?: string; scheme?: string }> };
 }
 
@@ -304,6 +306,19 @@ describe('the served OpenAPI document', () => {
     expect(filter('/v1/events', 'type')).toEqual([...EVENT_TYPES]);
     expect(filter('/v1/webhooks/{id}/deliveries', 'event_type')).toEqual([...EVENT_TYPES]);
     expect(resolve(doc.components.schemas.Event).properties?.type.enum).toEqual([...EVENT_TYPES]);
+  });
+
+  it('describes each event type’s delivery in webhooks: the feed’s envelope with the type’s data from the event catalog', () => {
+    expect(Object.keys(doc.webhooks)).toEqual([...EVENT_TYPES]);
+    const catalog = eventDataJsonSchemas();
+    for (const type of EVENT_TYPES) {
+      const envelope = resolve(doc.webhooks[type].post.requestBody.content['application/json'].schema);
+      expect(envelope.properties?.type.enum).toEqual([type]);
+      expect(Object.keys(envelope.properties ?? {})).toEqual(Object.keys(resolve(doc.components.schemas.Event).properties ?? {}));
+      const { $schema: _dialect, title: _title, ...data } = catalog[type];
+      expect(Object.keys(envelope.properties?.data.properties ?? {})).toEqual(Object.keys(data.properties as object));
+      expect(envelope.properties?.data.additionalProperties).toBe(false);
+    }
   });
 
   it('describes every response object fully: properties, and nothing beyond them', () => {

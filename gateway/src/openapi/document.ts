@@ -4,6 +4,7 @@ import type { Route } from '../http/route';
 import { routeErrorsByStatus } from '../http/route-errors';
 import { z } from '../http/zod';
 import { anyErrorSchema, ERROR_MEANINGS, errorBodySchema } from './errors';
+import { registerEventWebhooks } from './event-schemas';
 import { withIntegerFormats } from './integer-formats';
 import { outsideV1Operations } from './outside-v1';
 import { TAGS } from './tags';
@@ -150,6 +151,7 @@ export function buildOpenApiDocument(routes: readonly Route[]) {
   const idempotencyKey = registry.registerParameter('IdempotencyKey', IDEMPOTENCY_KEY_HEADER);
   for (const route of routes) registry.registerPath(operationOf(route, idempotencyKey));
   for (const operation of outsideV1Operations()) registry.registerPath(operation);
+  registerEventWebhooks(registry);
   const document = new OpenApiGeneratorV31(registry.definitions).generateDocument({
     openapi: '3.1.0',
     info: {
@@ -161,8 +163,8 @@ export function buildOpenApiDocument(routes: readonly Route[]) {
     servers: [{ url: '/', 'x-internal': false }],
     tags: TAGS,
   });
-  // The generator always writes these two; empty, they say nothing.
-  const { webhooks: _webhooks, ...rest } = document;
+  // The generator always writes parameters; empty, they say nothing.
+  const rest = document;
   if (rest.components?.parameters && Object.keys(rest.components.parameters).length === 0) delete rest.components.parameters;
   return withIntegerFormats({ ...rest, jsonSchemaDialect: 'https://json-schema.org/draft/2020-12/schema' });
 }

@@ -1,14 +1,57 @@
-import { EVENT_TYPES } from '@propdesk/kit';
+import { EVENT_CATALOG, EVENT_TYPES } from '@propdesk/kit';
 import { tenantOf } from '../auth/principal';
-import { renderJson } from '../http/errors';
+import { renderJson, type Rendered } from '../http/errors';
 import { route } from '../http/route';
 import { enumQuery, integerQuery, pageOf, pageQuery } from '../http/validation';
+import { z } from '../http/zod';
 import { eventSchema, toRestEvent } from '../mapping/accounts';
 import { page, pageSchema } from '../mapping/common';
+import { eventDataJsonSchemas } from '../openapi/event-schemas';
 
 const eventPageSchema = pageSchema(eventSchema).openapi('EventPage');
 
+const eventTypeSchema = z
+  .object({
+    type: z.enum(EVENT_TYPES),
+    description: z.string().describe('what happened when an event of this type is emitted'),
+    schema: z
+      .record(z.string(), z.unknown())
+      .openapi({ description: "the JSON Schema (draft 2020-12) of the event's data: every field, its type and whether it may be null; no other field" }),
+  })
+  .strict()
+  .openapi('EventType');
+const eventTypeListSchema = z
+  .object({ data: z.array(eventTypeSchema), next_cursor: z.null().describe('always null: every type is on this one page') })
+  .strict()
+  .openapi('EventTypeList');
+
+let eventTypes: Rendered | undefined;
+
+/** GET /v1/event_types' answer, the same for every caller: serialised once. */
+function servedEventTypes(): Rendered {
+  const schemas = eventDataJsonSchemas();
+  eventTypes ??= renderJson(200, {
+    data: EVENT_TYPES.map((type) => ({ type, description: EVENT_CATALOG[type].description, schema: schemas[type] })),
+    next_cursor: null,
+  });
+  return eventTypes;
+}
+
 export const eventRoutes = [
+  route({
+    method: 'get',
+    path: '/v1/event_types',
+    operationId: 'listEventTypes',
+    summary: 'Every event type and the JSON Schema of its data',
+    description:
+      'The catalog the events are built from: each type that the feed and webhooks carry (and that a webhook endpoint may subscribe to), what it means, and the JSON Schema of its `data`. ' +
+      'The same for every organization and mode; one page.',
+    tag: 'Events',
+    access: { apiKey: null },
+    responses: { 200: eventTypeListSchema },
+    errors: [],
+    handler: async () => servedEventTypes(),
+  }),
   route({
     method: 'get',
     path: '/v1/events',

@@ -43,8 +43,8 @@ export async function haltProgramAccounts(sequelize: Sequelize, tx: Transaction,
     bind: { ...scopeBind(scope), program, halted: halting, reason },
   };
   const events = halting
-    ? eventsOfRowsStatement(scope, 'account.halted', 'changed', { sql: `jsonb_build_object('account', number, 'reason', $reason::text)`, bind: { reason } }, 'number')
-    : eventsOfRowsStatement(scope, 'account.resumed', 'changed', { sql: `jsonb_build_object('account', number)` }, 'number');
+    ? eventsOfRowsStatement(scope, 'account.halted', 'changed', { fields: { account: 'number', reason: '$reason::text' }, bind: { reason } }, 'number')
+    : eventsOfRowsStatement(scope, 'account.resumed', 'changed', { fields: { account: 'number' } }, 'number');
   const rows = await selectTogether<{ n: number }>(sequelize, [changed, events], `SELECT (SELECT count(*)::int FROM changed) AS n, ${NOTIFY_COLUMN}`, tx);
   return rows[0]?.n ?? 0;
 }

@@ -1,5 +1,21 @@
-import { auditStatement, currentTraceContext, EVENT_ID_SQL, executeTogether, newEventId, selectOne, selectTogether, type AuditChange, type Sequelize, type Statement, type TenantScope, type Transaction } from '@propdesk/kit';
-import type { EventType } from '../domain/events';
+import {
+  auditStatement,
+  currentTraceContext,
+  EVENT_ID_SQL,
+  eventDataSql,
+  executeTogether,
+  newEventId,
+  selectOne,
+  selectTogether,
+  type AuditChange,
+  type EventDataSql,
+  type EventType,
+  type Sequelize,
+  type Statement,
+  type TenantScope,
+  type Transaction,
+  type TypedEvent,
+} from '@propdesk/kit';
 
 export const EVENTS_CHANNEL = 'propdesk_events';
 
@@ -10,13 +26,12 @@ export const EVENTS_CHANNEL = 'propdesk_events';
  */
 const NOTIFY = `(SELECT pg_notify('${EVENTS_CHANNEL}', '')) AS notified`;
 
-/** An event of one organization and mode (SPEC 13: the envelope's livemode; webhooks fan out within it). */
-export interface NewEvent extends TenantScope {
-  type: EventType;
-  data: Record<string, unknown>;
-  /** When it happened, if not now (a test clock's own event, at the clock's time). */
-  createdAt?: Date;
-}
+/**
+ * An event of one organization and mode (SPEC 13: the envelope's livemode; webhooks fan out within
+ * it), its data typed by its type's schema in the kit's catalog. `createdAt`: when it happened, if
+ * not now (a test clock's own event, at the clock's time).
+ */
+export type NewEvent = TenantScope & TypedEvent & { createdAt?: Date };
 
 /**
  * When an event happened, as SQL over its row's values: the time given, else for a test-mode
@@ -42,8 +57,8 @@ export interface AppendedEvent {
  * The account an event is about (SPEC 17): its `data.account`, when that is an account's number.
  * Such an event is numbered in its account's sequence; any other (credits.low) carries none.
  */
-export function accountOfEvent(event: Pick<NewEvent, 'data'>): number | null {
-  const account = event.data.account;
+export function accountOfEvent(event: { data: object }): number | null {
+  const account = 'account' in event.data ? event.data.account : undefined;
   return typeof account === 'number' && Number.isSafeInteger(account) && account > 0 ? account : null;
 }
 
@@ -211,12 +226,7 @@ export async function appendEvents(sequelize: Sequelize, tx: Transaction, events
 }
 
 /** An event another service owns (FORWARDED_EVENT_TYPES), with the id and time it was given there. */
-export interface ForwardedEvent extends TenantScope {
-  id: string;
-  type: EventType;
-  data: Record<string, unknown>;
-  createdAt: Date;
-}
+export type ForwardedEvent = TenantScope & TypedEvent & { id: string; createdAt: Date };
 
 /**
  * Appends other services' events (AppendEvents), in the given order, skipping any whose id the
@@ -283,22 +293,22 @@ export function eventsOfAccountsStatement(type: EventType, source: string, datas
 /**
  * One event per row of `source` (a named statement of the same executeTogether: a set-based
  * change of many accounts), built by the database: one INSERT however many rows, in `orderBy`
- * order, each with its own id (EVENT_ID_SQL), its data (`data.sql`, a jsonb expression over the
- * row, with its own bind values) and its time as appendEvent's (an account's test clock's). `source` is an UPDATE of accounts with ONE_EVENT_PER_ROW's SET
+ * order, each with its own id (EVENT_ID_SQL), its data (`data.fields`: a SQL expression over the
+ * row for every field of the type's schema, with their own bind values) and its time as appendEvent's (an account's test clock's). `source` is an UPDATE of accounts with ONE_EVENT_PER_ROW's SET
  * term and RETURNING columns: each event is numbered in its account's sequence from them.
  */
-export function eventsOfRowsStatement(
+export function eventsOfRowsStatement<T extends EventType>(
   scope: TenantScope,
-  type: EventType,
+  type: T,
   source: string,
-  data: { sql: string; bind?: Record<string, unknown> },
+  data: { fields: EventDataSql<T>; bind?: Record<string, unknown> },
   orderBy: string,
 ): Statement {
   return {
     sql: `INSERT INTO events (id, organization_id, livemode, type, data, traceparent, tracestate, account_number, sequence, created_at)
           SELECT ${EVENT_ID_SQL}, $org::uuid, $livemode::boolean, $type, row_event.data, $traceparent::text, $tracestate::text, number, event_sequence,
                  ${eventTimeSql({ createdAt: 'CAST(NULL AS timestamptz)', livemode: '$livemode::boolean', data: 'row_event.data' })}
-            FROM ${source}, LATERAL (SELECT ${data.sql} AS data) row_event ORDER BY ${orderBy}`,
+            FROM ${source}, LATERAL (SELECT ${eventDataSql(data.fields)} AS data) row_event ORDER BY ${orderBy}`,
     bind: { ...data.bind, org: scope.organizationId, livemode: scope.livemode, type, ...traceBind() },
   };
 }

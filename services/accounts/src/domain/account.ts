@@ -1,4 +1,4 @@
-import { AppError, type KycStatusName, type TenantScope } from '@propdesk/kit';
+import { AppError, type EventData, type KycStatusName, type TenantScope } from '@propdesk/kit';
 import type { ProgramTerms } from './programs';
 
 export const ACCOUNT_STATUSES = ['active', 'passed', 'breached', 'archived'] as const;
@@ -99,7 +99,7 @@ export function crossesCreditsLow(remaining: number, threshold: number, count: n
 }
 
 /** The event payload describing an account (snake_case, as integrators read it). */
-export function accountEventData(account: Account): Record<string, unknown> {
+export function accountEventData(account: Account): EventData<'account.created'> {
   return {
     account: account.number,
     status: account.status,

@@ -1,4 +1,4 @@
-import { AppError, FORWARDED_EVENT_TYPES, isUuid, type EventType } from '@propdesk/kit';
+import { AppError, FORWARDED_EVENT_TYPES, isUuid, parseEventData } from '@propdesk/kit';
 import type { accountsv1 } from '@propdesk/proto';
 import { appendForwardedEvents, type ForwardedEvent } from '../data/outbox';
 import type { AccountsDeps } from '../deps';
@@ -7,7 +7,7 @@ import type { AccountsDeps } from '../deps';
 export const MAX_APPENDED_EVENTS = 500;
 const EVENT_ID = /^evt_[A-Za-z0-9_]{1,100}$/;
 
-function isForwardedType(type: string): type is EventType {
+function isForwardedType(type: string): type is (typeof FORWARDED_EVENT_TYPES)[number] {
   return (FORWARDED_EVENT_TYPES as readonly string[]).includes(type);
 }
 
@@ -26,7 +26,9 @@ export async function appendEvents(deps: AccountsDeps, input: { events: accounts
     if (!isUuid(event.organizationId)) throw bad('every event needs its organization_id (a UUID)');
     if (!event.createdAt) throw bad('every event needs its created_at');
     if (event.sequence !== undefined) throw bad('a forwarded event is about no account: it has no sequence');
-    return { id: event.id, type: event.type, organizationId: event.organizationId, livemode: event.livemode, createdAt: event.createdAt, data: event.data ?? {} };
+    // Typed where it is built (the webhooks service), checked again here against its schema.
+    const data = parseEventData(event.type, event.data ?? {}, 'events');
+    return { id: event.id, type: event.type, organizationId: event.organizationId, livemode: event.livemode, createdAt: event.createdAt, data };
   });
   return appendForwardedEvents(deps.sequelize, events);
 }

@@ -1,4 +1,4 @@
-import { AppError, effectTransaction, recordAudit, requireText, type ScopeFields, type TenantScope } from '@propdesk/kit';
+import { AppError, effectTransaction, recordAudit, requireText, typedEvent, type ScopeFields, type TenantScope } from '@propdesk/kit';
 import { findAccount } from '../data/accounts';
 import { writeHalt } from '../data/halts';
 import { appendEvent } from '../data/outbox';
@@ -52,8 +52,7 @@ async function changeHalt(deps: AccountsDeps, scope: TenantScope, number: number
     const updated = await writeHalt(sequelize, tx, number, reason);
     await appendEvent(sequelize, tx, {
       ...scope,
-      type: reason === null ? 'account.resumed' : 'account.halted',
-      data: reason === null ? { account: number } : { account: number, reason },
+      ...(reason === null ? typedEvent('account.resumed', { account: number }) : typedEvent('account.halted', { account: number, reason })),
     });
     await recordAudit(tx, {
       scope,

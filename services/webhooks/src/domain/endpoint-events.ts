@@ -1,25 +1,20 @@
-import type { EventType, TenantScope } from '@propdesk/kit';
+import { typedEvent, type EventData, type EventType, type TenantScope } from '@propdesk/kit';
 
 /** SPEC 17: an endpoint of the organization was disabled. */
-export const ENDPOINT_DISABLED: EventType = 'webhook_endpoint.disabled';
+export const ENDPOINT_DISABLED = 'webhook_endpoint.disabled' satisfies EventType;
 
-/** The data of webhook_endpoint.disabled: the endpoint, its url, and why. */
-export type EndpointDisabledData = {
-  id: string;
-  url: string;
-  reason: string;
-};
+/** The data of webhook_endpoint.disabled (the kit's event catalog): the endpoint, its url, and why. */
+export type EndpointDisabledData = EventData<typeof ENDPOINT_DISABLED>;
 
 /** The event an endpoint's disabling emits, in its organization and mode. */
 export function endpointDisabledEvent(
   endpoint: TenantScope & { id: string; url: string },
   reason: string,
-): TenantScope & { type: EventType; data: EndpointDisabledData } {
+): TenantScope & { type: typeof ENDPOINT_DISABLED; data: EndpointDisabledData } {
   return {
     organizationId: endpoint.organizationId,
     livemode: endpoint.livemode,
-    type: ENDPOINT_DISABLED,
-    data: { id: endpoint.id, url: endpoint.url, reason },
+    ...typedEvent(ENDPOINT_DISABLED, { id: endpoint.id, url: endpoint.url, reason }),
   };
 }
 

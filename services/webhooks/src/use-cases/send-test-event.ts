@@ -1,4 +1,4 @@
-import { AppError, effectTransaction, newEventId, notFound, recordAudit, type ScopeFields } from '@propdesk/kit';
+import { AppError, effectTransaction, isEventType, newEventId, notFound, recordAudit, type ScopeFields } from '@propdesk/kit';
 import type { Deps } from '../deps';
 import { sampleData, serializeEnvelope } from '../domain/envelope';
 import { requireScope } from './require-scope';
@@ -15,7 +15,8 @@ export async function sendTestEvent(deps: Deps, input: ScopeFields & { endpointI
     const endpoint = await deps.endpoints.find(scope, input.endpointId, transaction);
     if (!endpoint) throw notFound('webhook endpoint');
     if (endpoint.status !== 'enabled') throw new AppError('conflict', 'the endpoint is disabled; enable it first');
-    const type = endpoint.events[0] ?? 'account.created';
+    const subscribed = endpoint.events[0];
+    const type = subscribed !== undefined && isEventType(subscribed) ? subscribed : 'account.created';
     const eventId = newEventId();
     const createdAt = new Date();
     const body = serializeEnvelope({

@@ -1,4 +1,4 @@
-import { executeTogether, type Transaction } from '@propdesk/kit';
+import { executeTogether, type EventData, type Transaction } from '@propdesk/kit';
 import { accountsStatusWithEvents, EVENTS_NOTIFIED, revokeSessionsOfAccountsStatement, revokeSessionsStatement, scopeOfAccount, type Account } from '../core-port';
 import { equityMinutesStatement } from '../data/equity-minutes';
 import { flagsStatement, flagStatement } from '../data/flags';
@@ -81,11 +81,11 @@ function breachEvidence(account: Account, observed: Observation, peakEquity: num
 }
 
 /** account.breached's data: the seed's fields, plus rule and limit. */
-function breachedData(account: Account, observed: Observation, balance: number, peakEquity: number, breach: Breach): Record<string, unknown> {
+function breachedData(account: Account, observed: Observation, balance: number, peakEquity: number, breach: Breach): EventData<'account.breached'> {
   return {
     account: account.number,
     trader_id: account.traderId,
-    status: 'breached',
+    status: 'breached' as const,
     reason: breach.reason,
     equity: observed.equity,
     balance,

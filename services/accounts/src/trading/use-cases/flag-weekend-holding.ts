@@ -1,4 +1,4 @@
-import type { Transaction } from '@propdesk/kit';
+import { typedEvent, type EventData, type Transaction } from '@propdesk/kit';
 import { appendEvent, appendEvents, readAccount, scopeOfAccount, type Account, type NewEvent } from '../core-port';
 import { insertFlag, insertFlags, type NewFlag } from '../data/flags';
 import type { Position } from '../data/positions';
@@ -8,7 +8,7 @@ import type { TradingContext } from './trading-context';
 type HeldPosition = { id: string; accountNumber: number; organizationId: string; symbol: string; openedAt: Date };
 
 /** The flag and its event of one position held into its weekend, at `now`. */
-function weekendFlag(position: HeldPosition, now: Date): { flag: NewFlag & { dedupeKey: string }; data: Record<string, unknown> } {
+function weekendFlag(position: HeldPosition, now: Date): { flag: NewFlag & { dedupeKey: string }; data: EventData<'account.flagged'> } {
   const reason = `weekend_holding: position ${position.id} (${position.symbol}) opened ${position.openedAt.toISOString()} was held over the weekend`;
   return {
     flag: {
@@ -58,6 +58,8 @@ export async function flagWeekendHoldingsLocked(ctx: TradingContext, tx: Transac
     tx,
     due.map((d) => d.flag),
   );
-  const events: NewEvent[] = due.filter((d) => recorded.has(d.flag.dedupeKey)).map((d) => ({ ...scopeOfAccount(d.account), type: 'account.flagged', data: d.data }));
+  const events: NewEvent[] = due
+    .filter((d) => recorded.has(d.flag.dedupeKey))
+    .map((d) => ({ ...scopeOfAccount(d.account), ...typedEvent('account.flagged', d.data) }));
   await appendEvents(ctx.sequelize, tx, events);
 }

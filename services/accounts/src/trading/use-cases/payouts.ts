@@ -1,4 +1,4 @@
-import { AppError, createdFields, effectTransaction, MONEY_STEP, recordAudit, requireExactNumber, type CursorCodec, type ScopeFields, type Sequelize, type Transaction } from '@propdesk/kit';
+import { AppError, createdFields, effectTransaction, MONEY_STEP, recordAudit, requireExactNumber, typedEvent, type CursorCodec, type ScopeFields, type Sequelize, type Transaction } from '@propdesk/kit';
 import { accountNotFound, appendEvent, kycStatusOf, lockAccount, parseAccountNumber, parseScope, writePayout, type Account } from '../core-port';
 import { calendarOf } from '../domain/calendar';
 import { dailyProfits, tradingDaysSince } from '../data/daily-profits';
@@ -67,6 +67,7 @@ export async function createPayout(markets: Markets, req: ScopeFields & { number
     const traderShare = roundMoney((amount * split) / 100);
     const now = ctx.now();
     const pending = terms.payoutRequiresApproval;
+    const balanceAfter = roundMoney(account.balance - amount);
     const created = await insertPayout(ctx.sequelize, tx, {
       accountNumber: number,
       ...scope,
@@ -75,7 +76,7 @@ export async function createPayout(markets: Markets, req: ScopeFields & { number
       traderShare,
       firmShare: roundMoney(amount - traderShare),
       status: pending ? 'pending' : 'approved',
-      balanceAfter: pending ? null : roundMoney(account.balance - amount),
+      balanceAfter: pending ? null : balanceAfter,
       createdAt: now,
     });
     if (!pending) {
@@ -83,19 +84,18 @@ export async function createPayout(markets: Markets, req: ScopeFields & { number
       await shiftAccountDays(ctx.sequelize, tx, number, amount);
       await announceMoneyChange(ctx.sequelize, tx, number);
     }
+    const payout = {
+      account: number,
+      trader_id: account.traderId,
+      payout_id: created.id,
+      amount,
+      profit_split_pct: split,
+      trader_share: created.traderShare,
+      firm_share: created.firmShare,
+    };
     await appendEvent(ctx.sequelize, tx, {
       ...scope,
-      type: pending ? 'payout.requested' : 'payout.created',
-      data: {
-        account: number,
-        trader_id: account.traderId,
-        payout_id: created.id,
-        amount,
-        profit_split_pct: split,
-        trader_share: created.traderShare,
-        firm_share: created.firmShare,
-        ...(pending ? { status: 'pending' } : { balance_after: created.balanceAfter }),
-      },
+      ...(pending ? typedEvent('payout.requested', { ...payout, status: 'pending' }) : typedEvent('payout.created', { ...payout, balance_after: balanceAfter })),
     });
     await recordAudit(tx, {
       scope,
