@@ -4,7 +4,7 @@
  * whole life on the real stack (provisioning, claim, orders, flags, a warning, a breach, its
  * reinstatement, halts of the account and of its program, an adjustment, a reset, a pass into a
  * funded phase, payouts approved, paid and rejected, an archive, a test clock, a disabled
- * endpoint), are validated against the served schemas with ajv, and every type must have come.
+ * endpoint, a day locked by its daily loss on a test clock), are validated against the served schemas with ajv, and every type must have come.
  */
 import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
@@ -141,8 +141,24 @@ async function liveEverything(): Promise<void> {
   await ok(api.post('/v1/accounts/{number}/archive', `/v1/accounts/${spare}/archive`));
 }
 
+/** A phase whose daily loss locks the day instead of breaching (account.locked). */
+const lockingProgram = {
+  name: 'locking',
+  initial_balance: 100000,
+  phases: [{ name: 'Evaluation', kind: 'evaluation', profit_target_pct: 10, max_daily_loss_pct: 5, max_total_loss_pct: 10, daily_loss_action: 'lock' }],
+};
+
 async function testModeClock(): Promise<void> {
   const clock = await ok(testApi.post<{ id: string }>('/v1/test_clocks', '/v1/test_clocks', { body: { frozen_time: '2025-03-05T09:00:00Z' } }), 201);
+  // 10 lots bought at 1.1001 and marked at 1.0940 lose 6,100, past the 5,000 of the day: locked.
+  await ok(testApi.post('/v1/programs', '/v1/programs', { body: lockingProgram }), 201);
+  const clockQuote = (bid: number) =>
+    ok(testApi.post('/v1/test_clocks/{id}/quotes', `/v1/test_clocks/${clock.id}/quotes`, { body: { symbol: 'EURUSD', bid, ask: Number((bid + 0.0001).toFixed(5)) } }));
+  await clockQuote(1.1);
+  const locking = (await ok(testApi.post<{ data: Array<{ number: number }> }>('/v1/accounts', '/v1/accounts', { body: { count: 1, program: 'locking', test_clock: clock.id } }), 201)).data[0]!.number;
+  await ok(testApi.post('/v1/accounts/{number}/positions', `/v1/accounts/${locking}/positions`, { body: { symbol: 'EURUSD', side: 'buy', volume: 10, type: 'market' } }), 201);
+  await clockQuote(1.094);
+  await waitUntil(async () => (await feed(testApi)).some((e) => e.type === 'account.locked'), { what: 'account.locked' });
   await ok(testApi.post('/v1/test_clocks/{id}/advance', `/v1/test_clocks/${clock.id}/advance`, { body: { frozen_time: '2025-03-05T10:00:00Z' } }));
   await waitUntil(async () => (await feed(testApi)).some((e) => e.type === 'test_clock.ready'), { what: 'test_clock.ready' });
 }
