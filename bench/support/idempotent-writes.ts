@@ -7,13 +7,15 @@
  *   tsc -b && node bench/dist/support/idempotent-writes.js
  *
  * BENCH_DURATION_SEC (default 6) is split over 2 rounds per side; BENCH_ROUNDS (default 2).
+ * BENCH_BASELINE_ROOT: another checkout (built) whose product runs instead, e.g. the code before a change.
  */
-import { admin, startProcessStack } from './stack';
+import { admin, ROOT, startProcessStack } from './stack';
 import { fmt, variedLoad, type LoadResult } from './load';
 
 const DURATION = Number(process.env.BENCH_DURATION_SEC ?? 6);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
 const CONCURRENCIES = (process.env.BENCH_WRITE_CONNECTIONS ?? '1,4,32').split(',').map(Number);
+const PRODUCT_ROOT = process.env.BENCH_BASELINE_ROOT ?? ROOT;
 
 function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
@@ -45,10 +47,12 @@ function writeLoad(url: string, token: string, keyed: boolean, connections: numb
 }
 
 export async function run(): Promise<void> {
-  const stack = await startProcessStack({ RATE_LIMIT_READ_PER_MIN: '100000000', RATE_LIMIT_WRITE_PER_MIN: '100000000', RATE_LIMIT_IP_PER_MIN: '100000000' });
+  const limits = { RATE_LIMIT_READ_PER_MIN: '100000000', RATE_LIMIT_WRITE_PER_MIN: '100000000', RATE_LIMIT_IP_PER_MIN: '100000000' };
+  const stack = await startProcessStack(limits, PRODUCT_ROOT);
+  console.log(`the product of ${PRODUCT_ROOT}`);
   try {
-    const org = await admin(stack.env, ['org:create', '--name', 'Bench', '--credits', '10']);
-    const key = await admin(stack.env, ['key:create', '--org', String(org.id), '--name', 'bench-writes', '--scopes', 'accounts:write']);
+    const org = await admin(stack.env, ['org:create', '--name', 'Bench', '--credits', '10'], PRODUCT_ROOT);
+    const key = await admin(stack.env, ['key:create', '--org', String(org.id), '--name', 'bench-writes', '--scopes', 'accounts:write'], PRODUCT_ROOT);
     const url = `${stack.url}/v1/traders`;
     const token = String(key.token);
     const slice = Math.max(2, Math.round(DURATION / 2));
