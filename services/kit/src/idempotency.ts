@@ -5,7 +5,7 @@ import { AppError, isApiErrorCode, type ApiErrorCode } from './errors';
 import type { Logger } from './logger';
 import { affectedRows, deleteInBatches, type RetentionTask } from './retention';
 import { execute, selectOne, selectRows } from './sql';
-import { pipelinedTransaction, type LastStatement } from './transaction';
+import { abandonTransaction, pipelinedTransaction, type LastStatement } from './transaction';
 
 /**
  * Exactly-once writes (SPEC 7, Idempotency-Key), decided in the service that owns the effect.
@@ -24,8 +24,8 @@ import { pipelinedTransaction, type LastStatement } from './transaction';
  * - A concurrent duplicate waits on the unique index until the first commits, then rolls its own
  *   attempt back and replays the first answer; if the first rolled back, the duplicate commits.
  * - A retry after the commit is answered from the record by the effect transaction's first
- *   statement, a read sent with its BEGIN (so a first request, the common case, pays no round trip
- *   for it): the effect does not run again.
+ *   statement, a read sent with its BEGIN and the effect's first statement (so a first request,
+ *   the common case, pays no round trip for it): the effect is abandoned and rolled back.
  * - A refusal that also changed something (order.rejected is an event) throws
  *   `new CommittedRefusal(appError)` inside the effect: the change and the recorded error commit
  *   together, then the error is thrown.
@@ -201,11 +201,14 @@ function recordStatement(write: PendingWrite, outcome: Outcome): LastStatement {
 const UNIQUE_VIOLATION = '23505';
 
 /**
- * The first statement of a keyed effect transaction (it travels with BEGIN, so a first request
- * pays no round trip for it): a retry of a committed write finds its answer here and the effect
- * does not run. A record past the key lifetime is deleted: the key is new again.
+ * The first statement of a keyed effect transaction, sent with BEGIN and not waited for: the
+ * effect's first statement follows it on the same connection, so a first request pays no round
+ * trip for it. A retry of a committed write finds the answer here: the transaction is abandoned
+ * (the effect's later statements are refused; nothing commits) and the answer is replayed, so a
+ * retry costs this read and at most the effect's first statement. A record past the key lifetime
+ * is deleted: the key is new again.
  */
-async function checkRecord(db: Sequelize, tx: Transaction, request: IdempotentRequest): Promise<void> {
+async function earlierAnswer(db: Sequelize, tx: Transaction, request: IdempotentRequest): Promise<StoredRecord | undefined> {
   const found = await selectOne<StoredRecord & { live: boolean }>(
     db,
     `SELECT fingerprint, response, error_code, error_message, error_param, created_at > now() - make_interval(secs => $lifetime) AS live
@@ -213,17 +216,21 @@ async function checkRecord(db: Sequelize, tx: Transaction, request: IdempotentRe
     { scope: request.scope, key: request.key, lifetime: LIFETIME_SECS },
     tx,
   );
-  if (!found) return;
-  if (found.live) throw new AlreadyRecorded(found);
+  if (!found) return undefined;
+  if (found.live) {
+    abandonTransaction(tx);
+    return found;
+  }
   await execute(db, `DELETE FROM idempotency_records WHERE scope = $scope AND idempotency_key = $key`, { scope: request.scope, key: request.key }, tx);
+  return undefined;
 }
 
 /**
  * The transaction that makes a write's change. Inside `exactlyOnce` (a call with an
- * Idempotency-Key) it first looks for the key's answer (a retry is answered from it), and its
- * last statement writes the key's record with the answer the effect returns, in the same commit;
- * without a key it is a plain transaction. Only the first effect transaction of a call records.
- * BEGIN and COMMIT cost no round trip of their own (kit transaction.ts).
+ * Idempotency-Key) it looks for the key's answer alongside the effect (a retry is answered from
+ * it), and its last statement writes the key's record with the answer the effect returns, in the
+ * same commit; without a key it is a plain transaction. Only the first effect transaction of a
+ * call records. BEGIN and COMMIT cost no round trip of their own (kit transaction.ts).
  */
 export async function effectTransaction<T>(db: Sequelize, effect: (tx: Transaction) => Promise<T>): Promise<T> {
   const write = pendingWrites.getStore();
@@ -233,17 +240,24 @@ export async function effectTransaction<T>(db: Sequelize, effect: (tx: Transacti
   const { result, last } = await pipelinedTransaction(
     db,
     async (tx) => {
-      if (record) await checkRecord(db, tx, record.request);
+      const earlier = record ? earlierAnswer(db, tx, record.request) : undefined;
+      earlier?.catch(() => undefined); // awaited below, whatever the effect does
+      let answer: T;
       try {
-        const answer = await effect(tx);
+        answer = await effect(tx);
         if (record) outcome = { response: record.encode(answer) };
-        return answer;
       } catch (err) {
+        // An answer found first wins over whatever the abandoned effect ran into.
+        const stored = await earlier?.catch(() => undefined);
+        if (stored) throw new AlreadyRecorded(stored);
         if (!(err instanceof CommittedRefusal)) throw err;
         refusal = err.error;
         if (record) outcome = { error: err.error };
-        return undefined as T;
+        answer = undefined as T;
       }
+      const stored = await earlier;
+      if (stored) throw new AlreadyRecorded(stored);
+      return answer;
     },
     () => (record && outcome ? recordStatement(record, outcome) : undefined),
   );

@@ -53,6 +53,14 @@ interface OpenTransaction {
 }
 
 /**
+ * Refuses every later statement of the transaction (sequelize says it is finished): it will roll
+ * back. For a transaction whose work turned out to be unneeded while its statements were in flight.
+ */
+export function abandonTransaction(tx: Transaction): void {
+  (tx as unknown as OpenTransaction).finished = 'rollback';
+}
+
+/**
  * Runs `work` in a transaction whose BEGIN is pipelined with its first statement; when `work`
  * resolves, `last(result)` (if any) is sent together with COMMIT. Resolves with work's result
  * and what `last` answered; a `last` that failed rolled the whole transaction back. work throwing
