@@ -1,7 +1,5 @@
 import type { Request } from 'express';
-import { authv1 } from '@propdesk/proto';
-import { AppError, sha256Hex, type CallOpts, type Logger } from '@propdesk/kit';
-import type { ServiceClient } from '../clients';
+import { AppError, sha256Hex, type CallOpts } from '@propdesk/kit';
 import type { Rendered } from './errors';
 
 const rawBodies = new WeakMap<Request, Buffer>();
@@ -50,55 +48,22 @@ export function requestFingerprint(req: Request): string {
 
 /**
  * Runs a write with an Idempotency-Key. Exactly-once is decided by the service that owns the
- * effect: the key, its scope and the request fingerprint travel to it in gRPC metadata (kit
- * idempotency.ts) and it records the key in the same transaction as the effect, with the answer.
+ * effect, alone: the key, its scope and the request fingerprint travel to it in gRPC metadata
+ * (kit idempotency.ts) and it records the key in the same transaction as the effect, with the
+ * answer. A concurrent duplicate waits on the owner's unique index and replays what was
+ * committed; a retry after the commit is answered from the owner's record with one read.
  *
- * The auth service's record is only a fast path: a completed one answers without calling the
- * owner. It never decides that a write may run again: when it is in progress (another gateway is
- * on it, or died on it), unavailable, or released after a 5xx, the request goes to the owner,
- * which waits for a concurrent duplicate on its unique index and replays what was committed.
+ * The gateway keeps no record of its own: a second record (written before and after the owner's
+ * transaction) would cost two more round trips and two more commits per write, and could never
+ * decide anything the owner's record does not.
  */
-export async function runIdempotent(
-  auth: ServiceClient<authv1.AuthServiceClient>,
-  logger: Logger,
+export function runIdempotent(
   req: Request,
   principal: { keyId: string; organizationId: string },
   idempotencyKey: string,
   opts: CallOpts,
   execute: (opts: CallOpts) => Promise<Rendered>,
 ): Promise<Rendered> {
-  const apiKeyId = principal.keyId;
   const fingerprint = requestFingerprint(req);
-  const owned: CallOpts = { ...opts, idempotency: { scope: `${principal.organizationId}/${apiKeyId}`, key: idempotencyKey, fingerprint } };
-  let begun: authv1.BeginIdempotentRequestResponse;
-  try {
-    begun = await auth.call.beginIdempotentRequest({ apiKeyId, idempotencyKey, requestFingerprint: fingerprint }, opts);
-  } catch (err) {
-    // idempotency_key_reused and bad keys are answers; an unreachable fast path is not.
-    if (err instanceof AppError && err.code !== 'unavailable' && err.code !== 'internal_error') throw err;
-    logger.warn({ err }, 'idempotency fast path unavailable; the owning service decides');
-    return execute(owned);
-  }
-  if (begun.state === authv1.IdempotencyState.IDEMPOTENCY_STATE_COMPLETED) {
-    return { status: begun.responseStatus, body: Buffer.from(begun.responseBody) };
-  }
-  if (begun.state !== authv1.IdempotencyState.IDEMPOTENCY_STATE_ACQUIRED) return execute(owned);
-  const rendered = await execute(owned);
-  try {
-    await auth.call.completeIdempotentRequest(
-      {
-        apiKeyId,
-        idempotencyKey,
-        responseStatus: rendered.status,
-        responseBody: Buffer.isBuffer(rendered.body) ? rendered.body : Buffer.from(rendered.body),
-        // Safe: a retry reaches the owner, which replays a committed effect from its own record.
-        release: rendered.status >= 500,
-      },
-      opts,
-    );
-  } catch (err) {
-    // The owner holds the record; the fast path only misses this answer.
-    logger.warn({ err }, 'could not store an idempotent answer in the fast path');
-  }
-  return rendered;
+  return execute({ ...opts, idempotency: { scope: `${principal.organizationId}/${principal.keyId}`, key: idempotencyKey, fingerprint } });
 }

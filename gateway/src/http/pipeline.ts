@@ -133,7 +133,7 @@ export function v1Pipeline(routes: readonly Route[], deps: PipelineDeps): Reques
     const principal = principalOf(req);
     if (principal?.kind === 'api_key' && 'apiKey' in route.access && isWrite(req.method)) {
       const key = idempotencyKeyOf(req);
-      if (key !== undefined) return runIdempotent(deps.clients.auth, deps.logger, req, principal, key, opts, execute);
+      if (key !== undefined) return runIdempotent(req, principal, key, opts, execute);
     }
     return execute(opts);
   };

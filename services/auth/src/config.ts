@@ -14,7 +14,7 @@ export const authConfigSchema = serviceAddressSchema.merge(retentionIntervalSche
   /** How long a revoke waits for each cache watcher's acknowledgement before dropping it. */
   INVALIDATION_ACK_TIMEOUT_MS: envInt(2000, 50, 60_000),
   INVALIDATION_HEARTBEAT_MS: envInt(1000, 50, 60_000),
-  /** Period of the job purging expired login failures and idempotency records. */
+  /** Period of the job purging expired login failures. */
   MAINTENANCE_INTERVAL_SECONDS: envInt(60, 1),
   /** Retention (kit/retention.ts, every RETENTION_INTERVAL_MS): panel sessions this long after they expired. */
   SESSIONS_RETENTION: envDuration('1d'),

@@ -2,7 +2,6 @@ import type { CursorCodec, Logger, Sequelize } from '@propdesk/kit';
 import type { AuthConfig } from './config';
 import type { ApiKeysRepository } from './data/api-keys';
 import type { CreditReservationsRepository } from './data/credit-reservations';
-import type { IdempotencyRepository } from './data/idempotency';
 import type { KeyUsageRecorder } from './data/key-usage';
 import type { LoginAttemptsRepository } from './data/login-attempts';
 import type { OrganizationsRepository } from './data/organizations';
@@ -23,7 +22,6 @@ export interface AuthDeps {
   sessions: SessionsRepository;
   loginAttempts: LoginAttemptsRepository;
   apiKeys: ApiKeysRepository;
-  idempotency: IdempotencyRepository;
   keyUsage: KeyUsageRecorder;
   hub: InvalidationHub;
   relay: InvalidationRelay;

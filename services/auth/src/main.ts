@@ -5,7 +5,6 @@ import { auditRetention, createCursorCodec, createLogger, loadConfig, migrate, o
 import { authConfigSchema } from './config';
 import { createApiKeysRepository } from './data/api-keys';
 import { createCreditReservationsRepository } from './data/credit-reservations';
-import { createIdempotencyRepository } from './data/idempotency';
 import { createKeyUsageRecorder } from './data/key-usage';
 import { createLoginAttemptsRepository } from './data/login-attempts';
 import { migrations } from './data/migrations';
@@ -62,7 +61,6 @@ export async function start(env: NodeJS.ProcessEnv, options: { logger?: Logger }
       sessions: createSessionsRepository(sequelize),
       loginAttempts: createLoginAttemptsRepository(sequelize),
       apiKeys,
-      idempotency: createIdempotencyRepository(sequelize),
       keyUsage,
       hub,
       relay,
@@ -70,10 +68,7 @@ export async function start(env: NodeJS.ProcessEnv, options: { logger?: Logger }
     };
 
     const maintenance = setInterval(() => {
-      Promise.all([
-        deps.loginAttempts.purgeOlderThan(config.LOGIN_FAILURE_WINDOW_SECONDS),
-        deps.idempotency.purgeExpired(),
-      ]).catch((err: unknown) => logger.warn({ err }, 'auth maintenance failed'));
+      deps.loginAttempts.purgeOlderThan(config.LOGIN_FAILURE_WINDOW_SECONDS).catch((err: unknown) => logger.warn({ err }, 'auth maintenance failed'));
     }, config.MAINTENANCE_INTERVAL_SECONDS * 1000);
     maintenance.unref();
     resources.onStop('maintenance timer', () => clearInterval(maintenance));

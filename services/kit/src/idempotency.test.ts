@@ -88,6 +88,45 @@ describe('exactlyOnce with the record in the effect transaction', () => {
     expect(await effects('concurrent')).toBe(1);
   });
 
+  it('answers a retry of a committed write from the record: the effect goes no further than its first statement, and rolls back', async () => {
+    const first = await exactlyOnce(call('k-no-rerun'), sequelize, SaidCodec, said, writeEffect('no-rerun'));
+    let statements = 0;
+    const again = await exactlyOnce(call('k-no-rerun'), sequelize, SaidCodec, said, () =>
+      effectTransaction(sequelize, async (tx) => {
+        for (let i = 0; i < 3; i += 1) {
+          await execute(sequelize, 'INSERT INTO effects (label) VALUES ($label)', { label: 'no-rerun' }, tx);
+          statements += 1;
+        }
+        return 'never answered';
+      }),
+    );
+    expect(again).toEqual(first);
+    expect(statements).toBeLessThanOrEqual(1);
+    expect(await effects('no-rerun')).toBe(1);
+  });
+
+  it('takes a key past its lifetime as new: the write runs and its answer replaces the old one', async () => {
+    const old = await exactlyOnce(call('k-lifetime'), sequelize, SaidCodec, said, writeEffect('lifetime'));
+    await execute(sequelize, "UPDATE idempotency_records SET created_at = now() - interval '25 hours' WHERE idempotency_key = 'k-lifetime'");
+    const renewed = await exactlyOnce(call('k-lifetime'), sequelize, SaidCodec, said, writeEffect('lifetime'));
+    expect(renewed).not.toEqual(old);
+    expect(await effects('lifetime')).toBe(2);
+    expect(await exactlyOnce(call('k-lifetime'), sequelize, SaidCodec, said, writeEffect('lifetime'))).toEqual(renewed);
+  });
+
+  it('rolls back an effect that fails, and the pooled connections stay usable for plain and keyed writes', async () => {
+    const failing = () =>
+      effectTransaction(sequelize, async (tx) => {
+        await execute(sequelize, "INSERT INTO effects (label) VALUES ('failed')", {}, tx);
+        await execute(sequelize, 'SELECT 1 / 0', {}, tx);
+        return 'never';
+      });
+    for (let i = 0; i < 12; i += 1) await expect(exactlyOnce(call(i % 2 === 0 ? undefined : `k-failing-${i}`), sequelize, SaidCodec, said, failing)).rejects.toThrow();
+    expect(await effects('failed')).toBe(0);
+    await Promise.all(Array.from({ length: 12 }, (_, i) => exactlyOnce(call(i % 2 === 0 ? undefined : `k-after-${i}`), sequelize, SaidCodec, said, writeEffect('after-failures'))));
+    expect(await effects('after-failures')).toBe(12);
+  });
+
   it('answers the key with another request idempotency_key_reused', async () => {
     await exactlyOnce(call('k-reused', 'fp-a'), sequelize, SaidCodec, said, writeEffect('reused'));
     await expect(exactlyOnce(call('k-reused', 'fp-b'), sequelize, SaidCodec, said, writeEffect('reused'))).rejects.toMatchObject({ code: 'idempotency_key_reused' });

@@ -4,7 +4,8 @@ import type { Sequelize, Transaction } from 'sequelize';
 import { AppError, isApiErrorCode, type ApiErrorCode } from './errors';
 import type { Logger } from './logger';
 import { affectedRows, deleteInBatches, type RetentionTask } from './retention';
-import { selectOne, selectRows } from './sql';
+import { execute, selectOne, selectRows } from './sql';
+import { abandonTransaction, pipelinedTransaction, type LastStatement } from './transaction';
 
 /**
  * Exactly-once writes (SPEC 7, Idempotency-Key), decided in the service that owns the effect.
@@ -16,14 +17,15 @@ import { selectOne, selectRows } from './sql';
  *   handler:   return exactlyOnce(ctx, db, XResponse, (r) => toProto(r), () => useCase(deps, req));
  *   use case:  return effectTransaction(db, async (tx) => { ...the change...; return answer; });
  *
- * - The effect transaction ends by inserting the record with the answer (INSERT ... ON CONFLICT on
- *   (scope, key)): what it returns is the answer, its protobuf bytes stored in the same commit as
+ * - The effect transaction ends by inserting the record with the answer (sent with its COMMIT,
+ *   kit transaction.ts): what it returns is the answer, its protobuf bytes stored in the same commit as
  *   the change, so a retry after any crash (gateway, service, network) gets exactly the first
  *   answer. The use case returns that value unchanged (a mismatch is logged as a bug).
  * - A concurrent duplicate waits on the unique index until the first commits, then rolls its own
  *   attempt back and replays the first answer; if the first rolled back, the duplicate commits.
- *   A retry after the commit does the same (no look-up first: first requests, the common case,
- *   pay one statement, not two).
+ * - A retry after the commit is answered from the record by the effect transaction's first
+ *   statement, a read sent with its BEGIN and the effect's first statement (so a first request,
+ *   the common case, pays no round trip for it): the effect is abandoned and rolled back.
  * - A refusal that also changed something (order.rejected is an event) throws
  *   `new CommittedRefusal(appError)` inside the effect: the change and the recorded error commit
  *   together, then the error is thrown.
@@ -133,20 +135,40 @@ interface PendingWrite {
 
 const pendingWrites = new AsyncLocalStorage<PendingWrite | undefined>();
 
-/** Thrown inside an effect transaction when a duplicate committed first: the handler replays it. */
-class AlreadyRecorded extends Error {}
+/**
+ * Thrown inside an effect transaction when the key already has an answer: a duplicate committed
+ * first, or the request is a retry of one that did. The handler replays `stored` when the
+ * transaction read it, else reads it.
+ */
+class AlreadyRecorded extends Error {
+  constructor(readonly stored?: StoredRecord) {
+    super('this Idempotency-Key already has an answer');
+  }
+}
 
 const LIFETIME_SECS = IDEMPOTENCY_KEY_LIFETIME_MS / 1000;
 
 type Outcome = { response: Uint8Array } | { error: AppError };
 
-/**
- * Writes the record for (scope, key) with the answer: inserted, or an expired one taken over.
- * While another transaction holds the same key uncommitted this waits on the unique index; false
- * when that one committed (or a live record exists): the caller rolls back and replays it.
- */
-async function writeRecord(db: Sequelize, tx: Transaction | undefined, write: PendingWrite, outcome: Outcome): Promise<boolean> {
+function recordValues(write: PendingWrite, outcome: Outcome) {
   const error = 'error' in outcome ? outcome.error : undefined;
+  return {
+    ...write.request,
+    operation: write.operation,
+    response: 'response' in outcome ? Buffer.from(outcome.response) : null,
+    code: error?.code ?? null,
+    message: error?.message ?? null,
+    param: error?.param ?? null,
+  };
+}
+
+/**
+ * Writes the record for (scope, key) with the answer, outside an effect transaction (a refusal
+ * after its rolled-back attempt, a write without an effect transaction): inserted, or an expired
+ * one taken over. While another transaction holds the same key uncommitted this waits on the
+ * unique index; false when that one committed (or a live record exists): the caller replays it.
+ */
+async function writeRecord(db: Sequelize, write: PendingWrite, outcome: Outcome): Promise<boolean> {
   const rows = await selectRows<{ taken: number }>(
     db,
     `INSERT INTO idempotency_records (scope, idempotency_key, fingerprint, operation, response, error_code, error_message, error_param)
@@ -156,57 +178,103 @@ async function writeRecord(db: Sequelize, tx: Transaction | undefined, write: Pe
             error_code = EXCLUDED.error_code, error_message = EXCLUDED.error_message, error_param = EXCLUDED.error_param, created_at = now()
       WHERE idempotency_records.created_at <= now() - make_interval(secs => $lifetime)
      RETURNING 1 AS taken`,
-    {
-      ...write.request,
-      operation: write.operation,
-      response: 'response' in outcome ? Buffer.from(outcome.response) : null,
-      code: error?.code ?? null,
-      message: error?.message ?? null,
-      param: error?.param ?? null,
-      lifetime: LIFETIME_SECS,
-    },
-    tx,
+    { ...recordValues(write, outcome), lifetime: LIFETIME_SECS },
   );
   return rows.length === 1;
 }
 
 /**
+ * The effect transaction's record, sent with its COMMIT (kit transaction.ts). A plain INSERT:
+ * when a duplicate committed the key first it fails on the unique index (after waiting for it),
+ * which aborts the transaction, so the COMMIT behind it rolls the attempt's change back.
+ */
+function recordStatement(write: PendingWrite, outcome: Outcome): LastStatement {
+  const v = recordValues(write, outcome);
+  return {
+    name: 'pd_idempotency_record',
+    text: `INSERT INTO idempotency_records (scope, idempotency_key, fingerprint, operation, response, error_code, error_message, error_param)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+    values: [v.scope, v.key, v.fingerprint, v.operation, v.response, v.code, v.message, v.param],
+  };
+}
+
+const UNIQUE_VIOLATION = '23505';
+
+/**
+ * The first statement of a keyed effect transaction, sent with BEGIN and not waited for: the
+ * effect's first statement follows it on the same connection, so a first request pays no round
+ * trip for it. A retry of a committed write finds the answer here: the transaction is abandoned
+ * (the effect's later statements are refused; nothing commits) and the answer is replayed, so a
+ * retry costs this read and at most the effect's first statement. A record past the key lifetime
+ * is deleted: the key is new again.
+ */
+async function earlierAnswer(db: Sequelize, tx: Transaction, request: IdempotentRequest): Promise<StoredRecord | undefined> {
+  const found = await selectOne<StoredRecord & { live: boolean }>(
+    db,
+    `SELECT fingerprint, response, error_code, error_message, error_param, created_at > now() - make_interval(secs => $lifetime) AS live
+       FROM idempotency_records WHERE scope = $scope AND idempotency_key = $key`,
+    { scope: request.scope, key: request.key, lifetime: LIFETIME_SECS },
+    tx,
+  );
+  if (!found) return undefined;
+  if (found.live) {
+    abandonTransaction(tx);
+    return found;
+  }
+  await execute(db, `DELETE FROM idempotency_records WHERE scope = $scope AND idempotency_key = $key`, { scope: request.scope, key: request.key }, tx);
+  return undefined;
+}
+
+/**
  * The transaction that makes a write's change. Inside `exactlyOnce` (a call with an
- * Idempotency-Key) its last statement writes the key's record with the answer the effect returns,
- * in the same commit; without a key it is a plain transaction. Only the first effect transaction
- * of a call records.
+ * Idempotency-Key) it looks for the key's answer alongside the effect (a retry is answered from
+ * it), and its last statement writes the key's record with the answer the effect returns, in the
+ * same commit; without a key it is a plain transaction. Only the first effect transaction of a
+ * call records. BEGIN and COMMIT cost no round trip of their own (kit transaction.ts).
  */
 export async function effectTransaction<T>(db: Sequelize, effect: (tx: Transaction) => Promise<T>): Promise<T> {
   const write = pendingWrites.getStore();
   const record = write && write.recorded === undefined && !write.ended ? write : undefined;
   let refusal: AppError | undefined;
-  const answer = await db.transaction(async (tx) => {
-    let result: T;
-    let outcome: Outcome | undefined;
-    try {
-      result = await effect(tx);
-      if (record) outcome = { response: record.encode(result) };
-    } catch (err) {
-      if (!(err instanceof CommittedRefusal)) throw err;
-      refusal = err.error;
-      result = undefined as T;
-      if (record) outcome = { error: err.error };
-    }
-    if (record && outcome) {
-      // A duplicate that committed first wins: this attempt's change rolls back, its answer is replayed.
-      if (!(await writeRecord(db, tx, record, outcome))) throw new AlreadyRecorded();
-      record.recorded = 'response' in outcome ? outcome.response : 'refusal';
-    }
-    return result;
-  });
+  let outcome: Outcome | undefined;
+  const { result, last } = await pipelinedTransaction(
+    db,
+    async (tx) => {
+      const earlier = record ? earlierAnswer(db, tx, record.request) : undefined;
+      earlier?.catch(() => undefined); // awaited below, whatever the effect does
+      let answer: T;
+      try {
+        answer = await effect(tx);
+        if (record) outcome = { response: record.encode(answer) };
+      } catch (err) {
+        // An answer found first wins over whatever the abandoned effect ran into.
+        const stored = await earlier?.catch(() => undefined);
+        if (stored) throw new AlreadyRecorded(stored);
+        if (!(err instanceof CommittedRefusal)) throw err;
+        refusal = err.error;
+        if (record) outcome = { error: err.error };
+        answer = undefined as T;
+      }
+      const stored = await earlier;
+      if (stored) throw new AlreadyRecorded(stored);
+      return answer;
+    },
+    () => (record && outcome ? recordStatement(record, outcome) : undefined),
+  );
+  if (last && 'error' in last) {
+    // A duplicate that committed first wins: this attempt's change rolled back, its answer is replayed.
+    if (last.error.code === UNIQUE_VIOLATION) throw new AlreadyRecorded();
+    throw last.error;
+  }
+  if (record && outcome) record.recorded = 'response' in outcome ? outcome.response : 'refusal';
   if (refusal) throw refusal;
-  return answer;
+  return result;
 }
 
 /**
  * An effect that is atomic without a transaction (one statement, or statements each safe alone):
  * run as it is when there is no key to record, in an effect transaction when there is. Saves the
- * BEGIN and COMMIT round trips, and the pooled connection held across them, on unkeyed writes.
+ * pooled connection held across BEGIN and COMMIT on unkeyed writes.
  */
 export function atomicEffect<T>(db: Sequelize, effect: (tx: Transaction | undefined) => Promise<T>): Promise<T> {
   const write = pendingWrites.getStore();
@@ -269,10 +337,9 @@ export async function exactlyOnce<R, P>(
 ): Promise<P> {
   const request = idempotentRequestOf(call.metadata);
   if (!request) return pendingWrites.run(undefined, async () => toResponse(await write()));
-  // No look-up first: the effect transaction's first statement finds an earlier record (and waits
-  // for one in flight), so a first request, by far the common case, costs one statement more, not
-  // two. A retry runs the use case up to its effect transaction (provisioning reserves credits
-  // and gives them back), then replays.
+  // No look-up of its own: the effect transaction's first statement (sent with BEGIN) finds an
+  // earlier record, and its last one waits for one in flight. A retry runs the use case up to its
+  // effect transaction (provisioning reserves credits and gives them back), then replays.
   const pending: PendingWrite = { request, operation: call.method, encode: (answer) => codec.encode(toResponse(answer as R)).finish() };
   try {
     const answer = await pendingWrites.run(pending, write);
@@ -280,16 +347,16 @@ export async function exactlyOnce<R, P>(
     if (pending.recorded === undefined) {
       // A write with no effect transaction: remember its answer after the fact (nothing to guard).
       logger?.warn({ method: call.method }, 'idempotent write without an effect transaction');
-      if (!(await writeRecord(db, undefined, pending, { response: codec.encode(response).finish() }))) return replayStored(db, request, codec);
+      if (!(await writeRecord(db, pending, { response: codec.encode(response).finish() }))) return replayStored(db, request, codec);
     } else if (pending.recorded !== 'refusal' && !Buffer.from(pending.recorded).equals(Buffer.from(codec.encode(response).finish()))) {
       logger?.error({ method: call.method }, 'the answer of an idempotent write differs from the one its effect transaction recorded');
     }
     return response;
   } catch (err) {
-    if (err instanceof AlreadyRecorded) return replayStored(db, request, codec);
+    if (err instanceof AlreadyRecorded) return err.stored ? replay(err.stored, request, codec) : replayStored(db, request, codec);
     if (err instanceof AppError && pending.recorded === undefined && worthReplaying(err)) {
       // Nothing committed: remembering the refusal after the rolled-back attempt is safe.
-      if (!(await writeRecord(db, undefined, pending, { error: err }))) return replayStored(db, request, codec);
+      if (!(await writeRecord(db, pending, { error: err }))) return replayStored(db, request, codec);
     }
     throw err;
   } finally {

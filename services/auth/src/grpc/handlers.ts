@@ -2,9 +2,7 @@ import { AppError, auditEntriesPage, modeOf, type AsyncServiceImplementation } f
 import { authv1 } from '@propdesk/proto';
 import type { AuthDeps } from '../deps';
 import { addCredits } from '../use-cases/add-credits';
-import { beginIdempotentRequest } from '../use-cases/begin-idempotent-request';
 import { cancelCreditReservation } from '../use-cases/cancel-credit-reservation';
-import { completeIdempotentRequest } from '../use-cases/complete-idempotent-request';
 import { confirmCreditReservation } from '../use-cases/confirm-credit-reservation';
 import { createApiKey } from '../use-cases/create-api-key';
 import { createOrganization } from '../use-cases/create-organization';
@@ -24,12 +22,6 @@ import { setCreditsLowThreshold } from '../use-cases/set-credits-low-threshold';
 import { setOrganizationPlan } from '../use-cases/set-organization-plan';
 import { verifyApiKey } from '../use-cases/verify-api-key';
 import { apiKeyToProto, organizationToProto, planStatusFromProto, planStatusToProto, roleFromProto, userToProto } from './mappers';
-
-const IDEMPOTENCY_STATE = {
-  acquired: authv1.IdempotencyState.IDEMPOTENCY_STATE_ACQUIRED,
-  in_progress: authv1.IdempotencyState.IDEMPOTENCY_STATE_IN_PROGRESS,
-  completed: authv1.IdempotencyState.IDEMPOTENCY_STATE_COMPLETED,
-} as const;
 
 export type AuthHandlers = AsyncServiceImplementation<authv1.AuthServiceServer>;
 
@@ -158,19 +150,6 @@ export function authHandlers(deps: AuthDeps): AuthHandlers {
 
     async listAuditEntries(req) {
       return auditEntriesPage(deps.sequelize, deps.cursors, req);
-    },
-
-    async beginIdempotentRequest(req) {
-      const result = await beginIdempotentRequest(deps, req);
-      return {
-        state: IDEMPOTENCY_STATE[result.state],
-        responseStatus: result.state === 'completed' ? result.responseStatus : 0,
-        responseBody: result.state === 'completed' ? result.responseBody : Buffer.alloc(0),
-      };
-    },
-    async completeIdempotentRequest(req) {
-      await completeIdempotentRequest(deps, req);
-      return {};
     },
   };
 }

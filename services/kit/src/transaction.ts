@@ -1,0 +1,128 @@
+import type { QueryResultRow } from 'pg';
+import { Transaction, type Sequelize } from 'sequelize';
+
+/**
+ * Transactions that cost no round trip of their own. node-postgres' pipeline mode sends a query
+ * without waiting for the answer of the one before it (each with its own Sync, answered in
+ * order), so on a connection of the pool:
+ *
+ *  - BEGIN goes out with the transaction's first statement, not one round trip ahead of it;
+ *  - the transaction's last statement (`last`: an idempotency record) goes out with COMMIT.
+ *
+ * A write of three statements pays three round trips instead of five. The transaction's own
+ * statements are still sent one after another as the use case awaits each (they depend on each
+ * other); only BEGIN and COMMIT, which carry no answer a use case waits for, ride along.
+ *
+ * Why this is safe: PostgreSQL runs the messages in order. A failed BEGIN (the connection is gone)
+ * fails what follows it too. When `last` fails (a unique violation: a duplicate committed first),
+ * the transaction is aborted and the COMMIT sent behind it answers ROLLBACK: nothing of the
+ * transaction commits. A failed COMMIT leaves the connection in no known state: it is destroyed,
+ * never returned to the pool (as sequelize does).
+ *
+ * `tx` is a sequelize Transaction: statements through selectRows/execute (kit sql.ts) and
+ * sequelize's own queries run in it as in any other.
+ */
+
+/** The statement sent together with COMMIT, positional parameters ($1, $2 ...). */
+export interface LastStatement {
+  /** A prepared statement's name: the same name, the same text, on every connection. */
+  name: string;
+  text: string;
+  values: unknown[];
+}
+
+/** What the last statement answered: its rows, or its error (the transaction then rolled back). */
+export type LastOutcome<R> = { rows: R[] } | { error: Error & { code?: string } };
+
+interface PipelinedConnection {
+  pipeline: boolean;
+  uuid?: string;
+  query<R extends QueryResultRow>(config: string | { name: string; text: string; values: unknown[] }): Promise<{ rows: R[]; command: string }>;
+}
+
+interface ConnectionManager {
+  getConnection(options: { uuid: string }): Promise<PipelinedConnection>;
+  releaseConnection(connection: PipelinedConnection): Promise<void>;
+  destroyConnection(connection: PipelinedConnection): Promise<void>;
+}
+
+interface OpenTransaction {
+  connection?: PipelinedConnection;
+  finished?: string;
+  id: string;
+}
+
+/**
+ * Refuses every later statement of the transaction (sequelize says it is finished): it will roll
+ * back. For a transaction whose work turned out to be unneeded while its statements were in flight.
+ */
+export function abandonTransaction(tx: Transaction): void {
+  (tx as unknown as OpenTransaction).finished = 'rollback';
+}
+
+/**
+ * Runs `work` in a transaction whose BEGIN is pipelined with its first statement; when `work`
+ * resolves, `last(result)` (if any) is sent together with COMMIT. Resolves with work's result
+ * and what `last` answered; a `last` that failed rolled the whole transaction back. work throwing
+ * rolls back and rethrows.
+ */
+export async function pipelinedTransaction<T, R extends QueryResultRow = QueryResultRow>(
+  db: Sequelize,
+  work: (tx: Transaction) => Promise<T>,
+  last?: (result: T) => LastStatement | undefined,
+): Promise<{ result: T; last?: LastOutcome<R> }> {
+  const manager = (db as unknown as { connectionManager: ConnectionManager }).connectionManager;
+  const tx = new Transaction(db, {});
+  const open = tx as unknown as OpenTransaction;
+  const connection = await manager.getConnection({ uuid: open.id });
+  connection.uuid = open.id;
+  open.connection = connection;
+  // Pipeline mode only changes queries sent without awaiting the one before: everything else on
+  // this pooled connection (sequelize's, awaited one at a time) behaves as before.
+  connection.pipeline = true;
+  const begun = connection.query('BEGIN');
+  begun.catch(() => undefined);
+
+  const finish = async (how: 'commit' | 'rollback', destroy: boolean) => {
+    open.finished = how;
+    connection.uuid = undefined;
+    await (destroy ? manager.destroyConnection(connection) : manager.releaseConnection(connection));
+  };
+
+  let result: T;
+  try {
+    result = await work(tx);
+    await begun;
+  } catch (err) {
+    try {
+      await connection.query('ROLLBACK');
+    } catch {
+      await finish('rollback', true);
+      throw err;
+    }
+    await finish('rollback', false);
+    throw err;
+  }
+
+  const statement = last?.(result);
+  const sent = statement ? connection.query<R>({ name: statement.name, text: statement.text, values: statement.values }) : undefined;
+  const committed = connection.query('COMMIT');
+  let outcome: LastOutcome<R> | undefined;
+  if (sent) {
+    try {
+      outcome = { rows: (await sent).rows };
+    } catch (err) {
+      outcome = { error: err as Error & { code?: string } };
+    }
+  }
+  try {
+    const answer = await committed;
+    // A last statement that failed aborted the transaction: its COMMIT answered ROLLBACK.
+    if (answer.command !== 'COMMIT' && !(outcome && 'error' in outcome)) throw new Error(`COMMIT answered ${answer.command}`);
+  } catch (err) {
+    await finish('commit', true);
+    throw err;
+  }
+  await finish(outcome && 'error' in outcome ? 'rollback' : 'commit', false);
+  return { result, last: outcome };
+}
