@@ -78,7 +78,8 @@ export async function closedLoop(spec: LoadSpec): Promise<LoadResult> {
 }
 
 export function fmt(r: LoadResult): string {
-  return `${r.requestsPerSec.toFixed(0)} req/s, p50 ${r.p50} ms, p99 ${r.p99} ms${r.non2xx ? `, non-2xx ${r.non2xx}` : ''}${r.errors ? `, errors ${r.errors}` : ''}`;
+  const ms = (v: number) => Math.round(v * 100) / 100;
+  return `${r.requestsPerSec.toFixed(0)} req/s, p50 ${ms(r.p50)} ms, p99 ${ms(r.p99)} ms${r.non2xx ? `, non-2xx ${r.non2xx}` : ''}${r.errors ? `, errors ${r.errors}` : ''}`;
 }
 
 /**
