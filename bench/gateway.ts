@@ -14,7 +14,7 @@
  * per request. Target (keyed/plain): throughput >= 0.8x, p99 <= 1.3x at every concurrency.
  *
  * Load: bench/support/http-load.ts, a closed loop of keep-alive connections in its own process,
- * pinned to the last core; latencies to 0.01 ms. BENCH_CONCURRENCIES (default 1,4,32),
+ * pinned to the last core; latencies to 0.01 ms. BENCH_CONCURRENCIES (default 1,4,32; or BENCH_CONNECTIONS, one),
  * BENCH_ROUNDS (alternating rounds per side, default 3) and BENCH_DURATION_SEC (seconds per round,
  * default 4) size the run: about 3.5 minutes with the defaults.
  */
@@ -23,7 +23,8 @@ import type { LoadSpec } from './support/http-load';
 import { alternate, combine, listCallSizes, ratios, seedOrganization, startBaseline, startCeiling, type Server } from './support/gateway-sides';
 import { serviceNodeOptions, startProcessStack, type ProcessStack } from './support/stack';
 
-const CONCURRENCIES = (process.env.BENCH_CONCURRENCIES ?? '1,4,32').split(',').map(Number).filter((c) => c > 0);
+// BENCH_CONNECTIONS (one concurrency), as the bench took it before, still works.
+const CONCURRENCIES = (process.env.BENCH_CONCURRENCIES ?? process.env.BENCH_CONNECTIONS ?? '1,4,32').split(',').map(Number).filter((c) => c > 0);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const SECONDS = Number(process.env.BENCH_DURATION_SEC ?? 4);
 const LIST_PATH = '/v1/accounts?limit=50';
