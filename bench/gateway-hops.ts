@@ -60,18 +60,6 @@ function hopsOf(spans: TimedSpan[], client: number): Hops | undefined {
   };
 }
 
-/** Mean time per span name inside the gateway's server span, other than its gRPC calls: what its own time is made of. */
-function gatewayParts(traces: TimedSpan[][]): Array<[string, number]> {
-  const totals = new Map<string, number>();
-  for (const spans of traces) {
-    for (const s of spans) {
-      if (s.service !== 'propdesk-gateway' || s.kind === SPAN_KIND.SERVER || (s.kind === SPAN_KIND.CLIENT && s.name.includes('/'))) continue;
-      totals.set(s.name, (totals.get(s.name) ?? 0) + duration(s));
-    }
-  }
-  return [...totals.entries()].map(([name, total]): [string, number] => [name, total / traces.length]).sort((a, b) => b[1] - a[1]);
-}
-
 export async function run(): Promise<void> {
   const receiver = await startSpanReceiver();
   const stack = await startProcessStack({
@@ -118,8 +106,6 @@ export async function run(): Promise<void> {
       console.log(`  ${name.padEnd(12)} ${quantile(values, 0.5).toFixed(3).padStart(9)} ${quantile(values, 0.9).toFixed(3).padStart(8)} ${mean.toFixed(3).padStart(9)}`);
     }
     console.log(`  baseline (untraced, in process), client-measured: median ${quantile(baselineTimes, 0.5).toFixed(3)} ms, p90 ${quantile(baselineTimes, 0.9).toFixed(3)} ms`);
-    console.log('  inside the gateway, mean ms per request by span (express middleware and handlers):');
-    for (const [name, mean] of gatewayParts([...byTrace.values()]).slice(0, 12)) console.log(`    ${mean.toFixed(3).padStart(7)}  ${name}`);
   } finally {
     await stack.stop();
     await receiver.close();
