@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 
-const ALL = ['gateway', 'gateway-tracing', 'accounts', 'limits', 'trading', 'programs', 'time-rules', 'clocks', 'webhooks', 'panel', 'audit'];
+const ALL = ['gateway', 'gateway-hops', 'gateway-tracing', 'accounts', 'limits', 'trading', 'programs', 'time-rules', 'clocks', 'webhooks', 'panel', 'audit'];
 
 async function main(): Promise<void> {
   const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'));

@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import os from 'node:os';
 import path from 'node:path';
+import type { LoadSpec, LoadSummary } from './http-load';
 import { ROOT } from './stack';
 
 export interface LoadResult {
@@ -59,8 +60,26 @@ export async function pinnedLoad(args: string[]): Promise<LoadResult> {
   return { requestsPerSec: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors };
 }
 
+/**
+ * bench/support/http-load.ts in a process of its own, pinned like autocannon: a closed loop of
+ * keep-alive connections, latencies to the hundredth of a millisecond.
+ */
+export async function closedLoop(spec: LoadSpec): Promise<LoadResult> {
+  const cores = os.cpus().length;
+  const args = [path.join(__dirname, 'http-load.js'), JSON.stringify(spec)];
+  const [cmd, cmdArgs] = cores > 1 ? ['taskset', ['-c', String(cores - 1), process.execPath, ...args]] : [process.execPath, args];
+  const child = spawn(cmd, cmdArgs, { stdio: ['ignore', 'pipe', 'inherit'] });
+  let out = '';
+  child.stdout?.on('data', (c: Buffer) => (out += c.toString()));
+  const code = await new Promise((resolve) => child.once('exit', resolve));
+  if (code !== 0) throw new Error(`load generator exited with ${String(code)}`);
+  const r = JSON.parse(out) as LoadSummary;
+  return { requestsPerSec: r.requests / r.seconds, p50: r.p50, p99: r.p99, non2xx: r.non2xx, errors: r.errors };
+}
+
 export function fmt(r: LoadResult): string {
-  return `${r.requestsPerSec.toFixed(0)} req/s, p50 ${r.p50} ms, p99 ${r.p99} ms${r.non2xx ? `, non-2xx ${r.non2xx}` : ''}${r.errors ? `, errors ${r.errors}` : ''}`;
+  const ms = (v: number) => Math.round(v * 100) / 100;
+  return `${r.requestsPerSec.toFixed(0)} req/s, p50 ${ms(r.p50)} ms, p99 ${ms(r.p99)} ms${r.non2xx ? `, non-2xx ${r.non2xx}` : ''}${r.errors ? `, errors ${r.errors}` : ''}`;
 }
 
 /**

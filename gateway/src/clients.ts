@@ -9,6 +9,7 @@ import {
   type CallOpts,
   type ServiceAddresses,
   type ServiceClient,
+  withoutStackTraces,
 } from '@propdesk/kit';
 import { Histogram, type Registry } from 'prom-client';
 import { coalesce, type ItemOutcome } from './coalesce';
@@ -53,22 +54,21 @@ function batchListAccounts(
 ): (requests: accountsv1.ListAccountsRequest[], requestIds: string[], opts: CallOpts) => Promise<Array<ItemOutcome<accountsv1.ListAccountsResponse>> | undefined> {
   return (requests, requestIds, opts) =>
     new Promise((resolve, reject) => {
-      accounts.raw.batchListAccounts(
-        { requests, requestIds },
-        callMetadata(opts.requestId),
-        { deadline: Date.now() + (opts.deadlineMs ?? defaultDeadlineMs) },
-        (err: ServiceError | null, response: accountsv1.BatchListAccountsResponse) => {
+      const metadata = callMetadata(opts.requestId);
+      const options = { deadline: Date.now() + (opts.deadlineMs ?? defaultDeadlineMs) };
+      withoutStackTraces(() =>
+        accounts.raw.batchListAccounts({ requests, requestIds }, metadata, options, (err: ServiceError | null, response: accountsv1.BatchListAccountsResponse) => {
           // A replica from before BatchListAccounts: the requests go out one by one instead.
           if (err?.code === status.UNIMPLEMENTED) return resolve(undefined);
-          if (err) return reject(fromServiceError(err));
+          if (err) return reject(withoutStackTraces(() => fromServiceError(err)));
           resolve(
             response.results.map((result) =>
               result.response
                 ? { ok: true, response: result.response }
-                : { ok: false, error: fromItemError(result.error ?? { code: 'internal_error', message: '', param: '' }) },
+                : { ok: false, error: withoutStackTraces(() => fromItemError(result.error ?? { code: 'internal_error', message: '', param: '' })) },
             ),
           );
-        },
+        }),
       );
     });
 }

@@ -27,23 +27,42 @@ interface Pending<Req, Res> {
 }
 
 /**
- * Calls made during one turn of the event loop leave together, as one batch call, when the turn
- * ends (setImmediate, after every request that arrived in the same poll has been routed). Under
- * load the requests that arrive together then share one gRPC call and, on the service's side,
- * one SQL statement; a lone request waits for nothing but the end of the turn and goes out as the
- * plain unary call. Every request keeps its own outcome: one request's error does not fail the
- * others, and a failure of the batch call itself (deadline, service down) fails each of its
- * requests with that error, as it would have failed them one by one.
+ * A request that finds the coalescer idle (no call of its own in flight, none waiting) goes out at
+ * once as the plain unary call: with nobody to share a call with, waiting would only add latency
+ * (one to four clients). Requests that arrive while calls are in flight are under load: those of
+ * one turn of the event loop leave together, as one batch call, when the turn ends (setImmediate,
+ * after every request that arrived in the same poll has been routed); they then share one gRPC
+ * call and, on the service's side, one SQL statement. Every request keeps its own outcome: one
+ * request's error does not fail the others, and a failure of the batch call itself (deadline,
+ * service down) fails each of its requests with that error, as it would have failed them one by
+ * one.
  */
 export function coalesce<Req, Res>(options: CoalescerOptions<Req, Res>): (request: Req, opts: CallOpts) => Promise<Res> {
   let pending: Array<Pending<Req, Res>> = [];
   let scheduled = false;
+  /** Calls sent and not answered yet (a batch counts once). */
+  let inFlight = 0;
+  const settled = () => {
+    inFlight -= 1;
+  };
+
+  const sendOne = (call: Pending<Req, Res>) => {
+    options.onSend?.(1);
+    inFlight += 1;
+    options.single(call.request, call.opts).then(
+      (response) => {
+        settled();
+        call.resolve(response);
+      },
+      (error: unknown) => {
+        settled();
+        call.reject(error);
+      },
+    );
+  };
 
   const sendOneByOne = (calls: Array<Pending<Req, Res>>) => {
-    for (const call of calls) {
-      options.onSend?.(1);
-      options.single(call.request, call.opts).then(call.resolve, call.reject);
-    }
+    for (const call of calls) sendOne(call);
   };
 
   const send = (calls: Array<Pending<Req, Res>>) => {
@@ -52,10 +71,12 @@ export function coalesce<Req, Res>(options: CoalescerOptions<Req, Res>): (reques
     const requestIds = calls.map((c) => c.opts.requestId ?? '');
     const opts: CallOpts = { requestId: calls[0].opts.requestId, ...(Number.isFinite(deadlineMs) ? { deadlineMs } : {}) };
     options.onSend?.(calls.length);
+    inFlight += 1;
     options
       .batch(calls.map((c) => c.request), requestIds, opts)
       .then(
         (outcomes) => {
+          settled();
           if (outcomes === undefined) return sendOneByOne(calls);
           calls.forEach((call, i) => {
             const outcome = outcomes[i];
@@ -65,6 +86,7 @@ export function coalesce<Req, Res>(options: CoalescerOptions<Req, Res>): (reques
           });
         },
         (error: unknown) => {
+          settled();
           for (const call of calls) call.reject(error);
         },
       );
@@ -79,6 +101,10 @@ export function coalesce<Req, Res>(options: CoalescerOptions<Req, Res>): (reques
 
   return (request, opts) =>
     new Promise<Res>((resolve, reject) => {
+      if (inFlight === 0 && !scheduled) {
+        sendOne({ request, opts, resolve, reject });
+        return;
+      }
       pending.push({ request, opts, resolve, reject });
       if (!scheduled) {
         scheduled = true;

@@ -4,6 +4,7 @@ import { createLogger, loadConfig, ResourceStack, runMain, serviceAddresses, sta
 import { gatewayConfigSchema, panelUrl } from './config';
 import { createClients, createHealthCheckers } from './clients';
 import { createApp } from './app';
+import { messageClassesOf } from './http/express-messages';
 import { KeyCache } from './auth/key-cache';
 import { watchInvalidations } from './auth/invalidation-watcher';
 import { createAuthenticator } from './auth/authenticate';
@@ -49,7 +50,7 @@ export async function start(env: NodeJS.ProcessEnv, options: { logger?: Logger }
       deadlineMs: config.GRPC_DEADLINE_MS,
     });
 
-    const http = await resources.start('HTTP server', () => startHttpServer(app, { host: '0.0.0.0', port: config.PORT }), (s) => s.close());
+    const http = await resources.start('HTTP server', () => startHttpServer(app, { host: '0.0.0.0', port: config.PORT, messages: messageClassesOf(app) }), (s) => s.close());
     logger.info({ port: http.port }, 'gateway listening');
     return { port: http.port, address: `http://127.0.0.1:${http.port}`, logger, stop: () => resources.stop() };
   });

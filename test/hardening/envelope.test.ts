@@ -71,6 +71,21 @@ describe('methods a path does not have', () => {
     }
   });
 
+  it('routes a path as Express would: any letter case, one trailing slash, a literal segment before a parameter', async () => {
+    for (const path of ['/v1/accounts/', '/V1/Accounts', `/v1/accounts/${number}/`, `/v1/ACCOUNTS/${number}`]) {
+      const res = await request(stack.url, 'GET', path, { token });
+      expect(res.status).toBe(200);
+    }
+    const claim = await request(stack.url, 'GET', '/v1/accounts/claim/', { token });
+    expect(claim.status).toBe(405);
+    expect(claim.headers.get('allow')).toBe('POST');
+    for (const path of ['/v1/accounts//', `/v1/accounts/${number}/trader/extra`, '/v1//accounts']) {
+      const res = await request(stack.url, 'GET', path, { token });
+      expect(res.status).toBe(404);
+      expectEnvelope(res, 'not_found');
+    }
+  });
+
   it('answers an unknown path 404 not_found for every method, with the headers', async () => {
     for (const method of ['GET', 'POST', 'OPTIONS', 'PATCH', 'DELETE']) {
       const res = await request(stack.url, method, '/v1/no/such/thing', { token });

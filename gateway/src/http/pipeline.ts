@@ -45,15 +45,35 @@ function compile(route: Route): CompiledRoute {
   };
 }
 
+/** Slashes of a path without its one optional trailing slash: a template only matches paths with as many as it has. */
+function depthOf(path: string): number {
+  let depth = 0;
+  const end = path.length > 1 && path.endsWith('/') ? path.length - 1 : path.length;
+  for (let i = 0; i < end; i += 1) if (path.charCodeAt(i) === 47) depth += 1;
+  return depth;
+}
+
+/**
+ * Routes are grouped by depth when the router is built, so a request is matched against the few
+ * templates of its own depth (a parameter never spans a slash: Express's matcher runs with
+ * decode off, so %2F stays inside its segment) instead of against every route of the API.
+ */
 function resolver(routes: readonly Route[]): (method: string, path: string) => Resolution {
-  const compiled = routes.map(compile);
+  const byDepth = new Map<number, CompiledRoute[]>();
+  for (const compiled of routes.map(compile)) {
+    const depth = depthOf(compiled.route.path);
+    byDepth.set(depth, [...(byDepth.get(depth) ?? []), compiled]);
+  }
   return (method, path) => {
-    const candidates = compiled.flatMap((c) => {
+    const candidates: Array<CompiledRoute & { params: Record<string, string> }> = [];
+    let mostSpecific = -1;
+    for (const c of byDepth.get(depthOf(path)) ?? []) {
       const params = c.matches(path);
-      return params === undefined ? [] : [{ ...c, params }];
-    });
+      if (params === undefined) continue;
+      candidates.push({ ...c, params });
+      if (c.literals > mostSpecific) mostSpecific = c.literals;
+    }
     if (candidates.length === 0) return { kind: 'not_found' };
-    const mostSpecific = Math.max(...candidates.map((c) => c.literals));
     const paths = candidates.filter((c) => c.literals === mostSpecific);
     const wanted = method === 'HEAD' ? 'get' : method.toLowerCase();
     const hit = paths.find((c) => c.route.method === wanted);

@@ -85,6 +85,22 @@ export function callMetadata(requestId?: string, idempotency?: IdempotentRequest
 }
 
 /**
+ * Runs `work` with V8 capturing no stack frames. grpc-js makes an Error at the start of every
+ * unary call to keep the caller's stack for a failure (a stack walk per call, answered or not),
+ * and an error rebuilt from a service's status has no local stack worth having: the failure
+ * happened in another process, and its API code and message are what the caller acts on.
+ */
+export function withoutStackTraces<T>(work: () => T): T {
+  const limit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 0;
+  try {
+    return work();
+  } finally {
+    Error.stackTraceLimit = limit;
+  }
+}
+
+/**
  * One client per service per process, created at boot. The generated client constructor
  * (e.g. AuthServiceClient) and its definition (AuthServiceService) come from proto/gen.
  */
@@ -103,12 +119,10 @@ export function createServiceClient<C extends Client>(
     const fn = (raw as unknown as Record<string, UnaryFn<unknown, unknown>>)[name];
     call[name] = (request, opts) =>
       new Promise((resolve, reject) => {
-        fn.call(
-          raw,
-          request,
-          callMetadata(opts?.requestId, opts?.idempotency, opts?.actor, opts?.clientIp),
-          { deadline: Date.now() + (opts?.deadlineMs ?? defaultDeadlineMs) },
-          (err, response) => (err ? reject(fromServiceError(err)) : resolve(response)),
+        const metadata = callMetadata(opts?.requestId, opts?.idempotency, opts?.actor, opts?.clientIp);
+        const options = { deadline: Date.now() + (opts?.deadlineMs ?? defaultDeadlineMs) };
+        withoutStackTraces(() =>
+          fn.call(raw, request, metadata, options, (err, response) => (err ? reject(withoutStackTraces(() => fromServiceError(err))) : resolve(response))),
         );
       });
   }

@@ -2,6 +2,8 @@ import {
   Server,
   ServerInterceptingCall,
   type Metadata,
+  type ServerInterceptingCallInterface,
+  type ServerListener,
   type ServerInterceptor,
   type ServerUnaryCall,
   type sendUnaryData,
@@ -135,21 +137,18 @@ function decodingSafely(definition: ServiceDefinition): ServiceDefinition {
   return wrapped;
 }
 
-const refuseUndecodable: ServerInterceptor = (_method, call) =>
-  new ServerInterceptingCall(call, {
-    start(next) {
-      next({
-        onReceiveMessage(message, pass) {
-          if (!(message instanceof UndecodableRequest)) {
-            pass(message);
-            return;
-          }
-          const { code, details, metadata } = toServiceError(new AppError('invalid_request', 'the request is not a valid protobuf message of this method\'s request type'));
-          call.sendStatus({ code, details, metadata });
-        },
-      });
-    },
-  });
+const refusingUndecodable = (call: ServerInterceptingCallInterface): Partial<ServerListener> => ({
+  onReceiveMessage(message, pass) {
+    if (!(message instanceof UndecodableRequest)) {
+      pass(message);
+      return;
+    }
+    const { code, details, metadata } = toServiceError(new AppError('invalid_request', 'the request is not a valid protobuf message of this method\'s request type'));
+    call.sendStatus({ code, details, metadata });
+  },
+});
+
+const refuseUndecodable: ServerInterceptor = (_method, call) => new ServerInterceptingCall(call, { start: (next) => next(refusingUndecodable(call)) });
 
 export interface GrpcServiceRegistration {
   /** Fully qualified service name, e.g. propdesk.auth.v1.AuthService (health reports it). */
@@ -185,8 +184,8 @@ export async function startGrpcServer(options: {
     'grpc.http2.min_ping_interval_without_data_ms': 10_000,
     'grpc.max_receive_message_length': 8 * 1024 * 1024,
     'grpc.enable_channelz': 0,
-    // The first wraps the call innermost: the metrics see every status, the refusals' too.
-    interceptors: options.metrics ? [rpcMetricsInterceptor(options.metrics), refuseUndecodable] : [refuseUndecodable],
+    // One intercepting call per call: the metrics see every status, the refusals' too.
+    interceptors: [options.metrics ? rpcMetricsInterceptor(options.metrics, refusingUndecodable) : refuseUndecodable],
   });
   // Every service this server carries (ours, health, reflection) decodes through decodingSafely.
   const addService = server.addService.bind(server);

@@ -1,4 +1,4 @@
-import { createServer, STATUS_CODES, type RequestListener, type Server } from 'node:http';
+import { createServer, STATUS_CODES, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { AppError } from './errors';
@@ -64,9 +64,15 @@ function answerClientError(err: Error & { code?: string }, socket: Duplex): void
  */
 export async function startHttpServer(
   handler: RequestListener,
-  options: { host: string; port: number; drainMs?: number },
+  options: {
+    host: string;
+    port: number;
+    drainMs?: number;
+    /** The classes of the server's requests and responses (an Express app's own: the gateway's express-messages.ts). */
+    messages?: { IncomingMessage: typeof IncomingMessage; ServerResponse: typeof ServerResponse };
+  },
 ): Promise<StartedHttpServer> {
-  const server = createServer({ maxHeaderSize: MAX_HEADER_BYTES }, handler);
+  const server = createServer({ maxHeaderSize: MAX_HEADER_BYTES, ...options.messages }, handler);
   server.keepAliveTimeout = 65_000;
   server.on('clientError', answerClientError);
   // CONNECT is never routed to the application (Node closes the socket without a listener).

@@ -1,4 +1,4 @@
-import { ServerInterceptingCall, status as grpcStatus, type ServerInterceptor } from '@grpc/grpc-js';
+import { ServerInterceptingCall, status as grpcStatus, type ServerInterceptingCallInterface, type ServerInterceptor, type ServerListener } from '@grpc/grpc-js';
 import { Counter, Histogram, type Registry } from 'prom-client';
 
 /** Seconds: from a cached key check (sub-millisecond) to a report of a large account. */
@@ -12,8 +12,11 @@ const LABELS = ['rpc_system', 'rpc_service', 'rpc_method', 'rpc_grpc_status_code
  * kit's server bootstrap, so a new RPC is measured without a line of its own. A streaming call
  * is observed when it ends. Metrics are registered on the service's own registry (its
  * *_METRICS_PORT /metrics); two servers in one process (tests) get one registry each.
+ * `listener`: what else the server listens for on every call (grpc-server.ts refuses undecodable
+ * requests), in this same intercepting call: each interceptor is a layer every message and
+ * status of every call passes through.
  */
-export function rpcMetricsInterceptor(registry: Registry): ServerInterceptor {
+export function rpcMetricsInterceptor(registry: Registry, listener?: (call: ServerInterceptingCallInterface) => Partial<ServerListener>): ServerInterceptor {
   const calls =
     (registry.getSingleMetric('rpc_server_requests_total') as Counter<(typeof LABELS)[number]> | undefined) ??
     new Counter({ name: 'rpc_server_requests_total', help: 'gRPC calls answered, by service, method and status code', labelNames: LABELS, registers: [registry] });
@@ -43,6 +46,7 @@ export function rpcMetricsInterceptor(registry: Registry): ServerInterceptor {
     return new ServerInterceptingCall(call, {
       start(next) {
         next({
+          ...listener?.(call),
           onCancel() {
             observe(grpcStatus.CANCELLED);
           },

@@ -170,24 +170,31 @@ export function listAccountsJsonStatement(pages: PageQuery[]): Statement {
   const queries = pages.map((p) => accountKeyset(p.scope, p.filter, p.after, [p.shown + 1, p.shown]));
   const first = queries[0];
   if (queries.some((q) => q.shape !== first.shape)) throw new Error('listAccountsJsonStatement: pages of different shapes');
-  const column = (sql: string) => sql.replace(/\$(\d+)\b/g, 'r.p$1');
-  const columns = first.types.map((type, i) => `p${i + 1} ${type}`).join(', ');
   const records = queries.map((q, i) => Object.fromEntries([...q.bind.map((value, j) => [`p${j + 1}`, value]), ['i', i]]));
-  return {
-    name: `list_accounts_json_${first.shape}`,
-    text: `SELECT p.found, p.last_number, p.json
+  return { name: `list_accounts_json_${first.shape}`, text: jsonStatementText(first), values: [JSON.stringify(records)] };
+}
+
+/** Statement texts by shape: a shape always has the same text, built once (the list's hot path). */
+const JSON_STATEMENT_TEXTS = new Map<string, string>();
+
+function jsonStatementText(query: KeysetQuery): string {
+  const known = JSON_STATEMENT_TEXTS.get(query.shape);
+  if (known !== undefined) return known;
+  const column = (sql: string) => sql.replace(/\$(\d+)\b/g, 'r.p$1');
+  const columns = query.types.map((type, i) => `p${i + 1} ${type}`).join(', ');
+  const text = `SELECT p.found, p.last_number, p.json
        FROM jsonb_to_recordset($1::jsonb) AS r(${columns}, i int)
        CROSS JOIN LATERAL (
          SELECT count(*)::int AS found,
                 max(number) FILTER (WHERE n <= r.p2) AS last_number,
                 '[' || coalesce(string_agg(${ACCOUNT_JSON}, ',' ORDER BY number) FILTER (WHERE n <= r.p2), '') || ']' AS json
            FROM (SELECT page.*, row_number() OVER (ORDER BY number) AS n
-                   FROM (SELECT ${SUMMARY_COLUMNS} FROM accounts WHERE ${column(first.where.join(' AND '))}
-                          ORDER BY ${first.orderBy} LIMIT r.p1) page) numbered
+                   FROM (SELECT ${SUMMARY_COLUMNS} FROM accounts WHERE ${column(query.where.join(' AND '))}
+                          ORDER BY ${query.orderBy} LIMIT r.p1) page) numbered
        ) p
-       ORDER BY r.i`,
-    values: [JSON.stringify(records)],
-  };
+       ORDER BY r.i`;
+  JSON_STATEMENT_TEXTS.set(query.shape, text);
+  return text;
 }
 
 /**

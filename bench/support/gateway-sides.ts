@@ -1,0 +1,102 @@
+/**
+ * The gateway bench's parts other than the product: the in-process baseline and the bare
+ * node:http ceiling as servers, the product's seed and its coalescing counter, and how rounds of
+ * two sides alternate and combine.
+ */
+import { spawn } from 'node:child_process';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import type { LoadResult } from './load';
+import { admin, SERVICE_NODE_FLAGS, type ProcessStack } from './stack';
+
+export interface Server {
+  url: string;
+  stop(): Promise<void>;
+}
+
+/**
+ * The baseline in a process of its own (baseline-server.ts), with the same Node flags and options
+ * as the product's processes get from scripts/stack.mjs, so that neither side has a runtime
+ * setting the other lacks.
+ */
+export async function startBaseline(databaseUrl: string, nodeOptions: string): Promise<Server> {
+  const child = spawn(process.execPath, [...SERVICE_NODE_FLAGS, path.join(__dirname, 'baseline-server.js')], {
+    env: { ...process.env, DATABASE_URL: databaseUrl, NODE_OPTIONS: nodeOptions },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const url = await new Promise<string>((resolve, reject) => {
+    child.stdout?.once('data', (chunk: Buffer) => resolve(chunk.toString().trim()));
+    child.once('exit', (code) => reject(new Error(`baseline exited with ${code}`)));
+  });
+  return {
+    url,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+      }),
+  };
+}
+
+/** Bare node:http answering a fixed body: what a request costs with nothing behind it. */
+export async function startCeiling(body: string): Promise<Server> {
+  const server = http.createServer((_req, res) => {
+    res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body) });
+    res.end(body);
+  });
+  server.listen(0, '127.0.0.1');
+  await new Promise((r) => server.once('listening', r));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, stop: () => new Promise((r) => server.close(() => r())) };
+}
+
+/** An organization with 300 accounts, a read key and a write key; their tokens. */
+export async function seedOrganization(stack: ProcessStack): Promise<{ read: string; write: string }> {
+  const org = await admin(stack.env, ['org:create', '--name', 'Bench', '--credits', '1000']);
+  const read = await admin(stack.env, ['key:create', '--org', String(org.id), '--name', 'bench', '--scopes', 'accounts:read']);
+  for (let i = 0; i < 3; i += 1) await admin(stack.env, ['accounts:create', '--org', String(org.id), '--count', '100']);
+  const write = await admin(stack.env, ['key:create', '--org', String(org.id), '--name', 'bench-writes', '--scopes', 'accounts:write']);
+  return { read: String(read.token), write: String(write.token) };
+}
+
+/** The gateway's propdesk_gateway_list_accounts_call_size histogram: calls made and requests they carried. */
+export async function listCallSizes(url: string): Promise<{ count: number; sum: number }> {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  const value = (name: string) => Number(new RegExp(`^propdesk_gateway_list_accounts_call_size_${name} (\\S+)$`, 'm').exec(text)?.[1] ?? 0);
+  return { count: value('count'), sum: value('sum') };
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}
+
+/** Rounds of one side as one result: mean throughput, median latencies, summed failures. */
+export function combine(results: LoadResult[]): LoadResult {
+  return {
+    requestsPerSec: results.reduce((sum, r) => sum + r.requestsPerSec, 0) / results.length,
+    p50: median(results.map((r) => r.p50)),
+    p99: median(results.map((r) => r.p99)),
+    non2xx: results.reduce((sum, r) => sum + r.non2xx, 0),
+    errors: results.reduce((sum, r) => sum + r.errors, 0),
+  };
+}
+
+/**
+ * Two sides measured in alternating rounds (A B, B A, A B, ...), so that a slow spell of a shared
+ * machine weighs on both instead of on whichever happened to run then.
+ */
+export async function alternate<S extends string>(sides: readonly [S, S], rounds: number, measure: (side: S) => Promise<LoadResult>): Promise<Record<S, LoadResult[]>> {
+  const results = { [sides[0]]: [], [sides[1]]: [] } as unknown as Record<S, LoadResult[]>;
+  for (let round = 0; round < rounds; round += 1) {
+    const order = round % 2 === 0 ? sides : ([sides[1], sides[0]] as const);
+    for (const side of order) results[side].push(await measure(side));
+  }
+  return results;
+}
+
+/** "0.93x" of a over b, p99 ratio beside it. */
+export function ratios(a: LoadResult, b: LoadResult): { throughput: number; p99: number } {
+  return { throughput: a.requestsPerSec / b.requestsPerSec, p99: a.p99 / Math.max(b.p99, 0.01) };
+}
