@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import type { Sequelize, Transaction } from 'sequelize';
 import { currentContext, SYSTEM_ACTOR } from './context';
-import { execute, type Statement } from './sql';
+import { execute, sentInTransaction, type Statement } from './sql';
+import { answerAtCommit } from './transaction';
 import type { TenantScope } from './tenant';
 
 /**
@@ -148,7 +149,16 @@ const INSERT_ONE = `INSERT INTO audit_entries (id, organization_id, livemode, ac
 export async function recordAudit(tx: Transaction, change: AuditChange): Promise<void> {
   const entry = entryValues(change);
   if (!writing) return;
-  await execute(sequelizeOf(tx), INSERT_ONE, { ...entry, ...requestValues() }, tx);
+  return appendEntries(tx, INSERT_ONE, { ...entry, ...requestValues() });
+}
+
+/**
+ * Sent now, in order with the change's statements; in a pipelined transaction (kit
+ * transaction.ts) its answer comes with COMMIT's, so the entry costs no round trip of its own.
+ */
+function appendEntries(tx: Transaction, sql: string, bind: Record<string, unknown>): Promise<void> {
+  const sent = sentInTransaction(tx, sql, bind);
+  return sent ? answerAtCommit(tx, sent) : execute(sequelizeOf(tx), sql, bind, tx);
 }
 
 /**
@@ -167,8 +177,8 @@ export async function recordAudits(tx: Transaction, changes: AuditChange[]): Pro
   if (changes.length === 1) return recordAudit(tx, changes[0]);
   const entries = changes.map(entryValues);
   if (!writing) return;
-  await execute(
-    sequelizeOf(tx),
+  await appendEntries(
+    tx,
     `INSERT INTO audit_entries (id, organization_id, livemode, actor_type, actor_id, actor_label, action, target_type, target_id, request_id, ip, changes)
      SELECT e.id, e.org, e.livemode, $actorType, $actorId, $actorLabel, e.action, e.target_type, e.target_id, CAST($requestId AS text), CAST($ip AS text), e.changes::jsonb
        FROM unnest(CAST($ids AS text[]), CAST($orgs AS uuid[]), CAST($livemodes AS boolean[]), CAST($actions AS text[]),
@@ -184,7 +194,6 @@ export async function recordAudits(tx: Transaction, changes: AuditChange[]): Pro
       targetIds: entries.map((e) => e.targetId),
       changes: entries.map((e) => e.changes),
     },
-    tx,
   );
 }
 

@@ -21,6 +21,15 @@ export async function selectOne<T extends object>(db: Sequelize, sql: string, bi
   return row;
 }
 
+/**
+ * The statement sent at once on the transaction's connection (a named prepared statement, in
+ * order with the transaction's other statements), or undefined when it goes through sequelize
+ * (inTransaction's cases): only such a statement may have its answer awaited later.
+ */
+export function sentInTransaction(transaction: Transaction, sql: string, bind: BindValues): Promise<unknown> | undefined {
+  return inTransaction(transaction, sql, bind);
+}
+
 /** A statement whose rows are not needed. */
 export async function execute(db: Sequelize, sql: string, bind: BindValues = {}, transaction?: Transaction): Promise<void> {
   await ((transaction && inTransaction(transaction, sql, bind)) || db.query(sql, { bind, transaction }));

@@ -46,6 +46,29 @@ interface ConnectionManager {
   destroyConnection(connection: PipelinedConnection): Promise<void>;
 }
 
+/**
+ * Statements of a pipelined transaction already sent whose answers nobody waits for before COMMIT
+ * (an audit entry: its insert returns nothing the change needs). They ride with COMMIT: a failed
+ * one aborted the transaction, so COMMIT answers ROLLBACK and its error is thrown.
+ */
+/** SQLSTATE 25P02: a statement of a transaction that an earlier failure aborted. */
+const IN_FAILED_TRANSACTION = '25P02';
+
+const answeredAtCommit = new WeakMap<Transaction, Array<Promise<unknown>>>();
+
+/**
+ * Hands a statement `tx` has already sent (in order, on its connection) to the commit: in a
+ * pipelined transaction its answer is awaited together with COMMIT and costs no round trip of its
+ * own; in any other transaction it is awaited here, as before.
+ */
+export function answerAtCommit(tx: Transaction, sent: Promise<unknown>): Promise<void> {
+  const pending = answeredAtCommit.get(tx);
+  if (!pending) return sent.then(() => undefined);
+  sent.catch(() => undefined);
+  pending.push(sent);
+  return Promise.resolve();
+}
+
 interface OpenTransaction {
   connection?: PipelinedConnection;
   finished?: string;
@@ -74,6 +97,8 @@ export async function pipelinedTransaction<T, R extends QueryResultRow = QueryRe
   const manager = (db as unknown as { connectionManager: ConnectionManager }).connectionManager;
   const tx = new Transaction(db, {});
   const open = tx as unknown as OpenTransaction;
+  const pending: Array<Promise<unknown>> = [];
+  answeredAtCommit.set(tx, pending);
   const connection = await manager.getConnection({ uuid: open.id });
   connection.uuid = open.id;
   open.connection = connection;
@@ -93,7 +118,13 @@ export async function pipelinedTransaction<T, R extends QueryResultRow = QueryRe
   try {
     result = await work(tx);
     await begun;
-  } catch (err) {
+  } catch (thrown) {
+    // A statement refused because one sent earlier (answerAtCommit) failed: that one's error says why.
+    let err = thrown;
+    if ((thrown as { code?: string }).code === IN_FAILED_TRANSACTION) {
+      const early = (await Promise.allSettled(pending)).find((e): e is PromiseRejectedResult => e.status === 'rejected');
+      if (early) err = early.reason;
+    }
     try {
       await connection.query('ROLLBACK');
     } catch {
@@ -107,6 +138,17 @@ export async function pipelinedTransaction<T, R extends QueryResultRow = QueryRe
   const statement = last?.(result);
   const sent = statement ? connection.query<R>({ name: statement.name, text: statement.text, values: statement.values }) : undefined;
   const committed = connection.query('COMMIT');
+  sent?.catch(() => undefined);
+  committed.catch(() => undefined);
+  // What work sent without waiting (answerAtCommit) was answered before COMMIT: a failure there
+  // aborted the transaction, whose COMMIT then answers ROLLBACK.
+  const early = await Promise.allSettled(pending);
+  const failed = early.find((e): e is PromiseRejectedResult => e.status === 'rejected');
+  if (failed) {
+    await Promise.allSettled([sent, committed]);
+    await finish('rollback', false);
+    throw failed.reason;
+  }
   let outcome: LastOutcome<R> | undefined;
   if (sent) {
     try {
