@@ -240,6 +240,12 @@ export async function run(): Promise<void> {
     rules: { label: `${CUSTOM_PROGRAMS} custom programs with every rule of SPEC 15`, run: () => engineRun(rulePack, rulePackBreach), figures: [] as EngineFigures[] },
   };
   const order = ['standard', 'custom', 'rules'] as const;
+  // One discarded run first: the process's first run pays the JIT and PostgreSQL's cold caches,
+  // which would weigh on whichever side happened to go first.
+  if (ROUNDS > 0) {
+    const warm = await sides.rules.run();
+    console.log(`1.0 warm-up, not counted: ${show(sides.rules.label, warm)}`);
+  }
   for (let round = 1; round <= ROUNDS; round++) {
     // A rotating order, so no side always runs on a warmer machine.
     for (let i = 0; i < order.length; i++) {
@@ -247,6 +253,7 @@ export async function run(): Promise<void> {
       const f = await side.run();
       side.figures.push(f);
       console.log(`1.${round} ${show(side.label, f)}`);
+      if (process.env.BENCH_PROGRAMS_TOP) console.log(`    slowest: ${f.latencies.map((v, i) => [v, i]).sort((a, b) => b[0] - a[0]).slice(0, 5).map(([v, i]) => `#${i} ${ms(v)}`).join(', ')}`);
     }
     const [std, cus, rul] = [sides.standard, sides.custom, sides.rules].map((s) => s.figures[s.figures.length - 1]);
     const ratio = (x: EngineFigures, target: number) =>
