@@ -15,7 +15,8 @@
  *     accounts for BENCH_DURATION_SEC (default 10).
  * Prints each round, then each side's pooled breach p50/p99 and mean throughput and this/baseline
  * ratios (target: within noise, e.g. p99 <= 1.1x and throughput >= 0.95x). Not in the default set:
- * `BENCH_BASELINE_ROOT=... npm run bench -- sequence`; without it, this checkout alone.
+ * `BENCH_BASELINE_ROOT=... npm run bench -- sequence`; without it, this checkout alone. BENCH_THIS_ROOT
+ * puts another built checkout in this one's place (the change to price against its parent).
  */
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
@@ -112,7 +113,10 @@ async function writeRound(side: Side): Promise<void> {
 
 export async function run(): Promise<void> {
   const baselineRoot = process.env.BENCH_BASELINE_ROOT;
-  const sides: Side[] = [{ name: 'this', root: ROOT, breaches: [], missed: 0, writes: [] }];
+  // BENCH_THIS_ROOT: another built checkout in this one's place, e.g. the commit that added the
+  // sequences against its parent, so that nothing but them differs between the sides.
+  const thisRoot = process.env.BENCH_THIS_ROOT ? path.resolve(process.env.BENCH_THIS_ROOT) : ROOT;
+  const sides: Side[] = [{ name: 'this', root: thisRoot, breaches: [], missed: 0, writes: [] }];
   if (baselineRoot) sides.unshift({ name: 'baseline', root: path.resolve(baselineRoot), breaches: [], missed: 0, writes: [] });
   else console.log('BENCH_BASELINE_ROOT is not set (a built checkout to compare with, e.g. main): this checkout alone');
   console.log(

@@ -3,4 +3,6 @@
 import path from 'node:path';
 import { registerTelemetry } from '@propdesk/kit/telemetry';
 
-registerTelemetry('propdesk-gateway', { entry: path.join(__dirname, 'main.js') });
+// No Express instrumentation: /v1 is routed by the gateway's own table (one Express middleware),
+// which names the server span by its route template itself; Express's would only run per layer.
+registerTelemetry('propdesk-gateway', { entry: path.join(__dirname, 'main.js'), express: false });

@@ -1,4 +1,5 @@
 import { telemetrySettings } from './config';
+import type { SdkOptions } from './sdk';
 
 const REGISTERED = Symbol.for('propdesk.telemetry.registered');
 
@@ -15,10 +16,13 @@ type Registry = typeof globalThis & { [REGISTERED]?: string };
  * under its own name, and an in-process test stack (every component imported by one jest
  * process) registers nothing. Idempotent: a second call in a process is a no-op.
  *
+ * `express: false`: for a process whose Express app has no route of Express's own to name (the
+ * gateway routes /v1 by its own table and names its server spans itself, setHttpRoute).
+ *
  * Unset endpoint: returns without loading the SDK or any instrumentation. A bad value (an OTLP
  * protocol other than http/protobuf or http/json) stops the process at boot.
  */
-export function registerTelemetry(serviceName: string, options: { entry: string; env?: NodeJS.ProcessEnv }): boolean {
+export function registerTelemetry(serviceName: string, options: { entry: string; env?: NodeJS.ProcessEnv } & SdkOptions): boolean {
   const registry = globalThis as Registry;
   if (registry[REGISTERED] !== undefined) return false;
   if (require.main?.filename !== options.entry) return false;
@@ -33,6 +37,6 @@ export function registerTelemetry(serviceName: string, options: { entry: string;
   registry[REGISTERED] = serviceName;
   // Required here, not imported: with tracing off the SDK is never loaded.
   // eslint-disable-next-line @typescript-eslint/no-require-imports
-  (require('./sdk') as typeof import('./sdk')).startSdk(settings, serviceName);
+  (require('./sdk') as typeof import('./sdk')).startSdk(settings, serviceName, { express: options.express });
   return true;
 }

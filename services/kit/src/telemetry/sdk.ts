@@ -31,18 +31,39 @@ function withoutQuery(url: string): string {
   return cut === -1 ? url : url.slice(0, cut);
 }
 
+export interface SdkOptions {
+  /**
+   * Express's instrumentation (default on). Off where Express routes nothing itself: it names
+   * no span there and would still run for every layer of every request.
+   */
+  express?: boolean;
+}
+
+/**
+ * The batch processor's sizes where OTEL_BSP_* leaves them unset: batches of up to 2,048 spans in
+ * a queue of 8,192 (the SDK's 512 and 2,048 mean an export request every few hundred requests under
+ * load, and spans dropped in a burst). The variables still win (the processor reads them for any
+ * size not given here), and the schedule stays the SDK's.
+ */
+function batchSizes(env: NodeJS.ProcessEnv): { maxExportBatchSize?: number; maxQueueSize?: number } {
+  return {
+    ...(env.OTEL_BSP_MAX_EXPORT_BATCH_SIZE ? {} : { maxExportBatchSize: 2048 }),
+    ...(env.OTEL_BSP_MAX_QUEUE_SIZE ? {} : { maxQueueSize: 8192 }),
+  };
+}
+
 /**
  * Starts the OpenTelemetry SDK: a NodeTracerProvider (W3C trace context, AsyncLocalStorage
  * context, the sampler of OTEL_TRACES_SAMPLER), a batch processor exporting over OTLP/HTTP in
  * the configured encoding, and the instrumentations of every library a PropDesk process talks
  * through. Loaded only when tracing is on (register.ts): off, none of these modules is required.
  */
-export function startSdk(settings: TelemetrySettings, defaultServiceName: string): void {
+export function startSdk(settings: TelemetrySettings, defaultServiceName: string, options: SdkOptions = {}): void {
   // OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES (envDetector) win over the component's default.
   const resource = resourceFromAttributes({ [ATTR_SERVICE_NAME]: defaultServiceName }).merge(detectResources({ detectors: [envDetector] }));
   // Both read OTEL_EXPORTER_OTLP_(TRACES_)ENDPOINT, _HEADERS and _TIMEOUT themselves.
   const exporter = settings.protocol === 'http/json' ? new OtlpJsonExporter() : new OtlpProtobufExporter();
-  const provider = new NodeTracerProvider({ resource, spanProcessors: [new BatchSpanProcessor(exporter)] });
+  const provider = new NodeTracerProvider({ resource, spanProcessors: [new BatchSpanProcessor(exporter, batchSizes(process.env))] });
   provider.register();
 
   registerInstrumentations({
@@ -50,7 +71,7 @@ export function startSdk(settings: TelemetrySettings, defaultServiceName: string
     instrumentations: [
       new HttpInstrumentation({ ignoreIncomingRequestHook: untracedRequest }),
       // Route handlers only: a span per middleware would cost more than it tells.
-      new ExpressInstrumentation({ ignoreLayersType: [ExpressLayerType.MIDDLEWARE, ExpressLayerType.ROUTER] }),
+      ...(options.express === false ? [] : [new ExpressInstrumentation({ ignoreLayersType: [ExpressLayerType.MIDDLEWARE, ExpressLayerType.ROUTER] })]),
       // Not traced: health checks (probes, readiness loops, the gateway's /healthz), reflection, and
       // the streams that live as long as the processes (the outbox feed, key invalidations, the
       // market feed): one span each for days, every statement of their polls inside it, and the
