@@ -3,6 +3,7 @@ import { createLogger, QueryTypes } from '@propdesk/kit';
 import { PROGRAMS } from '../../domain/programs';
 import { startHarness, type Harness } from '../../test/harness';
 import { AccountTable, EQUITY, PEAK, STRIDE } from './account-table';
+import type { Clock } from '../domain/clock';
 import type { AccountState } from './account-state';
 import { EquityWriter } from './equity-writer';
 
@@ -66,4 +67,46 @@ it('writes the marks a chunk at a time, each statement held until no verdict run
   // Written marks are not written again.
   await writer.flush('marks');
   expect(asked).toBe(3);
+});
+
+it("leaves the open minutes to the background flush: a caller waiting for its marks never waits for every account's bucket", async () => {
+  const org = randomUUID();
+  const rows = await h.sql.query<{ number: string }>(
+    `INSERT INTO accounts (organization_id, program, terms, initial_balance, balance, equity, peak_equity, executor_password_sealed)
+     SELECT :org, 'standard', :terms::jsonb, 100000, 100000, 100000, 100000, 'not-a-secret' FROM generate_series(1, 3) RETURNING number`,
+    { replacements: { org, terms: JSON.stringify(PROGRAMS.standard) }, type: QueryTypes.SELECT },
+  );
+  const numbers = rows.map((r) => Number(r.number));
+  let now = Date.parse('2026-03-02T10:00:30Z');
+  const clock = { now: () => now } as Clock;
+  const table = new AccountTable();
+  const writer = new EquityWriter(h.sql, createLogger('test', { level: 'silent' }), { threshold: 1, maxAgeMs: 15_000 }, table, async () => undefined, clock);
+  for (const number of numbers) {
+    const slot = table.allocate();
+    table.states[slot] = { slot, account: { number, initialBalance: 100_000 } } as AccountState;
+    table.hot[slot * STRIDE + PEAK] = 100_000;
+    writer.mark(slot, 100_050, Date.parse('2026-03-02T10:00:00Z'));
+  }
+  const minutes = async () => {
+    const [row] = await h.sql.query<{ n: string }>(`SELECT count(*) AS n FROM equity_minutes WHERE account_number IN (:numbers)`, {
+      replacements: { numbers },
+      type: QueryTypes.SELECT,
+    });
+    return Number(row.n);
+  };
+  const equities = async () =>
+    (await h.sql.query<{ equity: string }>(`SELECT equity FROM accounts WHERE number IN (:numbers)`, { replacements: { numbers }, type: QueryTypes.SELECT })).map((r) =>
+      Number(r.equity),
+    );
+
+  // The open minutes are due (never written, so older than maxAgeMs), but a caller's flush writes its marks only.
+  await writer.flush('marks');
+  expect(await equities()).toEqual([100_050, 100_050, 100_050]);
+  expect(await minutes()).toBe(0);
+  expect(writer.lastFlush).toBe(0);
+  // The background flush writes them.
+  now += 1_000;
+  await writer.flush('none');
+  expect(await minutes()).toBe(3);
+  expect(writer.lastFlush).toBe(now);
 });

@@ -105,6 +105,7 @@ export class EquityWriter {
   private retiredMarks: Mark[] = [];
   private lastBucketFlush = 0;
   private lastDrawdownFlush = 0;
+  /** When the last background (or final) flush began: the engine's tick runs one every equityFlushMs. */
   lastFlush = 0;
 
   constructor(
@@ -183,10 +184,17 @@ export class EquityWriter {
    * waited long enough (all of them when forced); per-minute buckets are written once their
    * minute is over, and the open minute's every `maxAgeMs`. A few hundred rows per statement,
    * so row locks are held briefly next to the breach and close transactions.
+   *
+   * `marks`: what a caller waits for before it reads an account (a unary quote, an order through
+   * the API). Its marks only: the open minutes and drawdowns of every indexed account, due every
+   * `maxAgeMs`, stay with the background flush (`none`), so such a caller never waits for them
+   * (at firm scale, tens of thousands of upserts), and it does not count as the background
+   * flush (`lastFlush`).
    */
   async flush(force: 'none' | 'marks' | 'all'): Promise<void> {
     const now = this.clock.now();
-    this.lastFlush = now;
+    if (force !== 'marks') this.lastFlush = now;
+    const background = force !== 'marks';
     const t = this.table;
     const { threshold, maxAgeMs: maxAge } = this.limits;
     // Snapshotted here, written chunk by chunk below. Marked as written now: a mark made meanwhile
@@ -210,7 +218,7 @@ export class EquityWriter {
     const completed = this.completedBuckets;
     this.completedBuckets = [];
     const open = new Columns(7); // account number, minute, open, high, low, close, balance
-    if (force === 'all' || now - this.lastBucketFlush >= maxAge) {
+    if (force === 'all' || (background && now - this.lastBucketFlush >= maxAge)) {
       // The open minute too: the upsert merges high/low/close into what a later flush adds.
       this.lastBucketFlush = now;
       await eachSlot(t, (slot) => {
@@ -223,7 +231,7 @@ export class EquityWriter {
     }
     // Drawdowns only grow and only the report reads them: written with the open minute's buckets.
     const drawdowns = new Columns(5); // account number, drawdown, percent, initial balance, slot
-    if (force === 'all' || now - this.lastDrawdownFlush >= maxAge) {
+    if (force === 'all' || (background && now - this.lastDrawdownFlush >= maxAge)) {
       this.lastDrawdownFlush = now;
       await eachSlot(t, (slot) => {
         const h = t.hot;
