@@ -1,5 +1,5 @@
-import type { components, operations, webhooks } from './generated/openapi';
-import type { OPERATIONS, OperationId } from './generated/operations';
+import type { components, operations, webhooks } from './gen/openapi';
+import type { OPERATIONS, OperationId } from './gen/operations';
 import type { Page, Paginator } from './paginate';
 import type { RequestOptions } from './transport';
 
