@@ -11,7 +11,7 @@
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { fmt, load, type LoadResult } from './support/load';
+import { combine, fmt, load, type LoadResult } from './support/load';
 import { admin, startProcessStack, type ProcessStack } from './support/stack';
 
 const DURATION = Number(process.env.BENCH_DURATION_SEC ?? 10);
@@ -40,24 +40,6 @@ async function startDiscardingReceiver(): Promise<{ endpoint: string; exports():
         server.closeAllConnections();
         server.close(() => resolve());
       }),
-  };
-}
-
-const mean = (results: LoadResult[], pick: (r: LoadResult) => number) => results.reduce((sum, r) => sum + pick(r), 0) / results.length;
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-}
-
-function combine(results: LoadResult[]): LoadResult {
-  return {
-    requestsPerSec: mean(results, (r) => r.requestsPerSec),
-    p50: median(results.map((r) => r.p50)),
-    p99: median(results.map((r) => r.p99)),
-    non2xx: results.reduce((sum, r) => sum + r.non2xx, 0),
-    errors: results.reduce((sum, r) => sum + r.errors, 0),
   };
 }
 

@@ -18,9 +18,9 @@
  * BENCH_ROUNDS (alternating rounds per side, default 3) and BENCH_DURATION_SEC (seconds per round,
  * default 4) size the run: about 3.5 minutes with the defaults.
  */
-import { closedLoop, fmt, type LoadResult } from './support/load';
+import { closedLoop, combine, fmt, type LoadResult } from './support/load';
 import type { LoadSpec } from './support/http-load';
-import { alternate, combine, listCallSizes, ratios, seedOrganization, startBaseline, startCeiling, type Server } from './support/gateway-sides';
+import { alternate, listCallSizes, ratios, seedOrganization, startBaseline, startCeiling, type Server } from './support/gateway-sides';
 import { serviceNodeOptions, startProcessStack, type ProcessStack } from './support/stack';
 
 // BENCH_CONNECTIONS (one concurrency), as the bench took it before, still works.

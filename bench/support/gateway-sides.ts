@@ -66,23 +66,6 @@ export async function listCallSizes(url: string): Promise<{ count: number; sum: 
   return { count: value('count'), sum: value('sum') };
 }
 
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-}
-
-/** Rounds of one side as one result: mean throughput, median latencies, summed failures. */
-export function combine(results: LoadResult[]): LoadResult {
-  return {
-    requestsPerSec: results.reduce((sum, r) => sum + r.requestsPerSec, 0) / results.length,
-    p50: median(results.map((r) => r.p50)),
-    p99: median(results.map((r) => r.p99)),
-    non2xx: results.reduce((sum, r) => sum + r.non2xx, 0),
-    errors: results.reduce((sum, r) => sum + r.errors, 0),
-  };
-}
-
 /**
  * Two sides measured in alternating rounds (A B, B A, A B, ...), so that a slow spell of a shared
  * machine weighs on both instead of on whichever happened to run then.

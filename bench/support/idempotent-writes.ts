@@ -10,28 +10,12 @@
  * BENCH_BASELINE_ROOT: another checkout (built) whose product runs instead, e.g. the code before a change.
  */
 import { admin, ROOT, startProcessStack } from './stack';
-import { fmt, variedLoad, type LoadResult } from './load';
+import { combine, fmt, variedLoad, type LoadResult } from './load';
 
 const DURATION = Number(process.env.BENCH_DURATION_SEC ?? 6);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
 const CONCURRENCIES = (process.env.BENCH_WRITE_CONNECTIONS ?? '1,4,32').split(',').map(Number);
 const PRODUCT_ROOT = process.env.BENCH_BASELINE_ROOT ?? ROOT;
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-}
-
-function combine(results: LoadResult[]): LoadResult {
-  return {
-    requestsPerSec: results.reduce((sum, r) => sum + r.requestsPerSec, 0) / results.length,
-    p50: median(results.map((r) => r.p50)),
-    p99: median(results.map((r) => r.p99)),
-    non2xx: results.reduce((sum, r) => sum + r.non2xx, 0),
-    errors: results.reduce((sum, r) => sum + r.errors, 0),
-  };
-}
 
 function writeLoad(url: string, token: string, keyed: boolean, connections: number, durationSec: number): Promise<LoadResult> {
   return variedLoad({

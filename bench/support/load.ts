@@ -116,3 +116,20 @@ export async function variedLoad(options: {
   const at = (q: number) => Math.round(latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0);
   return { requestsPerSec: latencies.length / options.durationSec, p50: at(0.5), p99: at(0.99), non2xx, errors };
 }
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}
+
+/** Rounds of one side as one result: mean throughput, median latencies, summed failures. */
+export function combine(results: LoadResult[]): LoadResult {
+  return {
+    requestsPerSec: results.reduce((sum, r) => sum + r.requestsPerSec, 0) / results.length,
+    p50: median(results.map((r) => r.p50)),
+    p99: median(results.map((r) => r.p99)),
+    non2xx: results.reduce((sum, r) => sum + r.non2xx, 0),
+    errors: results.reduce((sum, r) => sum + r.errors, 0),
+  };
+}

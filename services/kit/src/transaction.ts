@@ -46,14 +46,14 @@ interface ConnectionManager {
   destroyConnection(connection: PipelinedConnection): Promise<void>;
 }
 
+/** SQLSTATE 25P02: a statement of a transaction that an earlier failure aborted. */
+const IN_FAILED_TRANSACTION = '25P02';
+
 /**
  * Statements of a pipelined transaction already sent whose answers nobody waits for before COMMIT
  * (an audit entry: its insert returns nothing the change needs). They ride with COMMIT: a failed
  * one aborted the transaction, so COMMIT answers ROLLBACK and its error is thrown.
  */
-/** SQLSTATE 25P02: a statement of a transaction that an earlier failure aborted. */
-const IN_FAILED_TRANSACTION = '25P02';
-
 const answeredAtCommit = new WeakMap<Transaction, Array<Promise<unknown>>>();
 
 /**

@@ -22,17 +22,22 @@ afterAll(async () => {
   await h.close();
 });
 
-it('writes the marks a chunk at a time, each statement held until no verdict runs', async () => {
-  const org = randomUUID();
+/** `count` standard accounts of a new organization; their numbers. */
+async function insertAccounts(count: number): Promise<number[]> {
   const rows = await h.sql.query<{ number: string }>(
     `INSERT INTO accounts (organization_id, program, terms, initial_balance, balance, equity, peak_equity, executor_password_sealed)
-     SELECT :org, 'standard', :terms::jsonb, 100000, 100000, 100000, 100000, 'not-a-secret' FROM generate_series(1, 600) RETURNING number`,
-    { replacements: { org, terms: JSON.stringify(PROGRAMS.standard) }, type: QueryTypes.SELECT },
+     SELECT :org, 'standard', :terms::jsonb, 100000, 100000, 100000, 100000, 'not-a-secret' FROM generate_series(1, :count) RETURNING number`,
+    { replacements: { org: randomUUID(), terms: JSON.stringify(PROGRAMS.standard), count }, type: QueryTypes.SELECT },
   );
+  return rows.map((r) => Number(r.number));
+}
+
+it('writes the marks a chunk at a time, each statement held until no verdict runs', async () => {
+  const numbers = await insertAccounts(600);
   const table = new AccountTable();
-  for (const row of rows) {
+  for (const number of numbers) {
     const slot = table.allocate();
-    table.states[slot] = { slot, account: { number: Number(row.number), initialBalance: 100_000 } } as AccountState;
+    table.states[slot] = { slot, account: { number, initialBalance: 100_000 } } as AccountState;
     table.hot[slot * STRIDE + EQUITY] = 100_123.45;
     table.hot[slot * STRIDE + PEAK] = 100_123.45;
   }
@@ -47,8 +52,8 @@ it('writes the marks a chunk at a time, each statement held until no verdict run
     await quiet;
   });
   const written = async () => {
-    const [row] = await h.sql.query<{ n: string }>(`SELECT count(*) AS n FROM accounts WHERE organization_id = :org AND equity = 100123.45`, {
-      replacements: { org },
+    const [row] = await h.sql.query<{ n: string }>(`SELECT count(*) AS n FROM accounts WHERE number IN (:numbers) AND equity = 100123.45`, {
+      replacements: { numbers },
       type: QueryTypes.SELECT,
     });
     return Number(row.n);
@@ -70,13 +75,7 @@ it('writes the marks a chunk at a time, each statement held until no verdict run
 });
 
 it("leaves the open minutes to the background flush: a caller waiting for its marks never waits for every account's bucket", async () => {
-  const org = randomUUID();
-  const rows = await h.sql.query<{ number: string }>(
-    `INSERT INTO accounts (organization_id, program, terms, initial_balance, balance, equity, peak_equity, executor_password_sealed)
-     SELECT :org, 'standard', :terms::jsonb, 100000, 100000, 100000, 100000, 'not-a-secret' FROM generate_series(1, 3) RETURNING number`,
-    { replacements: { org, terms: JSON.stringify(PROGRAMS.standard) }, type: QueryTypes.SELECT },
-  );
-  const numbers = rows.map((r) => Number(r.number));
+  const numbers = await insertAccounts(3);
   let now = Date.parse('2026-03-02T10:00:30Z');
   const clock = { now: () => now } as Clock;
   const table = new AccountTable();
