@@ -13,6 +13,7 @@ import {
 } from '@propdesk/kit';
 import { Histogram, type Registry } from 'prom-client';
 import { coalesce, type ItemOutcome } from './coalesce';
+import { createListStream } from './list-stream';
 
 export type { ServiceClient };
 
@@ -79,9 +80,27 @@ export function createClients(addresses: ServiceAddresses, deadlineMs: number, r
   const accounts = createServiceClient(accountsv1.AccountsServiceClient, accountsv1.AccountsServiceService, addresses.accounts, deadlineMs, addresses.tls);
   const trading = createServiceClient(tradingv1.TradingServiceClient, tradingv1.TradingServiceService, addresses.accounts, deadlineMs, addresses.tls);
   const webhooks = createServiceClient(webhooksv1.WebhooksServiceClient, webhooksv1.WebhooksServiceService, addresses.webhooks, deadlineMs, addresses.tls);
+  const batchCall = batchListAccounts(accounts, deadlineMs);
+  // Over StreamListAccounts while it is open (list-stream.ts); as calls otherwise.
+  const stream = createListStream(accounts);
+  const viaStream = (requests: accountsv1.ListAccountsRequest[], requestIds: string[], opts: CallOpts, asCalls: () => Promise<Array<ItemOutcome<accountsv1.ListAccountsResponse>> | undefined>) =>
+    stream.send(requests, requestIds, opts.deadlineMs ?? deadlineMs, async () => (await asCalls()) ?? oneByOne(requests, requestIds, opts));
+  const oneByOne = (requests: accountsv1.ListAccountsRequest[], requestIds: string[], opts: CallOpts) =>
+    Promise.all(
+      requests.map((request, i) =>
+        accounts.call.listAccounts(request, { ...opts, requestId: requestIds[i] || opts.requestId }).then(
+          (response): ItemOutcome<accountsv1.ListAccountsResponse> => ({ ok: true, response }),
+          (error: unknown): ItemOutcome<accountsv1.ListAccountsResponse> => ({ ok: false, error }),
+        ),
+      ),
+    );
   const listAccounts = coalesce({
-    single: (request: accountsv1.ListAccountsRequest, opts: CallOpts) => accounts.call.listAccounts(request, opts),
-    batch: batchListAccounts(accounts, deadlineMs),
+    single: async (request: accountsv1.ListAccountsRequest, opts: CallOpts) => {
+      const [outcome] = await stream.send([request], [opts.requestId ?? ''], opts.deadlineMs ?? deadlineMs, () => oneByOne([request], [opts.requestId ?? ''], opts));
+      if (!outcome.ok) throw outcome.error;
+      return outcome.response;
+    },
+    batch: (requests, requestIds, opts) => viaStream(requests, requestIds, opts, () => batchCall(requests, requestIds, opts)),
     maxBatch: MAX_LIST_BATCH,
     onSend: registry ? observeCallSize(registry) : undefined,
   });
@@ -92,6 +111,7 @@ export function createClients(addresses: ServiceAddresses, deadlineMs: number, r
     webhooks,
     listAccounts,
     close() {
+      stream.close();
       auth.close();
       accounts.close();
       trading.close();

@@ -12,7 +12,7 @@ import { createAccounts } from '../use-cases/create-accounts';
 import { getCredentials, rotateCredentials } from '../use-cases/credentials';
 import { createExecutorSession, getExecutorSession } from '../use-cases/executor-sessions';
 import { getAccount } from '../use-cases/get-account';
-import { listAccountPagesAsJson, listAccounts, listAccountsAsJson, type JsonPage, type ListAccountsInput } from '../use-cases/list-accounts';
+import { listAccounts, listAccountsAsJson } from '../use-cases/list-accounts';
 import { listEvents } from '../use-cases/list-events';
 import { archiveProgram, createProgram, getProgram, listPrograms, updateProgram } from '../use-cases/programs';
 import { createTrader, findTraders, getTrader, listTraders } from '../use-cases/traders';
@@ -22,6 +22,8 @@ import { haltProgram, resumeProgram } from '../use-cases/halt-program';
 import { setTraderKyc } from '../use-cases/set-trader-kyc';
 import { advanceTestClock, createTestClock, deleteTestClock, getTestClock, listTestClocks } from '../use-cases/test-clocks';
 import { kycStatusFromProto, statusFromProto, toProtoAccount, toProtoCredentials, toProtoEvent, toProtoTestClock, toProtoTrader } from './mappers';
+import { answerListBatch, jsonPageResponse, listInput, pageResponse } from './list-batch';
+import { createStreamListAccountsHandler } from './list-stream-handler';
 import { ActiveStreams, createStreamEventsHandler } from './stream-events-handler';
 
 /** A write RPC run through the kit's exactly-once helper against this service's database. */
@@ -30,27 +32,6 @@ type WriteOnce = <R, P>(ctx: CallContext, codec: ResponseCodec<P>, toResponse: (
 const accountResponse = (account: Account) => ({ account: toProtoAccount(account) });
 const clockResponse = (clock: TestClock) => ({ testClock: toProtoTestClock(clock) });
 const holderResponse = ({ account, trader }: { account: Account; trader: Trader }) => ({ account: toProtoAccount(account), trader: toProtoTrader(trader) });
-
-/** Requests per BatchListAccounts call. */
-const MAX_BATCH = 100;
-
-function listInput(req: accountsv1.ListAccountsRequest): ListAccountsInput {
-  return {
-    organizationId: req.organizationId,
-    mode: req.mode,
-    pageSize: req.pageSize,
-    pageToken: req.pageToken,
-    filter: { status: statusFromProto(req.status), assigned: req.assigned, traderId: req.traderId },
-  };
-}
-
-function pageResponse(page: { accounts: AccountSummary[]; nextPageToken: string }): accountsv1.ListAccountsResponse {
-  return { accounts: page.accounts.map(toProtoAccount), nextPageToken: page.nextPageToken, accountsJson: Buffer.alloc(0) };
-}
-
-function jsonPageResponse(page: JsonPage): accountsv1.ListAccountsResponse {
-  return { accounts: [], nextPageToken: page.nextPageToken, accountsJson: Buffer.from(page.json) };
-}
 
 /**
  * AccountsService (accounts, traders, credentials, sessions, events): proto in, use case, proto
@@ -93,42 +74,9 @@ export function createAccountsHandlers(
       return pageResponse(await listAccounts(deps, input));
     },
     async batchListAccounts(req, ctx) {
-      if (req.requests.length > MAX_BATCH) throw new AppError('invalid_request', `at most ${MAX_BATCH} requests per batch`, 'requests');
-      const results: accountsv1.BatchListAccountsResult[] = new Array(req.requests.length);
-      const failed = (index: number, err: unknown) => {
-        if (!(err instanceof AppError)) {
-          deps.logger.error({ err, requestId: req.requestIds[index] ?? ctx.requestId, method: 'BatchListAccounts' }, 'unhandled error in a batched request');
-        }
-        results[index] = { error: toItemError(err) };
-      };
-      const plainPage = async (index: number, input: ListAccountsInput) => {
-        try {
-          results[index] = { response: pageResponse(await listAccounts(deps, input)) };
-        } catch (err) {
-          failed(index, err);
-        }
-      };
-      // json_view requests share statements; the others (the gateway asks for JSON) run one by one.
-      const json: Array<{ index: number; input: ListAccountsInput }> = [];
-      const others: Array<Promise<void>> = [];
-      req.requests.forEach((r, index) => {
-        try {
-          const input = listInput(r);
-          if (r.jsonView) json.push({ index, input });
-          else others.push(plainPage(index, input));
-        } catch (err) {
-          failed(index, err);
-        }
-      });
-      const pages = listAccountPagesAsJson(deps, json.map((j) => j.input)).then((outcomes) =>
-        outcomes.forEach((outcome, i) => {
-          if (outcome.ok) results[json[i].index] = { response: jsonPageResponse(outcome.page) };
-          else failed(json[i].index, outcome.error);
-        }),
-      );
-      await Promise.all([pages, ...others]);
-      return { results };
+      return { results: await answerListBatch(deps, req.requests, req.requestIds, ctx.requestId) };
     },
+    streamListAccounts: createStreamListAccountsHandler(deps, streams),
     assignTrader(req, ctx) {
       return once(ctx, accountsv1.AssignTraderResponse, holderResponse, () => assignTrader(deps, req));
     },

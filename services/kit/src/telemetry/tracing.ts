@@ -87,6 +87,13 @@ export async function inSpanOf<T>(
   }
 }
 
+/**
+ * The spans of one StreamListAccounts message, the gateway's (client) and the accounts service's
+ * (server): the message carries the trace context that a call carries in its metadata.
+ */
+export const STREAM_LIST_SPAN = 'propdesk.accounts.v1.AccountsService/StreamListAccounts';
+export const STREAM_LIST_ATTRIBUTES: Attributes = { 'rpc.system': 'grpc', 'rpc.service': 'propdesk.accounts.v1.AccountsService', 'rpc.method': 'StreamListAccounts' };
+
 /** Sends what is batched; resolves at once with tracing off, and within `timeoutMs` whatever the collector does. */
 export async function flushTelemetry(timeoutMs = 2000): Promise<void> {
   if (!hooks) return;

@@ -10,9 +10,11 @@ import {
   type CallOptions,
   type ChannelCredentials,
   Client,
+  type ClientDuplexStream,
   type ClientOptions,
   type ClientReadableStream,
   type ClientUnaryCall,
+  type handleBidiStreamingCall,
   type handleServerStreamingCall,
   type handleUnaryCall,
   makeGenericClientConstructor,
@@ -146,6 +148,26 @@ export interface BatchListAccountsResponse {
 export interface BatchListAccountsResult {
   response?: ListAccountsResponse | undefined;
   error?: ItemError | undefined;
+}
+
+export interface StreamListAccountsRequest {
+  /** Chosen by the caller, unique among its unanswered requests on the call; echoed in the answer. */
+  id: string;
+  /** As BatchListAccountsRequest. */
+  requests: ListAccountsRequest[];
+  requestIds: string[];
+  /**
+   * W3C trace context of the caller's span for this message (empty when it traces nothing): the
+   * service's span for the message joins that trace, as a call's would through its metadata.
+   */
+  traceparent: string;
+  tracestate: string;
+}
+
+export interface StreamListAccountsResponse {
+  id: string;
+  /** One per request of the message with this id, in the same order. */
+  results: BatchListAccountsResult[];
 }
 
 /**
@@ -1299,6 +1321,232 @@ export const BatchListAccountsResult: MessageFns<BatchListAccountsResult> = {
     message.error = (object.error !== undefined && object.error !== null)
       ? ItemError.fromPartial(object.error)
       : undefined;
+    return message;
+  },
+};
+
+function createBaseStreamListAccountsRequest(): StreamListAccountsRequest {
+  return { id: "0", requests: [], requestIds: [], traceparent: "", tracestate: "" };
+}
+
+export const StreamListAccountsRequest: MessageFns<StreamListAccountsRequest> = {
+  encode(message: StreamListAccountsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "0") {
+      writer.uint32(8).uint64(message.id);
+    }
+    for (const v of message.requests) {
+      ListAccountsRequest.encode(v!, writer.uint32(18).fork()).join();
+    }
+    for (const v of message.requestIds) {
+      writer.uint32(26).string(v!);
+    }
+    if (message.traceparent !== "") {
+      writer.uint32(34).string(message.traceparent);
+    }
+    if (message.tracestate !== "") {
+      writer.uint32(42).string(message.tracestate);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): StreamListAccountsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseStreamListAccountsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.id = reader.uint64().toString();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.requests.push(ListAccountsRequest.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.requestIds.push(reader.string());
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.traceparent = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.tracestate = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): StreamListAccountsRequest {
+    return {
+      id: isSet(object.id) ? globalThis.String(object.id) : "0",
+      requests: globalThis.Array.isArray(object?.requests)
+        ? object.requests.map((e: any) => ListAccountsRequest.fromJSON(e))
+        : [],
+      requestIds: globalThis.Array.isArray(object?.requestIds)
+        ? object.requestIds.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.request_ids)
+        ? object.request_ids.map((e: any) => globalThis.String(e))
+        : [],
+      traceparent: isSet(object.traceparent) ? globalThis.String(object.traceparent) : "",
+      tracestate: isSet(object.tracestate) ? globalThis.String(object.tracestate) : "",
+    };
+  },
+
+  toJSON(message: StreamListAccountsRequest): unknown {
+    const obj: any = {};
+    if (message.id !== "0") {
+      obj.id = message.id;
+    }
+    if (message.requests?.length) {
+      obj.requests = message.requests.map((e) => ListAccountsRequest.toJSON(e));
+    }
+    if (message.requestIds?.length) {
+      obj.requestIds = message.requestIds;
+    }
+    if (message.traceparent !== "") {
+      obj.traceparent = message.traceparent;
+    }
+    if (message.tracestate !== "") {
+      obj.tracestate = message.tracestate;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<StreamListAccountsRequest>, I>>(base?: I): StreamListAccountsRequest {
+    return StreamListAccountsRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<StreamListAccountsRequest>, I>>(object: I): StreamListAccountsRequest {
+    const message = createBaseStreamListAccountsRequest();
+    message.id = object.id ?? "0";
+    message.requests = object.requests?.map((e) => ListAccountsRequest.fromPartial(e)) || [];
+    message.requestIds = object.requestIds?.map((e) => e) || [];
+    message.traceparent = object.traceparent ?? "";
+    message.tracestate = object.tracestate ?? "";
+    return message;
+  },
+};
+
+function createBaseStreamListAccountsResponse(): StreamListAccountsResponse {
+  return { id: "0", results: [] };
+}
+
+export const StreamListAccountsResponse: MessageFns<StreamListAccountsResponse> = {
+  encode(message: StreamListAccountsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "0") {
+      writer.uint32(8).uint64(message.id);
+    }
+    for (const v of message.results) {
+      BatchListAccountsResult.encode(v!, writer.uint32(18).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): StreamListAccountsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseStreamListAccountsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.id = reader.uint64().toString();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.results.push(BatchListAccountsResult.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): StreamListAccountsResponse {
+    return {
+      id: isSet(object.id) ? globalThis.String(object.id) : "0",
+      results: globalThis.Array.isArray(object?.results)
+        ? object.results.map((e: any) => BatchListAccountsResult.fromJSON(e))
+        : [],
+    };
+  },
+
+  toJSON(message: StreamListAccountsResponse): unknown {
+    const obj: any = {};
+    if (message.id !== "0") {
+      obj.id = message.id;
+    }
+    if (message.results?.length) {
+      obj.results = message.results.map((e) => BatchListAccountsResult.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<StreamListAccountsResponse>, I>>(base?: I): StreamListAccountsResponse {
+    return StreamListAccountsResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<StreamListAccountsResponse>, I>>(object: I): StreamListAccountsResponse {
+    const message = createBaseStreamListAccountsResponse();
+    message.id = object.id ?? "0";
+    message.results = object.results?.map((e) => BatchListAccountsResult.fromPartial(e)) || [];
     return message;
   },
 };
@@ -4328,6 +4576,25 @@ export const AccountsServiceService = {
       Buffer.from(BatchListAccountsResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): BatchListAccountsResponse => BatchListAccountsResponse.decode(value),
   },
+  /**
+   * BatchListAccounts as messages of one long-lived call: each request message is answered by one
+   * response message with the same id, in any order, while the call stays open for the next. The
+   * gateway sends its list requests this way (a message on an open call costs a fraction of a
+   * call of its own) and falls back to the calls above when the stream is not available; a
+   * request whose answer did not come back before the stream ended is sent again as a call (a
+   * list only reads). The service ends the call when it drains.
+   */
+  streamListAccounts: {
+    path: "/propdesk.accounts.v1.AccountsService/StreamListAccounts" as const,
+    requestStream: true as const,
+    responseStream: true as const,
+    requestSerialize: (value: StreamListAccountsRequest): Buffer =>
+      Buffer.from(StreamListAccountsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): StreamListAccountsRequest => StreamListAccountsRequest.decode(value),
+    responseSerialize: (value: StreamListAccountsResponse): Buffer =>
+      Buffer.from(StreamListAccountsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): StreamListAccountsResponse => StreamListAccountsResponse.decode(value),
+  },
   assignTrader: {
     path: "/propdesk.accounts.v1.AccountsService/AssignTrader" as const,
     requestStream: false as const,
@@ -4717,6 +4984,15 @@ export interface AccountsServiceServer extends UntypedServiceImplementation {
    * filter combination, instead of one of each per request.
    */
   batchListAccounts: handleUnaryCall<BatchListAccountsRequest, BatchListAccountsResponse>;
+  /**
+   * BatchListAccounts as messages of one long-lived call: each request message is answered by one
+   * response message with the same id, in any order, while the call stays open for the next. The
+   * gateway sends its list requests this way (a message on an open call costs a fraction of a
+   * call of its own) and falls back to the calls above when the stream is not available; a
+   * request whose answer did not come back before the stream ended is sent again as a call (a
+   * list only reads). The service ends the call when it drains.
+   */
+  streamListAccounts: handleBidiStreamingCall<StreamListAccountsRequest, StreamListAccountsResponse>;
   assignTrader: handleUnaryCall<AssignTraderRequest, AssignTraderResponse>;
   unassignTrader: handleUnaryCall<UnassignTraderRequest, UnassignTraderResponse>;
   claimAccount: handleUnaryCall<ClaimAccountRequest, ClaimAccountResponse>;
@@ -4868,6 +5144,22 @@ export interface AccountsServiceClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: BatchListAccountsResponse) => void,
   ): ClientUnaryCall;
+  /**
+   * BatchListAccounts as messages of one long-lived call: each request message is answered by one
+   * response message with the same id, in any order, while the call stays open for the next. The
+   * gateway sends its list requests this way (a message on an open call costs a fraction of a
+   * call of its own) and falls back to the calls above when the stream is not available; a
+   * request whose answer did not come back before the stream ended is sent again as a call (a
+   * list only reads). The service ends the call when it drains.
+   */
+  streamListAccounts(): ClientDuplexStream<StreamListAccountsRequest, StreamListAccountsResponse>;
+  streamListAccounts(
+    options: Partial<CallOptions>,
+  ): ClientDuplexStream<StreamListAccountsRequest, StreamListAccountsResponse>;
+  streamListAccounts(
+    metadata: Metadata,
+    options?: Partial<CallOptions>,
+  ): ClientDuplexStream<StreamListAccountsRequest, StreamListAccountsResponse>;
   assignTrader(
     request: AssignTraderRequest,
     callback: (error: ServiceError | null, response: AssignTraderResponse) => void,
