@@ -61,16 +61,29 @@ function moneyBind(number: number, values: AccountMoney) {
 /**
  * Marked equity of many accounts in one statement, bounded by the trading engine's flush
  * interval. Only active accounts: a breach or pass has written its final figures under the lock.
+ * And only on the money the mark was made on (`balance`, `attempt`): a mark taken before a payout,
+ * reset or close committed, and written after it (a flush already under way), is of the money
+ * before and is dropped, not written over the new figures (its peak would otherwise come back
+ * through GREATEST). The engine marks the account again from the new row.
  */
-export async function writeMarkedEquity(sequelize: Sequelize, marks: Array<{ number: number; equity: number; peakEquity: number }>): Promise<void> {
+export async function writeMarkedEquity(
+  sequelize: Sequelize,
+  marks: Array<{ number: number; equity: number; peakEquity: number; balance: number; attempt: number }>,
+): Promise<void> {
   if (marks.length === 0) return;
-  // Arrays travel as three bind parameters: one statement, whatever the number of accounts.
+  // Arrays travel as five bind parameters: one statement, whatever the number of accounts.
   const sorted = [...marks].sort((a, b) => a.number - b.number);
   await execute(
     sequelize,
     `UPDATE accounts a SET equity = v.e, peak_equity = GREATEST(a.peak_equity, v.p)
-       FROM unnest($numbers::bigint[], $equities::numeric[], $peaks::numeric[]) AS v(n, e, p)
-      WHERE a.number = v.n AND a.status = 'active' AND (a.equity <> v.e OR a.peak_equity < v.p)`,
-    { numbers: sorted.map((m) => m.number), equities: sorted.map((m) => m.equity), peaks: sorted.map((m) => m.peakEquity) },
+       FROM unnest($numbers::bigint[], $equities::numeric[], $peaks::numeric[], $balances::numeric[], $attempts::int[]) AS v(n, e, p, b, t)
+      WHERE a.number = v.n AND a.status = 'active' AND a.balance = v.b AND a.attempt = v.t AND (a.equity <> v.e OR a.peak_equity < v.p)`,
+    {
+      numbers: sorted.map((m) => m.number),
+      equities: sorted.map((m) => m.equity),
+      peaks: sorted.map((m) => m.peakEquity),
+      balances: sorted.map((m) => m.balance),
+      attempts: sorted.map((m) => m.attempt),
+    },
   );
 }

@@ -92,7 +92,8 @@ function mergeBuckets(buckets: EquitySample[]): EquitySample[] {
   return [...merged.values()];
 }
 
-type Mark = { number: number; equity: number; peakEquity: number };
+/** A mark, with the money it was made on: the row takes it only while that is still the row's (writeMarkedEquity). */
+type Mark = { number: number; equity: number; peakEquity: number; balance: number; attempt: number };
 
 /**
  * The engine's writes of marked equity: account rows (bounded per account by a threshold and a
@@ -132,7 +133,10 @@ export class EquityWriter {
     if (!Number.isNaN(t.get(slot, MINUTE))) this.completedBuckets.push(this.bucketOf(slot, accountNumber));
     t.set(slot, MINUTE, NaN);
     const equity = t.get(slot, EQUITY);
-    if (!Number.isNaN(equity) && t.written[slot] !== equity) this.retiredMarks.push({ number: accountNumber, equity, peakEquity: t.get(slot, PEAK) });
+    const attempt = t.states[slot]?.account.attempt;
+    if (!Number.isNaN(equity) && t.written[slot] !== equity && attempt !== undefined) {
+      this.retiredMarks.push({ number: accountNumber, equity, peakEquity: t.get(slot, PEAK), balance: t.get(slot, BALANCE), attempt });
+    }
   }
 
   /**
@@ -199,8 +203,8 @@ export class EquityWriter {
     const { threshold, maxAgeMs: maxAge } = this.limits;
     // Snapshotted here, written chunk by chunk below. Marked as written now: a mark made meanwhile
     // differs and is written next time.
-    const marks = new Columns(4); // account number, equity, peak, slot (-1: retired)
-    for (const m of this.retiredMarks) marks.push(m.number, m.equity, m.peakEquity, -1);
+    const marks = new Columns(6); // account number, equity, peak, slot (-1: retired), balance, attempt
+    for (const m of this.retiredMarks) marks.push(m.number, m.equity, m.peakEquity, -1, m.balance, m.attempt);
     this.retiredMarks = [];
     await eachSlot(t, (slot) => {
       // Read afresh at each slot: the table's arrays are replaced when it grows (during a yield).
@@ -210,7 +214,7 @@ export class EquityWriter {
       if (!s || Number.isNaN(equity) || t.written[slot] === equity) return;
       const last = t.written[slot];
       if (force !== 'none' || Number.isNaN(last) || Math.abs(last - equity) >= threshold || now - t.writtenAt[slot] >= maxAge) {
-        marks.push(s.account.number, equity, h[slot * STRIDE + PEAK], slot);
+        marks.push(s.account.number, equity, h[slot * STRIDE + PEAK], slot, h[slot * STRIDE + BALANCE], s.account.attempt);
         t.written[slot] = equity;
         t.writtenAt[slot] = now;
       }
@@ -241,7 +245,8 @@ export class EquityWriter {
       });
     }
     try {
-      for (const chunk of marks.chunks((i) => ({ number: marks.get(i, 0), equity: marks.get(i, 1), peakEquity: marks.get(i, 2) }))) {
+      const mark = (i: number): Mark => ({ number: marks.get(i, 0), equity: marks.get(i, 1), peakEquity: marks.get(i, 2), balance: marks.get(i, 4), attempt: marks.get(i, 5) });
+      for (const chunk of marks.chunks(mark)) {
         await this.verdictsFirst();
         await writeMarkedEquity(this.sequelize, chunk);
       }
