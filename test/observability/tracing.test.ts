@@ -230,6 +230,39 @@ function sample(text: string, name: string, labels: Record<string, string> = {})
   return undefined;
 }
 
+describe('a list request is one trace too, though its gRPC hop is a message of a long-lived call', () => {
+  it('has a client span in the gateway and a server span in the accounts service per request, with its statements under it', async () => {
+    const traceIds = [hex(16), hex(16)];
+    for (const traceId of traceIds) {
+      const listed = await api<{ data: unknown[] }>('GET', '/v1/accounts?limit=5', undefined, { traceparent: `00-${traceId}-${hex(8)}-01` });
+      expect(listed.status).toBe(200);
+    }
+    // Each process exports on its own schedule: wait for both sides of both traces.
+    const spans = await otlp.waitFor((all) =>
+      traceIds.every(
+        (id) =>
+          all.some((s) => s.traceId === id && s.service === 'propdesk-accounts' && s.scope.includes('pg')) &&
+          all.some((s) => s.traceId === id && s.service === 'propdesk-gateway' && s.kind === SPAN_KIND.SERVER) &&
+          all.some((s) => s.traceId === id && s.service === 'propdesk-gateway' && s.kind === SPAN_KIND.CLIENT),
+      ),
+    );
+    for (const traceId of traceIds) {
+      const trace = spans.filter((s) => s.traceId === traceId);
+      const server = one(trace, 'gateway server span', (s) => s.service === 'propdesk-gateway' && s.kind === SPAN_KIND.SERVER);
+      const client = one(trace, 'list client span', (s) => s.service === 'propdesk-gateway' && s.kind === SPAN_KIND.CLIENT);
+      const handler = one(trace, 'list server span', (s) => s.service === 'propdesk-accounts' && s.kind === SPAN_KIND.SERVER);
+      expect(client.name).toBe('propdesk.accounts.v1.AccountsService/StreamListAccounts');
+      expect(handler.name).toBe(client.name);
+      expect(client.parentSpanId).toBe(server.spanId);
+      expect(handler.parentSpanId).toBe(client.spanId);
+      expect(handler.attributes).toMatchObject({ 'rpc.system': 'grpc', 'rpc.method': 'StreamListAccounts' });
+      const statements = trace.filter((s) => s.service === 'propdesk-accounts' && s.scope.includes('pg'));
+      expect(statements.length).toBeGreaterThan(0);
+      for (const statement of statements) expect(statement.parentSpanId).toBe(handler.spanId);
+    }
+  });
+});
+
 describe('metrics', () => {
   const scrape = async (port: number) => (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
   const rpc = (service: string, method: string, code: number) => ({ rpc_system: 'grpc', rpc_service: service, rpc_method: method, rpc_grpc_status_code: String(code) });

@@ -74,9 +74,10 @@ export function startSdk(settings: TelemetrySettings, defaultServiceName: string
       ...(options.express === false ? [] : [new ExpressInstrumentation({ ignoreLayersType: [ExpressLayerType.MIDDLEWARE, ExpressLayerType.ROUTER] })]),
       // Not traced: health checks (probes, readiness loops, the gateway's /healthz), reflection, and
       // the streams that live as long as the processes (the outbox feed, key invalidations, the
-      // market feed): one span each for days, every statement of their polls inside it, and the
-      // events the engine writes for a streamed quote tied to that endless trace.
-      new GrpcInstrumentation({ ignoreGrpcMethods: ['Check', 'Watch', 'ServerReflectionInfo', 'StreamEvents', 'WatchInvalidations', 'StreamQuotes'] }),
+      // market feed, the gateway's list calls): one span each for days, every statement of their
+      // polls inside it, and the events the engine writes for a streamed quote tied to that endless
+      // trace. A list request's message has spans of its own (the gateway's list-stream.ts).
+      new GrpcInstrumentation({ ignoreGrpcMethods: ['Check', 'Watch', 'ServerReflectionInfo', 'StreamEvents', 'WatchInvalidations', 'StreamQuotes', 'StreamListAccounts'] }),
       // Statements only under a traced request or delivery (pollers and listeners stay quiet);
       // never the bound values (enhancedDatabaseReporting off): they hold hashes, tokens, names.
       new PgInstrumentation({ requireParentSpan: true, enhancedDatabaseReporting: false, ignoreConnectSpans: true }),
