@@ -274,6 +274,12 @@ describe('metrics', () => {
     expect(sample(accounts, 'rpc_server_duration_seconds_count', assign)).toBeGreaterThanOrEqual(1);
     expect(sample(accounts, 'rpc_server_duration_seconds_bucket', { ...assign, le: '+Inf' })).toBeGreaterThanOrEqual(1);
     expect(sample(await scrape(METRICS.auth), 'rpc_server_requests_total', rpc('propdesk.auth.v1.AuthService', 'VerifyApiKey', 0))).toBeGreaterThanOrEqual(1);
+    // The gateway's list requests travel as messages of StreamListAccounts calls: each counted and timed as a call.
+    const before = sample(accounts, 'rpc_server_requests_total', rpc('propdesk.accounts.v1.AccountsService', 'StreamListAccounts', 0)) ?? 0;
+    for (let i = 0; i < 3; i += 1) expect((await api('GET', '/v1/accounts?limit=2')).status).toBe(200);
+    const lists = await scrape(METRICS.accounts);
+    expect(sample(lists, 'rpc_server_requests_total', rpc('propdesk.accounts.v1.AccountsService', 'StreamListAccounts', 0))).toBe(before + 3);
+    expect(sample(lists, 'rpc_server_duration_seconds_count', rpc('propdesk.accounts.v1.AccountsService', 'StreamListAccounts', 0))).toBe(before + 3);
     // A refusal is counted under its own code: NOT_FOUND (5) for an account that does not exist.
     expect((await api('GET', '/v1/accounts/999999999')).status).toBe(404);
     expect(sample(await scrape(METRICS.accounts), 'rpc_server_requests_total', rpc('propdesk.accounts.v1.AccountsService', 'GetAccount', 5))).toBe(1);

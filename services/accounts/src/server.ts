@@ -20,7 +20,7 @@ export async function createServer(
   options: { host: string; port: number; trading: AsyncServiceImplementation<tradingv1.TradingServiceServer>; metrics?: Registry },
 ): Promise<AccountsServer> {
   const streams = new ActiveStreams();
-  const accounts = implementService<accountsv1.AccountsServiceServer>(accountsv1.AccountsServiceService, deps.logger, createAccountsHandlers(deps, streams));
+  const accounts = implementService<accountsv1.AccountsServiceServer>(accountsv1.AccountsServiceService, deps.logger, createAccountsHandlers(deps, streams, options.metrics));
   const trading = implementService<tradingv1.TradingServiceServer>(tradingv1.TradingServiceService, deps.logger, options.trading);
   const started = await startGrpcServer({
     host: options.host,

@@ -46,6 +46,7 @@ export * from './credential-rules';
 export * from './retention';
 export * from './grpc-tls';
 export * from './metrics';
+export { rpcMessageObserver } from './rpc-metrics';
 export * from './telemetry/tracing';
 export * from './audit-table';
 export * from './audit-listing';

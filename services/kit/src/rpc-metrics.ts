@@ -16,7 +16,7 @@ const LABELS = ['rpc_system', 'rpc_service', 'rpc_method', 'rpc_grpc_status_code
  * requests), in this same intercepting call: each interceptor is a layer every message and
  * status of every call passes through.
  */
-export function rpcMetricsInterceptor(registry: Registry, listener?: (call: ServerInterceptingCallInterface) => Partial<ServerListener>): ServerInterceptor {
+function rpcMetrics(registry: Registry): { calls: Counter<(typeof LABELS)[number]>; duration: Histogram<(typeof LABELS)[number]> } {
   const calls =
     (registry.getSingleMetric('rpc_server_requests_total') as Counter<(typeof LABELS)[number]> | undefined) ??
     new Counter({ name: 'rpc_server_requests_total', help: 'gRPC calls answered, by service, method and status code', labelNames: LABELS, registers: [registry] });
@@ -29,13 +29,38 @@ export function rpcMetricsInterceptor(registry: Registry, listener?: (call: Serv
       buckets: DURATION_BUCKETS,
       registers: [registry],
     });
+  return { calls, duration };
+}
+
+/**
+ * Methods whose messages are the requests (AccountsService.StreamListAccounts: one long-lived call
+ * carries the gateway's list requests): each answered message is counted and timed as a call of
+ * the method (rpcMessageObserver), and the call itself, which lasts for many of them, is not.
+ */
+export const OBSERVED_PER_MESSAGE = new Set(['/propdesk.accounts.v1.AccountsService/StreamListAccounts']);
+
+/** Counts and times one answered message of an OBSERVED_PER_MESSAGE method, as rpcMetricsInterceptor a call. */
+export function rpcMessageObserver(registry: Registry, path: string): (code: number, startedNs: bigint) => void {
+  const { calls, duration } = rpcMetrics(registry);
+  const slash = path.lastIndexOf('/');
+  const service = path.slice(1, slash);
+  const method = path.slice(slash + 1);
+  return (code, startedNs) => {
+    const labels = { rpc_system: 'grpc', rpc_service: service, rpc_method: method, rpc_grpc_status_code: String(code) };
+    calls.inc(labels);
+    duration.observe(labels, Number(process.hrtime.bigint() - startedNs) / 1e9);
+  };
+}
+
+export function rpcMetricsInterceptor(registry: Registry, listener?: (call: ServerInterceptingCallInterface) => Partial<ServerListener>): ServerInterceptor {
+  const { calls, duration } = rpcMetrics(registry);
   return (descriptor, call) => {
     const started = process.hrtime.bigint();
     // path: /propdesk.accounts.v1.AccountsService/AssignTrader
     const slash = descriptor.path.lastIndexOf('/');
     const service = descriptor.path.slice(1, slash);
     const method = descriptor.path.slice(slash + 1);
-    let observed = false;
+    let observed = OBSERVED_PER_MESSAGE.has(descriptor.path);
     const observe = (code: number) => {
       if (observed) return;
       observed = true;

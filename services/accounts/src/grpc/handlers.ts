@@ -1,5 +1,6 @@
 import { AppError, auditEntriesPage, exactlyOnce, toItemError, type AsyncServiceImplementation, type CallContext, type ResponseCodec } from '@propdesk/kit';
 import { accountsv1 } from '@propdesk/proto';
+import type { Registry } from 'prom-client';
 import type { AccountsDeps } from '../deps';
 import type { Account, AccountSummary, Trader } from '../domain/account';
 import type { TestClock } from '../domain/test-clock';
@@ -40,6 +41,8 @@ const holderResponse = ({ account, trader }: { account: Account; trader: Trader 
 export function createAccountsHandlers(
   deps: AccountsDeps,
   streams: ActiveStreams = new ActiveStreams(),
+  /** The service's metrics registry: StreamListAccounts counts its messages there. */
+  metrics?: Registry,
 ): AsyncServiceImplementation<accountsv1.AccountsServiceServer> {
   // Every write goes through `once`: with an Idempotency-Key it runs exactly once (kit idempotency.ts).
   const once: WriteOnce = (ctx, codec, toResponse, write) => exactlyOnce(ctx, deps.sequelize, codec, toResponse, write, deps.logger);
@@ -76,7 +79,7 @@ export function createAccountsHandlers(
     async batchListAccounts(req, ctx) {
       return { results: await answerListBatch(deps, req.requests, req.requestIds, ctx.requestId) };
     },
-    streamListAccounts: createStreamListAccountsHandler(deps, streams),
+    streamListAccounts: createStreamListAccountsHandler(deps, streams, metrics),
     assignTrader(req, ctx) {
       return once(ctx, accountsv1.AssignTraderResponse, holderResponse, () => assignTrader(deps, req));
     },

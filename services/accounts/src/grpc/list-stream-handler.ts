@@ -1,9 +1,22 @@
-import type { ServerDuplexStream } from '@grpc/grpc-js';
-import { ATTR_REQUEST_ID, inSpanOf, requestIdOf, runWithContext, SpanKind, STREAM_LIST_ATTRIBUTES, STREAM_LIST_SPAN, toItemError } from '@propdesk/kit';
+import { status, type ServerDuplexStream } from '@grpc/grpc-js';
+import type { Registry } from 'prom-client';
+import {
+  ATTR_REQUEST_ID,
+  inSpanOf,
+  requestIdOf,
+  rpcMessageObserver,
+  runWithContext,
+  SpanKind,
+  STREAM_LIST_ATTRIBUTES,
+  STREAM_LIST_SPAN,
+  toItemError,
+} from '@propdesk/kit';
 import type { accountsv1 } from '@propdesk/proto';
 import type { AccountsDeps } from '../deps';
 import { answerListBatch } from './list-batch';
 import type { ActiveStreams } from './stream-events-handler';
+
+const STREAM_LIST_PATH = '/propdesk.accounts.v1.AccountsService/StreamListAccounts';
 
 type ListStreamCall = ServerDuplexStream<accountsv1.StreamListAccountsRequest, accountsv1.StreamListAccountsResponse>;
 
@@ -13,7 +26,9 @@ type ListStreamCall = ServerDuplexStream<accountsv1.StreamListAccountsRequest, a
  * caller half-closes it, or when the service drains (ActiveStreams), once the answers under way
  * are written: the caller sends again, as calls, whatever it had not been answered.
  */
-export function createStreamListAccountsHandler(deps: AccountsDeps, streams: ActiveStreams): (call: ListStreamCall) => void {
+export function createStreamListAccountsHandler(deps: AccountsDeps, streams: ActiveStreams, metrics?: Registry): (call: ListStreamCall) => void {
+  // Each answered message is counted and timed as a call of the method (the kit's rpc metrics).
+  const observe = metrics ? rpcMessageObserver(metrics, STREAM_LIST_PATH) : undefined;
   return (call) => {
     const callRequestId = requestIdOf(call.metadata);
     let answering = 0;
@@ -40,6 +55,7 @@ export function createStreamListAccountsHandler(deps: AccountsDeps, streams: Act
       finish();
     });
     call.on('data', (message: accountsv1.StreamListAccountsRequest) => {
+      const started = process.hrtime.bigint();
       answering += 1;
       const requestId = message.requestIds[0] || callRequestId;
       const caller = message.traceparent ? { traceparent: message.traceparent, tracestate: message.tracestate } : null;
@@ -53,6 +69,7 @@ export function createStreamListAccountsHandler(deps: AccountsDeps, streams: Act
       ).then((results) => {
         answering -= 1;
         if (!closed) call.write({ id: message.id, results });
+        observe?.(status.OK, started);
         finish();
       });
     });
