@@ -19,6 +19,8 @@ const logger = createLogger('test', { level: 'silent' });
 /** How the double's StreamListAccounts behaves for the test running. */
 let behave: (call: Call, message: accountsv1.StreamListAccountsRequest) => void = () => undefined;
 let callsOpened = 0;
+/** Whether the double ends a call when the gateway half-closes it (the service does, once it has answered). */
+let endOnHalfClose = true;
 let grpc: StartedGrpcServer;
 let accounts: ServiceClient<accountsv1.AccountsServiceClient>;
 
@@ -46,7 +48,9 @@ beforeAll(async () => {
     streamListAccounts(call: Call) {
       callsOpened += 1;
       call.on('data', (message: accountsv1.StreamListAccountsRequest) => behave(call, message));
-      call.on('end', () => call.end());
+      call.on('end', () => {
+        if (endOnHalfClose) call.end();
+      });
     },
   });
   grpc = await startGrpcServer({
@@ -65,6 +69,7 @@ afterAll(async () => {
 
 beforeEach(() => {
   callsOpened = 0;
+  endOnHalfClose = true;
   behave = (call, message) => call.write(answer(message));
 });
 
@@ -119,6 +124,31 @@ it('replaces a call after its share of messages, and spreads messages over its c
   // Two calls at a time, each replaced after 3 messages: 12 messages took 4 calls.
   expect(callsOpened).toBe(4);
   stream.close();
+});
+
+it('cancels every call it has open when closed, a retired one still answering too', async () => {
+  // A retired call whose answer is still coming: the double keeps it open.
+  endOnHalfClose = false;
+  const cancelled: string[] = [];
+  const held: Array<{ call: Call; message: accountsv1.StreamListAccountsRequest }> = [];
+  behave = (call, message) => {
+    call.on('cancelled', () => cancelled.push(message.requests[0].organizationId));
+    if (message.requests[0].organizationId === 'slow') held.push({ call, message });
+    else call.write(answer(message));
+  };
+  const stream = createListStream(accounts, { ...LIST_STREAM_DEFAULTS, streams: 1, maxMessages: 1 });
+  const fallbacks: string[] = [];
+  // The first call takes the slow request and is retired by the next message, which opens a second.
+  const slow = stream.send([request('slow')], [], 5000, fallbackOf('slow', fallbacks));
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  expect(rendered(await stream.send([request('quick')], [], 5000, fallbackOf('quick', fallbacks)))).toEqual(['["quick"]']);
+  expect(callsOpened).toBe(2);
+  stream.close();
+  // The slow request goes through the fallback; both calls were cancelled.
+  expect(rendered(await slow)).toEqual(['["fallback slow"]']);
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  expect(cancelled.sort()).toEqual(['quick', 'slow']);
+  expect(held).toHaveLength(1);
 });
 
 it('goes through the fallback, without opening a call each time, when the service has no StreamListAccounts', async () => {

@@ -83,6 +83,8 @@ function outcomesOf(results: accountsv1.BatchListAccountsResult[]): Outcomes {
  */
 export function createListStream(accounts: ServiceClient<accountsv1.AccountsServiceClient>, options: ListStreamOptions = LIST_STREAM_DEFAULTS): ListStream {
   const slots: Array<OpenCall | undefined> = new Array(options.streams).fill(undefined);
+  /** Every call not ended yet: the slots' and the retired ones still answering. */
+  const live = new Set<OpenCall>();
   let next = 0;
   let lastId = 0;
   let unavailableUntil = 0;
@@ -98,6 +100,7 @@ export function createListStream(accounts: ServiceClient<accountsv1.AccountsServ
   };
 
   const ended = (open: OpenCall, error?: ServiceError) => {
+    live.delete(open);
     const slot = slots.indexOf(open);
     if (slot >= 0) slots[slot] = undefined;
     open.retired = true;
@@ -122,6 +125,7 @@ export function createListStream(accounts: ServiceClient<accountsv1.AccountsServ
     });
     call.on('error', (error: ServiceError) => ended(opened, error));
     call.on('end', () => ended(opened));
+    live.add(opened);
     return opened;
   };
 
@@ -153,7 +157,7 @@ export function createListStream(accounts: ServiceClient<accountsv1.AccountsServ
     },
     close() {
       closed = true;
-      for (const open of slots) if (open) open.call.cancel();
+      for (const open of [...live]) open.call.cancel();
     },
   };
 
