@@ -4,7 +4,6 @@ import {
   callMetadata,
   createHealthChecker,
   createServiceClient,
-  fromItemError,
   fromServiceError,
   type CallOpts,
   type ServiceAddresses,
@@ -13,7 +12,7 @@ import {
 } from '@propdesk/kit';
 import { Histogram, type Registry } from 'prom-client';
 import { coalesce, type ItemOutcome } from './coalesce';
-import { createListStream } from './list-stream';
+import { createListStream, outcomesOf } from './list-stream';
 
 export type { ServiceClient };
 
@@ -62,13 +61,7 @@ function batchListAccounts(
           // A replica from before BatchListAccounts: the requests go out one by one instead.
           if (err?.code === status.UNIMPLEMENTED) return resolve(undefined);
           if (err) return reject(withoutStackTraces(() => fromServiceError(err)));
-          resolve(
-            response.results.map((result) =>
-              result.response
-                ? { ok: true, response: result.response }
-                : { ok: false, error: withoutStackTraces(() => fromItemError(result.error ?? { code: 'internal_error', message: '', param: '' })) },
-            ),
-          );
+          resolve(outcomesOf(response.results));
         }),
       );
     });
@@ -81,10 +74,13 @@ export function createClients(addresses: ServiceAddresses, deadlineMs: number, r
   const trading = createServiceClient(tradingv1.TradingServiceClient, tradingv1.TradingServiceService, addresses.accounts, deadlineMs, addresses.tls);
   const webhooks = createServiceClient(webhooksv1.WebhooksServiceClient, webhooksv1.WebhooksServiceService, addresses.webhooks, deadlineMs, addresses.tls);
   const batchCall = batchListAccounts(accounts, deadlineMs);
-  // Over StreamListAccounts while it is open (list-stream.ts); as calls otherwise.
+  // Over StreamListAccounts while it is open (list-stream.ts); as calls otherwise: one ListAccounts
+  // for a lone request, BatchListAccounts for several (one by one against a replica without it).
   const stream = createListStream(accounts);
-  const viaStream = (requests: accountsv1.ListAccountsRequest[], requestIds: string[], opts: CallOpts, asCalls: () => Promise<Array<ItemOutcome<accountsv1.ListAccountsResponse>> | undefined>) =>
-    stream.send(requests, requestIds, opts.deadlineMs ?? deadlineMs, async () => (await asCalls()) ?? oneByOne(requests, requestIds, opts));
+  const viaStream = (requests: accountsv1.ListAccountsRequest[], requestIds: string[], opts: CallOpts) =>
+    stream.send(requests, requestIds, opts.deadlineMs ?? deadlineMs, async () =>
+      (requests.length > 1 ? await batchCall(requests, requestIds, opts) : undefined) ?? oneByOne(requests, requestIds, opts),
+    );
   const oneByOne = (requests: accountsv1.ListAccountsRequest[], requestIds: string[], opts: CallOpts) =>
     Promise.all(
       requests.map((request, i) =>
@@ -96,11 +92,11 @@ export function createClients(addresses: ServiceAddresses, deadlineMs: number, r
     );
   const listAccounts = coalesce({
     single: async (request: accountsv1.ListAccountsRequest, opts: CallOpts) => {
-      const [outcome] = await stream.send([request], [opts.requestId ?? ''], opts.deadlineMs ?? deadlineMs, () => oneByOne([request], [opts.requestId ?? ''], opts));
+      const [outcome] = await viaStream([request], [opts.requestId ?? ''], opts);
       if (!outcome.ok) throw outcome.error;
       return outcome.response;
     },
-    batch: (requests, requestIds, opts) => viaStream(requests, requestIds, opts, () => batchCall(requests, requestIds, opts)),
+    batch: viaStream,
     maxBatch: MAX_LIST_BATCH,
     onSend: registry ? observeCallSize(registry) : undefined,
   });

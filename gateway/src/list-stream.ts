@@ -12,6 +12,7 @@ import {
   tracingActive,
   type ServiceClient,
   type StoredTraceContext,
+  withoutStackTraces,
 } from '@propdesk/kit';
 import type { ItemOutcome } from './coalesce';
 
@@ -63,11 +64,12 @@ interface OpenCall {
 const deadlineError = () =>
   fromServiceError(Object.assign(new Error('Deadline exceeded'), { code: status.DEADLINE_EXCEEDED, details: 'Deadline exceeded', metadata: new Metadata() }));
 
-function outcomesOf(results: accountsv1.BatchListAccountsResult[]): Outcomes {
+/** A batch's results as outcomes, one per request in order (BatchListAccounts' and a message's alike). */
+export function outcomesOf(results: accountsv1.BatchListAccountsResult[]): Outcomes {
   return results.map((result) =>
     result.response
       ? { ok: true, response: result.response }
-      : { ok: false, error: fromItemError(result.error ?? { code: 'internal_error', message: '', param: '' }) },
+      : { ok: false, error: withoutStackTraces(() => fromItemError(result.error ?? { code: 'internal_error', message: '', param: '' })) },
   );
 }
 

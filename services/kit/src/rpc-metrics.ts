@@ -1,5 +1,6 @@
 import { ServerInterceptingCall, status as grpcStatus, type ServerInterceptingCallInterface, type ServerInterceptor, type ServerListener } from '@grpc/grpc-js';
 import { Counter, Histogram, type Registry } from 'prom-client';
+import { STREAM_LIST_ACCOUNTS_PATH } from './telemetry/tracing';
 
 /** Seconds: from a cached key check (sub-millisecond) to a report of a large account. */
 const DURATION_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
@@ -37,36 +38,35 @@ function rpcMetrics(registry: Registry): { calls: Counter<(typeof LABELS)[number
  * carries the gateway's list requests): each answered message is counted and timed as a call of
  * the method (rpcMessageObserver), and the call itself, which lasts for many of them, is not.
  */
-export const OBSERVED_PER_MESSAGE = new Set(['/propdesk.accounts.v1.AccountsService/StreamListAccounts']);
+const OBSERVED_PER_MESSAGE = new Set([STREAM_LIST_ACCOUNTS_PATH]);
 
-/** Counts and times one answered message of an OBSERVED_PER_MESSAGE method, as rpcMetricsInterceptor a call. */
-export function rpcMessageObserver(registry: Registry, path: string): (code: number, startedNs: bigint) => void {
-  const { calls, duration } = rpcMetrics(registry);
+/** Counts and times one call (or message) of the method at `path` (/propdesk.accounts.v1.AccountsService/AssignTrader). */
+function observerOf(metrics: ReturnType<typeof rpcMetrics>, path: string): (code: number, startedNs: bigint) => void {
   const slash = path.lastIndexOf('/');
   const service = path.slice(1, slash);
   const method = path.slice(slash + 1);
   return (code, startedNs) => {
     const labels = { rpc_system: 'grpc', rpc_service: service, rpc_method: method, rpc_grpc_status_code: String(code) };
-    calls.inc(labels);
-    duration.observe(labels, Number(process.hrtime.bigint() - startedNs) / 1e9);
+    metrics.calls.inc(labels);
+    metrics.duration.observe(labels, Number(process.hrtime.bigint() - startedNs) / 1e9);
   };
 }
 
+/** Counts and times one answered message of an OBSERVED_PER_MESSAGE method, as rpcMetricsInterceptor a call. */
+export function rpcMessageObserver(registry: Registry, path: string): (code: number, startedNs: bigint) => void {
+  return observerOf(rpcMetrics(registry), path);
+}
+
 export function rpcMetricsInterceptor(registry: Registry, listener?: (call: ServerInterceptingCallInterface) => Partial<ServerListener>): ServerInterceptor {
-  const { calls, duration } = rpcMetrics(registry);
+  const metrics = rpcMetrics(registry);
   return (descriptor, call) => {
     const started = process.hrtime.bigint();
-    // path: /propdesk.accounts.v1.AccountsService/AssignTrader
-    const slash = descriptor.path.lastIndexOf('/');
-    const service = descriptor.path.slice(1, slash);
-    const method = descriptor.path.slice(slash + 1);
+    const record = observerOf(metrics, descriptor.path);
     let observed = OBSERVED_PER_MESSAGE.has(descriptor.path);
     const observe = (code: number) => {
       if (observed) return;
       observed = true;
-      const labels = { rpc_system: 'grpc', rpc_service: service, rpc_method: method, rpc_grpc_status_code: String(code) };
-      calls.inc(labels);
-      duration.observe(labels, Number(process.hrtime.bigint() - started) / 1e9);
+      record(code, started);
     };
     return new ServerInterceptingCall(call, {
       start(next) {

@@ -7,6 +7,7 @@ import {
   rpcMessageObserver,
   runWithContext,
   SpanKind,
+  STREAM_LIST_ACCOUNTS_PATH,
   STREAM_LIST_ATTRIBUTES,
   STREAM_LIST_SPAN,
   toItemError,
@@ -15,8 +16,6 @@ import type { accountsv1 } from '@propdesk/proto';
 import type { AccountsDeps } from '../deps';
 import { answerListBatch } from './list-batch';
 import type { ActiveStreams } from './stream-events-handler';
-
-const STREAM_LIST_PATH = '/propdesk.accounts.v1.AccountsService/StreamListAccounts';
 
 type ListStreamCall = ServerDuplexStream<accountsv1.StreamListAccountsRequest, accountsv1.StreamListAccountsResponse>;
 
@@ -28,7 +27,7 @@ type ListStreamCall = ServerDuplexStream<accountsv1.StreamListAccountsRequest, a
  */
 export function createStreamListAccountsHandler(deps: AccountsDeps, streams: ActiveStreams, metrics?: Registry): (call: ListStreamCall) => void {
   // Each answered message is counted and timed as a call of the method (the kit's rpc metrics).
-  const observe = metrics ? rpcMessageObserver(metrics, STREAM_LIST_PATH) : undefined;
+  const observe = metrics ? rpcMessageObserver(metrics, STREAM_LIST_ACCOUNTS_PATH) : undefined;
   return (call) => {
     const callRequestId = requestIdOf(call.metadata);
     let answering = 0;
@@ -62,10 +61,7 @@ export function createStreamListAccountsHandler(deps: AccountsDeps, streams: Act
       runWithContext({ requestId }, () =>
         inSpanOf(caller, STREAM_LIST_SPAN, { kind: SpanKind.SERVER, attributes: { ...STREAM_LIST_ATTRIBUTES, [ATTR_REQUEST_ID]: requestId } }, () =>
           answerListBatch(deps, message.requests, message.requestIds, requestId),
-        ).then(
-          (results) => results,
-          (err: unknown) => message.requests.map(() => ({ error: toItemError(err) })),
-        ),
+        ).catch((err: unknown) => message.requests.map(() => ({ error: toItemError(err) }))),
       ).then((results) => {
         answering -= 1;
         if (!closed) call.write({ id: message.id, results });

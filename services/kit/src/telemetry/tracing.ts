@@ -87,11 +87,14 @@ export async function inSpanOf<T>(
   }
 }
 
+/** The gateway's list requests travel as messages of this method's long-lived calls. */
+export const STREAM_LIST_ACCOUNTS_PATH = '/propdesk.accounts.v1.AccountsService/StreamListAccounts';
+
 /**
  * The spans of one StreamListAccounts message, the gateway's (client) and the accounts service's
  * (server): the message carries the trace context that a call carries in its metadata.
  */
-export const STREAM_LIST_SPAN = 'propdesk.accounts.v1.AccountsService/StreamListAccounts';
+export const STREAM_LIST_SPAN = STREAM_LIST_ACCOUNTS_PATH.slice(1);
 export const STREAM_LIST_ATTRIBUTES: Attributes = { 'rpc.system': 'grpc', 'rpc.service': 'propdesk.accounts.v1.AccountsService', 'rpc.method': 'StreamListAccounts' };
 
 /** Sends what is batched; resolves at once with tracing off, and within `timeoutMs` whatever the collector does. */
