@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { scopeBind, selectOne, selectRows, toNumber, type Sequelize, type StoredTraceContext, type TenantScope } from '@propdesk/kit';
 
 export interface StoredEvent {
@@ -51,18 +52,56 @@ const toEvent = (row: EventRow): StoredEvent => ({
  * other tenants of the server) cannot write our outbox but would hold the whole feed back.
  * It must run as its own statement before the read: a transaction that commits in between is
  * then visible to the read, and one that starts later has an xid at or above the horizon.
+ *
+ * `running` lists this database's transactions that hold the horizon below `xmax`: once each has
+ * ended, every transaction that began before the snapshot is settled and `xmax` is the horizon.
  */
-async function settledHorizon(sequelize: Sequelize): Promise<string> {
-  const row = await selectOne<{ horizon: string }>(
+async function snapshotHorizon(sequelize: Sequelize): Promise<{ xmax: string; running: string[] }> {
+  const row = await selectOne<{ xmax: string; running: string[] }>(
     sequelize,
     `WITH snap AS (SELECT pg_current_snapshot() AS s)
-     SELECT COALESCE(
-       (SELECT min(x) FROM snap, pg_snapshot_xip(s) AS x
+     SELECT pg_snapshot_xmax(s)::text AS xmax,
+       ARRAY(SELECT x::text FROM pg_snapshot_xip(s) AS x
          WHERE (x::text::numeric % 4294967296)::text IN (
-           SELECT backend_xid::text FROM pg_stat_activity WHERE datname = current_database() AND backend_xid IS NOT NULL)),
-       (SELECT pg_snapshot_xmax(s) FROM snap))::text AS horizon`,
+           SELECT backend_xid::text FROM pg_stat_activity WHERE datname = current_database() AND backend_xid IS NOT NULL)
+         ORDER BY x) AS running
+     FROM snap`,
   );
-  return row!.horizon;
+  return row!;
+}
+
+/** The horizon as it stands: below the oldest of this database's running transactions. */
+async function settledHorizon(sequelize: Sequelize): Promise<string> {
+  const { xmax, running } = await snapshotHorizon(sequelize);
+  return running[0] ?? xmax;
+}
+
+/** How long a feed read waits for the transactions under way when it arrived (read-your-writes). */
+const FEED_SETTLE_WAIT_MS = 1_000;
+
+/**
+ * The horizon of a feed read: every transaction that committed before the read arrived is under
+ * it, so a caller sees the event of a write that was answered before it asked. Transactions of
+ * this database still under way at the snapshot hold the horizon back; the read waits for those
+ * (only those: later ones are above `xmax` anyway), usually for a few milliseconds. A transaction
+ * still running after FEED_SETTLE_WAIT_MS keeps the horizon below it, as the stream's reader has
+ * it: the feed stays gap-free and the caller sees the event on its next read.
+ */
+async function readYourWritesHorizon(sequelize: Sequelize): Promise<string> {
+  const { xmax, running } = await snapshotHorizon(sequelize);
+  let waiting = running;
+  const deadline = Date.now() + FEED_SETTLE_WAIT_MS;
+  for (let pause = 1; waiting.length > 0; pause = Math.min(pause * 2, 20)) {
+    if (Date.now() >= deadline) return waiting[0];
+    await sleep(pause);
+    const still = await selectOne<{ running: string[] }>(
+      sequelize,
+      `SELECT ARRAY(SELECT x::text FROM unnest($running::xid8[]) AS x WHERE pg_xact_status(x) = 'in progress' ORDER BY x) AS running`,
+      { running: waiting },
+    );
+    waiting = still!.running;
+  }
+  return xmax;
 }
 
 const SETTLED = 'txid < $horizon::xid8';
@@ -75,7 +114,7 @@ export async function listEvents(
   after: number,
   limit: number,
 ): Promise<StoredEvent[]> {
-  const horizon = await settledHorizon(sequelize);
+  const horizon = await readYourWritesHorizon(sequelize);
   const rows = await selectRows<EventRow>(
     sequelize,
     `SELECT ${COLUMNS} FROM events

@@ -112,6 +112,53 @@ describe('the event feed', () => {
     expect(after).toEqual([start + 1, start + 2, start + 3]);
   });
 
+  it('a feed read shows every write answered before it: it waits for a lower position still in flight, then lists both in order', async () => {
+    const org = h.newOrg();
+    const tx = await h.sql.transaction();
+    await h.sql.query(
+      "INSERT INTO events (id, organization_id, type, data) VALUES ('evt_inflight_' || gen_random_uuid(), :org, 'account.archived', '{}'::jsonb)",
+      { replacements: { org }, transaction: tx },
+    );
+    let page: accountsv1.ListEventsResponse;
+    const started = Date.now();
+    try {
+      await provision(org, 1);
+      const read = h.api.listEvents({ organizationId: org, mode: Mode.MODE_LIVE, pageSize: 0, pageToken: '', type: '' });
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      await tx.commit();
+      page = await read;
+    } finally {
+      await tx.rollback().catch(() => undefined);
+    }
+    expect(Date.now() - started).toBeGreaterThanOrEqual(200);
+    expect(page.events.map((e) => e.type)).toEqual(['account.archived', 'account.created']);
+  });
+
+  it('a transaction that stays open bounds the wait: the read answers within about a second without the rows above it, and lists them once it commits', async () => {
+    const org = h.newOrg();
+    const tx = await h.sql.transaction();
+    await h.sql.query(
+      "INSERT INTO events (id, organization_id, type, data) VALUES ('evt_inflight_' || gen_random_uuid(), :org, 'account.archived', '{}'::jsonb)",
+      { replacements: { org }, transaction: tx },
+    );
+    let whileOpen: accountsv1.ListEventsResponse;
+    let waited: number;
+    try {
+      await provision(org, 1);
+      const started = Date.now();
+      whileOpen = await h.api.listEvents({ organizationId: org, mode: Mode.MODE_LIVE, pageSize: 0, pageToken: '', type: '' });
+      waited = Date.now() - started;
+      await tx.commit();
+    } finally {
+      await tx.rollback().catch(() => undefined);
+    }
+    expect(whileOpen.events).toEqual([]);
+    expect(waited).toBeGreaterThanOrEqual(900);
+    expect(waited).toBeLessThan(5_000);
+    const after = await h.api.listEvents({ organizationId: org, mode: Mode.MODE_LIVE, pageSize: 0, pageToken: '', type: '' });
+    expect(after.events.map((e) => e.type)).toEqual(['account.archived', 'account.created']);
+  });
+
   it('open streams end when the service stops, so shutdown does not wait for them', async () => {
     const second = await start(h.env);
     const client = createServiceClient(accounts.AccountsServiceClient, accounts.AccountsServiceService, second.address);
