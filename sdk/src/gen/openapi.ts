@@ -927,7 +927,7 @@ export interface paths {
         };
         /**
          * The event feed
-         * @description For integrations that poll; the same events go to webhooks. Newest last, in the order they committed. With `account`, that account's events only, in `sequence` order (1 for its first event, then +1 for each following one, no gaps, no repeats), from `after_sequence` on: a receiver that saw sequence K of an account and then K + 2 asks `?account={n}&after_sequence=K` for what it missed. An account of another organization or of the other mode has no events here. API key with the scope `accounts:read`.
+         * @description For integrations that poll; the same events go to webhooks. Newest last, in the order they committed. A write answered before the read has its events listed (the read waits briefly for writes still committing). With `account`, that account's events only, in `sequence` order (1 for its first event, then +1 for each following one, no gaps, no repeats), from `after_sequence` on: a receiver that saw sequence K of an account and then K + 2 asks `?account={n}&after_sequence=K` for what it missed. An account of another organization or of the other mode has no events here. API key with the scope `accounts:read`.
          */
         get: operations["listEvents"];
         put?: never;
