@@ -124,6 +124,8 @@ interface PendingWrite {
   request: IdempotentRequest;
   operation: string;
   encode(answer: unknown): Uint8Array;
+  /** The answer the effect transaction recorded and its response message, made once. */
+  answered?: { answer: unknown; response: unknown };
   /** Set once an effect transaction took the record. */
   recorded?: Uint8Array | 'refusal';
   /**
@@ -340,9 +342,20 @@ export async function exactlyOnce<R, P>(
   // No look-up of its own: the effect transaction's first statement (sent with BEGIN) finds an
   // earlier record, and its last one waits for one in flight. A retry runs the use case up to its
   // effect transaction (provisioning reserves credits and gives them back), then replays.
-  const pending: PendingWrite = { request, operation: call.method, encode: (answer) => codec.encode(toResponse(answer as R)).finish() };
+  const pending: PendingWrite = {
+    request,
+    operation: call.method,
+    encode(answer) {
+      const response = toResponse(answer as R);
+      pending.answered = { answer, response };
+      return codec.encode(response).finish();
+    },
+  };
   try {
     const answer = await pendingWrites.run(pending, write);
+    // The use case returns what its effect transaction recorded, as a rule: that response
+    // message is reused, not made and encoded again.
+    if (pending.recorded !== undefined && pending.recorded !== 'refusal' && pending.answered?.answer === answer) return pending.answered.response as P;
     const response = toResponse(answer);
     if (pending.recorded === undefined) {
       // A write with no effect transaction: remember its answer after the fact (nothing to guard).
