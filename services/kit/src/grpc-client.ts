@@ -11,7 +11,7 @@ import {
 import { service as healthServiceDefinition } from 'grpc-health-check';
 import { currentContext, newRequestId, REQUEST_ID_METADATA, setActorMetadata, type Actor } from './context';
 import { fromServiceError } from './errors';
-import { setIdempotencyMetadata, type IdempotentRequest } from './idempotency';
+import { setIdempotencyMetadata, type IdempotentRequest } from './idempotency-metadata';
 import { channelCredentialsOf, type GrpcTls } from './grpc-tls';
 
 /** Channel options: per-request balancing over every address (headless Services), quick reconnects. */

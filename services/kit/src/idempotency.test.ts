@@ -2,17 +2,9 @@ import { Metadata } from '@grpc/grpc-js';
 import { BinaryReader, BinaryWriter } from '@bufbuild/protobuf/wire';
 import { migrate, openDatabase, type Sequelize } from './db';
 import { AppError } from './errors';
-import {
-  atomicEffect,
-  CommittedRefusal,
-  deleteExpiredIdempotencyRecords,
-  effectTransaction,
-  exactlyOnce,
-  IDEMPOTENCY_RECORDS_DDL,
-  idempotencyRecordsRetention,
-  setIdempotencyMetadata,
-  type ResponseCodec,
-} from './idempotency';
+import { atomicEffect, CommittedRefusal, effectTransaction, exactlyOnce, type ResponseCodec } from './idempotency';
+import { setIdempotencyMetadata } from './idempotency-metadata';
+import { deleteExpiredIdempotencyRecords, IDEMPOTENCY_RECORDS_DDL, idempotencyRecordsRetention } from './idempotency-records';
 import { execute, selectRows } from './sql';
 import { createTestDatabase, type TestDatabase } from './testing';
 

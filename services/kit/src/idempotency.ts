@@ -3,7 +3,8 @@ import type { Metadata } from '@grpc/grpc-js';
 import type { Sequelize, Transaction } from 'sequelize';
 import { AppError, isApiErrorCode, type ApiErrorCode } from './errors';
 import type { Logger } from './logger';
-import { affectedRows, deleteInBatches, type RetentionTask } from './retention';
+import { idempotentRequestOf, type IdempotentRequest } from './idempotency-metadata';
+import { IDEMPOTENCY_KEY_LIFETIME_MS } from './idempotency-records';
 import { execute, selectOne, selectRows } from './sql';
 import { abandonTransaction, pipelinedTransaction, type LastStatement } from './transaction';
 
@@ -11,8 +12,9 @@ import { abandonTransaction, pipelinedTransaction, type LastStatement } from './
  * Exactly-once writes (SPEC 7, Idempotency-Key), decided in the service that owns the effect.
  *
  * The gateway forwards the client's Idempotency-Key, its scope (organization + API key) and a
- * fingerprint of the request (method, path, canonical body) in gRPC metadata. The owning service
- * records the key in ITS database, in the SAME transaction as the effect, together with the answer:
+ * fingerprint of the request (method, path, canonical body) in gRPC metadata
+ * (idempotency-metadata.ts). The owning service records the key in ITS database, in the SAME
+ * transaction as the effect, together with the answer:
  *
  *   handler:   return exactlyOnce(ctx, db, XResponse, (r) => toProto(r), () => useCase(deps, req));
  *   use case:  return effectTransaction(db, async (tx) => { ...the change...; return answer; });
@@ -35,76 +37,8 @@ import { abandonTransaction, pipelinedTransaction, type LastStatement } from './
  * - Same key, other request (fingerprint) -> 409 idempotency_key_reused.
  *
  * Each service has an `idempotency_records` table (IDEMPOTENCY_RECORDS_DDL in a migration) and
- * deletes records past the key lifetime with deleteExpiredIdempotencyRecords.
+ * deletes records past the key lifetime (idempotency-records.ts).
  */
-
-/** gRPC metadata names the gateway sets on a write that carries an Idempotency-Key. */
-export const IDEMPOTENCY_KEY_METADATA = 'idempotency-key-bin';
-export const IDEMPOTENCY_SCOPE_METADATA = 'idempotency-scope';
-export const IDEMPOTENCY_FINGERPRINT_METADATA = 'idempotency-fingerprint';
-
-/** How long a key is remembered: a retry within this window replays, after it the key is new. */
-export const IDEMPOTENCY_KEY_LIFETIME_MS = 24 * 60 * 60 * 1000;
-
-export interface IdempotentRequest {
-  /** Who the key belongs to: `<organization id>/<API key id>`. */
-  scope: string;
-  /** The client's Idempotency-Key, 1 to 255 characters. */
-  key: string;
-  /** sha256 hex of method, path and canonical body. */
-  fingerprint: string;
-}
-
-/** Sets the idempotency metadata of an outgoing call (the gateway's side). */
-export function setIdempotencyMetadata(metadata: Metadata, request: IdempotentRequest): void {
-  metadata.set(IDEMPOTENCY_KEY_METADATA, Buffer.from(request.key, 'utf8'));
-  metadata.set(IDEMPOTENCY_SCOPE_METADATA, request.scope);
-  metadata.set(IDEMPOTENCY_FINGERPRINT_METADATA, request.fingerprint);
-}
-
-/** The idempotency of an incoming call, or undefined when it carries no key. Malformed -> invalid_request. */
-export function idempotentRequestOf(metadata: Metadata): IdempotentRequest | undefined {
-  const [rawKey] = metadata.get(IDEMPOTENCY_KEY_METADATA);
-  if (rawKey === undefined) return undefined;
-  const key = Buffer.isBuffer(rawKey) ? rawKey.toString('utf8') : String(rawKey);
-  const scope = String(metadata.get(IDEMPOTENCY_SCOPE_METADATA)[0] ?? '');
-  const fingerprint = String(metadata.get(IDEMPOTENCY_FINGERPRINT_METADATA)[0] ?? '');
-  if (key.length < 1 || key.length > 255 || key.includes('\0')) {
-    throw new AppError('invalid_request', 'Idempotency-Key must be 1 to 255 characters', 'Idempotency-Key');
-  }
-  if (scope.length < 1 || scope.length > 200 || fingerprint.length < 1 || fingerprint.length > 128) {
-    throw new AppError('invalid_request', 'an Idempotency-Key needs its scope and request fingerprint', 'Idempotency-Key');
-  }
-  return { scope, key, fingerprint };
-}
-
-/** The records table, in the service's schema. Add it to the service's migrations once. */
-export const IDEMPOTENCY_RECORDS_DDL = `
-  CREATE TABLE idempotency_records (
-    scope text NOT NULL,
-    idempotency_key text NOT NULL,
-    fingerprint text NOT NULL,
-    operation text NOT NULL,
-    response bytea,
-    error_code text,
-    error_message text,
-    error_param text,
-    created_at timestamptz NOT NULL DEFAULT now(),
-    PRIMARY KEY (scope, idempotency_key)
-  );
-  CREATE INDEX idempotency_records_created_at ON idempotency_records (created_at);
-`;
-
-/** Deletes records older than the horizon (default: the key lifetime); returns how many. */
-export async function deleteExpiredIdempotencyRecords(db: Sequelize, horizonMs = IDEMPOTENCY_KEY_LIFETIME_MS): Promise<number> {
-  const rows = await selectRows<{ n: string }>(
-    db,
-    `WITH gone AS (DELETE FROM idempotency_records WHERE created_at <= now() - make_interval(secs => $secs) RETURNING 1)
-     SELECT count(*)::text AS n FROM gone`,
-    { secs: Math.max(horizonMs, 0) / 1000 },
-  );
-  return Number(rows[0]?.n ?? 0);
-}
 
 /** A refusal whose side effects (an event, a flag) commit with the recorded error. */
 export class CommittedRefusal extends Error {
@@ -381,24 +315,4 @@ async function replayStored<P>(db: Sequelize, request: IdempotentRequest, codec:
   const record = await findRecord(db, request);
   if (!record) throw new AppError('unavailable', 'a concurrent request with this Idempotency-Key did not finish; try again');
   return replay(record, request, codec);
-}
-
-/**
- * The retention task of a service's idempotency records (kit retention.ts): records older than the
- * horizon go, in batches. The horizon is never shorter than the key lifetime: a younger record is
- * the answer a retry must get.
- */
-export function idempotencyRecordsRetention(db: Sequelize, horizonMs = IDEMPOTENCY_KEY_LIFETIME_MS): RetentionTask {
-  return {
-    name: 'idempotency records',
-    horizonMs: Math.max(horizonMs, IDEMPOTENCY_KEY_LIFETIME_MS),
-    run: (cutoff) =>
-      deleteInBatches((batch) =>
-        affectedRows(
-          db,
-          `DELETE FROM idempotency_records WHERE ctid = ANY (ARRAY(SELECT ctid FROM idempotency_records WHERE created_at <= $cutoff LIMIT $batch))`,
-          { cutoff, batch },
-        ),
-      ),
-  };
 }

@@ -20,6 +20,8 @@ export {
 export * from './grpc-client';
 export * from './db';
 export * from './idempotency';
+export * from './idempotency-metadata';
+export * from './idempotency-records';
 export * from './sql';
 export * from './ids';
 export * from './tenant';
