@@ -4,10 +4,10 @@ import { generateSdkSources, type GeneratedSources, type OpenApiDocument } from 
 
 /**
  * `node sdk/codegen/dist/cli.js <openapi.json> [--check]`: writes the SDK's generated sources
- * (sdk/src/gen) from the document, or with --check says which are stale and exits 1.
+ * (sdk/src/__generated__) from the document, or with --check says which are stale and exits 1.
  * The root scripts `npm run gen:sdk` and `npm run check:sdk` give it the served document.
  */
-export const GENERATED_DIR = path.resolve(__dirname, '..', '..', 'src', 'gen');
+export const GENERATED_DIR = path.resolve(__dirname, '..', '..', 'src', '__generated__');
 
 function read(file: string): string | null {
   try {
@@ -29,11 +29,11 @@ async function main(): Promise<number> {
   const stale = (Object.keys(sources) as Array<keyof GeneratedSources>).filter((name) => read(path.join(GENERATED_DIR, name)) !== sources[name]);
   if (check) {
     if (stale.length === 0) return 0;
-    process.stderr.write(`the SDK's generated types are stale (${stale.map((n) => `sdk/src/gen/${n}`).join(', ')}): run 'npm run gen:sdk' and commit the result\n`);
+    process.stderr.write(`the SDK's generated types are stale (${stale.map((n) => `sdk/src/__generated__/${n}`).join(', ')}): run 'npm run gen:sdk' and commit the result\n`);
     return 1;
   }
   for (const name of stale) writeFileSync(path.join(GENERATED_DIR, name), sources[name]);
-  process.stdout.write(stale.length === 0 ? 'sdk/src/gen is up to date\n' : `wrote ${stale.map((n) => `sdk/src/gen/${n}`).join(', ')}\n`);
+  process.stdout.write(stale.length === 0 ? 'sdk/src/__generated__ is up to date\n' : `wrote ${stale.map((n) => `sdk/src/__generated__/${n}`).join(', ')}\n`);
   return 0;
 }
 

@@ -1,4 +1,4 @@
-import { OPERATIONS, type OperationId } from './gen/operations';
+import { OPERATIONS, type OperationId } from './__generated__/operations';
 import { Paginator, type Page } from './paginate';
 import { Transport, type ClientOptions, type RequestOptions } from './transport';
 import type { OperationMethods } from './types';

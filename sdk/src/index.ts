@@ -13,5 +13,5 @@ export { Paginator, type Page } from './paginate';
 export type { AnswerInfo, ClientOptions, RequestOptions } from './transport';
 export { verifyWebhook, webhooks, WebhookVerificationError, type VerificationFailure, type VerifyOptions, type WebhookHeaders } from './webhooks';
 export type { Account, Event, MethodArgs, MethodResult, OperationMethods, Params, PathArgs, Schemas, Success, Trader, WebhookEvent, WebhookEventOf, WebhookEventType } from './types';
-export { OPERATIONS, type OperationId, type OperationSpec } from './gen/operations';
-export type { components, operations, paths, webhooks as WebhookDeliveries } from './gen/openapi';
+export { OPERATIONS, type OperationId, type OperationSpec } from './__generated__/operations';
+export type { components, operations, paths, webhooks as WebhookDeliveries } from './__generated__/openapi';

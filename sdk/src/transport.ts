@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { errorOfAnswer, PropDeskConnectionError, PropDeskError } from './errors';
-import type { OperationSpec } from './gen/operations';
+import type { OperationSpec } from './__generated__/operations';
 
 /** How the client is set up: `new PropDesk({ apiKey, baseUrl })`. */
 export interface ClientOptions {

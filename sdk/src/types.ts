@@ -1,5 +1,5 @@
-import type { components, operations, webhooks } from './gen/openapi';
-import type { OPERATIONS, OperationId } from './gen/operations';
+import type { components, operations, webhooks } from './__generated__/openapi';
+import type { OPERATIONS, OperationId } from './__generated__/operations';
 import type { Page, Paginator } from './paginate';
 import type { RequestOptions } from './transport';
 

@@ -1,5 +1,5 @@
 /**
- * The SDK's committed generated sources (sdk/src/gen) are those of the document the gateway
+ * The SDK's committed generated sources (sdk/src/__generated__) are those of the document the gateway
  * serves: the generator (sdk/codegen, run as `npm run check:sdk` runs it, in a process of its own:
  * openapi-typescript loads ES modules jest cannot) regenerates them from that document and they
  * must be byte-identical; a changed document fails the check, naming the stale files.
@@ -41,7 +41,7 @@ it('are stale for a changed document: the check fails and names them', () => {
   delete changed.paths['/v1/accounts/{number}/archive'];
   const result = check(changed);
   expect(result.code).toBe(1);
-  expect(result.stderr).toContain('sdk/src/gen/openapi.ts');
-  expect(result.stderr).toContain('sdk/src/gen/operations.ts');
+  expect(result.stderr).toContain('sdk/src/__generated__/openapi.ts');
+  expect(result.stderr).toContain('sdk/src/__generated__/operations.ts');
   expect(result.stderr).toContain('npm run gen:sdk');
 }, 60_000);
