@@ -92,20 +92,23 @@ export function createListStream(accounts: ServiceClient<accountsv1.AccountsServ
   let unavailableUntil = 0;
   let closed = false;
 
-  const retire = (open: OpenCall) => {
-    if (open.retired) return;
+  /** Takes no more messages: out of its slot (a new call takes the slot at the next send). */
+  const vacate = (open: OpenCall) => {
     open.retired = true;
     const slot = slots.indexOf(open);
     if (slot >= 0) slots[slot] = undefined;
+  };
+
+  const retire = (open: OpenCall) => {
+    if (open.retired) return;
+    vacate(open);
     // Half-closed: the service answers what it has and ends the call.
     open.call.end();
   };
 
   const ended = (open: OpenCall, error?: ServiceError) => {
     live.delete(open);
-    const slot = slots.indexOf(open);
-    if (slot >= 0) slots[slot] = undefined;
-    open.retired = true;
+    vacate(open);
     if (error && !closed) {
       const now = Date.now();
       if (error.code === status.UNIMPLEMENTED) unavailableUntil = now + options.unimplementedBackoffMs;

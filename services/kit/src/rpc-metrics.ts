@@ -59,9 +59,15 @@ export function rpcMessageObserver(registry: Registry, path: string): (code: num
 
 export function rpcMetricsInterceptor(registry: Registry, listener?: (call: ServerInterceptingCallInterface) => Partial<ServerListener>): ServerInterceptor {
   const metrics = rpcMetrics(registry);
+  // One recorder per method, made at its first call (not a path parsed and a closure made per call).
+  const recorders = new Map<string, ReturnType<typeof observerOf>>();
   return (descriptor, call) => {
     const started = process.hrtime.bigint();
-    const record = observerOf(metrics, descriptor.path);
+    let record = recorders.get(descriptor.path);
+    if (!record) {
+      record = observerOf(metrics, descriptor.path);
+      recorders.set(descriptor.path, record);
+    }
     let observed = OBSERVED_PER_MESSAGE.has(descriptor.path);
     const observe = (code: number) => {
       if (observed) return;

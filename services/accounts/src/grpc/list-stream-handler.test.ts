@@ -6,6 +6,7 @@
 import { Mode } from '@propdesk/kit';
 import { accountsv1 } from '@propdesk/proto';
 import { startHarness, type Harness } from '../test/harness';
+import { listRequest } from '../test/list-requests';
 
 let h: Harness;
 let org: string;
@@ -18,15 +19,7 @@ afterAll(async () => {
   await h?.close();
 });
 
-const request = (req: Partial<accountsv1.ListAccountsRequest>): accountsv1.ListAccountsRequest => ({
-  organizationId: org,
-  mode: Mode.MODE_LIVE,
-  pageSize: 0,
-  pageToken: '',
-  status: accountsv1.AccountStatus.ACCOUNT_STATUS_UNSPECIFIED,
-  jsonView: true,
-  ...req,
-});
+const request = (req: Partial<accountsv1.ListAccountsRequest>) => listRequest(org, req);
 const numbers = (result: accountsv1.BatchListAccountsResult) =>
   (JSON.parse(Buffer.from(result.response?.accountsJson ?? []).toString()) as Array<{ number: number }>).map((a) => a.number);
 

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { AppError, Mode, toRestAccount } from '@propdesk/kit';
 import { accountsv1 } from '@propdesk/proto';
 import { startHarness, type Harness } from '../test/harness';
+import { listRequest } from '../test/list-requests';
 
 let h: Harness;
 let org: string;
@@ -137,15 +138,7 @@ describe('listing accounts', () => {
 });
 
 describe('BatchListAccounts', () => {
-  const request = (req: Partial<accountsv1.ListAccountsRequest>): accountsv1.ListAccountsRequest => ({
-    organizationId: org,
-    mode: Mode.MODE_LIVE,
-    pageSize: 0,
-    pageToken: '',
-    status: accountsv1.AccountStatus.ACCOUNT_STATUS_UNSPECIFIED,
-    jsonView: true,
-    ...req,
-  });
+  const request = (req: Partial<accountsv1.ListAccountsRequest>) => listRequest(org, req);
 
   /** Cursors are sealed with a fresh nonce each time: compared as present or not. */
   const sealed = (result: { response?: accountsv1.ListAccountsResponse; error?: unknown }) =>
