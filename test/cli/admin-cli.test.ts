@@ -5,6 +5,10 @@ import { startServices, type TestServices } from '../panel/services';
 const ROOT = path.resolve(__dirname, '..', '..');
 const ENTRY = path.join(ROOT, 'services/admin-cli/dist/main.js');
 
+// Each CLI call is a Node process of its own: under a second on an idle machine, several seconds on
+// a loaded one (suites run in parallel), and a test here makes up to seven.
+jest.setTimeout(180_000);
+
 interface CliRun {
   code: number;
   stdout: string;

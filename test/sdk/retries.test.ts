@@ -35,9 +35,9 @@ afterAll(async () => {
   await stack?.stop();
 });
 
-function client(baseUrl = stack.url): { pd: PropDesk; answers: AnswerInfo[] } {
+function client(baseUrl = stack.url, retryBaseDelayMs = 100): { pd: PropDesk; answers: AnswerInfo[] } {
   const answers: AnswerInfo[] = [];
-  return { pd: new PropDesk({ apiKey, baseUrl, retryBaseDelayMs: 100, onResponse: (a) => answers.push(a) }), answers };
+  return { pd: new PropDesk({ apiKey, baseUrl, retryBaseDelayMs, onResponse: (a) => answers.push(a) }), answers };
 }
 
 const order = { symbol: 'EURUSD', side: 'buy' as const, volume: 0.01, type: 'market' as const };
@@ -46,7 +46,9 @@ describe('503 unavailable', () => {
   it('retries a read while the service is down and answers once it is back', async () => {
     const port = stack.services.webhooks.port;
     await stack.stopService('webhooks');
-    const { pd, answers } = client();
+    // Backoff of 1, 2, 4 s (at least half of each): room for the service to start again and the
+    // gateway to reconnect on a loaded machine, before the third retry.
+    const { pd, answers } = client(stack.url, 1000);
     const listing = pd.listWebhooks().firstPage();
     await waitUntil(() => answers.length >= 1, { what: 'the first 503' });
     restarted = await startWebhooks({ ...stack.env, WEBHOOKS_GRPC_PORT: String(port) }, { logger: createLogger('webhooks', { level: 'silent' }) });
