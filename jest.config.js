@@ -53,9 +53,11 @@ const SERIAL = [
 
 module.exports = {
   testTimeout: 60_000,
-  // Besides the serial project's own worker. The suites mostly wait on I/O (PostgreSQL, Redis,
-  // child processes, timers), so more workers than cores pay off.
-  maxWorkers: 3,
+  // Besides the serial project's own worker: three suites at a time on two cores. They mostly wait
+  // on I/O (PostgreSQL, Redis, child processes, timers), but each runs whole stacks (and Chromium
+  // for the panel): with one more worker, a slower machine's runs missed deadlines, CLI timeouts
+  // and restart bounds on contention alone.
+  maxWorkers: 2,
   projects: [
     { ...common, displayName: 'unit', roots: SOURCES, testRegex: UNIT, testPathIgnorePatterns: IGNORED },
     { ...common, displayName: 'integration', roots: SOURCES, testRegex: ['/src/.+\\.test\\.ts$'], testPathIgnorePatterns: [...IGNORED, ...UNIT, ...SERIAL] },

@@ -84,7 +84,7 @@ export function cli(stack: Stack, args: string[]): Promise<Record<string, unknow
     WEBHOOKS_GRPC_ADDRESS: stack.env.WEBHOOKS_GRPC_ADDRESS ?? '',
   };
   return new Promise((resolve, reject) => {
-    execFile(process.execPath, [CLI_ENTRY, ...args], { env, timeout: 20_000 }, (err, stdout) => {
+    execFile(process.execPath, [CLI_ENTRY, ...args], { env, timeout: 60_000 }, (err, stdout) => {
       try {
         resolve(JSON.parse(stdout));
       } catch {

@@ -269,6 +269,11 @@ test('a rolling restart of every replicated process under load: zero failed read
     await sleep(1000);
     await load.stop();
 
+    if (load.failedReads.length > 0) {
+      // What the gateways said of them (a missed deadline shows its ms), for whoever reads the failure.
+      const answers = replicas.filter((r) => r.name.startsWith('gateway')).flatMap((r) => r.log().split('\n').filter((line) => /"status":5\d\d/.test(line)).map((line) => `${r.name} ${line}`));
+      process.stderr.write(`failed reads; the gateways' 5xx answers:\n${answers.join('\n')}\n`);
+    }
     expect(load.failedReads).toEqual([]);
     expect(load.reads).toBeGreaterThan(100);
     // Drains end on their own (exit 0), well within the 30 s grace period of deploy/k8s.
