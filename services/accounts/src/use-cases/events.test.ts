@@ -15,6 +15,19 @@ afterAll(async () => {
 
 const provision = (org: string, count: number) => h.api.createAccounts({ organizationId: org, mode: Mode.MODE_LIVE, count, program: '', initialBalance: 0 });
 
+/** The organization's whole live feed, as GET /v1/events asks for it. */
+const feed = (org: string) => h.api.listEvents({ organizationId: org, mode: Mode.MODE_LIVE, pageSize: 0, pageToken: '', type: '' });
+
+/** A transaction left open holding an event of `org`: a lower position than any written after it. */
+async function openTransactionWithEvent(org: string) {
+  const tx = await h.sql.transaction();
+  await h.sql.query(
+    "INSERT INTO events (id, organization_id, type, data) VALUES ('evt_inflight_' || gen_random_uuid(), :org, 'account.archived', '{}'::jsonb)",
+    { replacements: { org }, transaction: tx },
+  );
+  return tx;
+}
+
 async function allPositions(): Promise<number[]> {
   const rows = await h.sql.query<{ position: string }>('SELECT position FROM events ORDER BY position', { type: QueryTypes.SELECT });
   return rows.map((r) => Number(r.position));
@@ -99,11 +112,7 @@ describe('the event feed', () => {
   it('holds back a higher position until a lower one still in flight commits', async () => {
     const org = h.newOrg();
     const start = (await allPositions()).pop() ?? 0;
-    const tx = await h.sql.transaction();
-    await h.sql.query(
-      "INSERT INTO events (id, organization_id, type, data) VALUES ('evt_inflight_' || gen_random_uuid(), :org, 'account.archived', '{}'::jsonb)",
-      { replacements: { org }, transaction: tx },
-    );
+    const tx = await openTransactionWithEvent(org);
     await provision(org, 2);
     const whileOpen = await consume(start, () => false, 1500);
     expect(whileOpen).toEqual([]);
@@ -114,16 +123,12 @@ describe('the event feed', () => {
 
   it('a feed read shows every write answered before it: it waits for a lower position still in flight, then lists both in order', async () => {
     const org = h.newOrg();
-    const tx = await h.sql.transaction();
-    await h.sql.query(
-      "INSERT INTO events (id, organization_id, type, data) VALUES ('evt_inflight_' || gen_random_uuid(), :org, 'account.archived', '{}'::jsonb)",
-      { replacements: { org }, transaction: tx },
-    );
+    const tx = await openTransactionWithEvent(org);
     let page: accountsv1.ListEventsResponse;
     const started = Date.now();
     try {
       await provision(org, 1);
-      const read = h.api.listEvents({ organizationId: org, mode: Mode.MODE_LIVE, pageSize: 0, pageToken: '', type: '' });
+      const read = feed(org);
       await new Promise((resolve) => setTimeout(resolve, 200));
       await tx.commit();
       page = await read;
@@ -136,17 +141,13 @@ describe('the event feed', () => {
 
   it('a transaction that stays open bounds the wait: the read answers within about a second without the rows above it, and lists them once it commits', async () => {
     const org = h.newOrg();
-    const tx = await h.sql.transaction();
-    await h.sql.query(
-      "INSERT INTO events (id, organization_id, type, data) VALUES ('evt_inflight_' || gen_random_uuid(), :org, 'account.archived', '{}'::jsonb)",
-      { replacements: { org }, transaction: tx },
-    );
+    const tx = await openTransactionWithEvent(org);
     let whileOpen: accountsv1.ListEventsResponse;
     let waited: number;
     try {
       await provision(org, 1);
       const started = Date.now();
-      whileOpen = await h.api.listEvents({ organizationId: org, mode: Mode.MODE_LIVE, pageSize: 0, pageToken: '', type: '' });
+      whileOpen = await feed(org);
       waited = Date.now() - started;
       await tx.commit();
     } finally {
@@ -155,7 +156,7 @@ describe('the event feed', () => {
     expect(whileOpen.events).toEqual([]);
     expect(waited).toBeGreaterThanOrEqual(900);
     expect(waited).toBeLessThan(5_000);
-    const after = await h.api.listEvents({ organizationId: org, mode: Mode.MODE_LIVE, pageSize: 0, pageToken: '', type: '' });
+    const after = await feed(org);
     expect(after.events.map((e) => e.type)).toEqual(['account.archived', 'account.created']);
   });
 
