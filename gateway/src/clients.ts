@@ -9,6 +9,7 @@ import {
   type ServiceAddresses,
   type ServiceClient,
   withoutStackTraces,
+  withTraceContext,
 } from '@propdesk/kit';
 import { Histogram, type Registry } from 'prom-client';
 import { coalesce, type ItemOutcome } from './coalesce';
@@ -56,14 +57,15 @@ function batchListAccounts(
     new Promise((resolve, reject) => {
       const metadata = callMetadata(opts.requestId);
       const options = { deadline: Date.now() + (opts.deadlineMs ?? defaultDeadlineMs) };
-      withoutStackTraces(() =>
+      const start = () =>
         accounts.raw.batchListAccounts({ requests, requestIds }, metadata, options, (err: ServiceError | null, response: accountsv1.BatchListAccountsResponse) => {
           // A replica from before BatchListAccounts: the requests go out one by one instead.
           if (err?.code === status.UNIMPLEMENTED) return resolve(undefined);
           if (err) return reject(withoutStackTraces(() => fromServiceError(err)));
           resolve(outcomesOf(response.results));
-        }),
-      );
+        });
+      const traced = opts.traceContext;
+      withoutStackTraces(traced ? () => withTraceContext(traced, start) : start);
     });
 }
 
@@ -78,8 +80,12 @@ export function createClients(addresses: ServiceAddresses, deadlineMs: number, r
   // for a lone request, BatchListAccounts for several (one by one against a replica without it).
   const stream = createListStream(accounts);
   const viaStream = (requests: accountsv1.ListAccountsRequest[], requestIds: string[], opts: CallOpts) =>
-    stream.send(requests, requestIds, opts.deadlineMs ?? deadlineMs, async () =>
-      (requests.length > 1 ? await batchCall(requests, requestIds, opts) : undefined) ?? oneByOne(requests, requestIds, opts),
+    stream.send(
+      requests,
+      requestIds,
+      opts.deadlineMs ?? deadlineMs,
+      async () => (requests.length > 1 ? await batchCall(requests, requestIds, opts) : undefined) ?? oneByOne(requests, requestIds, opts),
+      opts.traceContext,
     );
   const oneByOne = (requests: accountsv1.ListAccountsRequest[], requestIds: string[], opts: CallOpts) =>
     Promise.all(

@@ -1,3 +1,4 @@
+import { createContextKey, ROOT_CONTEXT } from '@opentelemetry/api';
 import type { CallOpts } from '@propdesk/kit';
 import { coalesce, type ItemOutcome } from './coalesce';
 
@@ -30,6 +31,8 @@ function recording(options: { maxBatch?: number; batch?: 'answers' | 'unsupporte
   return { call, sent, sizes };
 }
 
+const TRACE = createContextKey('trace');
+
 const settle = <T>(promises: Array<Promise<T>>) => Promise.allSettled(promises);
 
 /** A request sent first, while the coalescer is idle: it goes out alone, and the ones after it in the same turn find a call in flight. */
@@ -53,6 +56,14 @@ describe('coalesce', () => {
       { kind: 'batch', requests: [1, 2, 3], requestIds: ['a', 'b', 'c'], opts: { requestId: 'a', deadlineMs: 500 } },
     ]);
     expect(sizes).toEqual([1, 3]);
+  });
+
+  it("carries its first request's trace context, as it carries that request's id", async () => {
+    const { call, sent } = recording();
+    const [first, second] = [ROOT_CONTEXT.setValue(TRACE, 'first'), ROOT_CONTEXT.setValue(TRACE, 'second')];
+    await Promise.all([call(LEAD, {}), call(1, { requestId: 'a', traceContext: first }), call(2, { requestId: 'b', traceContext: second })]);
+    expect(sent[1].kind).toBe('batch');
+    expect(sent[1].opts.traceContext).toBe(first);
   });
 
   it('sends a request alone again once the calls in flight are answered', async () => {

@@ -69,7 +69,12 @@ export function coalesce<Req, Res>(options: CoalescerOptions<Req, Res>): (reques
     if (calls.length === 1) return sendOneByOne(calls);
     const deadlineMs = Math.min(...calls.map((c) => c.opts.deadlineMs ?? Number.POSITIVE_INFINITY));
     const requestIds = calls.map((c) => c.opts.requestId ?? '');
-    const opts: CallOpts = { requestId: calls[0].opts.requestId, ...(Number.isFinite(deadlineMs) ? { deadlineMs } : {}) };
+    // The batch's own spans belong to its first request's trace (as the request id of its metadata).
+    const opts: CallOpts = {
+      requestId: calls[0].opts.requestId,
+      traceContext: calls[0].opts.traceContext,
+      ...(Number.isFinite(deadlineMs) ? { deadlineMs } : {}),
+    };
     options.onSend?.(calls.length);
     inFlight += 1;
     options

@@ -12,6 +12,7 @@ import {
   tracingActive,
   type ServiceClient,
   type StoredTraceContext,
+  type TraceContext,
   withoutStackTraces,
 } from '@propdesk/kit';
 import type { ItemOutcome } from './coalesce';
@@ -45,7 +46,14 @@ export interface ListStream {
    * `fallback` (the same requests as calls) answers them when no call is open, and those a call
    * left unanswered when it ended. Rejects with the deadline's error after `deadlineMs`.
    */
-  send(requests: accountsv1.ListAccountsRequest[], requestIds: string[], deadlineMs: number, fallback: () => Promise<Outcomes>): Promise<Outcomes>;
+  send(
+    requests: accountsv1.ListAccountsRequest[],
+    requestIds: string[],
+    deadlineMs: number,
+    fallback: () => Promise<Outcomes>,
+    /** The trace the message's spans belong to (its first request's); with tracing off, unused. */
+    traceContext?: TraceContext,
+  ): Promise<Outcomes>;
   close(): void;
 }
 
@@ -151,12 +159,12 @@ export function createListStream(accounts: ServiceClient<accountsv1.AccountsServ
   };
 
   return {
-    send(requests, requestIds, deadlineMs, fallback) {
+    send(requests, requestIds, deadlineMs, fallback, traceContext) {
       const target = pick();
       if (!target) return fallback();
       if (!tracingActive()) return sendOn(target, requests, requestIds, deadlineMs, fallback, null);
       // The message's own client span; the service's span for it joins the trace (list-stream-handler.ts).
-      return inSpanOf(currentTraceContext(), STREAM_LIST_SPAN, { kind: SpanKind.CLIENT, attributes: STREAM_LIST_ATTRIBUTES }, () =>
+      return inSpanOf(currentTraceContext(traceContext), STREAM_LIST_SPAN, { kind: SpanKind.CLIENT, attributes: STREAM_LIST_ATTRIBUTES }, () =>
         sendOn(target, requests, requestIds, deadlineMs, fallback, currentTraceContext()),
       );
     },

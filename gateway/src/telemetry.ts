@@ -5,4 +5,6 @@ import { registerTelemetry } from '@propdesk/kit/telemetry';
 
 // No Express instrumentation: /v1 is routed by the gateway's own table (one Express middleware),
 // which names the server span by its route template itself; Express's would only run per layer.
-registerTelemetry('propdesk-gateway', { entry: path.join(__dirname, 'main.js'), express: false });
+// No AsyncLocalStorage: each request's trace context is kept with the request and entered around
+// what may start a span or log after an await (http/request-context.ts traceContextOf).
+registerTelemetry('propdesk-gateway', { entry: path.join(__dirname, 'main.js'), express: false, asyncContext: false });

@@ -263,6 +263,31 @@ describe('a list request is one trace too, though its gRPC hop is a message of a
   });
 });
 
+describe('the gateway carries each request\'s trace context itself (it keeps no AsyncLocalStorage)', () => {
+  it('passes it to the panel it proxies to, whose server span joins the request\'s trace', async () => {
+    const traceId = hex(16);
+    const res = await fetch(`${gateway}/panel/`, { headers: { traceparent: `00-${traceId}-${hex(8)}-01` } });
+    expect(res.status).toBe(200);
+    await res.arrayBuffer();
+    const spans = await otlp.waitFor((all) => ['propdesk-gateway', 'propdesk-panel'].every((service) => all.some((s) => s.traceId === traceId && s.service === service && s.kind === SPAN_KIND.SERVER)));
+    const trace = spans.filter((s) => s.traceId === traceId);
+    const proxied = one(trace, 'gateway server span', (s) => s.service === 'propdesk-gateway' && s.kind === SPAN_KIND.SERVER);
+    const page = one(trace, 'panel server span', (s) => s.service === 'propdesk-panel' && s.kind === SPAN_KIND.SERVER);
+    expect(page.parentSpanId).toBe(proxied.spanId);
+  });
+
+  it('starts none of its spans outside a request but its own acknowledgements of key invalidations, and never traces its exports', () => {
+    // Acknowledging an invalidation the auth service streamed is the gateway's own background work.
+    const background = (s: ReceivedSpan) => s.name.endsWith('/AckInvalidation');
+    const orphans = otlp.spans.filter((s) => s.service === 'propdesk-gateway' && s.kind !== SPAN_KIND.SERVER && s.parentSpanId === '' && !background(s));
+    expect(orphans.map((s) => `${s.name} ${JSON.stringify(s.attributes)}`)).toEqual([]);
+    // Its server spans are the requests' own: each has a route or is a page of the panel.
+    const servers = otlp.spans.filter((s) => s.service === 'propdesk-gateway' && s.kind === SPAN_KIND.SERVER);
+    expect(servers.length).toBeGreaterThan(0);
+    expect(servers.filter((s) => !/^(GET|POST|PUT|PATCH|DELETE) /.test(s.name) && !String(s.attributes['url.path'] ?? '').startsWith('/panel')).map((s) => s.name)).toEqual([]);
+  });
+});
+
 describe('metrics', () => {
   const scrape = async (port: number) => (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
   const rpc = (service: string, method: string, code: number) => ({ rpc_system: 'grpc', rpc_service: service, rpc_method: method, rpc_grpc_status_code: String(code) });

@@ -1,7 +1,8 @@
 import type { Request, Response } from 'express';
 import { authv1 } from '@propdesk/proto';
-import { apiKeyDisplayPrefix, AppError, livemodeOf, sha256Hex, type CallOpts } from '@propdesk/kit';
+import { apiKeyDisplayPrefix, AppError, livemodeOf, sha256Hex, withTraceContext, type CallOpts } from '@propdesk/kit';
 import type { ServiceClient } from '../clients';
+import { traceContextOf } from '../http/request-context';
 import type { LimitDecision, Limits } from '../rate-limits';
 import { monotonicMs, type KeyCache, type VerifiedKey } from './key-cache';
 import type { InvalidationWatcher } from './invalidation-watcher';
@@ -67,9 +68,11 @@ export interface AuthenticatorDeps {
 
 export function createAuthenticator(deps: AuthenticatorDeps): Authenticator {
   const { auth, cache, watcher, limits } = deps;
+  /** A count in Redis is a span of the request's trace: its command starts in the request's context. */
+  const inRequest = <T>(req: Request, count: () => Promise<T>): Promise<T> => withTraceContext(traceContextOf(req), count);
 
   const refuseInvalid = async (req: Request, res: Response, error: AppError): Promise<never> => {
-    const decision = await limits.onInvalid(clientIp(req));
+    const decision = await inRequest(req, () => limits.onInvalid(clientIp(req)));
     setRateLimitHeaders(res, decision);
     if (!decision.allowed) throw rateLimited(res, decision);
     throw error;
@@ -116,11 +119,11 @@ export function createAuthenticator(deps: AuthenticatorDeps): Authenticator {
   const countValidKey = async (req: Request, res: Response, token: string): Promise<VerifiedKey | undefined> => {
     const hash = sha256Hex(token);
     const cachedValid = watcher.covered() && cache.has(hash);
-    const before = await limits.beforeLookup(clientIp(req), cachedValid || watcher.mayExist(hash) === true);
+    const before = await inRequest(req, () => limits.beforeLookup(clientIp(req), cachedValid || watcher.mayExist(hash) === true));
     if (before.action === 'refuse') throw rateLimited(res, before.decision);
     const key = await resolve(hash, req);
     if (key === undefined) return undefined;
-    const decision = await limits.onValid(key.keyId, isWrite(req.method), key.limits);
+    const decision = await inRequest(req, () => limits.onValid(key.keyId, isWrite(req.method), key.limits));
     setRateLimitHeaders(res, decision);
     if (!decision.allowed) throw rateLimited(res, decision);
     return key;
@@ -161,7 +164,7 @@ export function createAuthenticator(deps: AuthenticatorDeps): Authenticator {
         if (await countOptionalKey(req, res, token)) throw invalidSession;
         return refuseInvalid(req, res, invalidSession);
       }
-      const before = await limits.beforeLookup(clientIp(req), false);
+      const before = await inRequest(req, () => limits.beforeLookup(clientIp(req), false));
       if (before.action === 'refuse') throw rateLimited(res, before.decision);
       let session: ExecutorSession;
       try {
@@ -172,7 +175,7 @@ export function createAuthenticator(deps: AuthenticatorDeps): Authenticator {
         }
         throw err;
       }
-      const decision = await limits.onValid(`exec:${session.sessionId}`, isWrite(req.method));
+      const decision = await inRequest(req, () => limits.onValid(`exec:${session.sessionId}`, isWrite(req.method)));
       setRateLimitHeaders(res, decision);
       if (!decision.allowed) throw rateLimited(res, decision);
       const principal: ExecutorPrincipal = { kind: 'executor', ...session };
@@ -183,15 +186,16 @@ export function createAuthenticator(deps: AuthenticatorDeps): Authenticator {
     async anonymous(req, res, login) {
       const ip = clientIp(req);
       if (await countOptionalKey(req, res, bearerToken(req.headers.authorization))) {
-        if (!login || !limits.onLoginAttempt) return;
+        const onLoginAttempt = limits.onLoginAttempt?.bind(limits);
+        if (!login || !onLoginAttempt) return;
         // Executor passwords are guessed per IP whatever API key comes along: the login bucket still counts.
-        const attempt = await limits.onLoginAttempt(ip);
+        const attempt = await inRequest(req, () => onLoginAttempt(ip));
         if (!attempt.allowed) throw rateLimited(res, attempt);
         return;
       }
-      const before = await limits.beforeLookup(ip, false);
+      const before = await inRequest(req, () => limits.beforeLookup(ip, false));
       if (before.action === 'refuse') throw rateLimited(res, before.decision);
-      const decision = login && limits.onLoginAttempt ? await limits.onLoginAttempt(ip) : await limits.onInvalid(ip);
+      const decision = await inRequest(req, () => (login && limits.onLoginAttempt ? limits.onLoginAttempt(ip) : limits.onInvalid(ip)));
       setRateLimitHeaders(res, decision);
       if (!decision.allowed) throw rateLimited(res, decision);
     },

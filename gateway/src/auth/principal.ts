@@ -1,5 +1,6 @@
 import type { Request } from 'express';
 import { annotateServerSpan, API_KEY_SCOPES, AppError, ATTR_ORGANIZATION_ID, scopeFields, tracingActive, type Actor, type ApiKeyScope, type CallOpts, type ScopeFields, type TenantScope } from '@propdesk/kit';
+import { traceContextOf } from '../http/request-context';
 
 /** The scopes of SPEC 4 and 14, listed once in the kit. */
 export const SCOPES = API_KEY_SCOPES;
@@ -27,7 +28,7 @@ const principals = new WeakMap<Request, Principal>();
 
 export function setPrincipal(req: Request, principal: Principal): void {
   principals.set(req, principal);
-  if (tracingActive()) annotateServerSpan({ [ATTR_ORGANIZATION_ID]: principal.organizationId });
+  if (tracingActive()) annotateServerSpan({ [ATTR_ORGANIZATION_ID]: principal.organizationId }, traceContextOf(req));
 }
 
 export function principalOf(req: Request): Principal | undefined {

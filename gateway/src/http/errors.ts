@@ -1,5 +1,6 @@
 import type { ErrorRequestHandler, RequestHandler, Response } from 'express';
-import { AppError, type Logger } from '@propdesk/kit';
+import { AppError, withTraceContext, type Logger } from '@propdesk/kit';
+import { traceContextOf } from './request-context';
 
 /** A rendered answer: status and the exact bytes of the JSON body (serialised once). */
 export interface Rendered {
@@ -31,8 +32,11 @@ function bodyParserError(err: unknown): BodyParserError | undefined {
   return err as BodyParserError;
 }
 
-/** Anything thrown anywhere becomes an AppError; unknown failures become a generic internal_error. */
-export function toAppError(err: unknown, logger: Logger): AppError {
+/**
+ * Anything thrown anywhere becomes an AppError; unknown failures become a generic internal_error,
+ * logged in the trace of `req` (the request it failed, when there is one).
+ */
+export function toAppError(err: unknown, logger: Logger, req?: object): AppError {
   if (err instanceof AppError) return err;
   const parserError = bodyParserError(err);
   switch (parserError?.type) {
@@ -53,17 +57,17 @@ export function toAppError(err: unknown, logger: Logger): AppError {
   const status = typeof err === 'object' && err !== null && 'status' in err ? Number((err as { status: unknown }).status) : NaN;
   if (status === 404) return new AppError('not_found', 'no such route');
   if (status >= 400 && status < 500) return new AppError('invalid_request', 'the request is malformed');
-  logger.error({ err }, 'unexpected error');
+  withTraceContext(req && traceContextOf(req), () => logger.error({ err }, 'unexpected error'));
   return new AppError('internal_error', 'internal error');
 }
 
 export function errorHandler(logger: Logger): ErrorRequestHandler {
-  return (err, _req, res, next) => {
+  return (err, req, res, next) => {
     if (res.headersSent) {
       next(err);
       return;
     }
-    send(res, renderError(toAppError(err, logger)));
+    send(res, renderError(toAppError(err, logger, req)));
   };
 }
 

@@ -1,5 +1,6 @@
 import type { Request } from 'express';
 import { setHttpRoute } from '@propdesk/kit';
+import { traceContextOf } from './request-context';
 
 const templates = new WeakMap<Request, string>();
 
@@ -9,7 +10,7 @@ const templates = new WeakMap<Request, string>();
  */
 export function setMatchedRoute(req: Request, template: string): void {
   templates.set(req, template);
-  setHttpRoute(template);
+  setHttpRoute(req.method, template, traceContextOf(req));
 }
 
 export function matchedRouteOf(req: Request): string | undefined {

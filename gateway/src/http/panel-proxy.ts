@@ -1,7 +1,8 @@
 import type { ServerResponse } from 'node:http';
 import type { RequestHandler } from 'express';
 import { createProxyMiddleware } from 'http-proxy-middleware';
-import { AppError, type Logger } from '@propdesk/kit';
+import { AppError, injectTraceContext, withTraceContext, type Logger } from '@propdesk/kit';
+import { traceContextOf } from './request-context';
 import { renderError } from './errors';
 
 /**
@@ -16,8 +17,11 @@ export function panelProxy(target: string, logger: Logger): RequestHandler {
     changeOrigin: false,
     proxyTimeout: 30_000,
     on: {
-      error: (err, _req, res) => {
-        logger.warn({ err: err.message }, 'panel proxy error');
+      // The proxy sends after awaits of its own, where the gateway keeps no trace context: the panel
+      // is told the request's, and its server span joins the request's trace.
+      proxyReq: (proxyReq, req) => injectTraceContext(traceContextOf(req), (name, value) => proxyReq.setHeader(name, value)),
+      error: (err, req, res) => {
+        withTraceContext(traceContextOf(req), () => logger.warn({ err: err.message }, 'panel proxy error'));
         const response = res as ServerResponse;
         if (typeof response.writeHead !== 'function' || response.headersSent) {
           response.destroy?.();

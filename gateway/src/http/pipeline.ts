@@ -149,7 +149,7 @@ export function v1Pipeline(routes: readonly Route[], deps: PipelineDeps): Reques
       }
     }
     const opts = deps.callOpts(req);
-    const execute = (callOpts: CallOpts) => route.run(req, params, deps.clients, callOpts).catch((err: unknown) => renderError(toAppError(err, deps.logger)));
+    const execute = (callOpts: CallOpts) => route.run(req, params, deps.clients, callOpts).catch((err: unknown) => renderError(toAppError(err, deps.logger, req)));
     const principal = principalOf(req);
     if (principal?.kind === 'api_key' && 'apiKey' in route.access && isWrite(req.method)) {
       const key = idempotencyKeyOf(req);
@@ -176,7 +176,7 @@ export function v1Pipeline(routes: readonly Route[], deps: PipelineDeps): Reques
         throw new AppError('method_not_allowed', `${req.method} is not allowed here; allowed: ${found.allow}`);
       }
     } catch (err) {
-      rendered = renderError(toAppError(err, deps.logger));
+      rendered = renderError(toAppError(err, deps.logger, req));
     }
     send(res, rendered);
   };

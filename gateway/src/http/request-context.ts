@@ -1,10 +1,20 @@
 import type { RequestHandler } from 'express';
-import { annotateServerSpan, ATTR_REQUEST_ID, newRequestId, REQUEST_ID_METADATA, tracingActive } from '@propdesk/kit';
+import { annotateServerSpan, ATTR_REQUEST_ID, captureTraceContext, newRequestId, REQUEST_ID_METADATA, tracingActive, type TraceContext } from '@propdesk/kit';
 
 const requestIds = new WeakMap<object, string>();
+const traceContexts = new WeakMap<object, TraceContext>();
 
 export function requestIdOf(req: object): string {
   return requestIds.get(req) ?? newRequestId();
+}
+
+/**
+ * The request's trace context (its HTTP server span's), taken as the request arrives; undefined
+ * with tracing off. The gateway keeps no async context (telemetry.ts): whatever may start a span
+ * or write a log line after an await enters this one (withTraceContext, CallOpts.traceContext).
+ */
+export function traceContextOf(req: object): TraceContext | undefined {
+  return tracingActive() ? traceContexts.get(req) : undefined;
 }
 
 function acceptedRequestId(header: string | string[] | undefined): string | undefined {
@@ -21,6 +31,12 @@ export const requestContext: RequestHandler = (req, res, next) => {
   const requestId = acceptedRequestId(req.headers[REQUEST_ID_METADATA]) ?? newRequestId();
   requestIds.set(req, requestId);
   res.setHeader('X-Request-Id', requestId);
-  if (tracingActive()) annotateServerSpan({ [ATTR_REQUEST_ID]: requestId });
+  if (tracingActive()) {
+    // The first middleware, run within the emit of 'request' that the HTTP instrumentation wraps
+    // in the server span's context: that context is the active one here.
+    const traced = captureTraceContext();
+    if (traced) traceContexts.set(req, traced);
+    annotateServerSpan({ [ATTR_REQUEST_ID]: requestId }, traced);
+  }
   next();
 };

@@ -13,6 +13,7 @@ import { currentContext, newRequestId, REQUEST_ID_METADATA, setActorMetadata, ty
 import { fromServiceError } from './errors';
 import { setIdempotencyMetadata, type IdempotentRequest } from './idempotency-metadata';
 import { channelCredentialsOf, type GrpcTls } from './grpc-tls';
+import { withTraceContext, type TraceContext } from './telemetry/tracing';
 
 /** Channel options: per-request balancing over every address (headless Services), quick reconnects. */
 export const CHANNEL_OPTIONS = {
@@ -46,6 +47,11 @@ export interface CallOpts {
   actor?: Actor;
   /** The client's address as the edge saw it; default: the request context's. */
   clientIp?: string;
+  /**
+   * The trace context the call's client span starts in, for a caller that carries it by hand
+   * (the gateway: telemetry/tracing.ts TraceContext); default: the active one.
+   */
+  traceContext?: TraceContext;
 }
 
 type UnaryFn<Req, Res> = (
@@ -121,9 +127,9 @@ export function createServiceClient<C extends Client>(
       new Promise((resolve, reject) => {
         const metadata = callMetadata(opts?.requestId, opts?.idempotency, opts?.actor, opts?.clientIp);
         const options = { deadline: Date.now() + (opts?.deadlineMs ?? defaultDeadlineMs) };
-        withoutStackTraces(() =>
-          fn.call(raw, request, metadata, options, (err, response) => (err ? reject(withoutStackTraces(() => fromServiceError(err))) : resolve(response))),
-        );
+        const start = () => fn.call(raw, request, metadata, options, (err, response) => (err ? reject(withoutStackTraces(() => fromServiceError(err))) : resolve(response)));
+        const traced = opts?.traceContext;
+        withoutStackTraces(traced ? () => withTraceContext(traced, start) : start);
       });
   }
   return { raw, call: call as unknown as PromiseClient<C>, close: () => raw.close() };

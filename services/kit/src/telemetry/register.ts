@@ -19,6 +19,9 @@ type Registry = typeof globalThis & { [REGISTERED]?: string };
  * `express: false`: for a process whose Express app has no route of Express's own to name (the
  * gateway routes /v1 by its own table and names its server spans itself, setHttpRoute).
  *
+ * `asyncContext: false`: for a process that carries each request's trace context itself (the
+ * gateway: TraceContext in tracing.ts) and should not pay for AsyncLocalStorage's promise hooks.
+ *
  * Unset endpoint: returns without loading the SDK or any instrumentation. A bad value (an OTLP
  * protocol other than http/protobuf or http/json) stops the process at boot.
  */
@@ -37,6 +40,6 @@ export function registerTelemetry(serviceName: string, options: { entry: string;
   registry[REGISTERED] = serviceName;
   // Required here, not imported: with tracing off the SDK is never loaded.
   // eslint-disable-next-line @typescript-eslint/no-require-imports
-  (require('./sdk') as typeof import('./sdk')).startSdk(settings, serviceName, { express: options.express });
+  (require('./sdk') as typeof import('./sdk')).startSdk(settings, serviceName, { express: options.express, asyncContext: options.asyncContext });
   return true;
 }

@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { getRPCMetadata, RPCType } from '@opentelemetry/core';
-import { context, type Span } from '@opentelemetry/api';
+import type { Context, Span } from '@opentelemetry/api';
 import { OTLPTraceExporter as OtlpJsonExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { OTLPTraceExporter as OtlpProtobufExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { registerInstrumentations } from '@opentelemetry/instrumentation';
@@ -14,8 +14,9 @@ import { UndiciInstrumentation } from '@opentelemetry/instrumentation-undici';
 import { detectResources, envDetector, resourceFromAttributes } from '@opentelemetry/resources';
 import { BatchSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
-import { ATTR_SERVICE_NAME } from '@opentelemetry/semantic-conventions';
+import { ATTR_HTTP_ROUTE, ATTR_SERVICE_NAME } from '@opentelemetry/semantic-conventions';
 import type { TelemetrySettings } from './config';
+import { SynchronousContextManager } from './synchronous-context';
 import { installTracingHooks } from './tracing';
 
 /** Probes and scrapes: answered every few seconds, never what a trace is looked at for. */
@@ -37,6 +38,13 @@ export interface SdkOptions {
    * no span there and would still run for every layer of every request.
    */
   express?: boolean;
+  /**
+   * Context through AsyncLocalStorage (default on). Off: a context manager that follows only
+   * synchronous calls (synchronous-context.ts), for a process that carries its requests' context
+   * itself; its outgoing HTTP requests are traced only under a parent, so that the exporter's own,
+   * sent after awaits that no context follows, never is.
+   */
+  asyncContext?: boolean;
 }
 
 /**
@@ -64,12 +72,12 @@ export function startSdk(settings: TelemetrySettings, defaultServiceName: string
   // Both read OTEL_EXPORTER_OTLP_(TRACES_)ENDPOINT, _HEADERS and _TIMEOUT themselves.
   const exporter = settings.protocol === 'http/json' ? new OtlpJsonExporter() : new OtlpProtobufExporter();
   const provider = new NodeTracerProvider({ resource, spanProcessors: [new BatchSpanProcessor(exporter, batchSizes(process.env))] });
-  provider.register();
+  provider.register(options.asyncContext === false ? { contextManager: new SynchronousContextManager() } : {});
 
   registerInstrumentations({
     tracerProvider: provider,
     instrumentations: [
-      new HttpInstrumentation({ ignoreIncomingRequestHook: untracedRequest }),
+      new HttpInstrumentation({ ignoreIncomingRequestHook: untracedRequest, requireParentforOutgoingSpans: options.asyncContext === false }),
       // Route handlers only: a span per middleware would cost more than it tells.
       ...(options.express === false ? [] : [new ExpressInstrumentation({ ignoreLayersType: [ExpressLayerType.MIDDLEWARE, ExpressLayerType.ROUTER] })]),
       // Not traced: health checks (probes, readiness loops, the gateway's /healthz), reflection, and
@@ -94,13 +102,18 @@ export function startSdk(settings: TelemetrySettings, defaultServiceName: string
   });
 
   installTracingHooks({
-    serverSpan(): Span | undefined {
-      const metadata = getRPCMetadata(context.active());
+    serverSpan(current: Context): Span | undefined {
+      const metadata = getRPCMetadata(current);
       return metadata?.type === RPCType.HTTP ? metadata.span : undefined;
     },
-    setHttpRoute(template: string): void {
-      const metadata = getRPCMetadata(context.active());
-      if (metadata?.type === RPCType.HTTP) metadata.route = template;
+    setHttpRoute(method: string, template: string, current: Context): void {
+      const metadata = getRPCMetadata(current);
+      if (metadata?.type !== RPCType.HTTP) return;
+      metadata.route = template;
+      // Also on the span now: the instrumentation reads the route from the context active when the
+      // response closes, which a process without async context (the gateway's) no longer has then.
+      metadata.span.setAttribute(ATTR_HTTP_ROUTE, template);
+      metadata.span.updateName(`${method} ${template}`);
     },
     flush: () => provider.forceFlush(),
   });

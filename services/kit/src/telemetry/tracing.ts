@@ -1,4 +1,4 @@
-import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Attributes, type Span } from '@opentelemetry/api';
+import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Attributes, type Context, type Span } from '@opentelemetry/api';
 
 /**
  * What the rest of the kit asks of tracing. Everything here is a no-op until the SDK has been
@@ -6,10 +6,10 @@ import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, ty
  * one boolean check per call site and nothing else.
  */
 export interface TracingHooks {
-  /** The HTTP server span of the request in the current context (http instrumentation's RPC metadata). */
-  serverSpan(): Span | undefined;
-  /** Names the current HTTP server span by its route template: http.route and "METHOD /v1/x/{id}". */
-  setHttpRoute(template: string): void;
+  /** The HTTP server span of the request in `context` (http instrumentation's RPC metadata). */
+  serverSpan(context: Context): Span | undefined;
+  /** Names the HTTP server span in `context` by its route template: http.route and "METHOD /v1/x/{id}". */
+  setHttpRoute(method: string, template: string, context: Context): void;
   /** Flushes spans still batched (shutdown). */
   flush(): Promise<void>;
 }
@@ -26,6 +26,32 @@ export function tracingActive(): boolean {
   return hooks !== undefined;
 }
 
+/**
+ * A request's trace context, for a process that carries it by hand rather than through
+ * AsyncLocalStorage (the gateway: synchronous-context.ts). Taken where the request starts
+ * (captureTraceContext), kept with the request, and entered around each call that may start a
+ * span or write a log line after an await (withTraceContext; a gRPC call's CallOpts.traceContext).
+ */
+export type TraceContext = Context;
+
+/** The active trace context; undefined with tracing off. */
+export function captureTraceContext(): TraceContext | undefined {
+  return hooks ? context.active() : undefined;
+}
+
+/** Runs `fn` with `traced` as the active context; with tracing off or no context, just runs it. */
+export function withTraceContext<T>(traced: TraceContext | undefined, fn: () => T): T {
+  return hooks && traced ? context.with(traced, fn) : fn();
+}
+
+/** Writes `traced`'s W3C trace context (traceparent, tracestate) into outgoing headers. */
+export function injectTraceContext(traced: TraceContext | undefined, setHeader: (name: string, value: string) => void): void {
+  if (!hooks || !traced) return;
+  const carrier: Record<string, string> = {};
+  propagation.inject(traced, carrier);
+  for (const [name, value] of Object.entries(carrier)) setHeader(name, value);
+}
+
 /** Span attributes of our own, beside the semantic conventions' (never a secret or a body). */
 export const ATTR_REQUEST_ID = 'propdesk.request_id';
 export const ATTR_ORGANIZATION_ID = 'propdesk.organization_id';
@@ -36,15 +62,16 @@ export function annotateActiveSpan(attributes: Attributes): void {
   trace.getActiveSpan()?.setAttributes(attributes);
 }
 
-/** Sets attributes on the request's HTTP server span (the gateway's and the panel's). */
-export function annotateServerSpan(attributes: Attributes): void {
+/** Sets attributes on the request's HTTP server span (the gateway's and the panel's): the one in `traced`, else the active one. */
+export function annotateServerSpan(attributes: Attributes, traced?: TraceContext): void {
   if (!hooks) return;
-  (hooks.serverSpan() ?? trace.getActiveSpan())?.setAttributes(attributes);
+  const current = traced ?? context.active();
+  (hooks.serverSpan(current) ?? trace.getSpan(current))?.setAttributes(attributes);
 }
 
-/** The gateway's /v1 router matched a route template: the server span is named after it. */
-export function setHttpRoute(template: string): void {
-  hooks?.setHttpRoute(template);
+/** The gateway's /v1 router matched a route template: the server span (in `traced`, else the active one) is named after it. */
+export function setHttpRoute(method: string, template: string, traced?: TraceContext): void {
+  hooks?.setHttpRoute(method, template, traced ?? context.active());
 }
 
 /** W3C trace context of the current span, as stored beside an outbox row. */
@@ -53,11 +80,11 @@ export interface StoredTraceContext {
   tracestate: string;
 }
 
-/** The current trace context (to keep with something that is handled later), or null when none is sampled. */
-export function currentTraceContext(): StoredTraceContext | null {
+/** The trace context of `traced`, else the active one (to keep with something that is handled later), or null when none is sampled. */
+export function currentTraceContext(traced?: TraceContext): StoredTraceContext | null {
   if (!hooks) return null;
   const carrier: Record<string, string> = {};
-  propagation.inject(context.active(), carrier);
+  propagation.inject(traced ?? context.active(), carrier);
   return carrier.traceparent ? { traceparent: carrier.traceparent, tracestate: carrier.tracestate ?? '' } : null;
 }
 
