@@ -1,6 +1,6 @@
 /**
- * The SDK's committed generated sources (sdk/src/__generated__) are those of the document the gateway
- * serves: the generator (sdk/codegen, run as `npm run check:sdk` runs it, in a process of its own:
+ * The SDK's generated sources (sdk/src/__generated__, written by every build) are those of the
+ * document the gateway serves: the generator (sdk/codegen, run with --check, in a process of its own:
  * openapi-typescript loads ES modules jest cannot) regenerates them from that document and they
  * must be byte-identical; a changed document fails the check, naming the stale files.
  */
@@ -32,7 +32,7 @@ function check(document: OpenApiDocument): { code: number; stderr: string } {
   }
 }
 
-it('are what the served document generates (run `npm run gen:sdk` and commit when not)', () => {
+it('are what the served document generates (run `npm run gen:sdk` when not)', () => {
   expect(check(served())).toEqual({ code: 0, stderr: '' });
 }, 60_000);
 
