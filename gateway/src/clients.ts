@@ -8,8 +8,8 @@ import {
   type CallOpts,
   type ServiceAddresses,
   type ServiceClient,
+  startCall,
   withoutStackTraces,
-  withTraceContext,
 } from '@propdesk/kit';
 import { Histogram, type Registry } from 'prom-client';
 import { coalesce, type ItemOutcome } from './coalesce';
@@ -64,8 +64,7 @@ function batchListAccounts(
           if (err) return reject(withoutStackTraces(() => fromServiceError(err)));
           resolve(outcomesOf(response.results));
         });
-      const traced = opts.traceContext;
-      withoutStackTraces(traced ? () => withTraceContext(traced, start) : start);
+      startCall(opts.traceContext, start);
     });
 }
 

@@ -107,6 +107,14 @@ export function withoutStackTraces<T>(work: () => T): T {
 }
 
 /**
+ * Starts a unary call (`start` makes it) without stack traces, in `traced` when the caller carries
+ * its trace context by hand (CallOpts.traceContext), so that the call's client span starts there.
+ */
+export function startCall(traced: TraceContext | undefined, start: () => unknown): void {
+  withoutStackTraces(traced ? () => withTraceContext(traced, start) : start);
+}
+
+/**
  * One client per service per process, created at boot. The generated client constructor
  * (e.g. AuthServiceClient) and its definition (AuthServiceService) come from proto/gen.
  */
@@ -128,8 +136,7 @@ export function createServiceClient<C extends Client>(
         const metadata = callMetadata(opts?.requestId, opts?.idempotency, opts?.actor, opts?.clientIp);
         const options = { deadline: Date.now() + (opts?.deadlineMs ?? defaultDeadlineMs) };
         const start = () => fn.call(raw, request, metadata, options, (err, response) => (err ? reject(withoutStackTraces(() => fromServiceError(err))) : resolve(response)));
-        const traced = opts?.traceContext;
-        withoutStackTraces(traced ? () => withTraceContext(traced, start) : start);
+        startCall(opts?.traceContext, start);
       });
   }
   return { raw, call: call as unknown as PromiseClient<C>, close: () => raw.close() };
