@@ -2,6 +2,7 @@ import { Metadata, status, type ClientDuplexStream, type ServiceError } from '@g
 import type { accountsv1 } from '@propdesk/proto';
 import {
   callMetadata,
+  captureTraceContext,
   currentTraceContext,
   fromItemError,
   fromServiceError,
@@ -164,7 +165,7 @@ export function createListStream(accounts: ServiceClient<accountsv1.AccountsServ
       if (!target) return fallback();
       if (!tracingActive()) return sendOn(target, requests, requestIds, deadlineMs, fallback, null);
       // The message's own client span; the service's span for it joins the trace (list-stream-handler.ts).
-      return inSpanOf(currentTraceContext(traceContext), STREAM_LIST_SPAN, { kind: SpanKind.CLIENT, attributes: STREAM_LIST_ATTRIBUTES }, () =>
+      return inSpanOf(traceContext ?? captureTraceContext(), STREAM_LIST_SPAN, { kind: SpanKind.CLIENT, attributes: STREAM_LIST_ATTRIBUTES }, () =>
         sendOn(target, requests, requestIds, deadlineMs, fallback, currentTraceContext()),
       );
     },

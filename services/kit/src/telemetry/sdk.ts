@@ -20,10 +20,12 @@ import { SynchronousContextManager } from './synchronous-context';
 import { installTracingHooks } from './tracing';
 
 /** Probes and scrapes: answered every few seconds, never what a trace is looked at for. */
-const UNTRACED_PATHS = new Set(['/healthz', '/metrics']);
+const UNTRACED_PATHS = ['/healthz', '/metrics'];
 
+/** Asked of every request: a prefix test, no string made (most requests are under /v1). */
 function untracedRequest(request: IncomingMessage): boolean {
-  return UNTRACED_PATHS.has((request.url ?? '').split('?', 1)[0]);
+  const url = request.url ?? '';
+  return UNTRACED_PATHS.some((path) => url.startsWith(path) && (url.length === path.length || url[path.length] === '?'));
 }
 
 /** A webhook URL's query string may hold the receiver's own token: spans keep scheme, host and path. */

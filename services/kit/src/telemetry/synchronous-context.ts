@@ -30,7 +30,8 @@ export class SynchronousContextManager implements ContextManager {
     const previous = this.current;
     this.current = context;
     try {
-      return fn.call(thisArg, ...args);
+      // No spread: most calls pass no arguments, and apply takes the array as it is.
+      return args.length === 0 ? (fn as () => ReturnType<F>).call(thisArg) : fn.apply(thisArg, args);
     } finally {
       this.current = previous;
     }

@@ -1,4 +1,4 @@
-import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Attributes, type Context, type Span } from '@opentelemetry/api';
+import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Attributes, type Context, type Span, type Tracer } from '@opentelemetry/api';
 
 /**
  * What the rest of the kit asks of tracing. Everything here is a no-op until the SDK has been
@@ -15,10 +15,18 @@ export interface TracingHooks {
 }
 
 let hooks: TracingHooks | undefined;
+let ownTracer: Tracer | undefined;
+
+/** The tracer of PropDesk's own spans, looked up once. */
+function tracer(): Tracer {
+  ownTracer ??= trace.getTracer('propdesk');
+  return ownTracer;
+}
 
 /** Called once by the SDK when it starts (sdk.ts). */
 export function installTracingHooks(installed: TracingHooks): void {
   hooks = installed;
+  ownTracer = undefined;
 }
 
 /** True once this process exports spans. */
@@ -88,21 +96,26 @@ export function currentTraceContext(traced?: TraceContext): StoredTraceContext |
   return carrier.traceparent ? { traceparent: carrier.traceparent, tracestate: carrier.tracestate ?? '' } : null;
 }
 
+function isStored(parent: StoredTraceContext | TraceContext): parent is StoredTraceContext {
+  return typeof (parent as StoredTraceContext).traceparent === 'string';
+}
+
 /**
  * Runs `work` inside a new span whose parent is a stored trace context (an outbox event's), so
- * what happens now joins the trace of what caused it. Without a stored context the span starts
+ * what happens now joins the trace of what caused it, or a trace context at hand (a request's,
+ * TraceContext: used as it is, not written out and parsed back). Without either the span starts
  * a trace of its own; with tracing off, `work` just runs. The span ends when `work` settles, in
  * error when it throws; `work` may set the outcome on the span it is given.
  */
 export async function inSpanOf<T>(
-  stored: StoredTraceContext | null,
+  stored: StoredTraceContext | TraceContext | null | undefined,
   name: string,
   options: { kind?: SpanKind; attributes?: Attributes },
   work: (span: Span | undefined) => Promise<T>,
 ): Promise<T> {
   if (!hooks) return work(undefined);
-  const parent = stored ? propagation.extract(ROOT_CONTEXT, { traceparent: stored.traceparent, tracestate: stored.tracestate }) : ROOT_CONTEXT;
-  const span = trace.getTracer('propdesk').startSpan(name, { kind: options.kind ?? SpanKind.INTERNAL, attributes: options.attributes }, parent);
+  const parent = !stored ? ROOT_CONTEXT : isStored(stored) ? propagation.extract(ROOT_CONTEXT, { traceparent: stored.traceparent, tracestate: stored.tracestate }) : stored;
+  const span = tracer().startSpan(name, { kind: options.kind ?? SpanKind.INTERNAL, attributes: options.attributes }, parent);
   try {
     return await context.with(trace.setSpan(parent, span), () => work(span));
   } catch (err) {
