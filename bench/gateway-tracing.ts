@@ -8,9 +8,16 @@
  *
  * "Off" runs the product as it is without OTEL_* variables: no SDK module loaded, one boolean
  * check per call site (test/observability/telemetry-settings.test.ts checks the modules).
+ *
+ * Beside throughput it prints the CPU per request of the gateway and the accounts service on each
+ * side, and the floor (traced-bare-server.ts): what the same set-up adds to a bare server, one
+ * span of the maintained HTTP instrumentation and nothing of ours.
  */
+import { spawn } from 'node:child_process';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { componentPids, processCpuSeconds } from './support/cpu';
 import { combine, fmt, load, type LoadResult } from './support/load';
 import { admin, startProcessStack, type ProcessStack } from './support/stack';
 
@@ -43,6 +50,51 @@ async function startDiscardingReceiver(): Promise<{ endpoint: string; exports():
   };
 }
 
+/** CPU seconds each of `pids` uses while `work` runs. */
+async function cpuDuring<T>(pids: Record<string, number>, work: () => Promise<T>): Promise<{ result: T; cpu: Record<string, number> }> {
+  const before = Object.fromEntries(Object.entries(pids).map(([name, pid]) => [name, processCpuSeconds(pid)]));
+  const result = await work();
+  return { result, cpu: Object.fromEntries(Object.entries(pids).map(([name, pid]) => [name, processCpuSeconds(pid) - before[name]])) };
+}
+
+/** Accumulates CPU seconds and requests per side, for CPU per request. */
+function cpuLedger() {
+  const seconds: Record<string, Record<string, number>> = {};
+  const requests: Record<string, number> = {};
+  return {
+    add(side: string, cpu: Record<string, number>, result: LoadResult, durationSec: number) {
+      seconds[side] ??= {};
+      for (const [name, s] of Object.entries(cpu)) seconds[side][name] = (seconds[side][name] ?? 0) + s;
+      requests[side] = (requests[side] ?? 0) + result.requestsPerSec * durationSec;
+    },
+    /** Microseconds of CPU per request of `name` on `side`. */
+    perRequest(side: string, name: string): number {
+      return ((seconds[side]?.[name] ?? 0) / Math.max(requests[side] ?? 0, 1)) * 1e6;
+    },
+  };
+}
+
+/** The bare server of traced-bare-server.ts, traced or not; its URL. */
+async function startBare(env: Record<string, string>, bodyBytes: number): Promise<{ url: string; pid: number; stop(): Promise<void> }> {
+  const childEnv: NodeJS.ProcessEnv = { ...process.env, ...env, BENCH_BODY_BYTES: String(bodyBytes) };
+  for (const [name, value] of Object.entries(env)) if (value === '') delete childEnv[name];
+  const child = spawn(process.execPath, [path.join(__dirname, 'support/traced-bare-server.js')], { env: childEnv, stdio: ['ignore', 'pipe', 'inherit'] });
+  const url = await new Promise<string>((resolve, reject) => {
+    child.stdout?.once('data', (chunk: Buffer) => resolve(chunk.toString().trim()));
+    child.once('exit', (code) => reject(new Error(`the bare server exited with ${code}`)));
+  });
+  return {
+    url,
+    pid: child.pid!,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null) return resolve();
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+      }),
+  };
+}
+
 /** An organization with 300 accounts and a read key on a stack; its token. */
 async function seed(stack: ProcessStack): Promise<string> {
   const org = await admin(stack.env, ['org:create', '--name', 'Bench', '--credits', '1000']);
@@ -61,6 +113,7 @@ export async function run(): Promise<void> {
   // An empty value unsets a variable the shell may have set.
   const off = await startProcessStack({ ...limits, OTEL_EXPORTER_OTLP_ENDPOINT: '', OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: '' });
   let on: ProcessStack | undefined;
+  let pageBytes = 0;
   try {
     on = await startProcessStack({
       ...limits,
@@ -73,13 +126,23 @@ export async function run(): Promise<void> {
     const target = (side: 'off' | 'on') => ({ url: sides[side].stack.url + PATH, headers: { authorization: `Bearer ${sides[side].token}` }, connections: CONNECTIONS });
     await load({ ...target('off'), durationSec: 3 });
     await load({ ...target('on'), durationSec: 3 });
+    pageBytes = (await (await fetch(target('off').url, { headers: target('off').headers })).arrayBuffer()).byteLength;
     const rounds: Record<'off' | 'on', LoadResult[]> = { off: [], on: [] };
     const slice = Math.max(2, Math.round(DURATION / 2));
     const exportsBefore = receiver.exports();
     const bytesBefore = receiver.bytes();
+    // CPU per request of the two processes on a list request's path, read from /proc beside throughput:
+    // steadier than throughput on a shared machine, and it says where tracing's price is paid.
+    const pids = { off: componentPids(off.pid), on: componentPids(on.pid) };
+    const listPath = (side: 'off' | 'on') => ({ gateway: pids[side].gateway, accounts: pids[side].accounts });
+    const ledger = cpuLedger();
     for (let round = 0; round < ROUNDS; round += 1) {
       const order = round % 2 === 0 ? (['off', 'on'] as const) : (['on', 'off'] as const);
-      for (const side of order) rounds[side].push(await load({ ...target(side), durationSec: slice }));
+      for (const side of order) {
+        const { result, cpu } = await cpuDuring(listPath(side), () => load({ ...target(side), durationSec: slice }));
+        rounds[side].push(result);
+        ledger.add(side, cpu, result, slice);
+      }
     }
     const offResult = combine(rounds.off);
     const onResult = combine(rounds.on);
@@ -94,6 +157,11 @@ export async function run(): Promise<void> {
     console.log(
       `  on/off: throughput ${(onResult.requestsPerSec / offResult.requestsPerSec).toFixed(2)}x (target >= 0.90), p99 ${(onResult.p99 / Math.max(offResult.p99, 1)).toFixed(2)}x`,
     );
+    for (const name of ['gateway', 'accounts']) {
+      const offCpu = ledger.perRequest('off', name);
+      const onCpu = ledger.perRequest('on', name);
+      console.log(`  CPU per request, ${name.padEnd(8)}: off ${offCpu.toFixed(0)} µs, on ${onCpu.toFixed(0)} µs (tracing adds ${(onCpu - offCpu).toFixed(0)} µs)`);
+    }
     const seconds = ROUNDS * slice;
     console.log(
       `  receiver: ${((receiver.exports() - exportsBefore) / seconds).toFixed(1)} OTLP exports and ${((receiver.bytes() - bytesBefore) / seconds / 1024).toFixed(0)} KiB per second of tracing-on load`,
@@ -101,6 +169,44 @@ export async function run(): Promise<void> {
   } finally {
     await on?.stop();
     await off.stop();
+  }
+  try {
+    await floor(receiver.endpoint, Math.max(2, Math.round(DURATION / 2)), pageBytes);
+  } finally {
     await receiver.stop();
+  }
+}
+
+/**
+ * What tracing costs with nothing of ours traced: the bare server of traced-bare-server.ts (the
+ * gateway's own tracing set-up, one server span per request from the maintained HTTP
+ * instrumentation) against the same server untraced, in alternating rounds at the same load,
+ * answering a body of the list page's size. The gateway's added CPU per request above, less this,
+ * is what its own spans and code under tracing cost.
+ */
+async function floor(endpoint: string, slice: number, bodyBytes: number): Promise<void> {
+  const servers = {
+    off: await startBare({ OTEL_EXPORTER_OTLP_ENDPOINT: '', OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: '' }, bodyBytes),
+    on: await startBare({ OTEL_EXPORTER_OTLP_ENDPOINT: endpoint, OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: '', OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf', OTEL_TRACES_SAMPLER: 'always_on' }, bodyBytes),
+  };
+  try {
+    const target = (side: 'off' | 'on') => ({ url: `${servers[side].url}/v1/accounts?limit=50`, connections: CONNECTIONS });
+    await load({ ...target('off'), durationSec: 2 });
+    await load({ ...target('on'), durationSec: 2 });
+    const ledger = cpuLedger();
+    for (let round = 0; round < ROUNDS; round += 1) {
+      for (const side of round % 2 === 0 ? (['off', 'on'] as const) : (['on', 'off'] as const)) {
+        const { result, cpu } = await cpuDuring({ server: servers[side].pid }, () => load({ ...target(side), durationSec: slice }));
+        ledger.add(side, cpu, result, slice);
+      }
+    }
+    const offCpu = ledger.perRequest('off', 'server');
+    const onCpu = ledger.perRequest('on', 'server');
+    console.log(
+      `  floor: a bare node:http server (${bodyBytes} bytes) with the gateway's tracing set-up: off ${offCpu.toFixed(0)} µs, on ${onCpu.toFixed(0)} µs of CPU per request (the SDK and the HTTP instrumentation add ${(onCpu - offCpu).toFixed(0)} µs for one server span)`,
+    );
+  } finally {
+    await servers.on.stop();
+    await servers.off.stop();
   }
 }

@@ -48,3 +48,35 @@ export function cpuMeter(): { summary(): string } {
     },
   };
 }
+
+/**
+ * The product's component processes under a supervisor (scripts/stack.mjs): gateway, auth,
+ * accounts, webhooks, panel, by the entry each was started with; pid of each.
+ */
+export function componentPids(supervisor: number): Record<string, number> {
+  const parents = new Map<number, number>();
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      parents.set(Number(entry), Number(fs.readFileSync(`/proc/${entry}/stat`, 'utf8').split(') ')[1].split(' ')[1]));
+    } catch {
+      // The process ended while being read.
+    }
+  }
+  const under = (pid: number): boolean => {
+    for (let p = parents.get(pid); p !== undefined && p > 1; p = parents.get(p)) if (p === supervisor) return true;
+    return false;
+  };
+  const components: Record<string, number> = {};
+  for (const pid of parents.keys()) {
+    if (!under(pid)) continue;
+    try {
+      const command = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+      const name = /(?:^|\/)(gateway|services\/(\w[\w-]*))\/dist\/main\.js/.exec(command);
+      if (name) components[name[2] ?? name[1]] = pid;
+    } catch {
+      // The process ended while being read.
+    }
+  }
+  return components;
+}

@@ -10,6 +10,8 @@ export interface ProcessStack {
   url: string;
   env: Record<string, string>;
   db: TestDatabase;
+  /** The supervisor's pid (scripts/stack.mjs): its components are found under it (cpu.ts componentPids). */
+  pid: number;
   stop(): Promise<void>;
 }
 
@@ -78,6 +80,7 @@ export async function startProcessStack(extraEnv: Record<string, string> = {}, r
     url: `http://127.0.0.1:${port}`,
     env: Object.fromEntries(Object.entries(childEnv).filter((e): e is [string, string] => e[1] !== undefined)),
     db,
+    pid: child.pid!,
     async stop() {
       await new Promise<void>((resolve) => {
         if (child.exitCode !== null) return resolve();
