@@ -3,8 +3,8 @@
  * told apart by timing. Each costs one SHA-256 and one lookup in the auth service; nothing about a
  * failed key is cached, and an expired key's cached entry is dropped without a lookup of its own
  * (each expired sample is a key the gateway cached while it was valid, sent once after it expired).
- * The kinds are sent interleaved, so a slow moment of the machine hits all of them alike, and
- * their median latencies are compared. On a machine loaded by other suites, a measurement whose
+ * The kinds are sent interleaved, in an order that turns every round, so a slow moment of the
+ * machine and the request before hit all of them alike, and their median latencies are compared. On a machine loaded by other suites, a measurement whose
  * medians fall outside the bound is taken once more with fresh samples: a difference in the work
  * done shows in both, a busy spell of the machine rarely does.
  */
@@ -68,8 +68,15 @@ async function measure(): Promise<Record<string, number>> {
   };
   const samples: Record<string, number[]> = { unknown: [], malformed: [], revoked: [], expired: [] };
   for (let warm = 0; warm < WARM_ROUNDS; warm += 1) for (const make of Object.values(kinds)) await timed(make());
+  // The order turns every round (unknown first, then malformed first, ...), so that each kind is
+  // sent in each place of a round as often as the others: whatever the request before costs the
+  // next one weighs on every kind alike, and only a difference in a kind's own work remains.
+  const order = Object.entries(kinds);
   for (let round = 0; round < ROUNDS; round += 1) {
-    for (const [kind, make] of Object.entries(kinds)) samples[kind].push(await timed(make()));
+    for (let i = 0; i < order.length; i += 1) {
+      const [kind, make] = order[(round + i) % order.length];
+      samples[kind].push(await timed(make()));
+    }
   }
   return Object.fromEntries(Object.entries(samples).map(([kind, values]) => [kind, median(values)]));
 }
