@@ -4,9 +4,10 @@
  * failed key is cached, and an expired key's cached entry is dropped without a lookup of its own
  * (each expired sample is a key the gateway cached while it was valid, sent once after it expired).
  * The kinds are sent interleaved, in an order that turns every round, so a slow moment of the
- * machine and the request before hit all of them alike, and their median latencies are compared. On a machine loaded by other suites, a measurement whose
- * medians fall outside the bound is taken once more with fresh samples: a difference in the work
- * done shows in both, a busy spell of the machine rarely does.
+ * machine and the request before hit all of them alike, and their median latencies are compared.
+ * On a machine loaded by other suites, a measurement whose medians fall outside the bound is taken
+ * once more with fresh samples: a difference in the work done shows in both, a busy spell of the
+ * machine rarely does.
  */
 import { Mode } from '@propdesk/kit';
 import { startStack, type Stack } from './support/stack';
