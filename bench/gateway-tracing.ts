@@ -13,11 +13,11 @@
  * side, and the floor (traced-bare-server.ts): what the same set-up adds to a bare server, one
  * span of the maintained HTTP instrumentation and nothing of ours.
  */
-import { spawn } from 'node:child_process';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { componentPids, processCpuSeconds } from './support/cpu';
+import { alternate, startServerScript } from './support/gateway-sides';
 import { combine, fmt, load, type LoadResult } from './support/load';
 import { admin, startProcessStack, type ProcessStack } from './support/stack';
 
@@ -74,27 +74,6 @@ function cpuLedger() {
   };
 }
 
-/** The bare server of traced-bare-server.ts, traced or not; its URL. */
-async function startBare(env: Record<string, string>, bodyBytes: number): Promise<{ url: string; pid: number; stop(): Promise<void> }> {
-  const childEnv: NodeJS.ProcessEnv = { ...process.env, ...env, BENCH_BODY_BYTES: String(bodyBytes) };
-  for (const [name, value] of Object.entries(env)) if (value === '') delete childEnv[name];
-  const child = spawn(process.execPath, [path.join(__dirname, 'support/traced-bare-server.js')], { env: childEnv, stdio: ['ignore', 'pipe', 'inherit'] });
-  const url = await new Promise<string>((resolve, reject) => {
-    child.stdout?.once('data', (chunk: Buffer) => resolve(chunk.toString().trim()));
-    child.once('exit', (code) => reject(new Error(`the bare server exited with ${code}`)));
-  });
-  return {
-    url,
-    pid: child.pid!,
-    stop: () =>
-      new Promise<void>((resolve) => {
-        if (child.exitCode !== null) return resolve();
-        child.once('exit', () => resolve());
-        child.kill('SIGTERM');
-      }),
-  };
-}
-
 /** An organization with 300 accounts and a read key on a stack; its token. */
 async function seed(stack: ProcessStack): Promise<string> {
   const org = await admin(stack.env, ['org:create', '--name', 'Bench', '--credits', '1000']);
@@ -127,7 +106,6 @@ export async function run(): Promise<void> {
     await load({ ...target('off'), durationSec: 3 });
     await load({ ...target('on'), durationSec: 3 });
     pageBytes = (await (await fetch(target('off').url, { headers: target('off').headers })).arrayBuffer()).byteLength;
-    const rounds: Record<'off' | 'on', LoadResult[]> = { off: [], on: [] };
     const slice = Math.max(2, Math.round(DURATION / 2));
     const exportsBefore = receiver.exports();
     const bytesBefore = receiver.bytes();
@@ -136,14 +114,11 @@ export async function run(): Promise<void> {
     const pids = { off: componentPids(off.pid), on: componentPids(on.pid) };
     const listPath = (side: 'off' | 'on') => ({ gateway: pids[side].gateway, accounts: pids[side].accounts });
     const ledger = cpuLedger();
-    for (let round = 0; round < ROUNDS; round += 1) {
-      const order = round % 2 === 0 ? (['off', 'on'] as const) : (['on', 'off'] as const);
-      for (const side of order) {
-        const { result, cpu } = await cpuDuring(listPath(side), () => load({ ...target(side), durationSec: slice }));
-        rounds[side].push(result);
-        ledger.add(side, cpu, result, slice);
-      }
-    }
+    const rounds = await alternate(['off', 'on'] as const, ROUNDS, async (side) => {
+      const { result, cpu } = await cpuDuring(listPath(side), () => load({ ...target(side), durationSec: slice }));
+      ledger.add(side, cpu, result, slice);
+      return result;
+    });
     const offResult = combine(rounds.off);
     const onResult = combine(rounds.on);
     console.log(`GET ${PATH}, ${CONNECTIONS} connections, ${ROUNDS} alternating rounds of ${slice} s each; two stacks (tracing off, tracing on)`);
@@ -185,21 +160,21 @@ export async function run(): Promise<void> {
  * is what its own spans and code under tracing cost.
  */
 async function floor(endpoint: string, slice: number, bodyBytes: number): Promise<void> {
+  const bare = (env: Record<string, string>) => startServerScript(path.join(__dirname, 'support/traced-bare-server.js'), { ...env, BENCH_BODY_BYTES: String(bodyBytes) });
   const servers = {
-    off: await startBare({ OTEL_EXPORTER_OTLP_ENDPOINT: '', OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: '' }, bodyBytes),
-    on: await startBare({ OTEL_EXPORTER_OTLP_ENDPOINT: endpoint, OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: '', OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf', OTEL_TRACES_SAMPLER: 'always_on' }, bodyBytes),
+    off: await bare({ OTEL_EXPORTER_OTLP_ENDPOINT: '', OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: '' }),
+    on: await bare({ OTEL_EXPORTER_OTLP_ENDPOINT: endpoint, OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: '', OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf', OTEL_TRACES_SAMPLER: 'always_on' }),
   };
   try {
     const target = (side: 'off' | 'on') => ({ url: `${servers[side].url}/v1/accounts?limit=50`, connections: CONNECTIONS });
     await load({ ...target('off'), durationSec: 2 });
     await load({ ...target('on'), durationSec: 2 });
     const ledger = cpuLedger();
-    for (let round = 0; round < ROUNDS; round += 1) {
-      for (const side of round % 2 === 0 ? (['off', 'on'] as const) : (['on', 'off'] as const)) {
-        const { result, cpu } = await cpuDuring({ server: servers[side].pid }, () => load({ ...target(side), durationSec: slice }));
-        ledger.add(side, cpu, result, slice);
-      }
-    }
+    await alternate(['off', 'on'] as const, ROUNDS, async (side) => {
+      const { result, cpu } = await cpuDuring({ server: servers[side].pid }, () => load({ ...target(side), durationSec: slice }));
+      ledger.add(side, cpu, result, slice);
+      return result;
+    });
     const offCpu = ledger.perRequest('off', 'server');
     const onCpu = ledger.perRequest('on', 'server');
     console.log(

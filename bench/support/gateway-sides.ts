@@ -15,28 +15,42 @@ export interface Server {
   stop(): Promise<void>;
 }
 
+/** A server script (one of bench/support's) in a process of its own; it prints its URL on stdout. */
+export interface ScriptServer extends Server {
+  pid: number;
+}
+
+/**
+ * Starts `script` with `node ...nodeArgs`, this process's environment and `env` (an empty value
+ * unsets a variable), and waits for the URL it prints.
+ */
+export async function startServerScript(script: string, env: Record<string, string>, nodeArgs: string[] = []): Promise<ScriptServer> {
+  const childEnv: NodeJS.ProcessEnv = { ...process.env, ...env };
+  for (const [name, value] of Object.entries(env)) if (value === '') delete childEnv[name];
+  const child = spawn(process.execPath, [...nodeArgs, script], { env: childEnv, stdio: ['ignore', 'pipe', 'inherit'] });
+  const url = await new Promise<string>((resolve, reject) => {
+    child.stdout?.once('data', (chunk: Buffer) => resolve(chunk.toString().trim()));
+    child.once('exit', (code) => reject(new Error(`${path.basename(script)} exited with ${code}`)));
+  });
+  return {
+    url,
+    pid: child.pid!,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null) return resolve();
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+      }),
+  };
+}
+
 /**
  * The baseline in a process of its own (baseline-server.ts), with the same Node flags and options
  * as the product's processes get from scripts/stack.mjs, so that neither side has a runtime
  * setting the other lacks.
  */
-export async function startBaseline(databaseUrl: string, nodeOptions: string): Promise<Server> {
-  const child = spawn(process.execPath, [...SERVICE_NODE_FLAGS, path.join(__dirname, 'baseline-server.js')], {
-    env: { ...process.env, DATABASE_URL: databaseUrl, NODE_OPTIONS: nodeOptions },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const url = await new Promise<string>((resolve, reject) => {
-    child.stdout?.once('data', (chunk: Buffer) => resolve(chunk.toString().trim()));
-    child.once('exit', (code) => reject(new Error(`baseline exited with ${code}`)));
-  });
-  return {
-    url,
-    stop: () =>
-      new Promise<void>((resolve) => {
-        child.once('exit', () => resolve());
-        child.kill('SIGTERM');
-      }),
-  };
+export function startBaseline(databaseUrl: string, nodeOptions: string): Promise<Server> {
+  return startServerScript(path.join(__dirname, 'baseline-server.js'), { DATABASE_URL: databaseUrl, NODE_OPTIONS: nodeOptions }, SERVICE_NODE_FLAGS);
 }
 
 /** Bare node:http answering a fixed body: what a request costs with nothing behind it. */

@@ -6,7 +6,7 @@ import { accessLog } from './http/access-log';
 import { errorHandler, notFoundHandler } from './http/errors';
 import type { HttpMetrics } from './http/metrics';
 import { panelProxy } from './http/panel-proxy';
-import { requestContext, requestIdOf, traceContextOf } from './http/request-context';
+import { requestCallOpts, requestContext } from './http/request-context';
 import { actorOpts } from './auth/principal';
 import { v1Pipeline } from './http/pipeline';
 import { registerHealthRoutes } from './routes/health';
@@ -35,7 +35,7 @@ export function createApp(deps: AppDeps): Express {
   app.use(panelProxy(deps.panelUrl, deps.logger));
 
   // After authentication the request's principal is known: every service call then says who it acts for.
-  const callOpts = (req: Request): CallOpts => ({ deadlineMs: deps.deadlineMs, requestId: requestIdOf(req), traceContext: traceContextOf(req), ...actorOpts(req) });
+  const callOpts = (req: Request): CallOpts => ({ ...requestCallOpts(req, deps.deadlineMs), ...actorOpts(req) });
   registerHealthRoutes(app, deps.health, deps.metrics);
 
   app.use(v1Pipeline(ROUTES, { authenticator: deps.authenticator, clients: deps.clients, logger: deps.logger, callOpts }));

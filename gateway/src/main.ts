@@ -9,7 +9,7 @@ import { KeyCache } from './auth/key-cache';
 import { watchInvalidations } from './auth/invalidation-watcher';
 import { createAuthenticator } from './auth/authenticate';
 import { createHttpMetrics } from './http/metrics';
-import { requestIdOf, traceContextOf } from './http/request-context';
+import { requestCallOpts } from './http/request-context';
 import { createGatewayLimits } from './rate-limits';
 
 export type StartedGateway = StartedProcess;
@@ -32,7 +32,7 @@ export async function start(env: NodeJS.ProcessEnv, options: { logger?: Logger }
       cache,
       watcher,
       limits: gatewayLimits.limits,
-      callOpts: (req) => ({ deadlineMs: config.GRPC_DEADLINE_MS, requestId: requestIdOf(req), traceContext: traceContextOf(req) }),
+      callOpts: (req) => requestCallOpts(req, config.GRPC_DEADLINE_MS),
       executorSessions: async (token, opts) => {
         const session = await clients.accounts.call.getExecutorSession({ token }, opts);
         if (session.account === undefined) throw new Error('executor session without an account');

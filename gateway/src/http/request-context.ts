@@ -1,5 +1,5 @@
 import type { RequestHandler } from 'express';
-import { annotateServerSpan, ATTR_REQUEST_ID, captureTraceContext, newRequestId, REQUEST_ID_METADATA, tracingActive, type TraceContext } from '@propdesk/kit';
+import { annotateServerSpan, ATTR_REQUEST_ID, captureTraceContext, newRequestId, REQUEST_ID_METADATA, tracingActive, type CallOpts, type TraceContext } from '@propdesk/kit';
 
 const requestIds = new WeakMap<object, string>();
 const traceContexts = new WeakMap<object, TraceContext>();
@@ -15,6 +15,11 @@ export function requestIdOf(req: object): string {
  */
 export function traceContextOf(req: object): TraceContext | undefined {
   return tracingActive() ? traceContexts.get(req) : undefined;
+}
+
+/** What every service call made for the request carries: its deadline, its request id and its trace context. */
+export function requestCallOpts(req: object, deadlineMs: number): CallOpts {
+  return { deadlineMs, requestId: requestIdOf(req), traceContext: traceContextOf(req) };
 }
 
 function acceptedRequestId(header: string | string[] | undefined): string | undefined {

@@ -108,13 +108,13 @@ function isStored(parent: StoredTraceContext | TraceContext): parent is StoredTr
  * error when it throws; `work` may set the outcome on the span it is given.
  */
 export async function inSpanOf<T>(
-  stored: StoredTraceContext | TraceContext | null | undefined,
+  from: StoredTraceContext | TraceContext | null | undefined,
   name: string,
   options: { kind?: SpanKind; attributes?: Attributes },
   work: (span: Span | undefined) => Promise<T>,
 ): Promise<T> {
   if (!hooks) return work(undefined);
-  const parent = !stored ? ROOT_CONTEXT : isStored(stored) ? propagation.extract(ROOT_CONTEXT, { traceparent: stored.traceparent, tracestate: stored.tracestate }) : stored;
+  const parent = !from ? ROOT_CONTEXT : isStored(from) ? propagation.extract(ROOT_CONTEXT, { traceparent: from.traceparent, tracestate: from.tracestate }) : from;
   const span = tracer().startSpan(name, { kind: options.kind ?? SpanKind.INTERNAL, attributes: options.attributes }, parent);
   try {
     return await context.with(trace.setSpan(parent, span), () => work(span));
