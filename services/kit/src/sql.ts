@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { QueryResultRow } from 'pg';
 import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
+import { holdWrites } from './transaction';
 
 /**
  * Values for the `$name` parameters of a statement. pg sends them apart from the SQL text, as
@@ -123,6 +124,8 @@ function inTransaction<T extends object>(transaction: Transaction, sql: string, 
   const statement = compile(sql);
   if (!statement || statement.names.length === 0 || statement.names.some((n) => bind[n] === undefined)) return undefined;
   const values = statement.names.map((n) => bind[n]);
+  // In a pipelined transaction, leaves with whatever else is sent in this moment (COMMIT, say).
+  holdWrites(transaction);
   return tx.connection.query<T & QueryResultRow>({ name: statement.name, text: statement.text, values }).then((result) => result.rows);
 }
 
