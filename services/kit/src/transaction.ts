@@ -11,7 +11,8 @@ import { Transaction, type Sequelize } from 'sequelize';
  *
  * A write of three statements pays three round trips instead of five. The transaction's own
  * statements are still sent one after another as the use case awaits each (they depend on each
- * other); only BEGIN and COMMIT, which carry no answer a use case waits for, ride along.
+ * other); only BEGIN and COMMIT, which carry no answer a use case waits for, ride along. What is
+ * sent in the same moment also leaves in the same packet (holdWrites).
  *
  * Why this is safe: PostgreSQL runs the messages in order. A failed BEGIN (the connection is gone)
  * fails what follows it too. When `last` fails (a unique violation: a duplicate committed first),
