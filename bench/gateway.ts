@@ -15,8 +15,10 @@
  *
  * Load: bench/support/http-load.ts, a closed loop of keep-alive connections in its own process,
  * pinned to the last core; latencies to 0.01 ms. BENCH_CONCURRENCIES (default 1,4,32; or BENCH_CONNECTIONS, one),
- * BENCH_ROUNDS (alternating rounds per side, default 3) and BENCH_DURATION_SEC (seconds per round,
- * default 4) size the run: about 3.5 minutes with the defaults.
+ * BENCH_ROUNDS (alternating rounds per side, default 5) and BENCH_DURATION_SEC (seconds per round,
+ * default 4) size the run: about 5.5 minutes with the defaults. Five rounds, not three: on a shared
+ * machine one round's p99 can be twice the next one's on the same side, and the median of five
+ * shrugs off two such rounds where that of three shrugs off one.
  */
 import { closedLoop, combine, fmt, type LoadResult } from './support/load';
 import type { LoadSpec } from './support/http-load';
@@ -25,7 +27,7 @@ import { serviceNodeOptions, startProcessStack, type ProcessStack } from './supp
 
 // BENCH_CONNECTIONS (one concurrency), as the bench took it before, still works.
 const CONCURRENCIES = (process.env.BENCH_CONCURRENCIES ?? process.env.BENCH_CONNECTIONS ?? '1,4,32').split(',').map(Number).filter((c) => c > 0);
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const SECONDS = Number(process.env.BENCH_DURATION_SEC ?? 4);
 const LIST_PATH = '/v1/accounts?limit=50';
 
