@@ -52,12 +52,19 @@ interface ConnectionManager {
 /** SQLSTATE 25P02: a statement of a transaction that an earlier failure aborted. */
 const IN_FAILED_TRANSACTION = '25P02';
 
-/**
- * Statements of a pipelined transaction already sent whose answers nobody waits for before COMMIT
- * (an audit entry: its insert returns nothing the change needs). They ride with COMMIT: a failed
- * one aborted the transaction, so COMMIT answers ROLLBACK and its error is thrown.
- */
-const answeredAtCommit = new WeakMap<Transaction, Array<Promise<unknown>>>();
+/** What an open pipelined transaction keeps beside its sequelize Transaction. */
+interface Pipelined {
+  /**
+   * Statements already sent whose answers nobody waits for before COMMIT (an audit entry: its
+   * insert returns nothing the change needs). They ride with COMMIT: a failed one aborted the
+   * transaction, so COMMIT answers ROLLBACK and its error is thrown.
+   */
+  answeredAtCommit: Array<Promise<unknown>>;
+  /** Holds the connection's writes until the next tick (holdWrites). */
+  hold(): void;
+}
+
+const pipelined = new WeakMap<Transaction, Pipelined>();
 
 /**
  * Hands a statement `tx` has already sent (in order, on its connection) to the commit: in a
@@ -65,31 +72,25 @@ const answeredAtCommit = new WeakMap<Transaction, Array<Promise<unknown>>>();
  * own; in any other transaction it is awaited here, as before.
  */
 export function answerAtCommit(tx: Transaction, sent: Promise<unknown>): Promise<void> {
-  const pending = answeredAtCommit.get(tx);
-  if (!pending) return sent.then(() => undefined);
+  const open = pipelined.get(tx);
+  if (!open) return sent.then(() => undefined);
   sent.catch(() => undefined);
-  pending.push(sent);
+  open.answeredAtCommit.push(sent);
   return Promise.resolve();
 }
-
-/**
- * What holds a pipelined transaction's writes back (holdWrites): every statement sent in the same
- * moment leaves in one write to the socket.
- */
-const writeHolders = new WeakMap<Transaction, () => void>();
 
 /**
  * Holds the writes of a pipelined transaction's connection until the statements being sent in this
  * moment (this run of promise continuations) are all written, so that they leave together: BEGIN
  * with the first statements, an audit entry with the idempotency record and COMMIT. Each keeps its
- * own Sync and answer; PostgreSQL, woken once, runs them in order. On this machine (and any VM)
- * every write that wakes the other side costs far more than its bytes: a keyed write sent six
+ * own Sync and answer; PostgreSQL, woken once, runs them in order. On a virtual machine every
+ * write that wakes the other side costs far more than its bytes: a keyed write sent six
  * messages, each waking the backend, where it now sends two. Released on the next tick, after the
  * continuations ran; nothing waits on an answer before that (an answer needs the next turn of the
  * event loop). No effect outside a pipelined transaction.
  */
 export function holdWrites(tx: Transaction): void {
-  writeHolders.get(tx)?.();
+  pipelined.get(tx)?.hold();
 }
 
 interface OpenTransaction {
@@ -120,8 +121,6 @@ export async function pipelinedTransaction<T, R extends QueryResultRow = QueryRe
   const manager = (db as unknown as { connectionManager: ConnectionManager }).connectionManager;
   const tx = new Transaction(db, {});
   const open = tx as unknown as OpenTransaction;
-  const pending: Array<Promise<unknown>> = [];
-  answeredAtCommit.set(tx, pending);
   const connection = await manager.getConnection({ uuid: open.id });
   connection.uuid = open.id;
   open.connection = connection;
@@ -136,10 +135,11 @@ export async function pipelinedTransaction<T, R extends QueryResultRow = QueryRe
     stream.cork();
     process.nextTick(() => {
       held = false;
-      stream.uncork?.();
+      stream.uncork!();
     });
   };
-  writeHolders.set(tx, hold);
+  const pending: Array<Promise<unknown>> = [];
+  pipelined.set(tx, { answeredAtCommit: pending, hold });
   hold();
   const begun = connection.query('BEGIN');
   begun.catch(() => undefined);
