@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import type { Sequelize, Transaction } from 'sequelize';
 import { currentContext, SYSTEM_ACTOR } from './context';
-import { execute, sentInTransaction, type Statement } from './sql';
-import { answerAtCommit } from './transaction';
+import { execute, type Statement } from './sql';
+import { sendAtCommit } from './transaction';
 import type { TenantScope } from './tenant';
 
 /**
@@ -153,12 +153,13 @@ export async function recordAudit(tx: Transaction, change: AuditChange): Promise
 }
 
 /**
- * Sent now, in order with the change's statements; in a pipelined transaction (kit
- * transaction.ts) its answer comes with COMMIT's, so the entry costs no round trip of its own.
+ * In a pipelined transaction (kit transaction.ts) the entry goes out with COMMIT, in one statement
+ * with the transaction's other entries and its idempotency record: it costs no round trip of its
+ * own. Nothing of the change reads audit_entries. In any other transaction it is sent now.
  */
 function appendEntries(tx: Transaction, sql: string, bind: Record<string, unknown>): Promise<void> {
-  const sent = sentInTransaction(tx, sql, bind);
-  return sent ? answerAtCommit(tx, sent) : execute(sequelizeOf(tx), sql, bind, tx);
+  if (sendAtCommit(tx, { sql, bind })) return Promise.resolve();
+  return execute(sequelizeOf(tx), sql, bind, tx);
 }
 
 /**

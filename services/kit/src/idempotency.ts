@@ -5,8 +5,8 @@ import { AppError, isApiErrorCode, type ApiErrorCode } from './errors';
 import type { Logger } from './logger';
 import { idempotentRequestOf, type IdempotentRequest } from './idempotency-metadata';
 import { IDEMPOTENCY_KEY_LIFETIME_MS } from './idempotency-records';
-import { execute, selectOne, selectRows } from './sql';
-import { abandonTransaction, pipelinedTransaction, type LastStatement } from './transaction';
+import { execute, selectOne, selectRows, type Statement } from './sql';
+import { abandonTransaction, pipelinedTransaction } from './transaction';
 
 /**
  * Exactly-once writes (SPEC 7, Idempotency-Key), decided in the service that owns the effect.
@@ -91,7 +91,7 @@ function recordValues(write: PendingWrite, outcome: Outcome) {
   return {
     ...write.request,
     operation: write.operation,
-    response: 'response' in outcome ? Buffer.from(outcome.response) : null,
+    response: 'response' in outcome ? Buffer.from(outcome.response.buffer, outcome.response.byteOffset, outcome.response.byteLength) : null,
     code: error?.code ?? null,
     message: error?.message ?? null,
     param: error?.param ?? null,
@@ -120,17 +120,16 @@ async function writeRecord(db: Sequelize, write: PendingWrite, outcome: Outcome)
 }
 
 /**
- * The effect transaction's record, sent with its COMMIT (kit transaction.ts). A plain INSERT:
- * when a duplicate committed the key first it fails on the unique index (after waiting for it),
- * which aborts the transaction, so the COMMIT behind it rolls the attempt's change back.
+ * The effect transaction's record, sent with its COMMIT (kit transaction.ts) in one statement with
+ * the change's audit entries. A plain INSERT: when a duplicate committed the key first it fails on
+ * the unique index (after waiting for it), which aborts the transaction, so the COMMIT behind it
+ * rolls the attempt's change back.
  */
-function recordStatement(write: PendingWrite, outcome: Outcome): LastStatement {
-  const v = recordValues(write, outcome);
+function recordStatement(write: PendingWrite, outcome: Outcome): Statement {
   return {
-    name: 'pd_idempotency_record',
-    text: `INSERT INTO idempotency_records (scope, idempotency_key, fingerprint, operation, response, error_code, error_message, error_param)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
-    values: [v.scope, v.key, v.fingerprint, v.operation, v.response, v.code, v.message, v.param],
+    sql: `INSERT INTO idempotency_records (scope, idempotency_key, fingerprint, operation, response, error_code, error_message, error_param)
+          VALUES ($scope, $key, $fingerprint, $operation, $response, CAST($code AS text), CAST($message AS text), CAST($param AS text))`,
+    bind: recordValues(write, outcome),
   };
 }
 
@@ -173,7 +172,7 @@ export async function effectTransaction<T>(db: Sequelize, effect: (tx: Transacti
   const record = write && write.recorded === undefined && !write.ended ? write : undefined;
   let refusal: AppError | undefined;
   let outcome: Outcome | undefined;
-  const { result, last } = await pipelinedTransaction(
+  const { result, lastError } = await pipelinedTransaction(
     db,
     async (tx) => {
       const earlier = record ? earlierAnswer(db, tx, record.request) : undefined;
@@ -197,10 +196,10 @@ export async function effectTransaction<T>(db: Sequelize, effect: (tx: Transacti
     },
     () => (record && outcome ? recordStatement(record, outcome) : undefined),
   );
-  if (last && 'error' in last) {
+  if (lastError) {
     // A duplicate that committed first wins: this attempt's change rolled back, its answer is replayed.
-    if (last.error.code === UNIQUE_VIOLATION) throw new AlreadyRecorded();
-    throw last.error;
+    if (lastError.code === UNIQUE_VIOLATION && lastError.table === 'idempotency_records') throw new AlreadyRecorded();
+    throw lastError;
   }
   if (record && outcome) record.recorded = 'response' in outcome ? outcome.response : 'refusal';
   if (refusal) throw refusal;

@@ -1,15 +1,10 @@
-import { createHash } from 'node:crypto';
 import type { QueryResultRow } from 'pg';
 import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
+import { compile, together, type BindValues, type Statement } from './statements';
 import { holdWrites } from './transaction';
 
-/**
- * Values for the `$name` parameters of a statement. pg sends them apart from the SQL text, as
- * typed values: nothing is ever spliced into the text, a JS array arrives as a PostgreSQL array
- * (for `= ANY($ids)` and `unnest`), a Buffer as bytea. A parameter PostgreSQL cannot type from
- * its context (`$x IS NULL`) needs a cast: `CAST($x AS text)`.
- */
-export type BindValues = Record<string, unknown>;
+export type { BindValues, Statement } from './statements';
+
 
 /** Rows of any statement that returns rows: SELECT, or INSERT/UPDATE/DELETE ... RETURNING. */
 export function selectRows<T extends object>(db: Sequelize, sql: string, bind: BindValues = {}, transaction?: Transaction): Promise<T[]> {
@@ -22,43 +17,9 @@ export async function selectOne<T extends object>(db: Sequelize, sql: string, bi
   return row;
 }
 
-/**
- * The statement sent at once on the transaction's connection (a named prepared statement, in
- * order with the transaction's other statements), or undefined when it goes through sequelize
- * (inTransaction's cases): only such a statement may have its answer awaited later.
- */
-export function sentInTransaction(transaction: Transaction, sql: string, bind: BindValues): Promise<unknown> | undefined {
-  return inTransaction(transaction, sql, bind);
-}
-
 /** A statement whose rows are not needed. */
 export async function execute(db: Sequelize, sql: string, bind: BindValues = {}, transaction?: Transaction): Promise<void> {
   await ((transaction && inTransaction(transaction, sql, bind)) || db.query(sql, { bind, transaction }));
-}
-
-/**
- * One data-modifying statement (INSERT, UPDATE or DELETE without a WITH of its own) and its values.
- * With a `name`, its CTE in executeTogether is called that, and the statements after it may read
- * its RETURNING rows by that name (its output: they still do not see its effects on tables).
- */
-export interface Statement {
-  sql: string;
-  bind: BindValues;
-  name?: string;
-}
-
-/** The statements as the CTEs of one statement ending in `select`, their `$name`s renamed apart. */
-function together(statements: Statement[], select: string): { sql: string; bind: BindValues } {
-  const bind: BindValues = {};
-  const ctes = statements.map((statement, i) => {
-    const sql = statement.sql.replace(/\$([A-Za-z_]\w*)/g, (_, key: string) => {
-      if (!(key in statement.bind)) throw new Error(`no value for $${key}`);
-      bind[`s${i}_${key}`] = statement.bind[key];
-      return `$s${i}_${key}`;
-    });
-    return `${statement.name ?? `s${i}`} AS (${sql})`;
-  });
-  return { sql: `WITH ${ctes.join(',\n')}\n${select}`, bind };
 }
 
 /**
@@ -80,32 +41,6 @@ export function selectTogether<T extends object>(db: Sequelize, statements: Stat
 
 interface TransactionConnection {
   query<R extends QueryResultRow>(config: { name: string; text: string; values: unknown[] }): Promise<{ rows: R[] }>;
-}
-
-interface CompiledStatement {
-  /** The text with `$name` turned into `$1`, `$2` ... in order of first appearance. */
-  text: string;
-  names: string[];
-  /** The prepared statement's name on every connection (from the original text). */
-  name: string;
-}
-
-/** Distinct statement texts prepared; beyond it, a text goes through sequelize unprepared (its connections' memory stays bounded). */
-const MAX_PREPARED_TEXTS = 2000;
-const compiled = new Map<string, CompiledStatement>();
-
-function compile(sql: string): CompiledStatement | undefined {
-  const known = compiled.get(sql);
-  if (known || compiled.size >= MAX_PREPARED_TEXTS) return known;
-  const names: string[] = [];
-  const text = sql.replace(/\$([A-Za-z_]\w*)/g, (_, key: string) => {
-    let i = names.indexOf(key);
-    if (i < 0) i = names.push(key) - 1;
-    return `$${i + 1}`;
-  });
-  const statement = { text, names, name: `pd_${createHash('sha1').update(sql).digest('hex').slice(0, 24)}` };
-  compiled.set(sql, statement);
-  return statement;
 }
 
 /**

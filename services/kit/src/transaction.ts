@@ -1,5 +1,5 @@
-import type { QueryResultRow } from 'pg';
 import { Transaction, type Sequelize } from 'sequelize';
+import { together, wireStatement, type Statement, type WireStatement } from './statements';
 
 /**
  * Transactions that cost no round trip of their own. node-postgres' pipeline mode sends a query
@@ -7,7 +7,8 @@ import { Transaction, type Sequelize } from 'sequelize';
  * order), so on a connection of the pool:
  *
  *  - BEGIN goes out with the transaction's first statement, not one round trip ahead of it;
- *  - the transaction's last statement (`last`: an idempotency record) goes out with COMMIT.
+ *  - the statements nobody waits for (sendAtCommit: audit entries) and the transaction's last
+ *    statement (`last`: an idempotency record) go out with COMMIT, merged into one statement.
  *
  * A write of three statements pays three round trips instead of five. The transaction's own
  * statements are still sent one after another as the use case awaits each (they depend on each
@@ -15,32 +16,24 @@ import { Transaction, type Sequelize } from 'sequelize';
  * sent in the same moment also leaves in the same packet (holdWrites).
  *
  * Why this is safe: PostgreSQL runs the messages in order. A failed BEGIN (the connection is gone)
- * fails what follows it too. When `last` fails (a unique violation: a duplicate committed first),
- * the transaction is aborted and the COMMIT sent behind it answers ROLLBACK: nothing of the
- * transaction commits. A failed COMMIT leaves the connection in no known state: it is destroyed,
- * never returned to the pool (as sequelize does).
+ * fails what follows it too. When the statement sent with COMMIT fails (a unique violation of
+ * `last`: a duplicate committed first), the transaction is aborted and the COMMIT sent behind it
+ * answers ROLLBACK: nothing of the transaction commits. A failed COMMIT leaves the connection in
+ * no known state: it is destroyed, never returned to the pool (as sequelize does).
  *
  * `tx` is a sequelize Transaction: statements through selectRows/execute (kit sql.ts) and
  * sequelize's own queries run in it as in any other.
  */
 
-/** The statement sent together with COMMIT, positional parameters ($1, $2 ...). */
-export interface LastStatement {
-  /** A prepared statement's name: the same name, the same text, on every connection. */
-  name: string;
-  text: string;
-  values: unknown[];
-}
-
-/** What the last statement answered: its rows, or its error (the transaction then rolled back). */
-export type LastOutcome<R> = { rows: R[] } | { error: Error & { code?: string } };
+/** Why the statement sent with COMMIT failed (node-postgres' error: SQLSTATE in `code`, the table in `table`). */
+export type CommitStatementError = Error & { code?: string; table?: string };
 
 interface PipelinedConnection {
   pipeline: boolean;
   uuid?: string;
   /** node-postgres' protocol connection and its socket. */
   connection?: { stream?: { cork?(): void; uncork?(): void } };
-  query<R extends QueryResultRow>(config: string | { name: string; text: string; values: unknown[] }): Promise<{ rows: R[]; command: string }>;
+  query(config: string | WireStatement): Promise<{ command: string }>;
 }
 
 interface ConnectionManager {
@@ -49,40 +42,40 @@ interface ConnectionManager {
   destroyConnection(connection: PipelinedConnection): Promise<void>;
 }
 
-/** SQLSTATE 25P02: a statement of a transaction that an earlier failure aborted. */
-const IN_FAILED_TRANSACTION = '25P02';
-
 /** What an open pipelined transaction keeps beside its sequelize Transaction. */
 interface Pipelined {
-  /**
-   * Statements already sent whose answers nobody waits for before COMMIT (an audit entry: its
-   * insert returns nothing the change needs). They ride with COMMIT: a failed one aborted the
-   * transaction, so COMMIT answers ROLLBACK and its error is thrown.
-   */
-  answeredAtCommit: Array<Promise<unknown>>;
+  /** Statements that go out with COMMIT (sendAtCommit), in the order they were handed over. */
+  atCommit: Statement[];
   /** Holds the connection's writes until the next tick (holdWrites). */
   hold(): void;
 }
 
 const pipelined = new WeakMap<Transaction, Pipelined>();
 
+/** Statements merged into one at the commit, at most: a statement's text and its parameters stay small. */
+const MERGED_AT_MOST = 16;
+
 /**
- * Hands a statement `tx` has already sent (in order, on its connection) to the commit: in a
- * pipelined transaction its answer is awaited together with COMMIT and costs no round trip of its
- * own; in any other transaction it is awaited here, as before.
+ * Hands a statement whose answer nobody waits for (an audit entry: its insert returns nothing the
+ * change needs) to the commit of a pipelined transaction: it goes out with COMMIT, merged with the
+ * others and the transaction's last statement into one statement (each a CTE), so it costs
+ * neither a round trip nor a Sync of its own, and PostgreSQL answers the lot in one reply. False,
+ * and nothing kept, when `tx` is not an open pipelined transaction or a `$name` has no value: run
+ * it then as any other statement. Such a statement must not read what the change's later
+ * statements write, nor they what it writes: they run before it.
  */
-export function answerAtCommit(tx: Transaction, sent: Promise<unknown>): Promise<void> {
+export function sendAtCommit(tx: Transaction, statement: Statement): boolean {
   const open = pipelined.get(tx);
-  if (!open) return sent.then(() => undefined);
-  sent.catch(() => undefined);
-  open.answeredAtCommit.push(sent);
-  return Promise.resolve();
+  if (!open || (tx as unknown as OpenTransaction).finished) return false;
+  if (wireStatement(statement) === undefined) return false;
+  open.atCommit.push(statement);
+  return true;
 }
 
 /**
  * Holds the writes of a pipelined transaction's connection until the statements being sent in this
  * moment (this run of promise continuations) are all written, so that they leave together: BEGIN
- * with the first statements, an audit entry with the idempotency record and COMMIT. Each keeps its
+ * with the first statements, the statement sent with COMMIT and COMMIT. Each keeps its
  * own Sync and answer; PostgreSQL, woken once, runs them in order. On a virtual machine every
  * write that wakes the other side costs far more than its bytes: a keyed write sent six
  * messages, each waking the backend, where it now sends two. Released on the next tick, after the
@@ -109,15 +102,16 @@ export function abandonTransaction(tx: Transaction): void {
 
 /**
  * Runs `work` in a transaction whose BEGIN is pipelined with its first statement; when `work`
- * resolves, `last(result)` (if any) is sent together with COMMIT. Resolves with work's result
- * and what `last` answered; a `last` that failed rolled the whole transaction back. work throwing
- * rolls back and rethrows.
+ * resolves, what was handed to sendAtCommit and `last(result)` (if any) are sent together with
+ * COMMIT. Resolves with work's result and, when that statement failed (the whole transaction
+ * rolled back), its error as `lastError` if there was a `last`; without one, the error is thrown.
+ * work throwing rolls back and rethrows.
  */
-export async function pipelinedTransaction<T, R extends QueryResultRow = QueryResultRow>(
+export async function pipelinedTransaction<T>(
   db: Sequelize,
   work: (tx: Transaction) => Promise<T>,
-  last?: (result: T) => LastStatement | undefined,
-): Promise<{ result: T; last?: LastOutcome<R> }> {
+  last?: (result: T) => Statement | undefined,
+): Promise<{ result: T; lastError?: CommitStatementError }> {
   const manager = (db as unknown as { connectionManager: ConnectionManager }).connectionManager;
   const tx = new Transaction(db, {});
   const open = tx as unknown as OpenTransaction;
@@ -138,8 +132,8 @@ export async function pipelinedTransaction<T, R extends QueryResultRow = QueryRe
       stream.uncork!();
     });
   };
-  const pending: Array<Promise<unknown>> = [];
-  pipelined.set(tx, { answeredAtCommit: pending, hold });
+  const atCommit: Statement[] = [];
+  pipelined.set(tx, { atCommit, hold });
   hold();
   const begun = connection.query('BEGIN');
   begun.catch(() => undefined);
@@ -150,17 +144,7 @@ export async function pipelinedTransaction<T, R extends QueryResultRow = QueryRe
     await (destroy ? manager.destroyConnection(connection) : manager.releaseConnection(connection));
   };
 
-  let result: T;
-  try {
-    result = await work(tx);
-    await begun;
-  } catch (thrown) {
-    // A statement refused because one sent earlier (answerAtCommit) failed: that one's error says why.
-    let err = thrown;
-    if ((thrown as { code?: string }).code === IN_FAILED_TRANSACTION) {
-      const early = (await Promise.allSettled(pending)).find((e): e is PromiseRejectedResult => e.status === 'rejected');
-      if (early) err = early.reason;
-    }
+  const rollBack = async (err: unknown): Promise<never> => {
     try {
       await connection.query('ROLLBACK');
     } catch {
@@ -169,39 +153,50 @@ export async function pipelinedTransaction<T, R extends QueryResultRow = QueryRe
     }
     await finish('rollback', false);
     throw err;
+  };
+
+  let result: T;
+  try {
+    result = await work(tx);
+    await begun;
+  } catch (err) {
+    // What was handed to sendAtCommit was never sent: it rolls back with the rest.
+    return rollBack(err);
   }
 
   const statement = last?.(result);
-  hold();
-  const sent = statement ? connection.query<R>({ name: statement.name, text: statement.text, values: statement.values }) : undefined;
-  const committed = connection.query('COMMIT');
-  sent?.catch(() => undefined);
-  committed.catch(() => undefined);
-  // What work sent without waiting (answerAtCommit) was answered before COMMIT: a failure there
-  // aborted the transaction, whose COMMIT then answers ROLLBACK.
-  const early = await Promise.allSettled(pending);
-  const failed = early.find((e): e is PromiseRejectedResult => e.status === 'rejected');
-  if (failed) {
-    await Promise.allSettled([sent, committed]);
-    await finish('rollback', false);
-    throw failed.reason;
+  if (statement) atCommit.push(statement);
+  // One statement for all of them (up to MERGED_AT_MOST): one Bind, one Execute, one Sync, so
+  // PostgreSQL sends one reply where each statement of its own would cost one (it flushes at every Sync).
+  const merged: WireStatement[] = [];
+  for (let i = 0; i < atCommit.length; i += MERGED_AT_MOST) {
+    const chunk = atCommit.slice(i, i + MERGED_AT_MOST);
+    const wire = wireStatement(chunk.length === 1 ? chunk[0] : together(chunk, 'SELECT 1'));
+    if (!wire) return rollBack(new Error('pipelinedTransaction: the last statement has a $name without a value'));
+    merged.push(wire);
   }
-  let outcome: LastOutcome<R> | undefined;
-  if (sent) {
-    try {
-      outcome = { rows: (await sent).rows };
-    } catch (err) {
-      outcome = { error: err as Error & { code?: string } };
-    }
+  hold();
+  const sent = merged.map((wire) => connection.query(wire));
+  const committed = connection.query('COMMIT');
+  for (const one of sent) one.catch(() => undefined);
+  committed.catch(() => undefined);
+  // The first failure is the one that aborted the transaction (those after it were refused for it).
+  const failed = (await Promise.allSettled(sent)).find((e): e is PromiseRejectedResult => e.status === 'rejected');
+  const failure = failed?.reason as CommitStatementError | undefined;
+  if (failure && !statement) {
+    // An entry handed to sendAtCommit failed: the transaction aborted, its COMMIT answered ROLLBACK.
+    await Promise.allSettled([committed]);
+    await finish('rollback', false);
+    throw failure;
   }
   try {
     const answer = await committed;
-    // A last statement that failed aborted the transaction: its COMMIT answered ROLLBACK.
-    if (answer.command !== 'COMMIT' && !(outcome && 'error' in outcome)) throw new Error(`COMMIT answered ${answer.command}`);
+    // A statement that failed aborted the transaction: its COMMIT answered ROLLBACK.
+    if (answer.command !== 'COMMIT' && !failure) throw new Error(`COMMIT answered ${answer.command}`);
   } catch (err) {
     await finish('commit', true);
     throw err;
   }
-  await finish(outcome && 'error' in outcome ? 'rollback' : 'commit', false);
-  return { result, last: outcome };
+  await finish(failure ? 'rollback' : 'commit', false);
+  return { result, lastError: failure };
 }

@@ -1,0 +1,91 @@
+import { createHash } from 'node:crypto';
+
+/**
+ * Statements with `$name` parameters, and what they become on the wire: positional parameters of
+ * a named prepared statement. Shared by sql.ts (statements run now) and transaction.ts (statements
+ * sent with COMMIT); it depends on neither.
+ */
+
+/**
+ * Values for the `$name` parameters of a statement. pg sends them apart from the SQL text, as
+ * typed values: nothing is ever spliced into the text, a JS array arrives as a PostgreSQL array
+ * (for `= ANY($ids)` and `unnest`), a Buffer as bytea. A parameter PostgreSQL cannot type from
+ * its context (`$x IS NULL`) needs a cast: `CAST($x AS text)`.
+ */
+export type BindValues = Record<string, unknown>;
+
+/**
+ * One data-modifying statement (INSERT, UPDATE or DELETE without a WITH of its own) and its values.
+ * With a `name`, its CTE in executeTogether is called that, and the statements after it may read
+ * its RETURNING rows by that name (its output: they still do not see its effects on tables).
+ */
+export interface Statement {
+  sql: string;
+  bind: BindValues;
+  name?: string;
+}
+
+/** The statements as the CTEs of one statement ending in `select`, their `$name`s renamed apart. */
+export function together(statements: Statement[], select: string): { sql: string; bind: BindValues } {
+  const bind: BindValues = {};
+  const ctes = statements.map((statement, i) => {
+    const sql = statement.sql.replace(/\$([A-Za-z_]\w*)/g, (_, key: string) => {
+      if (!(key in statement.bind)) throw new Error(`no value for $${key}`);
+      bind[`s${i}_${key}`] = statement.bind[key];
+      return `$s${i}_${key}`;
+    });
+    return `${statement.name ?? `s${i}`} AS (${sql})`;
+  });
+  return { sql: `WITH ${ctes.join(',\n')}\n${select}`, bind };
+}
+
+export interface CompiledStatement {
+  /** The text with `$name` turned into `$1`, `$2` ... in order of first appearance. */
+  text: string;
+  names: string[];
+  /** The prepared statement's name on every connection (from the original text). */
+  name: string;
+}
+
+/** Distinct statement texts prepared; beyond it, a text goes through sequelize unprepared (its connections' memory stays bounded). */
+const MAX_PREPARED_TEXTS = 2000;
+const compiled = new Map<string, CompiledStatement>();
+
+function compileText(sql: string): CompiledStatement {
+  const names: string[] = [];
+  const text = sql.replace(/\$([A-Za-z_]\w*)/g, (_, key: string) => {
+    let i = names.indexOf(key);
+    if (i < 0) i = names.push(key) - 1;
+    return `$${i + 1}`;
+  });
+  return { text, names, name: `pd_${createHash('sha1').update(sql).digest('hex').slice(0, 24)}` };
+}
+
+/** The prepared form of a text, made once; undefined once MAX_PREPARED_TEXTS texts are known. */
+export function compile(sql: string): CompiledStatement | undefined {
+  const known = compiled.get(sql);
+  if (known || compiled.size >= MAX_PREPARED_TEXTS) return known;
+  const statement = compileText(sql);
+  compiled.set(sql, statement);
+  return statement;
+}
+
+/** What node-postgres is handed: a named prepared statement, or an unnamed one. */
+export interface WireStatement {
+  name?: string;
+  text: string;
+  values: unknown[];
+}
+
+/**
+ * A statement with a value for every `$name` as node-postgres takes it: prepared under its name
+ * while fewer than MAX_PREPARED_TEXTS texts are known, unnamed (parsed at each run) beyond.
+ * Undefined when a `$name` has no value.
+ */
+export function wireStatement(statement: { sql: string; bind: BindValues }): WireStatement | undefined {
+  const known = compile(statement.sql);
+  const form = known ?? compileText(statement.sql);
+  if (form.names.some((n) => statement.bind[n] === undefined)) return undefined;
+  const values = form.names.map((n) => statement.bind[n]);
+  return known ? { name: known.name, text: known.text, values } : { text: form.text, values };
+}
