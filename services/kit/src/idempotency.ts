@@ -6,7 +6,7 @@ import type { Logger } from './logger';
 import { idempotentRequestOf, type IdempotentRequest } from './idempotency-metadata';
 import { IDEMPOTENCY_KEY_LIFETIME_MS } from './idempotency-records';
 import { execute, selectOne, selectRows, type Statement } from './sql';
-import { abandonTransaction, pipelinedTransaction } from './transaction';
+import { pipelinedTransaction, type CommitStatementError } from './transaction';
 
 /**
  * Exactly-once writes (SPEC 7, Idempotency-Key), decided in the service that owns the effect.
@@ -72,9 +72,9 @@ interface PendingWrite {
 const pendingWrites = new AsyncLocalStorage<PendingWrite | undefined>();
 
 /**
- * Thrown inside an effect transaction when the key already has an answer: a duplicate committed
- * first, or the request is a retry of one that did. The handler replays `stored` when the
- * transaction read it, else reads it.
+ * Thrown by an effect transaction when the key already has an answer: a duplicate committed
+ * first, or the request is a retry of one that did. The handler replays `stored` when it was
+ * read, else reads it.
  */
 class AlreadyRecorded extends Error {
   constructor(readonly stored?: StoredRecord) {
@@ -136,70 +136,75 @@ function recordStatement(write: PendingWrite, outcome: Outcome): Statement {
 const UNIQUE_VIOLATION = '23505';
 
 /**
- * The first statement of a keyed effect transaction, sent with BEGIN and not waited for: the
- * effect's first statement follows it on the same connection, so a first request pays no round
- * trip for it. A retry of a committed write finds the answer here: the transaction is abandoned
- * (the effect's later statements are refused; nothing commits) and the answer is replayed, so a
- * retry costs this read and at most the effect's first statement. A record past the key lifetime
- * is deleted: the key is new again.
+ * A record of (scope, key) past the key lifetime, deleted: the key is new again. False when there
+ * was none (a live record, or none at all).
  */
-async function earlierAnswer(db: Sequelize, tx: Transaction, request: IdempotentRequest): Promise<StoredRecord | undefined> {
-  const found = await selectOne<StoredRecord & { live: boolean }>(
+async function deleteExpiredRecord(db: Sequelize, request: IdempotentRequest): Promise<boolean> {
+  const rows = await selectRows<{ gone: number }>(
     db,
-    `SELECT fingerprint, response, error_code, error_message, error_param, created_at > now() - make_interval(secs => $lifetime) AS live
-       FROM idempotency_records WHERE scope = $scope AND idempotency_key = $key`,
+    `DELETE FROM idempotency_records
+      WHERE scope = $scope AND idempotency_key = $key AND created_at <= now() - make_interval(secs => $lifetime)
+      RETURNING 1 AS gone`,
     { scope: request.scope, key: request.key, lifetime: LIFETIME_SECS },
-    tx,
   );
-  if (!found) return undefined;
-  if (found.live) {
-    abandonTransaction(tx);
-    return found;
-  }
-  await execute(db, `DELETE FROM idempotency_records WHERE scope = $scope AND idempotency_key = $key`, { scope: request.scope, key: request.key }, tx);
-  return undefined;
+  return rows.length > 0;
 }
 
 /**
  * The transaction that makes a write's change. Inside `exactlyOnce` (a call with an
- * Idempotency-Key) it looks for the key's answer alongside the effect (a retry is answered from
- * it), and its last statement writes the key's record with the answer the effect returns, in the
- * same commit; without a key it is a plain transaction. Only the first effect transaction of a
- * call records. BEGIN and COMMIT cost no round trip of their own (kit transaction.ts).
+ * Idempotency-Key) its last statement writes the key's record with the answer the effect returns,
+ * in the same commit and in one statement with the change's audit entries; without a key it is a
+ * plain transaction. Only the first effect transaction of a call records. BEGIN and COMMIT cost no
+ * round trip of their own (kit transaction.ts), and a first request pays no statement for the key
+ * but its record.
+ *
+ * There is no look-up ahead of the effect. A retry of a committed write runs its effect again,
+ * inside this transaction, and is answered from the record:
+ *  - the effect succeeds: the record's insert fails on the key's unique index, which rolls the
+ *    whole transaction back, and the first answer is replayed;
+ *  - the effect fails (it ran into what the first request made or changed): the record is read,
+ *    and its answer wins over the error.
+ * A concurrent duplicate waits on the unique index for the first to commit, then goes the same
+ * way. A record past the key lifetime is deleted and the effect runs once more: the key is new.
  */
 export async function effectTransaction<T>(db: Sequelize, effect: (tx: Transaction) => Promise<T>): Promise<T> {
   const write = pendingWrites.getStore();
   const record = write && write.recorded === undefined && !write.ended ? write : undefined;
   let refusal: AppError | undefined;
   let outcome: Outcome | undefined;
-  const { result, lastError } = await pipelinedTransaction(
-    db,
-    async (tx) => {
-      const earlier = record ? earlierAnswer(db, tx, record.request) : undefined;
-      earlier?.catch(() => undefined); // awaited below, whatever the effect does
-      let answer: T;
-      try {
-        answer = await effect(tx);
-        if (record) outcome = { response: record.encode(answer) };
-      } catch (err) {
-        // An answer found first wins over whatever the abandoned effect ran into.
-        const stored = await earlier?.catch(() => undefined);
-        if (stored) throw new AlreadyRecorded(stored);
-        if (!(err instanceof CommittedRefusal)) throw err;
-        refusal = err.error;
-        if (record) outcome = { error: err.error };
-        answer = undefined as T;
-      }
-      const stored = await earlier;
-      if (stored) throw new AlreadyRecorded(stored);
-      return answer;
-    },
-    () => (record && outcome ? recordStatement(record, outcome) : undefined),
-  );
+  let done: { result: T; lastError?: CommitStatementError };
+  try {
+    done = await pipelinedTransaction(
+      db,
+      async (tx) => {
+        try {
+          const answer = await effect(tx);
+          if (record) outcome = { response: record.encode(answer) };
+          return answer;
+        } catch (err) {
+          if (!(err instanceof CommittedRefusal)) throw err;
+          refusal = err.error;
+          if (record) outcome = { error: err.error };
+          return undefined as T;
+        }
+      },
+      () => (record && outcome ? recordStatement(record, outcome) : undefined),
+    );
+  } catch (err) {
+    // Rolled back. A retry's effect may fail on what the first request did: its answer wins.
+    const stored = record ? await findRecord(db, record.request) : undefined;
+    if (stored) throw new AlreadyRecorded(stored);
+    throw err;
+  }
+  const { result, lastError } = done;
   if (lastError) {
-    // A duplicate that committed first wins: this attempt's change rolled back, its answer is replayed.
-    if (lastError.code === UNIQUE_VIOLATION && lastError.table === 'idempotency_records') throw new AlreadyRecorded();
-    throw lastError;
+    if (!record || lastError.code !== UNIQUE_VIOLATION || lastError.table !== 'idempotency_records') throw lastError;
+    // The key has a record: a duplicate that committed first, or this is a retry. This attempt's
+    // change rolled back; the first answer is replayed.
+    const stored = await findRecord(db, record.request);
+    if (stored) throw new AlreadyRecorded(stored);
+    if (await deleteExpiredRecord(db, record.request)) return effectTransaction(db, effect);
+    throw new AlreadyRecorded();
   }
   if (record && outcome) record.recorded = 'response' in outcome ? outcome.response : 'refusal';
   if (refusal) throw refusal;
@@ -272,9 +277,9 @@ export async function exactlyOnce<R, P>(
 ): Promise<P> {
   const request = idempotentRequestOf(call.metadata);
   if (!request) return pendingWrites.run(undefined, async () => toResponse(await write()));
-  // No look-up of its own: the effect transaction's first statement (sent with BEGIN) finds an
-  // earlier record, and its last one waits for one in flight. A retry runs the use case up to its
-  // effect transaction (provisioning reserves credits and gives them back), then replays.
+  // No look-up of its own: the effect transaction's record finds an earlier one (its insert fails on
+  // the key) or waits for one in flight. A retry runs the use case and its effect (provisioning
+  // reserves credits and gives them back), which roll back, then replays.
   const pending: PendingWrite = {
     request,
     operation: call.method,

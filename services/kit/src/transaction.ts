@@ -93,14 +93,6 @@ interface OpenTransaction {
 }
 
 /**
- * Refuses every later statement of the transaction (sequelize says it is finished): it will roll
- * back. For a transaction whose work turned out to be unneeded while its statements were in flight.
- */
-export function abandonTransaction(tx: Transaction): void {
-  (tx as unknown as OpenTransaction).finished = 'rollback';
-}
-
-/**
  * Runs `work` in a transaction whose BEGIN is pipelined with its first statement; when `work`
  * resolves, what was handed to sendAtCommit and `last(result)` (if any) are sent together with
  * COMMIT. Resolves with work's result and, when that statement failed (the whole transaction
