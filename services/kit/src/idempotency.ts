@@ -191,8 +191,9 @@ export async function effectTransaction<T>(db: Sequelize, effect: (tx: Transacti
       () => (record && outcome ? recordStatement(record, outcome) : undefined),
     );
   } catch (err) {
-    // Rolled back. A retry's effect may fail on what the first request did: its answer wins.
-    const stored = record ? await findRecord(db, record.request) : undefined;
+    // Rolled back. A retry's effect may fail on what the first request did: its answer wins. (When
+    // the record cannot be read either, the effect's own error says what happened.)
+    const stored = record ? await findRecord(db, record.request).catch(() => undefined) : undefined;
     if (stored) throw new AlreadyRecorded(stored);
     throw err;
   }
