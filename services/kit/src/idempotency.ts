@@ -89,7 +89,9 @@ type Outcome = { response: Uint8Array } | { error: AppError };
 function recordValues(write: PendingWrite, outcome: Outcome) {
   const error = 'error' in outcome ? outcome.error : undefined;
   return {
-    ...write.request,
+    scope: write.request.scope,
+    key: write.request.key,
+    fingerprint: write.request.fingerprint,
     operation: write.operation,
     response: 'response' in outcome ? Buffer.from(outcome.response.buffer, outcome.response.byteOffset, outcome.response.byteLength) : null,
     code: error?.code ?? null,

@@ -25,6 +25,9 @@ export interface Statement {
   name?: string;
 }
 
+/** A `$name` parameter. */
+const PARAMETER = /\$([A-Za-z_]\w*)/g;
+
 /** The statements as the CTEs of one statement ending in `select`, their `$name`s renamed apart. */
 export function together(statements: Statement[], select: string): { sql: string; bind: BindValues } {
   const bind: BindValues = {};
@@ -88,4 +91,66 @@ export function wireStatement(statement: { sql: string; bind: BindValues }): Wir
   if (form.names.some((n) => statement.bind[n] === undefined)) return undefined;
   const values = form.names.map((n) => statement.bind[n]);
   return known ? { name: known.name, text: known.text, values } : { text: form.text, values };
+}
+
+interface MergedForm {
+  /** Undefined beyond MAX_PREPARED_TEXTS texts: sent unnamed. */
+  name?: string;
+  text: string;
+  /** For each positional parameter: the statement and the `$name` its value comes from. */
+  slots: Array<[number, string]>;
+}
+
+/**
+ * Merged forms by their statements' texts, one level per statement: the texts are the code's own
+ * constants, whose hashes V8 keeps, so a commit of the same kinds of statement costs a few lookups.
+ */
+interface MergeNode {
+  next?: Map<string, MergeNode>;
+  form?: MergedForm;
+}
+const merges: MergeNode = {};
+let mergeNodes = 0;
+
+function mergedForm(statements: Statement[]): MergedForm {
+  let node: MergeNode | undefined = merges;
+  for (const statement of statements) {
+    if (!node) break;
+    let child: MergeNode | undefined = node.next?.get(statement.sql);
+    // Bounded like the prepared texts: beyond, a form is worked out each time.
+    if (!child && mergeNodes < MAX_PREPARED_TEXTS) {
+      child = {};
+      mergeNodes += 1;
+      (node.next ??= new Map()).set(statement.sql, child);
+    }
+    node = child;
+  }
+  if (node?.form) return node.form;
+  // The text only: every `$name` stands for itself (values are read per call, through `slots`).
+  const named = statements.map((s) => ({ sql: s.sql, bind: Object.fromEntries([...s.sql.matchAll(PARAMETER)].map(([, n]) => [n, null])) }));
+  const { sql } = together(named, 'SELECT 1');
+  const compiled = compile(sql);
+  const form = compiled ?? compileText(sql);
+  const merged: MergedForm = {
+    name: compiled?.name,
+    text: form.text,
+    slots: form.names.map((n) => {
+      const at = /^s(\d+)_(.+)$/.exec(n)!;
+      return [Number(at[1]), at[2]];
+    }),
+  };
+  if (compiled && node) node.form = merged;
+  return merged;
+}
+
+/**
+ * Statements as one (each a CTE of it, `together`), as node-postgres takes it; its form is worked
+ * out once per sequence of texts. Undefined when a `$name` has no value.
+ */
+export function mergedWireStatement(statements: Statement[]): WireStatement | undefined {
+  if (statements.length === 1) return wireStatement(statements[0]);
+  const form = mergedForm(statements);
+  const values = form.slots.map(([i, n]) => statements[i].bind[n]);
+  if (values.some((v) => v === undefined)) return undefined;
+  return form.name ? { name: form.name, text: form.text, values } : { text: form.text, values };
 }

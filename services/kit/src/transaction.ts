@@ -1,5 +1,5 @@
 import { Transaction, type Sequelize } from 'sequelize';
-import { together, wireStatement, type Statement, type WireStatement } from './statements';
+import { mergedWireStatement, wireStatement, type Statement, type WireStatement } from './statements';
 
 /**
  * Transactions that cost no round trip of their own. node-postgres' pipeline mode sends a query
@@ -163,7 +163,7 @@ export async function pipelinedTransaction<T>(
   const merged: WireStatement[] = [];
   for (let i = 0; i < atCommit.length; i += MERGED_AT_MOST) {
     const chunk = atCommit.slice(i, i + MERGED_AT_MOST);
-    const wire = wireStatement(chunk.length === 1 ? chunk[0] : together(chunk, 'SELECT 1'));
+    const wire = mergedWireStatement(chunk);
     if (!wire) return rollBack(new Error('pipelinedTransaction: the last statement has a $name without a value'));
     merged.push(wire);
   }
