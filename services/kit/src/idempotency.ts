@@ -86,6 +86,10 @@ const LIFETIME_SECS = IDEMPOTENCY_KEY_LIFETIME_MS / 1000;
 
 type Outcome = { response: Uint8Array } | { error: AppError };
 
+/** A key's record, with recordValues' values. */
+const INSERT_RECORD = `INSERT INTO idempotency_records (scope, idempotency_key, fingerprint, operation, response, error_code, error_message, error_param)
+     VALUES ($scope, $key, $fingerprint, $operation, $response, CAST($code AS text), CAST($message AS text), CAST($param AS text))`;
+
 function recordValues(write: PendingWrite, outcome: Outcome) {
   const error = 'error' in outcome ? outcome.error : undefined;
   return {
@@ -109,8 +113,7 @@ function recordValues(write: PendingWrite, outcome: Outcome) {
 async function writeRecord(db: Sequelize, write: PendingWrite, outcome: Outcome): Promise<boolean> {
   const rows = await selectRows<{ taken: number }>(
     db,
-    `INSERT INTO idempotency_records (scope, idempotency_key, fingerprint, operation, response, error_code, error_message, error_param)
-     VALUES ($scope, $key, $fingerprint, $operation, $response, CAST($code AS text), CAST($message AS text), CAST($param AS text))
+    `${INSERT_RECORD}
      ON CONFLICT (scope, idempotency_key) DO UPDATE
         SET fingerprint = EXCLUDED.fingerprint, operation = EXCLUDED.operation, response = EXCLUDED.response,
             error_code = EXCLUDED.error_code, error_message = EXCLUDED.error_message, error_param = EXCLUDED.error_param, created_at = now()
@@ -129,8 +132,7 @@ async function writeRecord(db: Sequelize, write: PendingWrite, outcome: Outcome)
  */
 function recordStatement(write: PendingWrite, outcome: Outcome): Statement {
   return {
-    sql: `INSERT INTO idempotency_records (scope, idempotency_key, fingerprint, operation, response, error_code, error_message, error_param)
-          VALUES ($scope, $key, $fingerprint, $operation, $response, CAST($code AS text), CAST($message AS text), CAST($param AS text))`,
+    sql: INSERT_RECORD,
     bind: recordValues(write, outcome),
   };
 }

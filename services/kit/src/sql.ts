@@ -1,10 +1,9 @@
 import type { QueryResultRow } from 'pg';
 import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
-import { compile, together, type BindValues, type Statement } from './statements';
+import { compile, together, valuesFor, type BindValues, type Statement } from './statements';
 import { holdWrites } from './transaction';
 
 export type { BindValues, Statement } from './statements';
-
 
 /** Rows of any statement that returns rows: SELECT, or INSERT/UPDATE/DELETE ... RETURNING. */
 export function selectRows<T extends object>(db: Sequelize, sql: string, bind: BindValues = {}, transaction?: Transaction): Promise<T[]> {
@@ -57,8 +56,8 @@ function inTransaction<T extends object>(transaction: Transaction, sql: string, 
   const tx = transaction as unknown as { connection?: TransactionConnection; finished?: string };
   if (!tx.connection || tx.finished) return undefined;
   const statement = compile(sql);
-  if (!statement || statement.names.length === 0 || statement.names.some((n) => bind[n] === undefined)) return undefined;
-  const values = statement.names.map((n) => bind[n]);
+  const values = statement && statement.names.length > 0 ? valuesFor(statement.names, bind) : undefined;
+  if (!statement || !values) return undefined;
   // In a pipelined transaction, leaves with whatever else is sent in this moment (COMMIT, say).
   holdWrites(transaction);
   return tx.connection.query<T & QueryResultRow>({ name: statement.name, text: statement.text, values }).then((result) => result.rows);

@@ -28,18 +28,29 @@ export interface Statement {
 /** A `$name` parameter. */
 const PARAMETER = /\$([A-Za-z_]\w*)/g;
 
-/** The statements as the CTEs of one statement ending in `select`, their `$name`s renamed apart. */
-export function together(statements: Statement[], select: string): { sql: string; bind: BindValues } {
-  const bind: BindValues = {};
+/**
+ * The statements' texts as the CTEs of one statement ending in `select`, each `$name` renamed
+ * `$s<i>_<name>` (i: the statement's place); `each` sees every parameter renamed.
+ */
+function renamedApart(statements: Array<{ sql: string; name?: string }>, select: string, each?: (i: number, key: string) => void): string {
   const ctes = statements.map((statement, i) => {
-    const sql = statement.sql.replace(/\$([A-Za-z_]\w*)/g, (_, key: string) => {
-      if (!(key in statement.bind)) throw new Error(`no value for $${key}`);
-      bind[`s${i}_${key}`] = statement.bind[key];
+    const sql = statement.sql.replace(PARAMETER, (_, key: string) => {
+      each?.(i, key);
       return `$s${i}_${key}`;
     });
     return `${statement.name ?? `s${i}`} AS (${sql})`;
   });
-  return { sql: `WITH ${ctes.join(',\n')}\n${select}`, bind };
+  return `WITH ${ctes.join(',\n')}\n${select}`;
+}
+
+/** The statements as the CTEs of one statement ending in `select`, their `$name`s renamed apart. */
+export function together(statements: Statement[], select: string): { sql: string; bind: BindValues } {
+  const bind: BindValues = {};
+  const sql = renamedApart(statements, select, (i, key) => {
+    if (!(key in statements[i].bind)) throw new Error(`no value for $${key}`);
+    bind[`s${i}_${key}`] = statements[i].bind[key];
+  });
+  return { sql, bind };
 }
 
 export interface CompiledStatement {
@@ -56,7 +67,7 @@ const compiled = new Map<string, CompiledStatement>();
 
 function compileText(sql: string): CompiledStatement {
   const names: string[] = [];
-  const text = sql.replace(/\$([A-Za-z_]\w*)/g, (_, key: string) => {
+  const text = sql.replace(PARAMETER, (_, key: string) => {
     let i = names.indexOf(key);
     if (i < 0) i = names.push(key) - 1;
     return `$${i + 1}`;
@@ -80,6 +91,17 @@ export interface WireStatement {
   values: unknown[];
 }
 
+/** The values of `names` from `bind`, in order; undefined when one has none. */
+export function valuesFor(names: string[], bind: BindValues): unknown[] | undefined {
+  const values = names.map((n) => bind[n]);
+  return values.includes(undefined) ? undefined : values;
+}
+
+/** Whether every `$name` of the statement has a value. */
+export function bindsEvery(statement: { sql: string; bind: BindValues }): boolean {
+  return (compile(statement.sql) ?? compileText(statement.sql)).names.every((n) => statement.bind[n] !== undefined);
+}
+
 /**
  * A statement with a value for every `$name` as node-postgres takes it: prepared under its name
  * while fewer than MAX_PREPARED_TEXTS texts are known, unnamed (parsed at each run) beyond.
@@ -88,8 +110,8 @@ export interface WireStatement {
 export function wireStatement(statement: { sql: string; bind: BindValues }): WireStatement | undefined {
   const known = compile(statement.sql);
   const form = known ?? compileText(statement.sql);
-  if (form.names.some((n) => statement.bind[n] === undefined)) return undefined;
-  const values = form.names.map((n) => statement.bind[n]);
+  const values = valuesFor(form.names, statement.bind);
+  if (!values) return undefined;
   return known ? { name: known.name, text: known.text, values } : { text: form.text, values };
 }
 
@@ -126,9 +148,8 @@ function mergedForm(statements: Statement[]): MergedForm {
     node = child;
   }
   if (node?.form) return node.form;
-  // The text only: every `$name` stands for itself (values are read per call, through `slots`).
-  const named = statements.map((s) => ({ sql: s.sql, bind: Object.fromEntries([...s.sql.matchAll(PARAMETER)].map(([, n]) => [n, null])) }));
-  const { sql } = together(named, 'SELECT 1');
+  // The text only: the values are read at each call, through `slots`.
+  const sql = renamedApart(statements, 'SELECT 1');
   const compiled = compile(sql);
   const form = compiled ?? compileText(sql);
   const merged: MergedForm = {
@@ -151,6 +172,6 @@ export function mergedWireStatement(statements: Statement[]): WireStatement | un
   if (statements.length === 1) return wireStatement(statements[0]);
   const form = mergedForm(statements);
   const values = form.slots.map(([i, n]) => statements[i].bind[n]);
-  if (values.some((v) => v === undefined)) return undefined;
+  if (values.includes(undefined)) return undefined;
   return form.name ? { name: form.name, text: form.text, values } : { text: form.text, values };
 }

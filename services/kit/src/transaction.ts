@@ -1,5 +1,5 @@
 import { Transaction, type Sequelize } from 'sequelize';
-import { mergedWireStatement, wireStatement, type Statement, type WireStatement } from './statements';
+import { bindsEvery, mergedWireStatement, type Statement, type WireStatement } from './statements';
 
 /**
  * Transactions that cost no round trip of their own. node-postgres' pipeline mode sends a query
@@ -67,7 +67,7 @@ const MERGED_AT_MOST = 16;
 export function sendAtCommit(tx: Transaction, statement: Statement): boolean {
   const open = pipelined.get(tx);
   if (!open || (tx as unknown as OpenTransaction).finished) return false;
-  if (wireStatement(statement) === undefined) return false;
+  if (!bindsEvery(statement)) return false;
   open.atCommit.push(statement);
   return true;
 }
