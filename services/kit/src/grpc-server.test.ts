@@ -10,6 +10,11 @@ const logger = createLogger('grpc-server-test', { level: 'silent' });
 
 const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
 
+/** A few turns of the loop: a closed stream's 'close' has been emitted, and what follows it has run. */
+async function turnsLater(): Promise<void> {
+  for (let i = 0; i < 5; i += 1) await nextTurn();
+}
+
 describe("the kit's gRPC server lets go of a finished call", () => {
   let server: StartedGrpcServer;
   let client: authv1.AuthServiceClient;
@@ -54,7 +59,7 @@ describe("the kit's gRPC server lets go of a finished call", () => {
     );
     expect(answers).toEqual(['answered {}', 'error 5', 'answered {}']);
     expect(streams).toHaveLength(3);
-    for (let i = 0; i < 5; i += 1) await nextTurn();
+    await turnsLater();
     for (const stream of streams) {
       expect(stream.closed).toBe(true);
       expect(stream.eventNames()).toEqual(['error']);
@@ -66,13 +71,13 @@ describe("the kit's gRPC server lets go of a finished call", () => {
     streams.length = 0;
     const call = new Promise<string>((resolve) => client.getOrganization({ organizationId: 'slow' }, (err) => resolve(err ? `error ${err.code}` : 'answered')));
     while (streams.length === 0) await nextTurn();
-    for (let i = 0; i < 5; i += 1) await nextTurn();
+    await turnsLater();
     const [stream] = streams;
     expect(stream.closed).toBe(false);
     expect(stream.listenerCount('close')).toBeGreaterThan(0);
     endSlowCall();
     expect(await call).toBe('answered');
-    for (let i = 0; i < 5; i += 1) await nextTurn();
+    await turnsLater();
     expect(stream.closed).toBe(true);
     expect(stream.eventNames()).toEqual(['error']);
       expect(stream.listenerCount('error')).toBe(1);

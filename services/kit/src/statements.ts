@@ -84,6 +84,11 @@ export function compile(sql: string): CompiledStatement | undefined {
   return statement;
 }
 
+/** The positional form of a text: the prepared one while MAX_PREPARED_TEXTS allows, else worked out now. */
+function formOf(sql: string): CompiledStatement {
+  return compile(sql) ?? compileText(sql);
+}
+
 /** What node-postgres is handed: a named prepared statement, or an unnamed one. */
 export interface WireStatement {
   name?: string;
@@ -99,7 +104,7 @@ export function valuesFor(names: string[], bind: BindValues): unknown[] | undefi
 
 /** Whether every `$name` of the statement has a value. */
 export function bindsEvery(statement: { sql: string; bind: BindValues }): boolean {
-  return (compile(statement.sql) ?? compileText(statement.sql)).names.every((n) => statement.bind[n] !== undefined);
+  return formOf(statement.sql).names.every((n) => statement.bind[n] !== undefined);
 }
 
 /**
@@ -107,7 +112,7 @@ export function bindsEvery(statement: { sql: string; bind: BindValues }): boolea
  * while fewer than MAX_PREPARED_TEXTS texts are known, unnamed (parsed at each run) beyond.
  * Undefined when a `$name` has no value.
  */
-export function wireStatement(statement: { sql: string; bind: BindValues }): WireStatement | undefined {
+function wireStatement(statement: { sql: string; bind: BindValues }): WireStatement | undefined {
   const known = compile(statement.sql);
   const form = known ?? compileText(statement.sql);
   const values = valuesFor(form.names, statement.bind);
@@ -149,17 +154,11 @@ function mergedForm(statements: Statement[]): MergedForm {
   }
   if (node?.form) return node.form;
   // The text only: the values are read at each call, through `slots`.
-  const sql = renamedApart(statements, 'SELECT 1');
+  const sources = new Map<string, [number, string]>();
+  const sql = renamedApart(statements, 'SELECT 1', (i, key) => sources.set(`s${i}_${key}`, [i, key]));
   const compiled = compile(sql);
   const form = compiled ?? compileText(sql);
-  const merged: MergedForm = {
-    name: compiled?.name,
-    text: form.text,
-    slots: form.names.map((n) => {
-      const at = /^s(\d+)_(.+)$/.exec(n)!;
-      return [Number(at[1]), at[2]];
-    }),
-  };
+  const merged: MergedForm = { name: compiled?.name, text: form.text, slots: form.names.map((n) => sources.get(n)!) };
   if (compiled && node) node.form = merged;
   return merged;
 }
