@@ -4,10 +4,10 @@ import { AsyncResource } from 'node:async_hooks';
  * Node 20's `AsyncResource.prototype.bind` gives every bound function an `asyncResource` accessor
  * made of two `util.deprecate` wrappers (DEP0172), and each wrapper is re-parented with
  * `Object.setPrototypeOf`: a new hidden class per call. A new resource, its bind and one call took
- * 13.1 µs that way and 0.65 µs with this method, and what the bound function holds outlived
+ * 13.1 µs that way and 0.65 µs with this method, and more of what the bound function holds outlived
  * young-generation collections. Node's HTTP/2 client binds once per request
- * (`ClientHttp2Session.request`), so every gRPC call a process makes paid it. The property is deprecated and later Node versions drop
- * it (nodejs/node#58618; the cost: nodejs/node#58218).
+ * (`ClientHttp2Session.request`), so every gRPC call a process makes paid it. The property is
+ * deprecated, and later Node versions drop it (nodejs/node#58618; the cost: nodejs/node#58218).
  *
  * This replaces the method with the same binding: the function runs in the resource's async scope,
  * with `thisArg` or the caller's `this`, its arguments and its return value; `length` is the
@@ -16,13 +16,18 @@ import { AsyncResource } from 'node:async_hooks';
  * per process.
  */
 export function installLeanAsyncResourceBind(): void {
-  const proto = AsyncResource.prototype as AsyncResource & { bind: typeof AsyncResource.prototype.bind; [LEAN]?: true };
+  if (decided) return;
+  decided = true;
+  // The mark on the prototype: another copy of this module (a test runner's registry) installed it.
+  const proto = AsyncResource.prototype as AsyncResource & { [LEAN]?: true };
   if (proto[LEAN] || !bindBuildsAccessor()) return;
   Object.defineProperty(proto, 'bind', { configurable: true, enumerable: false, writable: true, value: leanBind });
   Object.defineProperty(proto, LEAN, { value: true });
 }
 
-const LEAN = Symbol('propdesk.leanAsyncResourceBind');
+const LEAN = Symbol.for('propdesk.leanAsyncResourceBind');
+/** Installed, or found not needed: checked once per process. */
+let decided = false;
 
 function bindBuildsAccessor(): boolean {
   const probe = new AsyncResource('propdesk-bind-probe', { requireManualDestroy: true });
