@@ -17,9 +17,17 @@ const prefix = uniquePrefix('key-limits');
 beforeAll(async () => {
   server = await startOwnRedisServer();
   const { logger } = captureLogger();
-  redis = createRedisForLimits(server.url, logger);
+  // These tests count in Redis: a command slower than the production 50 ms (a busy CI machine)
+  // would be answered by the per-process insurance limiter and change the counts, as in
+  // limits.test.ts. The fallback itself is tested in limits.redis-faults.test.ts.
+  redis = createRedisForLimits(server.url, logger, { commandTimeoutMs: 2000 });
   if (!(await waitForRedis(redis))) throw new Error('own Redis did not come up');
-  limits = createLimits({ config: { readPerMin: 1200, writePerMin: 5, ipPerMin: 60, keyPrefix: prefix }, logger, redis, registry: new Registry() });
+  limits = createLimits({
+    config: { readPerMin: 1200, writePerMin: 5, ipPerMin: 60, keyPrefix: prefix, redisTimeoutMs: 2000 },
+    logger,
+    redis,
+    registry: new Registry(),
+  });
 });
 
 afterAll(async () => {
