@@ -16,18 +16,15 @@ import { AsyncResource } from 'node:async_hooks';
  * per process.
  */
 export function installLeanAsyncResourceBind(): void {
-  if (decided) return;
-  decided = true;
-  // The mark on the prototype: another copy of this module (a test runner's registry) installed it.
-  const proto = AsyncResource.prototype as AsyncResource & { [LEAN]?: true };
-  if (proto[LEAN] || !bindBuildsAccessor()) return;
-  Object.defineProperty(proto, 'bind', { configurable: true, enumerable: false, writable: true, value: leanBind });
-  Object.defineProperty(proto, LEAN, { value: true });
+  // The one record of the decision (installed, or found not needed), on the prototype itself so that
+  // another copy of this module (a test runner's registry) sees it too.
+  const proto = AsyncResource.prototype as AsyncResource & { [DECIDED]?: true };
+  if (proto[DECIDED]) return;
+  Object.defineProperty(proto, DECIDED, { value: true });
+  if (bindBuildsAccessor()) Object.defineProperty(proto, 'bind', { configurable: true, enumerable: false, writable: true, value: leanBind });
 }
 
-const LEAN = Symbol.for('propdesk.leanAsyncResourceBind');
-/** Installed, or found not needed: checked once per process. */
-let decided = false;
+const DECIDED = Symbol.for('propdesk.leanAsyncResourceBind');
 
 function bindBuildsAccessor(): boolean {
   const probe = new AsyncResource('propdesk-bind-probe', { requireManualDestroy: true });
