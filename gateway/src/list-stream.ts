@@ -3,6 +3,7 @@ import type { accountsv1 } from '@propdesk/proto';
 import {
   callMetadata,
   captureTraceContext,
+  ChurnMap,
   currentTraceContext,
   fromItemError,
   fromServiceError,
@@ -64,7 +65,8 @@ interface Waiting {
 
 interface OpenCall {
   call: Call;
-  waiting: Map<string, Waiting>;
+  /** Its messages waiting for their answer, by id: one in and out per message (a ChurnMap, so that they die young). */
+  waiting: ChurnMap<string, Waiting>;
   sent: number;
   openedAt: number;
   retired: boolean;
@@ -130,7 +132,7 @@ export function createListStream(accounts: ServiceClient<accountsv1.AccountsServ
 
   const open = (): OpenCall => {
     const call = accounts.raw.streamListAccounts(callMetadata());
-    const opened: OpenCall = { call, waiting: new Map(), sent: 0, openedAt: Date.now(), retired: false };
+    const opened: OpenCall = { call, waiting: new ChurnMap(), sent: 0, openedAt: Date.now(), retired: false };
     call.on('data', (message: accountsv1.StreamListAccountsResponse) => {
       const waiting = opened.waiting.get(message.id);
       if (!waiting) return;

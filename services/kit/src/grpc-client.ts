@@ -12,6 +12,7 @@ import { service as healthServiceDefinition } from 'grpc-health-check';
 import { currentContext, newRequestId, REQUEST_ID_METADATA, setActorMetadata, type Actor } from './context';
 import { fromServiceError } from './errors';
 import { installLeanAsyncResourceBind } from './async-resource-bind';
+import { installHttp2SessionTables } from './http2-session-tables';
 import { setIdempotencyMetadata, type IdempotentRequest } from './idempotency-metadata';
 import { channelCredentialsOf, type GrpcTls } from './grpc-tls';
 import { withTraceContext, type TraceContext } from './telemetry/tracing';
@@ -127,8 +128,10 @@ export function createServiceClient<C extends Client>(
   /** mTLS (GRPC_TLS_*; ServiceAddresses.tls); plaintext when absent. */
   tls?: GrpcTls,
 ): ServiceClient<C> {
-  // Every call of the client is an HTTP/2 request: Node 20's per-request bind, made cheap.
+  // Every call of the client is an HTTP/2 request: Node 20's per-request bind, made cheap, and
+  // stream tables that let a finished call's objects die young.
   installLeanAsyncResourceBind();
+  installHttp2SessionTables();
   const raw = new ClientCtor(address, channelCredentialsOf(tls), CHANNEL_OPTIONS);
   const call: Record<string, (request: unknown, opts?: CallOpts) => Promise<unknown>> = {};
   for (const [name, method] of Object.entries(definition)) {
@@ -150,6 +153,7 @@ const HealthClient = makeGenericClientConstructor(healthServiceDefinition as unk
 /** grpc.health.v1 Check against one address; resolves true only for SERVING. */
 export function createHealthChecker(address: string, tls?: GrpcTls): { check(deadlineMs?: number): Promise<boolean>; close(): void } {
   installLeanAsyncResourceBind();
+  installHttp2SessionTables();
   const client = new HealthClient(address, channelCredentialsOf(tls), CHANNEL_OPTIONS);
   return {
     check(deadlineMs = 1000) {

@@ -16,6 +16,7 @@ import type { Registry } from 'prom-client';
 import { actorOf, clientIpOf, newRequestId, REQUEST_ID_METADATA, runWithContext } from './context';
 import { AppError, isUnavailableError, toServiceError } from './errors';
 import { serverCredentialsOf, type GrpcTls } from './grpc-tls';
+import { installHttp2SessionTables } from './http2-session-tables';
 import type { Logger } from './logger';
 import { createReflectionService } from './reflection/reflection-service';
 import { rpcMetricsInterceptor } from './rpc-metrics';
@@ -207,6 +208,8 @@ export async function startGrpcServer(options: {
   /** The service's metrics registry (its /metrics): every call counted and timed there (rpc-metrics.ts). */
   metrics?: Registry;
 }): Promise<StartedGrpcServer> {
+  // Stream tables that let a finished call's objects die young (http2-session-tables.ts).
+  installHttp2SessionTables();
   const server = new Server({
     'grpc.keepalive_time_ms': 30_000,
     'grpc.keepalive_permit_without_calls': 1,

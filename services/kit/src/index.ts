@@ -18,6 +18,7 @@ export {
   type StartedGrpcServer,
 } from './grpc-server';
 export * from './grpc-client';
+export { ChurnMap, ChurnSet } from './churn-collections';
 export * from './db';
 export * from './idempotency';
 export * from './idempotency-metadata';
