@@ -2,6 +2,7 @@ import { AsyncLocalStorage, AsyncResource, executionAsyncId } from 'node:async_h
 import http2 from 'node:http2';
 import type { AddressInfo } from 'node:net';
 import { installLeanAsyncResourceBind } from './async-resource-bind';
+import { http2Get } from './testing';
 
 /** Node's bind as it is documented: @types/node leaves out `thisArg` and the bound function's `asyncResource`. */
 type Bound<F> = F & { asyncResource: AsyncResource };
@@ -59,20 +60,7 @@ describe('installLeanAsyncResourceBind', () => {
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const session = http2.connect(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
     try {
-      const bodies = await Promise.all(
-        [1, 2, 3].map(
-          () =>
-            new Promise<string>((resolve, reject) => {
-              const request = session.request({ ':path': '/' });
-              let body = '';
-              request.setEncoding('utf8');
-              request.on('data', (chunk: string) => (body += chunk));
-              request.on('end', () => resolve(body));
-              request.on('error', reject);
-              request.end();
-            }),
-        ),
-      );
+      const bodies = await Promise.all([1, 2, 3].map(() => http2Get(session)));
       expect(bodies).toEqual(['pong', 'pong', 'pong']);
     } finally {
       session.close();

@@ -117,6 +117,16 @@ export function startCall(traced: TraceContext | undefined, start: () => unknown
 }
 
 /**
+ * Every call of a gRPC client is an HTTP/2 request: Node 20's per-request bind, made cheap
+ * (async-resource-bind.ts), and stream tables that let a finished call's objects die young
+ * (http2-session-tables.ts). Once per process, whichever client comes first.
+ */
+function prepareHttp2Calls(): void {
+  installLeanAsyncResourceBind();
+  installHttp2SessionTables();
+}
+
+/**
  * One client per service per process, created at boot. The generated client constructor
  * (e.g. AuthServiceClient) and its definition (AuthServiceService) come from proto/gen.
  */
@@ -128,10 +138,7 @@ export function createServiceClient<C extends Client>(
   /** mTLS (GRPC_TLS_*; ServiceAddresses.tls); plaintext when absent. */
   tls?: GrpcTls,
 ): ServiceClient<C> {
-  // Every call of the client is an HTTP/2 request: Node 20's per-request bind, made cheap, and
-  // stream tables that let a finished call's objects die young.
-  installLeanAsyncResourceBind();
-  installHttp2SessionTables();
+  prepareHttp2Calls();
   const raw = new ClientCtor(address, channelCredentialsOf(tls), CHANNEL_OPTIONS);
   const call: Record<string, (request: unknown, opts?: CallOpts) => Promise<unknown>> = {};
   for (const [name, method] of Object.entries(definition)) {
@@ -152,8 +159,7 @@ const HealthClient = makeGenericClientConstructor(healthServiceDefinition as unk
 
 /** grpc.health.v1 Check against one address; resolves true only for SERVING. */
 export function createHealthChecker(address: string, tls?: GrpcTls): { check(deadlineMs?: number): Promise<boolean>; close(): void } {
-  installLeanAsyncResourceBind();
-  installHttp2SessionTables();
+  prepareHttp2Calls();
   const client = new HealthClient(address, channelCredentialsOf(tls), CHANNEL_OPTIONS);
   return {
     check(deadlineMs = 1000) {

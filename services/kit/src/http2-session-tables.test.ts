@@ -4,29 +4,19 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import type { ChurnMap } from './churn-collections';
 import { installHttp2SessionTables } from './http2-session-tables';
+import { http2Get, waitUntil } from './testing';
 
 /**
  * What a session's stream tables are: by tag, not by class, since another test file of this worker
  * may have installed them from its own copy of the module.
  */
 const kindOf = (table: unknown): string => Object.prototype.toString.call(table);
+const sizeOf = (table: unknown): number => (table as ChurnMap<number, unknown>).size;
 
 /** A session's stream tables (Node's internal state, read the way the installer finds it). */
 function tablesOf(session: http2.Http2Session): { streams: unknown; pendingStreams: unknown } {
   const key = Object.getOwnPropertySymbols(session).find((symbol) => symbol.description === 'state')!;
   return (session as unknown as Record<symbol, { streams: unknown; pendingStreams: unknown }>)[key];
-}
-
-function request(session: http2.ClientHttp2Session, path = '/'): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const stream = session.request({ ':path': path });
-    let body = '';
-    stream.setEncoding('utf8');
-    stream.on('data', (chunk: string) => (body += chunk));
-    stream.on('end', () => resolve(body));
-    stream.on('error', reject);
-    stream.end();
-  });
 }
 
 describe('installHttp2SessionTables', () => {
@@ -58,10 +48,10 @@ describe('installHttp2SessionTables', () => {
     try {
       expect(kindOf(tablesOf(session).streams)).toBe('[object ChurnMap]');
       expect(kindOf(tablesOf(session).pendingStreams)).toBe('[object ChurnSet]');
-      const answers = await Promise.all(Array.from({ length: 64 }, (_v, i) => request(session, `/${i}`)));
+      const answers = await Promise.all(Array.from({ length: 64 }, (_v, i) => http2Get(session, `/${i}`)));
       expect(answers).toEqual(Array.from({ length: 64 }, (_v, i) => `answer /${i}`));
       // A stream leaves the table as it closes, just after its end.
-      await new Promise((resolve) => setTimeout(resolve, 50));
+      await waitUntil(() => sizeOf(tablesOf(session).streams) === 0, { timeoutMs: 2000, what: 'the streams closed' });
       expect((tablesOf(session).streams as ChurnMap<number, unknown>).size).toBe(0);
       const serverSide = serverSessions[serverSessions.length - 1];
       expect(kindOf(tablesOf(serverSide).streams)).toBe('[object ChurnMap]');
@@ -75,7 +65,7 @@ describe('installHttp2SessionTables', () => {
     const session = http2.connect(url);
     const streams = Array.from({ length: 5 }, () => session.request({ ':path': '/hold' }).end());
     const closed = streams.map((stream) => new Promise<void>((resolve) => stream.on('close', resolve).on('error', () => undefined)));
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await waitUntil(() => held.length === 5, { timeoutMs: 5000, what: 'the server holding the 5 streams' });
     expect((tablesOf(session).streams as ChurnMap<number, unknown>).size).toBe(5);
     session.destroy();
     // The session's destroy walks its table (forEach) and destroys each stream, which leaves it.
@@ -85,8 +75,8 @@ describe('installHttp2SessionTables', () => {
     held.splice(0).forEach((res) => res.end());
 
     const closing = http2.connect(url);
-    const pending = request(closing, '/hold');
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    const pending = http2Get(closing, '/hold');
+    await waitUntil(() => held.length === 1, { timeoutMs: 5000, what: 'the server holding the stream' });
     const sessionClosed = new Promise<void>((resolve) => closing.close(resolve));
     for (const res of held.splice(0)) res.end('late');
     expect(await pending).toBe('late');

@@ -1,10 +1,11 @@
 /**
  * @propdesk/kit/testing: what tests and benchmarks share and production code never imports (a
  * database per suite, a TCP proxy to cut, a Redis of its own, throwaway certificates, an HTTPS
- * receiver, service doubles, child processes, waiting on a condition, a lock between jest workers).
+ * receiver, an HTTP/2 GET, service doubles, child processes, waiting on a condition, a lock between jest workers).
  */
 export * from './buf-curl';
 export * from './certificates';
+export * from './http2-get';
 export * from './https-receiver';
 export * from './own-redis-server';
 export * from './ports';
