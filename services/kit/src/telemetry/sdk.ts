@@ -16,8 +16,8 @@ import { BatchSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
 import { ATTR_HTTP_ROUTE, ATTR_SERVICE_NAME } from '@opentelemetry/semantic-conventions';
 import type { TelemetrySettings } from './config';
-import { SynchronousContextManager } from './synchronous-context';
 import { installNativeOtlpStringWrites } from './otlp-string-writes';
+import { SynchronousContextManager } from './synchronous-context';
 import { installTracingHooks } from './tracing';
 
 /** Probes and scrapes: answered every few seconds, never what a trace is looked at for. */
