@@ -23,7 +23,12 @@ import { admin, startProcessStack, type ProcessStack } from './support/stack';
 
 const DURATION = Number(process.env.BENCH_DURATION_SEC ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+/**
+ * Alternating rounds per side. On a shared two-core machine single rounds ranged 0.75-1.21x, and
+ * three of them gave whole runs from 0.82 to 0.91x on the same build; eight gave 0.86x (about
+ * 4 minutes in all with the floor).
+ */
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 8);
 /**
  * Load on each side before the rounds. 3 s left the tracing side short of its steady state: its
  * first round came out 0.75-0.78x in four runs out of four, its later rounds 0.81-0.93x.
