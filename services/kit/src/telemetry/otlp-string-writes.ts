@@ -19,10 +19,10 @@
  */
 export function installNativeOtlpStringWrites(): boolean {
   const writer = exporterClass<WriterShape>('protobuf-writer', 'ProtobufWriter');
+  if (writer && (writer.prototype as WriterShape & Record<symbol, unknown>)[INSTALLED]) return true;
   const estimator = exporterClass<EstimatorShape>('protobuf-size-estimator', 'ProtobufSizeEstimator');
   if (!writer || !estimator || !writesAsExpected(writer) || typeof estimator.prototype.writeString !== 'function') return false;
-  const writerProto = writer.prototype as WriterShape & Record<symbol, unknown>;
-  if (writerProto[INSTALLED]) return true;
+  const writerProto = writer.prototype;
 
   const ownWrite = writerProto.writeString;
   Object.defineProperty(writerProto, INSTALLED, { value: true });

@@ -63,6 +63,12 @@ function batchSizes(env: NodeJS.ProcessEnv): { maxExportBatchSize?: number; maxQ
   };
 }
 
+/** The OTLP/protobuf exporter, its long strings (a PostgreSQL span's statement) written natively: same bytes, a fraction of the CPU. */
+function protobufExporter(): OtlpProtobufExporter {
+  installNativeOtlpStringWrites();
+  return new OtlpProtobufExporter();
+}
+
 /**
  * Starts the OpenTelemetry SDK: a NodeTracerProvider (W3C trace context, AsyncLocalStorage
  * context, the sampler of OTEL_TRACES_SAMPLER), a batch processor exporting over OTLP/HTTP in
@@ -72,10 +78,8 @@ function batchSizes(env: NodeJS.ProcessEnv): { maxExportBatchSize?: number; maxQ
 export function startSdk(settings: TelemetrySettings, defaultServiceName: string, options: SdkOptions = {}): void {
   // OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES (envDetector) win over the component's default.
   const resource = resourceFromAttributes({ [ATTR_SERVICE_NAME]: defaultServiceName }).merge(detectResources({ detectors: [envDetector] }));
-  // Long strings (a PostgreSQL span's statement) written natively: same bytes, a fraction of the CPU.
-  if (settings.protocol !== 'http/json') installNativeOtlpStringWrites();
   // Both read OTEL_EXPORTER_OTLP_(TRACES_)ENDPOINT, _HEADERS and _TIMEOUT themselves.
-  const exporter = settings.protocol === 'http/json' ? new OtlpJsonExporter() : new OtlpProtobufExporter();
+  const exporter = settings.protocol === 'http/json' ? new OtlpJsonExporter() : protobufExporter();
   const provider = new NodeTracerProvider({ resource, spanProcessors: [new BatchSpanProcessor(exporter, batchSizes(process.env))] });
   provider.register(options.asyncContext === false ? { contextManager: new SynchronousContextManager() } : {});
 
