@@ -26,7 +26,7 @@ const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 /**
  * Alternating rounds per side. On a shared two-core machine single rounds ranged 0.75-1.21x, and
  * three of them gave whole runs from 0.82 to 0.91x on the same build; eight gave 0.86x (about
- * 4 minutes in all with the floor).
+ * 5 minutes in all with the floor's three sides).
  */
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 8);
 /**
@@ -67,15 +67,18 @@ async function cpuDuring<T>(pids: Record<string, number>, work: () => Promise<T>
   return { result, cpu: Object.fromEntries(Object.entries(pids).map(([name, pid]) => [name, processCpuSeconds(pid) - before[name]])) };
 }
 
-/** Accumulates CPU seconds and requests per side, for CPU per request. */
+/** Measures rounds of load and accumulates CPU seconds and requests per side, for CPU per request. */
 function cpuLedger() {
   const seconds: Record<string, Record<string, number>> = {};
   const requests: Record<string, number> = {};
   return {
-    add(side: string, cpu: Record<string, number>, result: LoadResult, durationSec: number) {
+    /** One round of `side`: `durationSec` of load on `target`, the CPU each of `pids` used counted against its requests. */
+    async round(side: string, pids: Record<string, number>, target: Parameters<typeof load>[0], durationSec: number): Promise<LoadResult> {
+      const { result, cpu } = await cpuDuring(pids, () => load({ ...target, durationSec }));
       seconds[side] ??= {};
       for (const [name, s] of Object.entries(cpu)) seconds[side][name] = (seconds[side][name] ?? 0) + s;
       requests[side] = (requests[side] ?? 0) + result.requestsPerSec * durationSec;
+      return result;
     },
     /** Microseconds of CPU per request of `name` on `side`. */
     perRequest(side: string, name: string): number {
@@ -124,11 +127,7 @@ export async function run(): Promise<void> {
     const pids = { off: componentPids(off.pid), on: componentPids(on.pid) };
     const listPath = (side: 'off' | 'on') => ({ gateway: pids[side].gateway, accounts: pids[side].accounts });
     const ledger = cpuLedger();
-    const rounds = await alternate(['off', 'on'] as const, ROUNDS, async (side) => {
-      const { result, cpu } = await cpuDuring(listPath(side), () => load({ ...target(side), durationSec: slice }));
-      ledger.add(side, cpu, result, slice);
-      return result;
-    });
+    const rounds = await alternate(['off', 'on'] as const, ROUNDS, (side) => ledger.round(side, listPath(side), target(side), slice));
     const offResult = combine(rounds.off);
     const onResult = combine(rounds.on);
     console.log(`GET ${PATH}, ${CONNECTIONS} connections, ${ROUNDS} alternating rounds of ${slice} s each after ${WARMUP} s of warm-up per side; two stacks (tracing off, tracing on)`);
@@ -189,13 +188,7 @@ async function floor(endpoint: string, slice: number, bodyBytes: number): Promis
     const target = (side: (typeof sides)[number]) => ({ url: `${servers[side].url}${side === 'byHand' ? '/healthz' : '/v1/accounts'}?limit=50`, connections: CONNECTIONS });
     for (const side of sides) await load({ ...target(side), durationSec: 2 });
     const ledger = cpuLedger();
-    // Rounds in turn, the order reversed every other round (off on byHand, byHand on off, ...).
-    for (let round = 0; round < ROUNDS; round += 1) {
-      for (const side of round % 2 === 0 ? sides : [...sides].reverse()) {
-        const { result, cpu } = await cpuDuring({ server: servers[side].pid }, () => load({ ...target(side), durationSec: slice }));
-        ledger.add(side, cpu, result, slice);
-      }
-    }
+    await alternate(sides, ROUNDS, (side) => ledger.round(side, { server: servers[side].pid }, target(side), slice));
     const [offCpu, onCpu, byHandCpu] = sides.map((side) => ledger.perRequest(side, 'server'));
     console.log(
       `  floor: a bare node:http server (${bodyBytes} bytes) with the gateway's tracing set-up: off ${offCpu.toFixed(0)} µs, on ${onCpu.toFixed(0)} µs of CPU per request (the SDK and the HTTP instrumentation add ${(onCpu - offCpu).toFixed(0)} µs for one server span)`,

@@ -81,13 +81,13 @@ export async function listCallSizes(url: string): Promise<{ count: number; sum: 
 }
 
 /**
- * Two sides measured in alternating rounds (A B, B A, A B, ...), so that a slow spell of a shared
- * machine weighs on both instead of on whichever happened to run then.
+ * Sides measured in alternating rounds (A B, B A, A B, ...; with three, A B C, C B A, ...), so that
+ * a slow spell of a shared machine weighs on all of them instead of on whichever happened to run then.
  */
-export async function alternate<S extends string>(sides: readonly [S, S], rounds: number, measure: (side: S) => Promise<LoadResult>): Promise<Record<S, LoadResult[]>> {
-  const results = { [sides[0]]: [], [sides[1]]: [] } as unknown as Record<S, LoadResult[]>;
+export async function alternate<S extends string>(sides: readonly S[], rounds: number, measure: (side: S) => Promise<LoadResult>): Promise<Record<S, LoadResult[]>> {
+  const results = Object.fromEntries(sides.map((side) => [side, []])) as unknown as Record<S, LoadResult[]>;
   for (let round = 0; round < rounds; round += 1) {
-    const order = round % 2 === 0 ? sides : ([sides[1], sides[0]] as const);
+    const order = round % 2 === 0 ? sides : [...sides].reverse();
     for (const side of order) results[side].push(await measure(side));
   }
   return results;
