@@ -97,3 +97,22 @@ export async function alternate<S extends string>(sides: readonly S[], rounds: n
 export function ratios(a: LoadResult, b: LoadResult): { throughput: number; p99: number } {
   return { throughput: a.requestsPerSec / b.requestsPerSec, p99: a.p99 / Math.max(b.p99, 0.01) };
 }
+
+/** Student's t, two-sided 95 %, by degrees of freedom 1-30; beyond 30 the normal's 1.96 is near enough. */
+const T_95 = [12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.16, 2.145, 2.131, 2.12, 2.11, 2.101, 2.093, 2.086, 2.08, 2.074, 2.069, 2.064, 2.06, 2.056, 2.052, 2.048, 2.045, 2.042];
+
+/**
+ * Throughput of `a` over `b` from paired rounds (a's round i measured next to b's, alternate()):
+ * the rounds' ratios, their geometric mean and its 95 % interval (Student's t over the ratios'
+ * logarithms). On a shared machine single rounds of the same build differ by a third; the
+ * interval says whether a figure clears a target or only lands near it.
+ */
+export function pairedRatio(a: LoadResult[], b: LoadResult[]): { each: number[]; mean: number; low: number; high: number } {
+  const each = a.map((r, i) => r.requestsPerSec / b[i].requestsPerSec);
+  const logs = each.map(Math.log);
+  const n = logs.length;
+  const mean = logs.reduce((sum, x) => sum + x, 0) / n;
+  const sd = n > 1 ? Math.sqrt(logs.reduce((sum, x) => sum + (x - mean) ** 2, 0) / (n - 1)) : Number.NaN;
+  const half = ((T_95[n - 2] ?? 1.96) * sd) / Math.sqrt(n);
+  return { each, mean: Math.exp(mean), low: Math.exp(mean - half), high: Math.exp(mean + half) };
+}
