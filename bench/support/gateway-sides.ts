@@ -104,7 +104,7 @@ const T_95 = [12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.
 /**
  * Throughput of `a` over `b` from paired rounds (a's round i measured next to b's, alternate()):
  * the rounds' ratios, their geometric mean and its 95 % interval (Student's t over the ratios'
- * logarithms). On a shared machine single rounds of the same build differ by a third; the
+ * logarithms). On a shared machine single rounds' ratios ranged 0.72-1.14x in one run; the
  * interval says whether a figure clears a target or only lands near it.
  */
 export function pairedRatio(a: LoadResult[], b: LoadResult[]): { each: number[]; mean: number; low: number; high: number } {
