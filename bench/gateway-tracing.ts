@@ -132,18 +132,15 @@ export async function run(): Promise<void> {
     const rounds = await alternate(['off', 'on'] as const, ROUNDS, (side) => ledger.round(side, listPath(side), target(side), slice));
     const offResult = combine(rounds.off);
     const onResult = combine(rounds.on);
+    const paired = pairedRatio(rounds.on, rounds.off);
     console.log(`GET ${PATH}, ${CONNECTIONS} connections, ${ROUNDS} alternating rounds of ${slice} s each after ${WARMUP} s of warm-up per side; two stacks (tracing off, tracing on)`);
     console.log('load generator pinned to its own core with taskset where the machine has more than one');
-    rounds.off.forEach((o, i) => {
-      const t = rounds.on[i];
-      console.log(`  round ${i + 1}: off ${fmt(o)}; on ${fmt(t)}; throughput ${(t.requestsPerSec / o.requestsPerSec).toFixed(2)}x`);
-    });
+    rounds.off.forEach((o, i) => console.log(`  round ${i + 1}: off ${fmt(o)}; on ${fmt(rounds.on[i])}; throughput ${paired.each[i].toFixed(2)}x`));
     console.log(`  tracing off ${fmt(offResult)}`);
     console.log(`  tracing on  ${fmt(onResult)}`);
     console.log(
       `  on/off: throughput ${(onResult.requestsPerSec / offResult.requestsPerSec).toFixed(2)}x (target >= 0.90), p99 ${(onResult.p99 / Math.max(offResult.p99, 1)).toFixed(2)}x`,
     );
-    const paired = pairedRatio(rounds.on, rounds.off);
     console.log(
       `  the rounds' ratios: ${Math.min(...paired.each).toFixed(2)}-${Math.max(...paired.each).toFixed(2)}x, geometric mean ${paired.mean.toFixed(2)}x, 95 % interval ${paired.low.toFixed(2)}-${paired.high.toFixed(2)}x (how far this machine's noise leaves the figure open)`,
     );

@@ -108,7 +108,7 @@ const T_95 = [12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.
  * interval says whether a figure clears a target or only lands near it.
  */
 export function pairedRatio(a: LoadResult[], b: LoadResult[]): { each: number[]; mean: number; low: number; high: number } {
-  const each = a.map((r, i) => r.requestsPerSec / b[i].requestsPerSec);
+  const each = a.map((r, i) => ratios(r, b[i]).throughput);
   const logs = each.map(Math.log);
   const n = logs.length;
   const mean = logs.reduce((sum, x) => sum + x, 0) / n;
