@@ -38,7 +38,9 @@ function spawnReplica(env: NodeJS.ProcessEnv): Promise<{ child: ChildProcess; ad
     const timer = setTimeout(() => reject(new Error('accounts child did not start')), 30_000);
     lines.on('line', (line) => {
       try {
-        const entry = JSON.parse(line) as { msg?: string; port?: number; members?: number };
+        const entry = JSON.parse(line) as { level?: number; msg?: string; port?: number; members?: number };
+        // B's warnings and errors reach the test's output (a failure here is explained by them).
+        if ((entry.level ?? 0) >= 40) process.stderr.write(`replica B: ${line}\n`);
         if (entry.msg === 'trading engine membership changed' && entry.members !== undefined) membersSeenByB = entry.members;
         if (entry.msg === 'accounts service listening') {
           clearTimeout(timer);
@@ -65,6 +67,18 @@ function livePositions(port: number): Promise<number> {
       })
       .on('error', reject);
   });
+}
+
+/** Live positions both replicas hold (an earlier test's failure leaves some: each test counts its own). */
+async function heldByBoth(): Promise<number> {
+  return (await livePositions(METRICS_A)) + (await livePositions(METRICS_B));
+}
+
+/** Whether every one of the accounts is breached. */
+async function allBreached(numbers: string[]): Promise<boolean> {
+  const a = tradingHelpers(h, h.sql);
+  const statuses = await Promise.all(numbers.map(async (n) => (await a.account(org, n)).status));
+  return statuses.every((s) => s === accountsv1.AccountStatus.ACCOUNT_STATUS_BREACHED);
 }
 
 async function until(what: string, check: () => Promise<boolean>, timeoutMs: number): Promise<number> {
@@ -127,19 +141,39 @@ it('each replica indexes its own accounts only; a quote fed to one breaches the 
   const owners = new Set(numbers.map((n) => ring.ownerOf(Number(n))));
   expect(owners.size).toBe(2);
   // Positions opened on the other replica reach their owner by its next tick.
-  await until('each replica holds its share', async () => (await livePositions(METRICS_A)) + (await livePositions(METRICS_B)) === numbers.length, 5000);
+  await until('each replica holds its share', async () => (await heldByBoth()) === numbers.length, 10_000);
   expect(await livePositions(METRICS_A)).toBeGreaterThan(0);
   expect(await livePositions(METRICS_B)).toBeGreaterThan(0);
 
   // Only A is fed; B's accounts are breached by B, through the fan-out.
   expect(await streamToA({ symbol: 'GBPUSD', bid: 1.2649, ask: 1.265 })).toMatchObject({ accepted: '1', rejected: '0' });
-  await until('every account breached', async () => {
-    const statuses = await Promise.all(numbers.map(async (n) => (await a.account(org, n)).status));
-    return statuses.every((s) => s === accountsv1.AccountStatus.ACCOUNT_STATUS_BREACHED);
-  }, 5000);
+  await until('every account breached', () => allBreached(numbers), 10_000);
   for (const n of numbers) {
     expect(await a.events(n, 'account.breached')).toHaveLength(1);
     expect(await a.events(n, 'position.closed')).toHaveLength(1);
+  }
+});
+
+it("a quote a replica never received (its fan-out lost) is evaluated from the stored quotes by the replica's next tick", async () => {
+  const a = tradingHelpers(h, h.sql);
+  const viaB = tradingHelpers({ api: clientsB.accounts.call, trading: clientsB.trading.call }, h.sql);
+  await a.quote('AUDUSD', 0.66, 0.66);
+  const numbers = await a.newAccounts(org, 10);
+  const before = await heldByBoth();
+  for (const [i, n] of numbers.entries()) await (i % 2 === 0 ? a : viaB).order(org, n, { symbol: 'AUDUSD', volume: 10 });
+  await until('each replica holds its share', async () => (await heldByBoth()) === before + numbers.length, 10_000);
+  expect(await livePositions(METRICS_B)).toBeGreaterThan(0);
+
+  // Stored as a replica stores a quote it received, with no NOTIFY: neither replica was told of it.
+  await h.sql.query(
+    `INSERT INTO quotes_latest (symbol, bid, ask, time) VALUES ('AUDUSD', 0.6549, 0.655, now())
+       ON CONFLICT (symbol) DO UPDATE SET bid = EXCLUDED.bid, ask = EXCLUDED.ask, time = EXCLUDED.time`,
+  );
+  await until('every account breached', () => allBreached(numbers), 10_000);
+  for (const n of numbers) {
+    expect(await a.events(n, 'account.breached')).toHaveLength(1);
+    // 10 lots, 0.0051 below the 0.66 entry: -5,100.
+    expect(await a.account(org, n)).toMatchObject({ balance: 94_900 });
   }
 });
 
@@ -147,8 +181,9 @@ it("a replica's death hands its accounts to the other within a few seconds, and 
   const a = tradingHelpers(h, h.sql);
   const viaB = tradingHelpers({ api: clientsB.accounts.call, trading: clientsB.trading.call }, h.sql);
   const numbers = await a.newAccounts(org, 12);
+  const before = await heldByBoth();
   for (const [i, n] of numbers.entries()) await (i % 2 === 0 ? a : viaB).order(org, n, { symbol: 'EURUSD', volume: 10 });
-  await until('each replica holds its share', async () => (await livePositions(METRICS_A)) + (await livePositions(METRICS_B)) === numbers.length, 5000);
+  await until('each replica holds its share', async () => (await heldByBoth()) === before + numbers.length, 10_000);
   const heldByB = await livePositions(METRICS_B);
   expect(heldByB).toBeGreaterThan(0);
   expect(heldByB).toBeLessThan(numbers.length);
@@ -160,10 +195,7 @@ it("a replica's death hands its accounts to the other within a few seconds, and 
     child.kill('SIGKILL');
   });
   expect(await streamToA({ symbol: 'EURUSD', bid: 1.0949, ask: 1.095 })).toMatchObject({ accepted: '1', rejected: '0' });
-  await until('every account breached', async () => {
-    const statuses = await Promise.all(numbers.map(async (n) => (await a.account(org, n)).status));
-    return statuses.every((s) => s === accountsv1.AccountStatus.ACCOUNT_STATUS_BREACHED);
-  }, 8000);
+  await until('every account breached', () => allBreached(numbers), 8000);
   const handedOverMs = Date.now() - killed;
   // Lease expiry (2 s) plus a renewal (0.5 s) plus loading and evaluating the accounts.
   expect(handedOverMs).toBeLessThan(5000);

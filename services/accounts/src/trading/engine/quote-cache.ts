@@ -11,6 +11,8 @@ import type { Quote } from '../domain/instruments';
 export class QuoteCache {
   readonly latest = new Map<string, Quote>();
   private readonly unsaved = new Map<string, Quote>();
+  /** The time of the newest quote of each symbol this replica took for evaluation (taken), whether evaluated yet or not. */
+  private readonly newestTaken = new Map<string, number>();
 
   constructor(
     private readonly sequelize: Sequelize,
@@ -26,17 +28,38 @@ export class QuoteCache {
     this.latest.set(quote.symbol, quote);
   }
 
-  /** Every stored quote (the engine's first load). */
+  /** Every stored quote (the engine's first load: the positions it indexes are marked at them). */
   async load(): Promise<void> {
-    for (const q of await loadQuotes(this.sequelize, undefined, this.clockId)) this.latest.set(q.symbol, q);
+    for (const q of await loadQuotes(this.sequelize, undefined, this.clockId)) {
+      this.latest.set(q.symbol, q);
+      this.taken(q);
+    }
   }
 
-  /** The stored quotes newer than the cached ones (other replicas' quotes). */
-  async pickUp(symbol?: string): Promise<void> {
+  /** A quote this replica received (streamed, unary, or fanned out by another replica), on its way to evaluation. */
+  taken(quote: Quote): void {
+    const time = quote.time.getTime();
+    if (time > (this.newestTaken.get(quote.symbol) ?? -Infinity)) this.newestTaken.set(quote.symbol, time);
+  }
+
+  /**
+   * The stored quotes newer than the cached ones (other replicas' quotes) become the symbols'
+   * prices. Returned: those newer than any quote this replica took, i.e. quotes it never received
+   * (a fan-out lost with its LISTEN connection, or sent while the replicas disagreed on who is a
+   * member): the engine evaluates them, so no breach waits for the symbol's next quote.
+   */
+  async pickUp(symbol?: string): Promise<Quote[]> {
+    const missed: Quote[] = [];
     for (const q of await loadQuotes(this.sequelize, symbol, this.clockId)) {
+      const time = q.time.getTime();
       const cached = this.latest.get(q.symbol);
-      if (!cached || q.time.getTime() > cached.time.getTime()) this.latest.set(q.symbol, q);
+      if (!cached || time > cached.time.getTime()) this.latest.set(q.symbol, q);
+      if (time > (this.newestTaken.get(q.symbol) ?? -Infinity)) {
+        this.newestTaken.set(q.symbol, time);
+        missed.push(q);
+      }
     }
+    return missed;
   }
 
   /** A unary quote, stored at once. */

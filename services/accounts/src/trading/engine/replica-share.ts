@@ -5,6 +5,9 @@ import type { AccountIndex } from './account-index';
 import type { EngineCluster } from './cluster';
 import { SOD_CHUNK } from './day-starts';
 
+/** A rebalance that failed (the database unreachable for a moment) runs again after this long. */
+const REBALANCE_RETRY_MS = 1000;
+
 export interface ReplicaShareOptions {
   /** The replicas (engine/cluster.ts); without one, this replica owns every account. */
   cluster?: EngineCluster;
@@ -70,7 +73,9 @@ export class ReplicaShare {
   /**
    * The membership changed: drop the accounts this replica no longer owns, load the ones it gained
    * and evaluate them at once at the cached quotes (a breach that happened while nobody owned them
-   * is found now). One rebalance at a time; a change during one runs another after it.
+   * is found now). One rebalance at a time; a change during one runs another after it, and one
+   * that failed runs again after REBALANCE_RETRY_MS (until then, accounts this replica gained have
+   * no owner that watches them).
    */
   rebalance(): Promise<void> {
     // A replica that is stopping takes nothing more: the others take its accounts once it has left.
@@ -94,7 +99,8 @@ export class ReplicaShare {
           }
           logger.info({ accounts: index.accounts.size, gained: gained.length }, 'trading engine took its share of accounts');
         } catch (err) {
-          logger.error({ err }, 'trading engine rebalance failed');
+          logger.error({ err }, 'trading engine rebalance failed; trying again shortly');
+          setTimeout(() => void this.rebalance(), REBALANCE_RETRY_MS).unref();
         }
       } while (this.rebalanceAgain && !this.options.closed.aborted);
       this.rebalancing = undefined;

@@ -88,7 +88,7 @@ export class TradingEngine implements LiveEngine {
     if (this.options.testClock) return this.quotes.load();
     await this.replicas.start((quote) => {
       // Another replica's quote: stored by that replica, evaluated here for this replica's accounts.
-      if (!this.closing.signal.aborted) void this.feed.enqueue(quote);
+      if (!this.closing.signal.aborted) this.take(quote);
     });
     await this.quotes.load();
     await this.index.loadAll();
@@ -106,8 +106,22 @@ export class TradingEngine implements LiveEngine {
 
   /** Reads the stored latest quote of a symbol, so an order priced here sees quotes other replicas received. */
   async refreshQuote(symbol: string): Promise<Quote | undefined> {
-    await this.quotes.pickUp(symbol);
+    await this.pickUp(symbol);
     return this.quotes.get(symbol);
+  }
+
+  /**
+   * Other replicas' stored quotes become this replica's prices; one it never received (its
+   * fan-out lost) is evaluated like any other, so its breaches are found by the next tick.
+   */
+  private async pickUp(symbol?: string): Promise<void> {
+    for (const quote of await this.quotes.pickUp(symbol)) if (!this.closing.signal.aborted) void this.feed.enqueue(quote).catch(() => undefined);
+  }
+
+  /** A quote this replica received, taken for evaluation in turn (without waiting for it). */
+  private take(quote: Quote): void {
+    this.quotes.taken(quote);
+    void this.feed.enqueue(quote).catch(() => undefined);
   }
 
   /**
@@ -117,6 +131,7 @@ export class TradingEngine implements LiveEngine {
   async publishQuote(quote: Quote): Promise<void> {
     await this.ready();
     await this.quotes.store(quote);
+    this.quotes.taken(quote);
     this.replicas.publish(quote);
     const guests = this.options.testClock ? await this.index.loadHolders(quote.symbol) : await this.replicas.visit(quote.symbol);
     await this.feed.enqueue(quote);
@@ -139,6 +154,7 @@ export class TradingEngine implements LiveEngine {
   async streamQuote(quote: Quote): Promise<void> {
     await this.ready();
     this.quotes.storeLater(quote);
+    this.quotes.taken(quote);
     this.replicas.publish(quote);
     await this.feed.enqueue(quote);
   }
@@ -236,12 +252,14 @@ export class TradingEngine implements LiveEngine {
     return this.ticking;
   }
 
-  /** The background tick: streamed quotes stored, other replicas' quotes and changes picked up, verdict connections rehearsed, marks flushed. */
+  /** The background tick: streamed quotes stored, other replicas' quotes and changes picked up, failed verdicts tried again, verdict connections rehearsed, marks flushed. */
   private async refresh(): Promise<void> {
     try {
       await this.quotes.flush();
-      await this.quotes.pickUp();
+      await this.pickUp();
       await this.index.catchUp();
+      const again = this.gate.dueAgain();
+      if (again.length > 0) await this.evaluate(again);
       // Not while a verdict runs: the rehearsals take every verdict connection for a few milliseconds.
       if (!this.gate.busy()) await this.gate.rehearse();
       if (this.clock.now() - this.writer.lastFlush >= (this.options.equityFlushMs ?? 1000)) await this.flushMarks('none');

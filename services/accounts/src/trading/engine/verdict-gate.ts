@@ -16,6 +16,8 @@ import type { EngineMetrics } from './metrics';
 const VERDICT_WAIT_MS = 200;
 /** A failed rehearsal of the verdict connections is tried again after this long. */
 const REHEARSAL_RETRY_MS = 5000;
+/** A verdict that failed (a statement timeout, a deadlock, a lost connection) is due again after this long. */
+export const VERDICT_RETRY_MS = 1000;
 
 export interface VerdictGateOptions {
   /** What warnings are recorded with. */
@@ -45,6 +47,8 @@ export class VerdictGate {
   /** Verdict transactions running, and what resolves when none does. */
   private running = 0;
   private quiet?: { promise: Promise<void>; resolve: () => void };
+  /** Accounts whose last verdict failed, and when (performance.now(): a pause, not trading time) each is judged again. */
+  private readonly failed = new Map<number, number>();
 
   constructor(private readonly options: VerdictGateOptions) {
     this.verdictCtx = options.pool ? { ...options.ctx, sequelize: options.pool.sequelize } : options.ctx;
@@ -107,9 +111,29 @@ export class VerdictGate {
       const ended = performance.now();
       metrics.verdictTransaction.observe((ended - started) / 1000);
       if (outcome?.kind === 'breached' || outcome?.kind === 'passed' || outcome?.kind === 'locked') metrics.verdictLatency.observe((ended - receivedAt) / 1000);
-      if (outcome) decided.push(state.account.number);
+      if (outcome) {
+        decided.push(state.account.number);
+        this.failed.delete(state.account.number);
+      } else this.failed.set(state.account.number, performance.now() + VERDICT_RETRY_MS);
     });
     return decided;
+  }
+
+  /**
+   * Accounts whose verdict failed and is due again (taken off the list; another failure puts them
+   * back): the engine marks them again, so a breach lost to a transient error is taken within about
+   * VERDICT_RETRY_MS, not at the symbol's next quote.
+   */
+  dueAgain(): number[] {
+    if (this.failed.size === 0) return [];
+    const now = performance.now();
+    const due: number[] = [];
+    for (const [n, at] of this.failed) {
+      if (at > now) continue;
+      this.failed.delete(n);
+      due.push(n);
+    }
+    return due;
   }
 
   /**

@@ -1,0 +1,84 @@
+import { Client } from 'pg';
+import { QueryTypes } from '@propdesk/kit';
+import { accountsv1, type tradingv1 } from '@propdesk/proto';
+import { SCHEMA } from '../main';
+import { startHarness, type Harness } from '../test/harness';
+import { tradingHelpers } from '../test/trading-helpers';
+
+/**
+ * A verdict that fails (here its connection is terminated while it waits for the account's row
+ * lock; in production a deadlock, a statement timeout, a restarted database) is not lost until the
+ * symbol's next quote: the engine judges the account again about a second later.
+ */
+let h: Harness;
+/** How the engine's verdict pool appears in pg_stat_activity (main.ts, kit's openDatabase). */
+const VERDICTS = `propdesk-${SCHEMA}-verdicts`;
+
+beforeAll(async () => {
+  h = await startHarness();
+});
+
+afterAll(async () => {
+  await h.close();
+});
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function until(what: string, check: () => Promise<boolean>, ms: number): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`${what}: not within ${ms} ms`);
+    await sleep(50);
+  }
+}
+
+/** Verdict backends waiting for a row lock. */
+async function verdictsWaitingOnALock(): Promise<number[]> {
+  const rows = await h.sql.query<{ pid: number }>(
+    "SELECT pid FROM pg_stat_activity WHERE application_name = :name AND datname = current_database() AND wait_event_type = 'Lock'",
+    { replacements: { name: VERDICTS }, type: QueryTypes.SELECT },
+  );
+  return rows.map((r) => r.pid);
+}
+
+function stream(quote: { symbol: string; bid: number; ask: number }): Promise<tradingv1.StreamQuotesResponse> {
+  return new Promise((resolve, reject) => {
+    const call = h.tradingClient.raw.streamQuotes((err, res) => (err ? reject(err) : resolve(res)));
+    call.write({ quote });
+    call.end();
+  });
+}
+
+it('a verdict whose transaction failed is taken again within a few seconds, without another quote, and only once', async () => {
+  const org = h.newOrg(10);
+  const t = tradingHelpers(h, h.sql);
+  const [n] = await t.newAccounts(org, 1);
+  await t.quote('EURUSD', 1.1, 1.1);
+  await t.order(org, n, { symbol: 'EURUSD', volume: 10 });
+  // The verdict connections are rehearsed once the engine holds the account: none of them waits on the lock below for that.
+  await until('verdict connections rehearsed', async () => ((await h.service.engine.metrics.rehearsals.get()).values[0]?.value ?? 0) > 0, 10_000);
+
+  const locker = new Client({ connectionString: h.db.url });
+  await locker.connect();
+  try {
+    await locker.query('BEGIN');
+    await locker.query(`SELECT 1 FROM ${SCHEMA}.accounts WHERE number = $1 FOR UPDATE`, [n]);
+    // The breaching quote's verdict waits for the lock; its connection is then cut.
+    const fed = stream({ symbol: 'EURUSD', bid: 1.0949, ask: 1.095 });
+    let waiting: number[] = [];
+    await until('the verdict waits on the account row', async () => (waiting = await verdictsWaitingOnALock()).length > 0, 10_000);
+    await h.sql.query('SELECT pg_terminate_backend(pid) FROM unnest(CAST(:pids AS int[])) AS pid', { replacements: { pids: `{${waiting.join(',')}}` } });
+    expect(await fed).toMatchObject({ accepted: '1', rejected: '0' });
+    expect((await t.account(org, n)).status).toBe(accountsv1.AccountStatus.ACCOUNT_STATUS_ACTIVE);
+  } finally {
+    await locker.query('ROLLBACK').catch(() => undefined);
+    await locker.end();
+  }
+
+  // No quote follows: the retry alone breaches it.
+  await until('the account breached', async () => (await t.account(org, n)).status === accountsv1.AccountStatus.ACCOUNT_STATUS_BREACHED, 5000);
+  expect(await t.events(n, 'account.breached')).toHaveLength(1);
+  expect(await t.events(n, 'position.closed')).toHaveLength(1);
+  // 10 lots, 0.0051 below the 1.1 entry: -5,100.
+  expect(await t.account(org, n)).toMatchObject({ balance: 94_900 });
+});
