@@ -17,7 +17,7 @@ const VERDICT_WAIT_MS = 200;
 /** A failed rehearsal of the verdict connections is tried again after this long. */
 const REHEARSAL_RETRY_MS = 5000;
 /** A verdict that failed (a statement timeout, a deadlock, a lost connection) is due again after this long. */
-export const VERDICT_RETRY_MS = 1000;
+const VERDICT_RETRY_MS = 1000;
 
 export interface VerdictGateOptions {
   /** What warnings are recorded with. */
@@ -148,7 +148,9 @@ export class VerdictGate {
       const due = warningsAt(s.account.terms, s.limits, equity, s.account.initialBalance).filter((w) => !s.warned.has(warningKey(w.rule, day, s.account.attempt)));
       if (due.length > 0) {
         for (const w of due) s.warned.add(warningKey(w.rule, day, s.account.attempt));
-        await guarded(logger, () => recordWarnings(ctx, s.account, due, equity, day));
+        const recorded = await guarded(logger, () => recordWarnings(ctx, s.account, due, equity, day).then(() => true));
+        // Not recorded (a transient failure): still a threshold, so the account's next mark sends it.
+        if (!recorded) for (const w of due) s.warned.delete(warningKey(w.rule, day, s.account.attempt));
       }
       // What was sent is no longer a threshold for this period.
       if (accounts.get(s.account.number) === s && s.sodDay === day) storeThresholds(s, table);
