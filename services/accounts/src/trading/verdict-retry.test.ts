@@ -1,5 +1,6 @@
 import { Client } from 'pg';
 import { QueryTypes } from '@propdesk/kit';
+import { waitUntil } from '@propdesk/kit/testing';
 import { accountsv1, type tradingv1 } from '@propdesk/proto';
 import { SCHEMA } from '../main';
 import { startHarness, type Harness } from '../test/harness';
@@ -24,16 +25,6 @@ afterAll(async () => {
   await h.close();
 });
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function until(what: string, check: () => Promise<boolean>, ms: number): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`${what}: not within ${ms} ms`);
-    await sleep(50);
-  }
-}
-
 /** Backends of a pool (by application name) waiting to lock an account row as a verdict or a warning does (not the equity writer's UPDATE). */
 async function waitingOnALock(applicationName: string): Promise<number[]> {
   const rows = await h.sql.query<{ pid: number }>(
@@ -51,8 +42,10 @@ async function failWhileLocked(n: string, applicationName: string, during: () =>
     await locker.query('BEGIN');
     await locker.query(`SELECT 1 FROM ${SCHEMA}.accounts WHERE number = $1 FOR UPDATE`, [n]);
     const done = during();
-    let waiting: number[] = [];
-    await until('a transaction waits on the account row', async () => (waiting = await waitingOnALock(applicationName)).length > 0, 10_000);
+    const waiting = await waitUntil(async () => {
+      const pids = await waitingOnALock(applicationName);
+      return pids.length > 0 && pids;
+    }, { what: 'a transaction waits on the account row', timeoutMs: 10_000 });
     await h.sql.query('SELECT pg_terminate_backend(pid) FROM unnest(CAST(:pids AS int[])) AS pid', { replacements: { pids: `{${waiting.join(',')}}` } });
     await done;
   } finally {
@@ -76,7 +69,7 @@ it('a verdict whose transaction failed is taken again within a few seconds, with
   await t.quote('EURUSD', 1.1, 1.1);
   await t.order(org, n, { symbol: 'EURUSD', volume: 10 });
   // The verdict connections are rehearsed once the engine holds the account: none of them waits on the lock below for that.
-  await until('verdict connections rehearsed', async () => ((await h.service.engine.metrics.rehearsals.get()).values[0]?.value ?? 0) > 0, 10_000);
+  await waitUntil(async () => ((await h.service.engine.metrics.rehearsals.get()).values[0]?.value ?? 0) > 0, { what: 'verdict connections rehearsed', timeoutMs: 10_000 });
 
   // The breaching quote's verdict waits for the lock; its connection is then cut. Read while the lock
   // is still held (a retry due meanwhile waits on it too), the account is not breached.
@@ -86,7 +79,7 @@ it('a verdict whose transaction failed is taken again within a few seconds, with
   });
 
   // No quote follows: the retry alone breaches it.
-  await until('the account breached', async () => (await t.account(org, n)).status === accountsv1.AccountStatus.ACCOUNT_STATUS_BREACHED, 5000);
+  await waitUntil(async () => (await t.account(org, n)).status === accountsv1.AccountStatus.ACCOUNT_STATUS_BREACHED, { what: 'the account breached', timeoutMs: 5000 });
   expect(await t.events(n, 'account.breached')).toHaveLength(1);
   expect(await t.events(n, 'position.closed')).toHaveLength(1);
   // 10 lots, 0.0051 below the 1.1 entry: -5,100.

@@ -36,10 +36,12 @@ export class QuoteCache {
     }
   }
 
-  /** A quote this replica received (streamed, unary, or fanned out by another replica), on its way to evaluation. */
-  taken(quote: Quote): void {
+  /** A quote on its way to evaluation (received by this replica, or picked up): whether it is the newest of its symbol so far. */
+  taken(quote: Quote): boolean {
     const time = quote.time.getTime();
-    if (time > (this.newestTaken.get(quote.symbol) ?? -Infinity)) this.newestTaken.set(quote.symbol, time);
+    if (time <= (this.newestTaken.get(quote.symbol) ?? -Infinity)) return false;
+    this.newestTaken.set(quote.symbol, time);
+    return true;
   }
 
   /**
@@ -51,24 +53,22 @@ export class QuoteCache {
   async pickUp(symbol?: string): Promise<Quote[]> {
     const missed: Quote[] = [];
     for (const q of await loadQuotes(this.sequelize, symbol, this.clockId)) {
-      const time = q.time.getTime();
       const cached = this.latest.get(q.symbol);
-      if (!cached || time > cached.time.getTime()) this.latest.set(q.symbol, q);
-      if (time > (this.newestTaken.get(q.symbol) ?? -Infinity)) {
-        this.newestTaken.set(q.symbol, time);
-        missed.push(q);
-      }
+      if (!cached || q.time.getTime() > cached.time.getTime()) this.latest.set(q.symbol, q);
+      if (this.taken(q)) missed.push(q);
     }
     return missed;
   }
 
-  /** A unary quote, stored at once. */
+  /** A unary quote, taken and stored at once. */
   store(quote: Quote): Promise<void> {
+    this.taken(quote);
     return upsertQuotes(this.sequelize, [quote], undefined, this.clockId);
   }
 
   /** A streamed quote, stored by the next flush (only the latest of its symbol). */
   storeLater(quote: Quote): void {
+    this.taken(quote);
     this.unsaved.set(quote.symbol, quote);
   }
 

@@ -87,8 +87,10 @@ export class TradingEngine implements LiveEngine {
     // A test clock's engine lives for one call: its prices now, its accounts as that call needs them.
     if (this.options.testClock) return this.quotes.load();
     await this.replicas.start((quote) => {
-      // Another replica's quote: stored by that replica, evaluated here for this replica's accounts.
-      if (!this.closing.signal.aborted) this.take(quote);
+      // Another replica's quote: stored by that replica, evaluated here for this replica's accounts
+      // (refused once this engine stops).
+      this.quotes.taken(quote);
+      void this.feed.enqueue(quote).catch(() => undefined);
     });
     await this.quotes.load();
     await this.index.loadAll();
@@ -115,13 +117,7 @@ export class TradingEngine implements LiveEngine {
    * fan-out lost) is evaluated like any other, so its breaches are found by the next tick.
    */
   private async pickUp(symbol?: string): Promise<void> {
-    for (const quote of await this.quotes.pickUp(symbol)) if (!this.closing.signal.aborted) void this.feed.enqueue(quote).catch(() => undefined);
-  }
-
-  /** A quote this replica received, taken for evaluation in turn (without waiting for it). */
-  private take(quote: Quote): void {
-    this.quotes.taken(quote);
-    void this.feed.enqueue(quote).catch(() => undefined);
+    for (const quote of await this.quotes.pickUp(symbol)) void this.feed.enqueue(quote).catch(() => undefined);
   }
 
   /**
@@ -131,7 +127,6 @@ export class TradingEngine implements LiveEngine {
   async publishQuote(quote: Quote): Promise<void> {
     await this.ready();
     await this.quotes.store(quote);
-    this.quotes.taken(quote);
     this.replicas.publish(quote);
     const guests = this.options.testClock ? await this.index.loadHolders(quote.symbol) : await this.replicas.visit(quote.symbol);
     await this.feed.enqueue(quote);
@@ -154,7 +149,6 @@ export class TradingEngine implements LiveEngine {
   async streamQuote(quote: Quote): Promise<void> {
     await this.ready();
     this.quotes.storeLater(quote);
-    this.quotes.taken(quote);
     this.replicas.publish(quote);
     await this.feed.enqueue(quote);
   }
