@@ -34,8 +34,11 @@ async function waitingOnALock(applicationName: string): Promise<number[]> {
   return rows.map((r) => r.pid);
 }
 
-/** Holds the account's row lock while `during` runs, and cuts the connections of `applicationName` that queue behind it. */
-async function failWhileLocked(n: string, applicationName: string, during: () => Promise<unknown>): Promise<void> {
+/**
+ * Holds the account's row lock while `during` runs, and cuts the connections of `applicationName`
+ * that queue behind it; `meanwhile` runs once they queue, before they are cut.
+ */
+async function failWhileLocked(n: string, applicationName: string, during: () => Promise<unknown>, meanwhile?: () => Promise<void>): Promise<void> {
   const locker = new Client({ connectionString: h.db.url });
   await locker.connect();
   try {
@@ -46,6 +49,7 @@ async function failWhileLocked(n: string, applicationName: string, during: () =>
       const pids = await waitingOnALock(applicationName);
       return pids.length > 0 && pids;
     }, { what: 'a transaction waits on the account row', timeoutMs: 10_000 });
+    await meanwhile?.();
     await h.sql.query('SELECT pg_terminate_backend(pid) FROM unnest(CAST(:pids AS int[])) AS pid', { replacements: { pids: `{${waiting.join(',')}}` } });
     await done;
   } finally {
@@ -95,8 +99,19 @@ it('a warning whose transaction failed is sent at the next mark below its level,
   await t.quote('GBPUSD', 1.3, 1.3);
   await t.order(org, n, { symbol: 'GBPUSD', volume: 10 });
 
-  // -4,100: past the daily warning level (96,000), short of the breach (95,000). Its warning waits for the lock and is cut.
-  await failWhileLocked(n, SERVICE, async () => expect(await stream({ symbol: 'GBPUSD', bid: 1.2959, ask: 1.296 })).toMatchObject({ accepted: '1' }));
+  // -4,100: past the daily warning level (96,000), short of the breach (95,000). Its warning waits for
+  // the lock and is cut. Meanwhile the engine reloads the account (a change to its positions, as an
+  // order or another replica makes): the state it indexes then was built while the warning was
+  // still taken for sent, and it is that state the failure must arm again.
+  await failWhileLocked(
+    n,
+    SERVICE,
+    async () => expect(await stream({ symbol: 'GBPUSD', bid: 1.2959, ask: 1.296 })).toMatchObject({ accepted: '1' }),
+    async () => {
+      await h.sql.query('UPDATE positions SET updated_at = now() WHERE account_number = :n', { replacements: { n } });
+      await h.service.engine.caughtUp();
+    },
+  );
   expect(await t.events(n, 'account.warning')).toEqual([]);
 
   // The next quote below the level sends it; the one after does not repeat it.

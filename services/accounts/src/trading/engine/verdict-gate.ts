@@ -152,8 +152,11 @@ export class VerdictGate {
         // Not recorded (a transient failure): still a threshold, so the account's next mark sends it.
         if (!recorded) for (const w of due) s.warned.delete(warningKey(w.rule, day, s.account.attempt));
       }
-      // What was sent is no longer a threshold for this period.
-      if (accounts.get(s.account.number) === s && s.sodDay === day) storeThresholds(s, table);
+      // What was sent is no longer a threshold for this period, and what failed is one again. On the
+      // state indexed now: a reload while the warning ran indexed another one (sharing `warned`),
+      // its thresholds stored while the warning was taken for sent.
+      const current = accounts.get(s.account.number);
+      if (current && current.sodDay === day) storeThresholds(current, table);
     });
   }
 
