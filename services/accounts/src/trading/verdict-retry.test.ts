@@ -99,6 +99,9 @@ it('a warning whose transaction failed is sent at the next mark below its level,
   await t.quote('GBPUSD', 1.3, 1.3);
   await t.order(org, n, { symbol: 'GBPUSD', volume: 10 });
 
+  // A tick first: a rehearsal still due from the first test's cut connection runs now, not while the
+  // lock below is held (it would wait on it, and the tick with it, which the reload below awaits).
+  await h.service.engine.caughtUp();
   // -4,100: past the daily warning level (96,000), short of the breach (95,000). Its warning waits for
   // the lock and is cut. Meanwhile the engine reloads the account (a change to its positions, as an
   // order or another replica makes): the state it indexes then was built while the warning was
