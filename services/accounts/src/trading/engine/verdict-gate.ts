@@ -2,7 +2,7 @@ import { performance } from 'node:perf_hooks';
 import type { Logger, Sequelize } from '@propdesk/kit';
 import type { Clock } from '../domain/clock';
 import { withToday } from '../data/daily-profits';
-import { consistencyHolds, warningsAt } from '../domain/rules';
+import { consistencyHolds, warningsAt, type Warning } from '../domain/rules';
 import { evaluateAccount } from '../use-cases/evaluate-account';
 import { recordWarnings, warningKey } from '../use-cases/record-warnings';
 import { rehearseBreach } from '../use-cases/rehearse-breach';
@@ -145,12 +145,14 @@ export class VerdictGate {
     await inLanes(states, async (s) => {
       const day = s.calendar.dayOf(now);
       const equity = table.get(s.slot, EQUITY);
-      const due = warningsAt(s.account.terms, s.limits, equity, s.account.initialBalance).filter((w) => !s.warned.has(warningKey(w.rule, day, s.account.attempt)));
+      const keyOf = (w: Warning) => warningKey(w.rule, day, s.account.attempt);
+      const due = warningsAt(s.account.terms, s.limits, equity, s.account.initialBalance).filter((w) => !s.warned.has(keyOf(w)));
       if (due.length > 0) {
-        for (const w of due) s.warned.add(warningKey(w.rule, day, s.account.attempt));
+        const keys = due.map(keyOf);
+        for (const k of keys) s.warned.add(k);
         const recorded = await guarded(logger, () => recordWarnings(ctx, s.account, due, equity, day).then(() => true));
         // Not recorded (a transient failure): still a threshold, so the account's next mark sends it.
-        if (!recorded) for (const w of due) s.warned.delete(warningKey(w.rule, day, s.account.attempt));
+        if (!recorded) for (const k of keys) s.warned.delete(k);
       }
       // What was sent is no longer a threshold for this period, and what failed is one again. On the
       // state indexed now: a reload while the warning ran indexed another one (sharing `warned`),
