@@ -166,7 +166,10 @@ describe('one REST write is one trace, from the caller to the webhook it caused'
       expect(parent?.spanId).toBe(handler.spanId);
       expect(statement.attributes['db.system'] ?? statement.attributes['db.system.name']).toBe('postgresql');
       expect(Object.keys(statement.attributes).filter((k) => /param|values/i.test(k))).toEqual([]);
+      // Named by its command and database (pg.query:SELECT <db>), not by its prepared statement's hash (pd_9a2b…).
+      expect(statement.name).toMatch(/^pg\.query:[A-Z]+ \S+$/);
     }
+    expect(statements.some((s) => s.name.startsWith('pg.query:INSERT ') && s.attributes['db.postgresql.plan'] !== undefined)).toBe(true);
     expect(statements.some((s) => /INSERT INTO events/.test(String(s.attributes['db.statement'] ?? s.attributes['db.query.text'])))).toBe(true);
     // Written in the request, never a value of it: not the trader's email, not the key.
     const recorded = JSON.stringify(trace.map((s) => [s.name, s.attributes]));

@@ -8,7 +8,7 @@ import { ExpressInstrumentation, ExpressLayerType } from '@opentelemetry/instrum
 import { GrpcInstrumentation } from '@opentelemetry/instrumentation-grpc';
 import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
 import { IORedisInstrumentation } from '@opentelemetry/instrumentation-ioredis';
-import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
+import { PgInstrumentation, type PgRequestHookInformation } from '@opentelemetry/instrumentation-pg';
 import { PinoInstrumentation } from '@opentelemetry/instrumentation-pino';
 import { UndiciInstrumentation } from '@opentelemetry/instrumentation-undici';
 import { detectResources, envDetector, resourceFromAttributes } from '@opentelemetry/resources';
@@ -33,6 +33,22 @@ function untracedRequest(request: IncomingMessage): boolean {
 function withoutQuery(url: string): string {
   const cut = url.search(/[?#]/);
   return cut === -1 ? url : url.slice(0, cut);
+}
+
+/**
+ * The kit prepares every statement under a name made of its hash (statements.ts, `pd_…`), and the pg
+ * instrumentation names a prepared statement's span after that name: a trace would show
+ * `pg.query:pd_9a2b708df7aea6bf8e03426c propdesk` six times over. Such a span is named as the
+ * instrumentation names an unnamed statement, by its command (`pg.query:SELECT propdesk`); the
+ * name stays in `db.postgresql.plan`, the statement in `db.query.text`.
+ */
+function nameStatementSpan(span: Span, info: PgRequestHookInformation): void {
+  const { name, text } = info.query;
+  if (typeof name !== 'string' || !name.startsWith('pd_') || typeof text !== 'string') return;
+  const statement = text.trimStart();
+  const space = statement.search(/\s/);
+  const command = (space === -1 ? statement : statement.slice(0, space)).replace(/;$/, '').toUpperCase();
+  span.updateName(`pg.query:${command}${info.connection.database ? ` ${info.connection.database}` : ''}`);
 }
 
 export interface SdkOptions {
@@ -97,7 +113,7 @@ export function startSdk(settings: TelemetrySettings, defaultServiceName: string
       new GrpcInstrumentation({ ignoreGrpcMethods: ['Check', 'Watch', 'ServerReflectionInfo', 'StreamEvents', 'WatchInvalidations', 'StreamQuotes', 'StreamListAccounts'] }),
       // Statements only under a traced request or delivery (pollers and listeners stay quiet);
       // never the bound values (enhancedDatabaseReporting off): they hold hashes, tokens, names.
-      new PgInstrumentation({ requireParentSpan: true, enhancedDatabaseReporting: false, ignoreConnectSpans: true }),
+      new PgInstrumentation({ requireParentSpan: true, enhancedDatabaseReporting: false, ignoreConnectSpans: true, requestHook: nameStatementSpan }),
       new IORedisInstrumentation({ requireParentSpan: true }),
       new UndiciInstrumentation({
         requestHook(span, request) {
