@@ -61,6 +61,9 @@ export interface CompiledStatement {
   name: string;
 }
 
+/** What every prepared statement's name starts with (the rest is a hash of its text): telemetry/sdk.ts names their spans by command instead. */
+export const PREPARED_NAME_PREFIX = 'pd_';
+
 /** Distinct statement texts prepared; beyond it, a text goes through sequelize unprepared (its connections' memory stays bounded). */
 const MAX_PREPARED_TEXTS = 2000;
 const compiled = new Map<string, CompiledStatement>();
@@ -72,7 +75,7 @@ function compileText(sql: string): CompiledStatement {
     if (i < 0) i = names.push(key) - 1;
     return `$${i + 1}`;
   });
-  return { text, names, name: `pd_${createHash('sha1').update(sql).digest('hex').slice(0, 24)}` };
+  return { text, names, name: `${PREPARED_NAME_PREFIX}${createHash('sha1').update(sql).digest('hex').slice(0, 24)}` };
 }
 
 /** The prepared form of a text, made once; undefined once MAX_PREPARED_TEXTS texts are known. */

@@ -15,6 +15,7 @@ import { detectResources, envDetector, resourceFromAttributes } from '@opentelem
 import { BatchSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
 import { ATTR_HTTP_ROUTE, ATTR_SERVICE_NAME } from '@opentelemetry/semantic-conventions';
+import { PREPARED_NAME_PREFIX } from '../statements';
 import type { TelemetrySettings } from './config';
 import { installNativeOtlpStringWrites } from './otlp-string-writes';
 import { SynchronousContextManager } from './synchronous-context';
@@ -36,15 +37,16 @@ function withoutQuery(url: string): string {
 }
 
 /**
- * The kit prepares every statement under a name made of its hash (statements.ts, `pd_…`), and the pg
- * instrumentation names a prepared statement's span after that name: a trace would show
- * `pg.query:pd_9a2b708df7aea6bf8e03426c propdesk` six times over. Such a span is named as the
- * instrumentation names an unnamed statement, by its command (`pg.query:SELECT propdesk`); the
- * name stays in `db.postgresql.plan`, the statement in `db.query.text`.
+ * The kit prepares every statement under a name made of its hash (statements.ts,
+ * PREPARED_NAME_PREFIX), and the pg instrumentation names a prepared statement's span after that
+ * name: a trace would show `pg.query:pd_9a2b708df7aea6bf8e03426c propdesk` six times over. Such a
+ * span is named as the instrumentation names an unnamed statement, by its command
+ * (`pg.query:SELECT propdesk`); the name stays in `db.postgresql.plan`, the statement in
+ * `db.query.text`.
  */
 function nameStatementSpan(span: Span, info: PgRequestHookInformation): void {
   const { name, text } = info.query;
-  if (typeof name !== 'string' || !name.startsWith('pd_') || typeof text !== 'string') return;
+  if (typeof name !== 'string' || !name.startsWith(PREPARED_NAME_PREFIX) || typeof text !== 'string') return;
   const statement = text.trimStart();
   const space = statement.search(/\s/);
   const command = (space === -1 ? statement : statement.slice(0, space)).replace(/;$/, '').toUpperCase();
