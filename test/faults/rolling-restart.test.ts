@@ -40,6 +40,8 @@ interface Replica {
 let db: TestDatabase;
 let env: NodeJS.ProcessEnv;
 const replicas: Replica[] = [];
+/** When each replica started and ended (ms since the epoch, as the logs' `time`), for a failure's report. */
+const timeline: string[] = [];
 
 function spawnReplica(name: 'auth' | 'accounts' | 'webhooks' | 'gateway', port: number): Replica {
   const entry = name === 'gateway' ? 'gateway/dist/main.js' : `services/${name}/dist/main.js`;
@@ -48,7 +50,13 @@ function spawnReplica(name: 'auth' | 'accounts' | 'webhooks' | 'gateway', port: 
   let log = '';
   child.stdout?.on('data', (chunk: Buffer) => (log += chunk.toString()));
   child.stderr?.on('data', (chunk: Buffer) => (log += chunk.toString()));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  timeline.push(`${Date.now()} ${name}:${port} pid ${child.pid} started`);
+  const exited = new Promise<number | null>((resolve) =>
+    child.once('exit', (code, signal) => {
+      timeline.push(`${Date.now()} ${name}:${port} pid ${child.pid} exited (${signal ?? code})`);
+      resolve(code);
+    }),
+  );
   const replica = { name: `${name}:${port}`, port, child, exited, log: () => log };
   replicas.push(replica);
   return replica;
@@ -270,9 +278,15 @@ test('a rolling restart of every replicated process under load: zero failed read
     await load.stop();
 
     if (load.failedReads.length > 0) {
-      // What the gateways said of them (a missed deadline shows its ms), for whoever reads the failure.
-      const answers = replicas.filter((r) => r.name.startsWith('gateway')).flatMap((r) => r.log().split('\n').filter((line) => /"status":5\d\d/.test(line)).map((line) => `${r.name} ${line}`));
-      process.stderr.write(`failed reads; the gateways' 5xx answers:\n${answers.join('\n')}\n`);
+      // What the gateways said of them (a missed deadline shows its ms), what the services warned
+      // of, and when each replica started and ended, for whoever reads the failure.
+      const lines = (from: Replica[], keep: RegExp) => from.flatMap((r) => r.log().split('\n').filter((line) => keep.test(line)).map((line) => `${r.name} ${line}`));
+      const gateways = replicas.filter((r) => r.name.startsWith('gateway'));
+      const answers = lines(gateways, /"status":5\d\d/);
+      const warnings = lines(replicas.filter((r) => !gateways.includes(r)), /"level":[456]0,/);
+      process.stderr.write(
+        `failed reads; the gateways' 5xx answers:\n${answers.join('\n')}\nthe services' warnings and errors:\n${warnings.join('\n')}\nthe replicas:\n${timeline.join('\n')}\n`,
+      );
     }
     expect(load.failedReads).toEqual([]);
     expect(load.reads).toBeGreaterThan(100);
