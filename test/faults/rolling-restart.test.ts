@@ -50,14 +50,15 @@ function spawnReplica(name: 'auth' | 'accounts' | 'webhooks' | 'gateway', port: 
   let log = '';
   child.stdout?.on('data', (chunk: Buffer) => (log += chunk.toString()));
   child.stderr?.on('data', (chunk: Buffer) => (log += chunk.toString()));
-  timeline.push(`${Date.now()} ${name}:${port} pid ${child.pid} started`);
+  const label = `${name}:${port}`;
+  timeline.push(`${Date.now()} ${label} pid ${child.pid} started`);
   const exited = new Promise<number | null>((resolve) =>
     child.once('exit', (code, signal) => {
-      timeline.push(`${Date.now()} ${name}:${port} pid ${child.pid} exited (${signal ?? code})`);
+      timeline.push(`${Date.now()} ${label} pid ${child.pid} exited (${signal ?? code})`);
       resolve(code);
     }),
   );
-  const replica = { name: `${name}:${port}`, port, child, exited, log: () => log };
+  const replica = { name: label, port, child, exited, log: () => log };
   replicas.push(replica);
   return replica;
 }
