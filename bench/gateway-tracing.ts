@@ -12,13 +12,15 @@
  * check per call site (test/observability/telemetry-settings.test.ts checks the modules).
  *
  * Beside throughput it prints the CPU per request of the gateway and the accounts service on each
- * side, and the floor (traced-bare-server.ts): what the same set-up adds to a bare server, one
- * span of the maintained HTTP instrumentation and nothing of ours.
+ * side, and of the whole machine (every process: both stacks, PostgreSQL, the load generator, the
+ * receiver), whose ratio is the throughput ratio a machine bound by CPU alone would give; and the
+ * floor (traced-bare-server.ts): what the same set-up adds to a bare server, one span of the
+ * maintained HTTP instrumentation and nothing of ours.
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { componentPids, processCpuSeconds } from './support/cpu';
+import { componentPids, machineBusySeconds, processCpuSeconds } from './support/cpu';
 import { alternate, pairedRatio, startServerScript } from './support/gateway-sides';
 import { combine, fmt, load, type LoadResult } from './support/load';
 import { admin, startProcessStack, type ProcessStack } from './support/stack';
@@ -62,11 +64,13 @@ async function startDiscardingReceiver(): Promise<{ endpoint: string; exports():
   };
 }
 
-/** CPU seconds each of `pids` uses while `work` runs. */
+/** CPU seconds each of `pids`, and the whole machine (`machine`), use while `work` runs. */
 async function cpuDuring<T>(pids: Record<string, number>, work: () => Promise<T>): Promise<{ result: T; cpu: Record<string, number> }> {
-  const before = Object.fromEntries(Object.entries(pids).map(([name, pid]) => [name, processCpuSeconds(pid)]));
+  const sample = (): Record<string, number> => ({ ...Object.fromEntries(Object.entries(pids).map(([name, pid]) => [name, processCpuSeconds(pid)])), machine: machineBusySeconds() });
+  const before = sample();
   const result = await work();
-  return { result, cpu: Object.fromEntries(Object.entries(pids).map(([name, pid]) => [name, processCpuSeconds(pid) - before[name]])) };
+  const after = sample();
+  return { result, cpu: Object.fromEntries(Object.entries(after).map(([name, seconds]) => [name, seconds - before[name]])) };
 }
 
 /** Measures rounds of load and accumulates CPU seconds and requests per side, for CPU per request. */
@@ -149,6 +153,11 @@ export async function run(): Promise<void> {
       const onCpu = ledger.perRequest('on', name);
       console.log(`  CPU per request, ${name.padEnd(8)}: off ${offCpu.toFixed(0)} µs, on ${onCpu.toFixed(0)} µs (tracing adds ${(onCpu - offCpu).toFixed(0)} µs)`);
     }
+    const offMachine = ledger.perRequest('off', 'machine');
+    const onMachine = ledger.perRequest('on', 'machine');
+    console.log(
+      `  CPU per request, machine : off ${offMachine.toFixed(0)} µs, on ${onMachine.toFixed(0)} µs (tracing adds ${(onMachine - offMachine).toFixed(0)} µs; were CPU all that bounds it, on/off would be ${(offMachine / onMachine).toFixed(2)}x)`,
+    );
     const seconds = ROUNDS * slice;
     console.log(
       `  receiver: ${((receiver.exports() - exportsBefore) / seconds).toFixed(1)} OTLP exports and ${((receiver.bytes() - bytesBefore) / seconds / 1024).toFixed(0)} KiB per second of tracing-on load`,

@@ -7,17 +7,25 @@ export function processCpuSeconds(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
+/**
+ * CPU seconds the whole machine has run since boot, all cores: user, nice, system, irq and softirq
+ * of /proc/stat. Not idle or iowait, nor steal (time the hypervisor gave another machine) or
+ * guest (already within user).
+ */
+export function machineBusySeconds(): number {
+  const [user, nice, system, , , irq, softirq] = fs.readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
+  return (user + nice + system + irq + softirq) / 100;
+}
+
 interface Reading {
   at: number;
-  /** Busy CPU seconds of the whole machine (all cores, everything but idle and iowait). */
+  /** machineBusySeconds(). */
   machine: number;
   /** CPU seconds of every PostgreSQL process alive at the reading. */
   postgres: Map<number, number>;
 }
 
 function read(): Reading {
-  const [, ...ticks] = fs.readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).map(Number);
-  const busy = ticks.reduce((a, b) => a + b, 0) - ticks[3] - ticks[4];
   const postgres = new Map<number, number>();
   for (const entry of fs.readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
@@ -28,7 +36,7 @@ function read(): Reading {
       // The process ended while being read.
     }
   }
-  return { at: performance.now(), machine: busy / 100, postgres };
+  return { at: performance.now(), machine: machineBusySeconds(), postgres };
 }
 
 /**
