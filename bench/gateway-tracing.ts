@@ -39,6 +39,14 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 8);
  */
 const WARMUP = Number(process.env.BENCH_WARMUP_SEC ?? 10);
 const PATH = '/v1/accounts?limit=50';
+/**
+ * BENCH_TRACING_UNSAMPLED=1 adds a third stack: tracing on with the always-off sampler. Every
+ * instrumentation still runs and every span is started, but none is recorded or exported: what it
+ * adds is the price of the instrumentations and the context themselves, what no sampler can take
+ * away; the rest of the traced side's price is recording and exporting spans. About half as long
+ * again.
+ */
+const UNSAMPLED = process.env.BENCH_TRACING_UNSAMPLED === '1';
 
 /** An OTLP/HTTP endpoint that accepts every export and keeps only counts. */
 async function startDiscardingReceiver(): Promise<{ endpoint: string; exports(): number; bytes(): number; stop(): Promise<void> }> {
@@ -109,35 +117,39 @@ export async function run(): Promise<void> {
   // Limits far above the load so that the comparison measures the request path, not 429s.
   const limits = { RATE_LIMIT_READ_PER_MIN: '100000000', RATE_LIMIT_WRITE_PER_MIN: '100000000', RATE_LIMIT_IP_PER_MIN: '100000000' };
   // An empty value unsets a variable the shell may have set.
-  const off = await startProcessStack({ ...limits, OTEL_EXPORTER_OTLP_ENDPOINT: '', OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: '' });
-  let on: ProcessStack | undefined;
+  type Side = 'off' | 'on' | 'unsampled';
+  const traced = (sampler: string) => ({
+    ...limits,
+    OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint,
+    OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: '',
+    OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf',
+    OTEL_TRACES_SAMPLER: sampler,
+  });
+  const stacks: Partial<Record<Side, ProcessStack>> = {};
   let pageBytes = 0;
   try {
-    on = await startProcessStack({
-      ...limits,
-      OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint,
-      OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: '',
-      OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf',
-      OTEL_TRACES_SAMPLER: 'always_on',
-    });
-    const sides = { off: { stack: off, token: await seed(off) }, on: { stack: on, token: await seed(on) } };
-    const target = (side: 'off' | 'on') => ({ url: sides[side].stack.url + PATH, headers: { authorization: `Bearer ${sides[side].token}` }, connections: CONNECTIONS });
-    await load({ ...target('off'), durationSec: WARMUP });
-    await load({ ...target('on'), durationSec: WARMUP });
+    stacks.off = await startProcessStack({ ...limits, OTEL_EXPORTER_OTLP_ENDPOINT: '', OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: '' });
+    stacks.on = await startProcessStack(traced('always_on'));
+    if (UNSAMPLED) stacks.unsampled = await startProcessStack(traced('always_off'));
+    const names = Object.keys(stacks) as Side[];
+    const tokens: Partial<Record<Side, string>> = {};
+    for (const side of names) tokens[side] = await seed(stacks[side]!);
+    const target = (side: Side) => ({ url: stacks[side]!.url + PATH, headers: { authorization: `Bearer ${tokens[side]!}` }, connections: CONNECTIONS });
+    for (const side of names) await load({ ...target(side), durationSec: WARMUP });
     pageBytes = (await (await fetch(target('off').url, { headers: target('off').headers })).arrayBuffer()).byteLength;
     const slice = Math.max(2, Math.round(DURATION / 2));
     const exportsBefore = receiver.exports();
     const bytesBefore = receiver.bytes();
     // CPU per request of the two processes on a list request's path, read from /proc beside throughput:
     // steadier than throughput on a shared machine, and it says where tracing's price is paid.
-    const pids = { off: componentPids(off.pid), on: componentPids(on.pid) };
-    const listPath = (side: 'off' | 'on') => ({ gateway: pids[side].gateway, accounts: pids[side].accounts });
+    const pids = Object.fromEntries(names.map((side) => [side, componentPids(stacks[side]!.pid)])) as Record<Side, Record<string, number>>;
+    const listPath = (side: Side) => ({ gateway: pids[side].gateway, accounts: pids[side].accounts });
     const ledger = cpuLedger();
-    const rounds = await alternate(['off', 'on'] as const, ROUNDS, (side) => ledger.round(side, listPath(side), target(side), slice));
+    const rounds = await alternate(names, ROUNDS, (side) => ledger.round(side, listPath(side), target(side), slice));
     const offResult = combine(rounds.off);
     const onResult = combine(rounds.on);
     const paired = pairedRatio(rounds.on, rounds.off);
-    console.log(`GET ${PATH}, ${CONNECTIONS} connections, ${ROUNDS} alternating rounds of ${slice} s each after ${WARMUP} s of warm-up per side; two stacks (tracing off, tracing on)`);
+    console.log(`GET ${PATH}, ${CONNECTIONS} connections, ${ROUNDS} alternating rounds of ${slice} s each after ${WARMUP} s of warm-up per side; ${UNSAMPLED ? 'three stacks (tracing off, tracing on, always-off sampler)' : 'two stacks (tracing off, tracing on)'}`);
     console.log('load generator pinned to its own core with taskset where the machine has more than one');
     rounds.off.forEach((o, i) => console.log(`  round ${i + 1}: off ${fmt(o)}; on ${fmt(rounds.on[i])}; throughput ${paired.each[i].toFixed(2)}x`));
     console.log(`  tracing off ${fmt(offResult)}`);
@@ -162,14 +174,34 @@ export async function run(): Promise<void> {
     console.log(
       `  receiver: ${((receiver.exports() - exportsBefore) / seconds).toFixed(1)} OTLP exports and ${((receiver.bytes() - bytesBefore) / seconds / 1024).toFixed(0)} KiB per second of tracing-on load`,
     );
+    if (rounds.unsampled) reportUnsampled(rounds.unsampled, rounds.off, ledger);
   } finally {
-    await on?.stop();
-    await off.stop();
+    for (const stack of Object.values(stacks).reverse()) await stack.stop();
   }
   try {
     await floor(receiver.endpoint, Math.max(2, Math.round(DURATION / 2)), pageBytes);
   } finally {
     await receiver.stop();
+  }
+}
+
+/**
+ * The always-off side (BENCH_TRACING_UNSAMPLED): its throughput against tracing off, and how much
+ * of the traced side's added CPU per request it already pays; the rest is what recording and
+ * exporting spans cost.
+ */
+function reportUnsampled(unsampled: LoadResult[], off: LoadResult[], ledger: ReturnType<typeof cpuLedger>): void {
+  const result = combine(unsampled);
+  const offResult = combine(off);
+  const paired = pairedRatio(unsampled, off);
+  console.log(
+    `  always-off sampler (every instrumentation runs, no span recorded or exported): ${fmt(result)}; on/off ${(result.requestsPerSec / offResult.requestsPerSec).toFixed(2)}x, 95 % interval ${paired.low.toFixed(2)}-${paired.high.toFixed(2)}x`,
+  );
+  for (const name of ['gateway', 'accounts', 'machine']) {
+    const added = (side: string) => ledger.perRequest(side, name) - ledger.perRequest('off', name);
+    console.log(
+      `  CPU per request, ${name.padEnd(8)}: always-off adds ${added('unsampled').toFixed(0)} µs of tracing's ${added('on').toFixed(0)}; recording and exporting spans the other ${(added('on') - added('unsampled')).toFixed(0)} µs`,
+    );
   }
 }
 
