@@ -170,6 +170,9 @@ export class EmbeddedDatabase {
     }
     const postmaster = postmasterOf(this.cluster);
     if (!this.cluster || !postmaster) return;
+    // Ended already (it refused to start: another stack holds the data directory). The package's
+    // stop would wait for an exit that has passed, and this supervisor would never end.
+    if (postmaster.exitCode !== null || postmaster.signalCode !== null) return;
     const stopped = this.cluster.stop().catch(() => {});
     if (await exited(postmaster, stopMs)) {
       await stopped;

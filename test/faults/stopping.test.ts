@@ -4,8 +4,8 @@
  * succeeds. Each test starts the stack on the same ports right after the previous one stopped it,
  * so every start after the first is also "the next npm start" of the way in before it.
  *
- * Ports 18420-18424 (local PostgreSQL) and 18430-18434 (embedded PostgreSQL): fixed, outside the
- * ephemeral range, so the "same ports again" check cannot be spoiled by an outgoing connection.
+ * Ports 18420-18424 (local PostgreSQL) and 18430-18434 (embedded PostgreSQL; 18435-18439 for a
+ * second start beside it): fixed, outside the ephemeral range, so the "same ports again" check cannot be spoiled by an outgoing connection.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -193,6 +193,31 @@ describe('stopping a stack on the embedded PostgreSQL', () => {
     } finally {
       fs.rmSync(freshDir, { recursive: true, force: true });
     }
+  });
+
+  test('a second start on a data directory in use says why and ends; the first stack runs on', async () => {
+    const first = await start({ via: 'node', ports, env });
+    // Other ports, so that what refuses it is the database, which starts before any port is taken.
+    const second = launch({ via: 'node', ports: portsFrom(18435), env });
+    try {
+      const ended = await new Promise<boolean>((resolve) => {
+        const timer = setTimeout(() => resolve(false), STOP_WITHIN_MS);
+        void second.exited.then(() => {
+          clearTimeout(timer);
+          resolve(true);
+        });
+      });
+      expect({ ended, log: ended ? '' : second.stderr().slice(-2000) }).toEqual({ ended: true, log: '' });
+      expect(second.child.exitCode).toBe(1);
+      expect(second.stderr()).toContain(`is another PropDesk already using ${path.join(dataDir, 'pg')}?`);
+      expect(second.stdout()).toContain('PropDesk stopped');
+      await expectAllGone(second);
+    } finally {
+      await killLeftovers(second);
+    }
+    expect((await fetch(`http://127.0.0.1:${ports.PORT}/healthz`)).status).toBe(200);
+    process.kill(first.child.pid!, 'SIGTERM');
+    await expectAllGone(first, [pgPort()]);
   });
 
   test('Ctrl-C of npm start: the services in order, then the database', async () => {
