@@ -84,12 +84,39 @@ function stopWithParent() {
   }, 1000).unref();
 }
 
+/**
+ * Each component's port, defaults filled in (into env, which the services read): refused at once
+ * when two components would share one (PORT=8090 is the panel's default), which would otherwise
+ * surface as the later one failing to listen, restarted until the stack gives up.
+ * @returns {Array<[string, number]>} the gateway's first
+ */
+function stackPorts() {
+  env.AUTH_GRPC_PORT ??= '50051';
+  env.ACCOUNTS_GRPC_PORT ??= '50052';
+  env.WEBHOOKS_GRPC_PORT ??= '50053';
+  env.PANEL_PORT ??= '8090';
+  /** @type {Array<[string, string, string | undefined]>} */
+  const named = [['gateway', 'PORT', env.PORT ?? '8080'], ['auth', 'AUTH_GRPC_PORT', env.AUTH_GRPC_PORT], ['accounts', 'ACCOUNTS_GRPC_PORT', env.ACCOUNTS_GRPC_PORT], ['webhooks', 'WEBHOOKS_GRPC_PORT', env.WEBHOOKS_GRPC_PORT], ['panel', 'PANEL_PORT', env.PANEL_PORT]];
+  /** @type {Map<number, string>} */
+  const taken = new Map();
+  for (const [, variable, value] of named) {
+    const p = Number(value);
+    if (!Number.isInteger(p) || p < 1 || p > 65535) throw new Error(`${variable}=${value} is not a port (1-65535)`);
+    const other = taken.get(p);
+    if (other) throw new Error(`${other} and ${variable} are both ${p}: give each component a port of its own`);
+    taken.set(p, variable);
+  }
+  return named.map(([what, , value]) => [what, Number(value)]);
+}
+
 async function main() {
   takeStopSignals();
   stopWithParent();
   // Started first, so that nothing this supervisor starts can outlive it (stack-watchdog.cjs).
   watchdog = startWatchdog(path.join(root, 'scripts', 'stack-watchdog.cjs'), { say, isStopping });
   loadSecrets(dataDir, env);
+  const ports = stackPorts();
+  const port = ports[0][1];
   if (!env.DATABASE_URL) {
     const tell = watchdog;
     database = new EmbeddedDatabase({
@@ -105,13 +132,8 @@ async function main() {
   }
   if (!env.REDIS_URL) say('REDIS_URL is not set: rate limits are kept in process memory (per gateway process)');
 
-  const port = Number(env.PORT ?? 8080);
-  env.AUTH_GRPC_PORT ??= '50051';
-  env.ACCOUNTS_GRPC_PORT ??= '50052';
-  env.WEBHOOKS_GRPC_PORT ??= '50053';
-  env.PANEL_PORT ??= '8090';
-  for (const [what, p] of [['gateway', port], ['auth', env.AUTH_GRPC_PORT], ['accounts', env.ACCOUNTS_GRPC_PORT], ['webhooks', env.WEBHOOKS_GRPC_PORT], ['panel', env.PANEL_PORT]]) {
-    if (!(await portIsFree(Number(p)))) throw new Error(`port ${p} for ${what} is in use (is another PropDesk running?)`);
+  for (const [what, p] of ports) {
+    if (!(await portIsFree(p))) throw new Error(`port ${p} for ${what} is in use (is another PropDesk running?)`);
   }
   const { createHealthChecker, loadGrpcTls } = /** @type {typeof import('@propdesk/kit')} */ (require(path.join(root, 'services/kit/dist/index.js')));
   // GRPC_TLS_*: the services ask for a client certificate, so the readiness checks present one too.

@@ -55,6 +55,20 @@ async function expectAllGone(run: StackRun, extraPorts: number[] = []): Promise<
   await run.exited;
 }
 
+/** A start that cannot go on: it ends by itself within 20 s with exit code 1, saying 'PropDesk stopped'. */
+async function expectRefused(run: StackRun): Promise<void> {
+  const ended = await new Promise<boolean>((resolve) => {
+    const timer = setTimeout(() => resolve(false), STOP_WITHIN_MS);
+    void run.exited.then(() => {
+      clearTimeout(timer);
+      resolve(true);
+    });
+  });
+  expect({ ended, log: ended ? '' : run.stderr().slice(-2000) }).toEqual({ ended: true, log: '' });
+  expect(run.child.exitCode).toBe(1);
+  expect(run.stdout()).toContain('PropDesk stopped');
+}
+
 function expectStoppedInOrder(run: StackRun): void {
   expect(shutdownOrder(run.stderr())).toEqual(STOP_ORDER);
   expect(run.stdout()).toContain('PropDesk stopped');
@@ -146,6 +160,23 @@ describe('stopping a stack on the local PostgreSQL', () => {
   });
 });
 
+describe('a start whose ports are not its own', () => {
+  test('two components given one port (PORT set to the panel\'s): refused before anything starts, naming both', async () => {
+    const db = await createTestDatabase('pd_stopping_ports');
+    const ports = portsFrom(18420);
+    const run = launch({ via: 'node', ports: { ...ports, PANEL_PORT: ports.PORT }, env: { DATABASE_URL: db.url, REDIS_URL: undefined, PROPDESK_DATA_DIR: undefined } });
+    try {
+      await expectRefused(run);
+      expect(run.stderr()).toContain(`PORT and PANEL_PORT are both ${ports.PORT}: give each component a port of its own`);
+      expect(run.stderr()).not.toContain('"name":"auth"');
+      await expectAllGone(run);
+    } finally {
+      await killLeftovers(run);
+      await db.drop();
+    }
+  });
+});
+
 describe('stopping a stack on the embedded PostgreSQL', () => {
   const ports = portsFrom(18430);
   let dataDir: string;
@@ -200,17 +231,8 @@ describe('stopping a stack on the embedded PostgreSQL', () => {
     // Other ports, so that what refuses it is the database, which starts before any port is taken.
     const second = launch({ via: 'node', ports: portsFrom(18435), env });
     try {
-      const ended = await new Promise<boolean>((resolve) => {
-        const timer = setTimeout(() => resolve(false), STOP_WITHIN_MS);
-        void second.exited.then(() => {
-          clearTimeout(timer);
-          resolve(true);
-        });
-      });
-      expect({ ended, log: ended ? '' : second.stderr().slice(-2000) }).toEqual({ ended: true, log: '' });
-      expect(second.child.exitCode).toBe(1);
+      await expectRefused(second);
       expect(second.stderr()).toContain(`is another PropDesk already using ${path.join(dataDir, 'pg')}?`);
-      expect(second.stdout()).toContain('PropDesk stopped');
       await expectAllGone(second);
     } finally {
       await killLeftovers(second);
