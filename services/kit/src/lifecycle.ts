@@ -1,3 +1,4 @@
+import { ConnectionError } from 'sequelize';
 import { ConfigError } from './config';
 import type { Logger } from './logger';
 import type { RetentionScheduler } from './retention';
@@ -50,16 +51,41 @@ export interface StartedProcess {
   stop(): Promise<void>;
 }
 
+/** Where DATABASE_URL points, for a message: host, port and database, never its user or password. */
+function databaseTarget(url: string | undefined): string {
+  try {
+    const parsed = new URL(url ?? '');
+    return `${parsed.hostname}:${parsed.port || '5432'}${parsed.pathname}`;
+  } catch {
+    return 'the configured address';
+  }
+}
+
+/**
+ * What a failed start prints. A config error: its message, which names the variable. PostgreSQL
+ * refusing or not answering the first connection (wrong host or port, database down, unknown
+ * database, wrong password): one line naming DATABASE_URL's host, port and database and the
+ * driver's reason. The stacks of either would bury what to fix, and the second is printed again at
+ * every restart. Anything else in full.
+ */
+export function startFailureReport(err: unknown, env: NodeJS.ProcessEnv): unknown {
+  if (err instanceof ConfigError) return err.message;
+  for (let cause: unknown = err, depth = 0; cause instanceof Error && depth < 4; cause = cause.cause, depth += 1) {
+    if (cause instanceof ConnectionError) return `cannot connect to PostgreSQL at ${databaseTarget(env.DATABASE_URL)} (DATABASE_URL): ${cause.message}`;
+  }
+  return err;
+}
+
 /**
  * The entry of a service process (`if (require.main === module) runMain(start)`): starts it from
- * the environment, stops it on SIGTERM/SIGINT, and exits 1 when the start fails (a config error
- * prints only its message, which names the variable; its stack would bury that).
+ * the environment, stops it on SIGTERM/SIGINT, and exits 1 when the start fails, saying why
+ * (startFailureReport).
  */
 export function runMain(start: (env: NodeJS.ProcessEnv) => Promise<StartedProcess>): void {
   start(process.env)
     .then((running) => onShutdownSignals(running.logger, [() => running.stop()]))
     .catch((err: unknown) => {
-      console.error(err instanceof ConfigError ? err.message : err);
+      console.error(startFailureReport(err, process.env));
       process.exit(1);
     });
 }
