@@ -288,11 +288,17 @@ describe('the admin CLI without services', () => {
     // Quickly: well before its deadline (30 s here), not by waiting it out. The process's own start
     // takes part of that bound, and takes seconds on a loaded machine.
     const down = { AUTH_GRPC_ADDRESS: '127.0.0.1:1', ACCOUNTS_GRPC_ADDRESS: '127.0.0.1:1', GRPC_DEADLINE_MS: '30000' };
-    for (const args of [['org:create', '--name', 'x'], ['accounts:create', '--org', '6c1f7c8a-1b2c-4d5e-8f90-123456789abc', '--count', '1']]) {
+    const cases: Array<[string[], string, string]> = [
+      [['org:create', '--name', 'x'], 'auth', 'AUTH_GRPC_ADDRESS'],
+      [['accounts:create', '--org', '6c1f7c8a-1b2c-4d5e-8f90-123456789abc', '--count', '1'], 'accounts', 'ACCOUNTS_GRPC_ADDRESS'],
+    ];
+    for (const [args, service, variable] of cases) {
       const run = await cli(args, down);
       expect(run.code).toBe(1);
       expectOneJsonLine(run);
-      expect(run.json).toEqual({ error: { code: 'unavailable', message: expect.any(String) } });
+      // Says what is wrong and what to do: which service, where the CLI looked, how to start or point it.
+      const message = `could not reach the ${service} service at 127.0.0.1:1: is PropDesk running? Start it with npm start, or set ${variable} to where it runs`;
+      expect(run.json).toEqual({ error: { code: 'unavailable', message } });
       expect(run.ms).toBeLessThan(15_000);
     }
   });

@@ -14,6 +14,8 @@ export interface Clients {
   accounts(): PromiseClient<accountsv1.AccountsServiceClient>;
   /** TradingService, served by the accounts process (same address). */
   trading(): PromiseClient<tradingv1.TradingServiceClient>;
+  /** The services a command has called so far, and where the CLI looks for each. */
+  used(): Array<{ service: 'auth' | 'accounts'; address: string; variable: string }>;
   close(): void;
 }
 
@@ -40,6 +42,12 @@ export function createClients(cfg: CliConfig): Clients {
     trading() {
       trading ??= createServiceClient(tradingv1.TradingServiceClient, tradingv1.TradingServiceService, addresses.accounts, cfg.GRPC_DEADLINE_MS, addresses.tls);
       return promised(trading);
+    },
+    used() {
+      return [
+        ...(auth ? [{ service: 'auth' as const, address: addresses.auth, variable: 'AUTH_GRPC_ADDRESS' }] : []),
+        ...(accounts || trading ? [{ service: 'accounts' as const, address: addresses.accounts, variable: 'ACCOUNTS_GRPC_ADDRESS' }] : []),
+      ];
     },
     close() {
       auth?.close();

@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import net from 'node:net';
 import { API_KEY_SCOPES, AppError, CLI_ACTOR, ConfigError, createLogger, fromServiceError, loadConfig, newRequestId, runWithContext } from '@propdesk/kit';
 import { createClients, type Clients } from './clients';
 import { accountsCreate, quotesPublish } from './commands/accounts';
@@ -50,6 +51,37 @@ function errorOutput(err: AppError): CliResult {
   return { output: { error: { code, message, ...(param ? { param } : {}) } }, exitCode: 1 };
 }
 
+/** True when something accepts a TCP connection at `address` (host:port) within a second. */
+function listening(address: string): Promise<boolean> {
+  const cut = address.lastIndexOf(':');
+  const port = Number(address.slice(cut + 1));
+  if (cut <= 0 || !Number.isInteger(port)) return Promise.resolve(true);
+  return new Promise((resolve) => {
+    const socket = net.connect({ host: address.slice(0, cut).replace(/^\[|\]$/g, ''), port });
+    const done = (open: boolean) => {
+      socket.destroy();
+      resolve(open);
+    };
+    socket.setTimeout(1000, () => done(false));
+    socket.once('connect', () => done(true));
+    socket.once('error', () => done(false));
+  });
+}
+
+/**
+ * A command answered `unavailable`: when nothing listens where the CLI looks for a service it
+ * called, the stack is not running (or runs elsewhere), which is said as such, naming the service,
+ * its address and the variable that sets it, instead of a service's "try again".
+ */
+async function notRunning(clients: Clients): Promise<AppError | undefined> {
+  for (const { service, address, variable } of clients.used()) {
+    if (!(await listening(address))) {
+      return new AppError('unavailable', `could not reach the ${service} service at ${address}: is PropDesk running? Start it with npm start, or set ${variable} to where it runs`);
+    }
+  }
+  return undefined;
+}
+
 /** Runs one command; never throws: every failure becomes the {error} object and exit code 1. */
 export async function run(argv: string[], env: NodeJS.ProcessEnv): Promise<CliResult> {
   let clients: Clients | undefined;
@@ -72,6 +104,7 @@ export async function run(argv: string[], env: NodeJS.ProcessEnv): Promise<CliRe
   } catch (err) {
     if (err instanceof ConfigError) return errorOutput(new AppError('invalid_request', err.message));
     const appError = fromServiceError(err);
+    if (appError.code === 'unavailable' && clients) return errorOutput((await notRunning(clients)) ?? appError);
     if (appError.code === 'internal_error') {
       createLogger('admin-cli', { fd: 2, level: 'error' }).error({ err }, 'command failed');
     }
