@@ -11,7 +11,11 @@ import { generateCertificate, startHttpsReceiver, type HttpsReceiver, type TestC
 import { verifyWebhook } from '@propdesk/sdk';
 import { ALL_SCOPES, startStack, type Stack } from '../support/stack';
 
-const BIN = path.resolve(__dirname, '..', '..', 'sdk', 'dist', 'conformance', 'bin.js');
+/**
+ * What `npx propdesk-conformance` runs in the repository (README): the command npm links at
+ * `npm ci`, before any build, which loads the built check.
+ */
+const BIN = path.resolve(__dirname, '..', '..', 'node_modules', '.bin', 'propdesk-conformance');
 
 let stack: Stack;
 let cert: TestCertificate;

@@ -38,11 +38,11 @@ afterAll(async () => {
 
 describe('the packed SDK', () => {
   it('holds its built JavaScript, declarations, README and package.json, and depends on nothing of the repository', () => {
-    expect(packedFiles).toEqual(expect.arrayContaining(['package.json', 'README.md', 'dist/index.js', 'dist/index.d.ts', 'dist/conformance/bin.js', 'dist/__generated__/openapi.d.ts']));
-    expect(packedFiles.filter((f) => !/^(package\.json|README\.md|dist\/.+\.(js|d\.ts))$/.test(f))).toEqual([]);
+    expect(packedFiles).toEqual(expect.arrayContaining(['package.json', 'README.md', 'bin/propdesk-conformance.js', 'dist/index.js', 'dist/index.d.ts', 'dist/conformance/bin.js', 'dist/__generated__/openapi.d.ts']));
+    expect(packedFiles.filter((f) => !/^(package\.json|README\.md|bin\/propdesk-conformance\.js|dist\/.+\.(js|d\.ts))$/.test(f))).toEqual([]);
     const installed = JSON.parse(readFileSync(path.join(scratch, 'node_modules', '@propdesk', 'sdk', 'package.json'), 'utf8')) as { dependencies: Record<string, string>; bin: Record<string, string> };
     expect(Object.keys(installed.dependencies).sort()).toEqual(['ajv', 'ajv-formats']);
-    expect(installed.bin).toEqual({ 'propdesk-conformance': 'dist/conformance/bin.js' });
+    expect(installed.bin).toEqual({ 'propdesk-conformance': 'bin/propdesk-conformance.js' });
     expect(readdirSync(path.join(scratch, 'node_modules', '@propdesk'))).toEqual(['sdk']);
   });
 
