@@ -1,13 +1,16 @@
 // @ts-check
 // The stack's service processes: started with the product's Node flags and the net under them
 // (end-with-supervisor.cjs), their output relayed to our stderr, restarted when they die
-// unexpectedly (a few times, then the stack gives up), and stopped one by one in a given order.
+// unexpectedly (a few times, then the stack gives up; never one whose configuration is wrong),
+// and stopped one by one in a given order.
 import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 
 const require = createRequire(import.meta.url);
 const { NODE_FLAGS } = /** @type {{ NODE_FLAGS: string[] }} */ (require('../service-node.cjs'));
+/** A service's exit code when its configuration is wrong (the kit's EXIT_CONFIG): never restarted. */
+const EXIT_CONFIG = 78;
 
 /**
  * @typedef {object} ChildSpec
@@ -81,6 +84,12 @@ export class Children {
     child.on('exit', (code, signal) => {
       this.reportPids();
       if (isStopping()) return;
+      if (code === EXIT_CONFIG) {
+        // The same configuration would fail the same way: its own line above says which variable.
+        output.say(`${spec.name} cannot start with this configuration: stopping the stack`);
+        this.options.giveUp();
+        return;
+      }
       output.say(`${spec.name} exited unexpectedly (code ${code}, signal ${signal})`);
       const now = Date.now();
       record.restarts = record.restarts.filter((t) => now - t < 60_000);

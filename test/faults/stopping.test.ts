@@ -160,7 +160,7 @@ describe('stopping a stack on the local PostgreSQL', () => {
   });
 });
 
-describe('a start whose ports are not its own', () => {
+describe('a start that cannot go on', () => {
   test('two components given one port (PORT set to the panel\'s): refused before anything starts, naming both', async () => {
     const db = await createTestDatabase('pd_stopping_ports');
     const ports = portsFrom(18420);
@@ -169,6 +169,22 @@ describe('a start whose ports are not its own', () => {
       await expectRefused(run);
       expect(run.stderr()).toContain(`PORT and PANEL_PORT are both ${ports.PORT}: give each component a port of its own`);
       expect(run.stderr()).not.toContain('"name":"auth"');
+      await expectAllGone(run);
+    } finally {
+      await killLeftovers(run);
+      await db.drop();
+    }
+  });
+
+  test('a service whose configuration is wrong (LOG_LEVEL=verbose): said once, not restarted, the stack stops', async () => {
+    const db = await createTestDatabase('pd_stopping_config');
+    const run = launch({ via: 'node', ports: portsFrom(18420), env: { DATABASE_URL: db.url, REDIS_URL: undefined, PROPDESK_DATA_DIR: undefined, LOG_LEVEL: 'verbose' } });
+    try {
+      await expectRefused(run);
+      const log = run.stderr();
+      expect(log.split('invalid configuration: LOG_LEVEL').length - 1).toBe(1);
+      expect(log).toContain('[propdesk] auth cannot start with this configuration: stopping the stack');
+      expect(log).not.toContain('restarting auth');
       await expectAllGone(run);
     } finally {
       await killLeftovers(run);

@@ -10,6 +10,7 @@ import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { EXIT_CONFIG } from '@propdesk/kit';
 import { REPOSITORY_ROOT as ROOT } from '@propdesk/kit/testing';
 import { SPAN_KIND, startOtlpReceiver, type OtlpReceiver } from '../support/otlp-receiver';
 
@@ -115,6 +116,7 @@ it('with the signal\'s own endpoint and http/json, exports JSON under the compon
 
 it('refuses an OTLP protocol it does not speak at boot, naming the variable', async () => {
   const panel = await startPanel({ OTEL_EXPORTER_OTLP_ENDPOINT: otlp.endpoint, OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' });
-  expect(await panel.stop()).toBe(1);
+  // A configuration error's exit code (the kit's EXIT_CONFIG): a supervisor does not restart it.
+  expect(await panel.stop()).toBe(EXIT_CONFIG);
   expect(panel.output()).toMatch(/OTEL_EXPORTER_OTLP_PROTOCOL: must be http\/protobuf or http\/json/);
 });

@@ -6,6 +6,12 @@ export { z };
 export class ConfigError extends Error {}
 
 /**
+ * The exit code of a process that cannot start with its configuration (EX_CONFIG of sysexits.h):
+ * no restart can help it, so a supervisor (scripts/stack.mjs) stops instead of trying again.
+ */
+export const EXIT_CONFIG = 78;
+
+/**
  * Reads the environment once through a schema. Bad config names the variable and stops the
  * process at boot (throws ConfigError when exitOnError is false, for tests).
  */
@@ -20,7 +26,7 @@ export function loadConfig<S extends z.ZodTypeAny>(
   const message = `invalid configuration: ${problems}`;
   if (!exitOnError) throw new ConfigError(message);
   process.stderr.write(`${message}\n`);
-  process.exit(1);
+  process.exit(EXIT_CONFIG);
 }
 
 const boolFromEnv = z

@@ -1,5 +1,5 @@
 import { ConnectionError } from 'sequelize';
-import { ConfigError } from './config';
+import { ConfigError, EXIT_CONFIG } from './config';
 import type { Logger } from './logger';
 import type { RetentionScheduler } from './retention';
 import { flushTelemetry } from './telemetry/tracing';
@@ -78,14 +78,14 @@ export function startFailureReport(err: unknown, env: NodeJS.ProcessEnv): unknow
 
 /**
  * The entry of a service process (`if (require.main === module) runMain(start)`): starts it from
- * the environment, stops it on SIGTERM/SIGINT, and exits 1 when the start fails, saying why
- * (startFailureReport).
+ * the environment, stops it on SIGTERM/SIGINT, and exits when the start fails, saying why
+ * (startFailureReport): EXIT_CONFIG for a config error, 1 for anything else.
  */
 export function runMain(start: (env: NodeJS.ProcessEnv) => Promise<StartedProcess>): void {
   start(process.env)
     .then((running) => onShutdownSignals(running.logger, [() => running.stop()]))
     .catch((err: unknown) => {
       console.error(startFailureReport(err, process.env));
-      process.exit(1);
+      process.exit(err instanceof ConfigError ? EXIT_CONFIG : 1);
     });
 }

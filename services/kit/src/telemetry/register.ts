@@ -1,3 +1,4 @@
+import { EXIT_CONFIG } from '../config';
 import { telemetrySettings } from './config';
 import type { SdkOptions } from './sdk';
 
@@ -34,7 +35,7 @@ export function registerTelemetry(serviceName: string, options: { entry: string;
     settings = telemetrySettings(options.env ?? process.env);
   } catch (err) {
     process.stderr.write(`${(err as Error).message}\n`);
-    process.exit(1);
+    process.exit(EXIT_CONFIG);
   }
   if (!settings.enabled) return false;
   registry[REGISTERED] = serviceName;
