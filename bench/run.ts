@@ -14,7 +14,12 @@ async function main(): Promise<void> {
   for (const name of names) {
     const file = path.join(__dirname, `${name}.js`);
     if (!fs.existsSync(file)) {
-      console.log(`\n== ${name}: not built (${file} missing)`);
+      if (fs.existsSync(path.join(__dirname, '..', `${name}.ts`))) {
+        console.log(`\n== ${name}: not built (${file} missing)`);
+      } else {
+        console.log(`\n== ${name}: no such benchmark; the benchmarks: ${[...ALL, 'soak'].join(', ')}`);
+        process.exitCode = 1;
+      }
       continue;
     }
     console.log(`\n== ${name}`);
