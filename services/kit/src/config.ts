@@ -1,15 +1,12 @@
 import { z } from 'zod';
+import { EXIT_CONFIG } from './exit-codes';
 import { loadGrpcTls, type GrpcTls } from './grpc-tls';
 
 export { z };
 
 export class ConfigError extends Error {}
 
-/**
- * The exit code of a process that cannot start with its configuration (EX_CONFIG of sysexits.h):
- * no restart can help it, so a supervisor (scripts/stack.mjs) stops instead of trying again.
- */
-export const EXIT_CONFIG = 78;
+export { EXIT_CONFIG };
 
 /**
  * Reads the environment once through a schema. Bad config names the variable and stops the

@@ -1,4 +1,4 @@
-import { EXIT_CONFIG } from '../config';
+import { EXIT_CONFIG } from '../exit-codes';
 import { telemetrySettings } from './config';
 import type { SdkOptions } from './sdk';
 
