@@ -51,6 +51,12 @@ const SERIAL = [
   '/test/observability/[^/]+\\.test\\.ts$',
 ];
 
+/**
+ * The projects whose suites need PostgreSQL and Redis check first that both answer, and stop the
+ * run with one message naming what is missing (test/support/servers-ready.ts).
+ */
+const SERVERS = { globalSetup: '<rootDir>/test/support/servers-ready.ts' };
+
 module.exports = {
   testTimeout: 60_000,
   // Besides the serial project's own worker: three suites at a time on two cores. They mostly wait
@@ -60,8 +66,8 @@ module.exports = {
   maxWorkers: 2,
   projects: [
     { ...common, displayName: 'unit', roots: SOURCES, testRegex: UNIT, testPathIgnorePatterns: IGNORED },
-    { ...common, displayName: 'integration', roots: SOURCES, testRegex: ['/src/.+\\.test\\.ts$'], testPathIgnorePatterns: [...IGNORED, ...UNIT, ...SERIAL] },
-    { ...common, displayName: 'e2e', roots: ['<rootDir>/test'], testRegex: ['\\.test\\.ts$'], testPathIgnorePatterns: [...IGNORED, ...SERIAL] },
-    { ...common, displayName: 'serial', roots: [...SOURCES, '<rootDir>/test'], testRegex: SERIAL, testPathIgnorePatterns: IGNORED },
+    { ...common, ...SERVERS, displayName: 'integration', roots: SOURCES, testRegex: ['/src/.+\\.test\\.ts$'], testPathIgnorePatterns: [...IGNORED, ...UNIT, ...SERIAL] },
+    { ...common, ...SERVERS, displayName: 'e2e', roots: ['<rootDir>/test'], testRegex: ['\\.test\\.ts$'], testPathIgnorePatterns: [...IGNORED, ...SERIAL] },
+    { ...common, ...SERVERS, displayName: 'serial', roots: [...SOURCES, '<rootDir>/test'], testRegex: SERIAL, testPathIgnorePatterns: IGNORED },
   ],
 };

@@ -1,6 +1,5 @@
 #!/usr/bin/env node
-import net from 'node:net';
-import { API_KEY_SCOPES, AppError, CLI_ACTOR, ConfigError, createLogger, fromServiceError, loadConfig, newRequestId, runWithContext } from '@propdesk/kit';
+import { API_KEY_SCOPES, AppError, CLI_ACTOR, ConfigError, createLogger, fromServiceError, loadConfig, newRequestId, runWithContext, tcpUnreachable } from '@propdesk/kit';
 import { createClients, type Clients } from './clients';
 import { accountsCreate, quotesPublish } from './commands/accounts';
 import type { Command } from './commands/command';
@@ -52,20 +51,11 @@ function errorOutput(err: AppError): CliResult {
 }
 
 /** True when something accepts a TCP connection at `address` (host:port) within a second. */
-function listening(address: string): Promise<boolean> {
+async function listening(address: string): Promise<boolean> {
   const cut = address.lastIndexOf(':');
   const port = Number(address.slice(cut + 1));
-  if (cut <= 0 || !Number.isInteger(port)) return Promise.resolve(true);
-  return new Promise((resolve) => {
-    const socket = net.connect({ host: address.slice(0, cut).replace(/^\[|\]$/g, ''), port });
-    const done = (open: boolean) => {
-      socket.destroy();
-      resolve(open);
-    };
-    socket.setTimeout(1000, () => done(false));
-    socket.once('connect', () => done(true));
-    socket.once('error', () => done(false));
-  });
+  if (cut <= 0 || !Number.isInteger(port)) return true;
+  return (await tcpUnreachable(address.slice(0, cut), port, 1000)) === undefined;
 }
 
 /**

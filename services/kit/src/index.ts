@@ -31,6 +31,7 @@ export * from './cursor';
 export * from './decimal';
 export * from './text';
 export * from './lifecycle';
+export * from './net-probe';
 export { createReflectionService, contractsDirectory, HEALTH_SERVICE } from './reflection/reflection-service';
 export * from './pg-listener';
 export * from './resources';

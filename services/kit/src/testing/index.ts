@@ -10,6 +10,7 @@ export * from './https-receiver';
 export * from './own-redis-server';
 export * from './ports';
 export * from './processes';
+export * from './servers-check';
 export * from './service-double';
 export * from './tcp-proxy';
 export * from './test-database';
