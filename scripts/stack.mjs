@@ -99,14 +99,17 @@ function stackPorts() {
   const named = [['gateway', 'PORT', env.PORT ?? '8080'], ['auth', 'AUTH_GRPC_PORT', env.AUTH_GRPC_PORT], ['accounts', 'ACCOUNTS_GRPC_PORT', env.ACCOUNTS_GRPC_PORT], ['webhooks', 'WEBHOOKS_GRPC_PORT', env.WEBHOOKS_GRPC_PORT], ['panel', 'PANEL_PORT', env.PANEL_PORT]];
   /** @type {Map<number, string>} */
   const taken = new Map();
-  for (const [, variable, value] of named) {
+  /** @type {Array<[string, number]>} */
+  const ports = [];
+  for (const [what, variable, value] of named) {
     const p = Number(value);
     if (!Number.isInteger(p) || p < 1 || p > 65535) throw new Error(`${variable}=${value} is not a port (1-65535)`);
     const other = taken.get(p);
     if (other) throw new Error(`${other} and ${variable} are both ${p}: give each component a port of its own`);
     taken.set(p, variable);
+    ports.push([what, p]);
   }
-  return named.map(([what, , value]) => [what, Number(value)]);
+  return ports;
 }
 
 async function main() {

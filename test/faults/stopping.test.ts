@@ -5,7 +5,8 @@
  * so every start after the first is also "the next npm start" of the way in before it.
  *
  * Ports 18420-18424 (local PostgreSQL) and 18430-18434 (embedded PostgreSQL; 18435-18439 for a
- * second start beside it): fixed, outside the ephemeral range, so the "same ports again" check cannot be spoiled by an outgoing connection.
+ * second start beside it): fixed, outside the ephemeral range, so the "same ports again" check
+ * cannot be spoiled by an outgoing connection.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -23,6 +24,7 @@ import {
   STOP_ORDER,
   waitUntilGone,
   type LaunchOptions,
+  type StackPorts,
   type StackRun,
 } from './stack-process';
 
@@ -161,35 +163,39 @@ describe('stopping a stack on the local PostgreSQL', () => {
 });
 
 describe('a start that cannot go on', () => {
+  const ports = portsFrom(18420);
+  let db: TestDatabase;
+
+  beforeAll(async () => {
+    db = await createTestDatabase('pd_stopping_refused');
+  });
+
+  afterAll(async () => {
+    await db?.drop();
+  });
+
+  /** The stack on the local PostgreSQL with `changes` on top, left to end by itself (the file's afterEach kills what it leaves). */
+  const refusedStart = (changes: { ports?: Partial<StackPorts>; env?: LaunchOptions['env'] }): StackRun => {
+    current = launch({ via: 'node', ports: { ...ports, ...changes.ports }, env: { DATABASE_URL: db.url, REDIS_URL: undefined, PROPDESK_DATA_DIR: undefined, ...changes.env } });
+    return current;
+  };
+
   test('two components given one port (PORT set to the panel\'s): refused before anything starts, naming both', async () => {
-    const db = await createTestDatabase('pd_stopping_ports');
-    const ports = portsFrom(18420);
-    const run = launch({ via: 'node', ports: { ...ports, PANEL_PORT: ports.PORT }, env: { DATABASE_URL: db.url, REDIS_URL: undefined, PROPDESK_DATA_DIR: undefined } });
-    try {
-      await expectRefused(run);
-      expect(run.stderr()).toContain(`PORT and PANEL_PORT are both ${ports.PORT}: give each component a port of its own`);
-      expect(run.stderr()).not.toContain('"name":"auth"');
-      await expectAllGone(run);
-    } finally {
-      await killLeftovers(run);
-      await db.drop();
-    }
+    const run = refusedStart({ ports: { PANEL_PORT: ports.PORT } });
+    await expectRefused(run);
+    expect(run.stderr()).toContain(`PORT and PANEL_PORT are both ${ports.PORT}: give each component a port of its own`);
+    expect(run.stderr()).not.toContain('"name":"auth"');
+    await expectAllGone(run);
   });
 
   test('a service whose configuration is wrong (LOG_LEVEL=verbose): said once, not restarted, the stack stops', async () => {
-    const db = await createTestDatabase('pd_stopping_config');
-    const run = launch({ via: 'node', ports: portsFrom(18420), env: { DATABASE_URL: db.url, REDIS_URL: undefined, PROPDESK_DATA_DIR: undefined, LOG_LEVEL: 'verbose' } });
-    try {
-      await expectRefused(run);
-      const log = run.stderr();
-      expect(log.split('invalid configuration: LOG_LEVEL').length - 1).toBe(1);
-      expect(log).toContain('[propdesk] auth cannot start with this configuration: stopping the stack');
-      expect(log).not.toContain('restarting auth');
-      await expectAllGone(run);
-    } finally {
-      await killLeftovers(run);
-      await db.drop();
-    }
+    const run = refusedStart({ env: { LOG_LEVEL: 'verbose' } });
+    await expectRefused(run);
+    const log = run.stderr();
+    expect(log.split('invalid configuration: LOG_LEVEL').length - 1).toBe(1);
+    expect(log).toContain('[propdesk] auth cannot start with this configuration: stopping the stack');
+    expect(log).not.toContain('restarting auth');
+    await expectAllGone(run);
   });
 });
 

@@ -6,24 +6,19 @@ export function testRedisUrl(env: NodeJS.ProcessEnv = process.env): string {
   return env.REDIS_URL || 'redis://127.0.0.1:6379';
 }
 
-/** Why nothing answers at the URL's host and port; undefined when something does. */
-function unreachable(url: string, defaultPort: number): Promise<string | undefined> {
+/** A server the tests use, as a message names it (host:port, never its user or password), and why nothing answers there; undefined when something does. */
+async function unreachable(url: string, defaultPort: number): Promise<{ address: string; reason: string } | undefined> {
+  let host: string;
+  let port: number;
   try {
     const parsed = new URL(url);
-    return tcpUnreachable(parsed.hostname, Number(parsed.port || defaultPort), 2000);
+    host = parsed.hostname;
+    port = Number(parsed.port || defaultPort);
   } catch {
-    return Promise.resolve('not a URL');
+    return { address: url.replace(/\/\/[^@/]*@/, '//'), reason: 'not a URL' };
   }
-}
-
-/** host:port of a URL for a message, never its user or password. */
-function address(url: string, defaultPort: number): string {
-  try {
-    const parsed = new URL(url);
-    return `${parsed.hostname}:${parsed.port || defaultPort}`;
-  } catch {
-    return url.replace(/\/\/[^@/]*@/, '//');
-  }
+  const reason = await tcpUnreachable(host, port, 2000);
+  return reason === undefined ? undefined : { address: `${host}:${port}`, reason };
 }
 
 /**
@@ -37,8 +32,8 @@ export async function unreachableTestServers(env: NodeJS.ProcessEnv = process.en
   const redisUrl = testRedisUrl(env);
   const [database, redis] = await Promise.all([unreachable(databaseUrl, 5432), unreachable(redisUrl, 6379)]);
   const missing = [
-    ...(database ? [`  PostgreSQL at ${address(databaseUrl, 5432)} (DATABASE_URL): ${database}`] : []),
-    ...(redis ? [`  Redis at ${address(redisUrl, 6379)} (REDIS_URL): ${redis}`] : []),
+    ...(database ? [`  PostgreSQL at ${database.address} (DATABASE_URL): ${database.reason}`] : []),
+    ...(redis ? [`  Redis at ${redis.address} (REDIS_URL): ${redis.reason}`] : []),
   ];
   if (missing.length === 0) return undefined;
   return [
