@@ -96,6 +96,19 @@ describe('GET /v1/audit_events', () => {
     expect([bad.status, bad.body.error?.param]).toEqual([400, 'created_after']);
   });
 
+  it('a filter value that cannot match is 400 naming the filter and what it takes, as every list filter, not an empty page', async () => {
+    const everyType = ['account', 'trader', 'program', 'position', 'payout', 'webhook', 'api_key', 'user', 'organization', 'news_event', 'test_clock'];
+    const unknownType = await list(key.token, 'target_type=acount');
+    expect(unknownType.status).toBe(400);
+    expect(unknownType.body.error).toEqual({ code: 'invalid_request', param: 'target_type', message: `target_type must be one of ${everyType.join(', ')}` });
+    for (const type of everyType) expect((await list(key.token, `target_type=${type}`)).status).toBe(200);
+    expect((await list(key.token, 'target_type=')).status).toBe(200);
+    const action = await list(key.token, 'action=Account.Halt');
+    expect(action.body.error).toEqual({ code: 'invalid_request', param: 'action', message: 'action must be resource.verb in lower case, e.g. account.halt, at most 100 characters' });
+    const target = await list(key.token, `target_id=${encodeURIComponent('1000001;drop')}`);
+    expect([target.status, target.body.error?.param, target.body.error?.message]).toEqual([400, 'target_id', expect.stringMatching(/^target_id must be letters, digits/)]);
+  });
+
   it('a tampered cursor, or one of another filter, mode or organization, is invalid_cursor', async () => {
     const page = await list(key.token, 'limit=2');
     const cursor = page.body.next_cursor as string;

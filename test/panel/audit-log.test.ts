@@ -87,6 +87,12 @@ describe('the panel in Chromium: the audit log', () => {
     await page.reload();
     await rows().nth(3).waitFor();
     expect(await page.getByRole('textbox', { name: 'Target id' }).inputValue()).toBe(String(archived));
+    // A kind of object the log has no changes to is named as the mistake it is, not an empty log.
+    await page.getByRole('textbox', { name: 'Target id' }).fill('');
+    await page.getByRole('textbox', { name: 'Target type' }).fill('acount');
+    await page.getByRole('button', { name: 'Apply filters' }).click();
+    await page.getByRole('alert').filter({ hasText: 'target_type must be one of account, trader, program' }).waitFor();
+    expect(await auditTable().count()).toBe(0);
   });
 
   it("the account page shows the account's timeline: its events and the changes made to it", async () => {

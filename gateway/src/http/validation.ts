@@ -213,9 +213,13 @@ export function stringQuery(description: string, format?: string, maxLength = 25
     .openapi({ description, ...(format ? { format } : {}) });
 }
 
-/** A string of a known form (the pattern says which); an empty value is no filter. */
-export function patternQuery(description: string, pattern: RegExp, maxLength: number) {
-  const message = `must match ${pattern.source}, at most ${maxLength} characters`;
+/**
+ * A string of a known form (the pattern); an empty value is no filter. `form` says the form in
+ * words for the error: "action must be resource.verb in lower case, e.g. account.halt, at most 100
+ * characters" (the pattern is in the OpenAPI document).
+ */
+export function patternQuery(param: string, description: string, pattern: RegExp, maxLength: number, form: string) {
+  const message = `${param} must be ${form}, at most ${maxLength} characters`;
   return z
     .preprocess((v) => (v === '' ? undefined : v), z.string().max(maxLength, message).regex(pattern, message).optional())
     .openapi({ description });

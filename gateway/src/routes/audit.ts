@@ -1,15 +1,16 @@
-import { listAuditLog, toRestAuditEntry, toRestTimelineItem, type AuditLister, type CallOpts } from '@propdesk/kit';
+import { AUDIT_TARGET_TYPES, listAuditLog, toRestAuditEntry, toRestTimelineItem, type AuditLister, type CallOpts } from '@propdesk/kit';
 import { tenantOf } from '../auth/principal';
 import type { Clients } from '../clients';
 import { renderJson } from '../http/errors';
 import { route } from '../http/route';
-import { pageOf, pageQuery, patternQuery, timeQuery } from '../http/validation';
+import { enumQuery, pageOf, pageQuery, patternQuery, timeQuery } from '../http/validation';
 import { auditEntryPageSchema, timelinePageSchema } from '../mapping/audit';
 import { page } from '../mapping/common';
 import { accountPath } from './accounts';
 
 /** What an object's or an actor's id is made of (numbers, names, uuids, prefixed ids, cli). */
 const ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.:@-]*$/;
+const ID_FORM = 'letters, digits and _ . : @ -, starting with a letter or a digit';
 
 /** The three services that own changes, each answering for its own audit entries. */
 const auditServices = (clients: Clients, opts: CallOpts): AuditLister[] => [
@@ -29,10 +30,13 @@ export const auditRoutes = [
     tag: 'Audit',
     access: { apiKey: 'audit:read' },
     query: {
-      action: patternQuery('only this action, e.g. account.archive', /^[a-z][a-z_]*\.[a-z][a-z_]*$/, 100),
-      target_type: patternQuery('only changes to this kind of object, e.g. account', /^[a-z][a-z_]*$/, 64),
-      target_id: patternQuery("only changes to this object (an account's number, a program's name, an id)", ID_PATTERN, 200),
-      actor_id: patternQuery("only changes made by this actor (an API key's id, a user's id, cli)", ID_PATTERN, 320),
+      action: patternQuery('action', 'only this action, e.g. account.archive', /^[a-z][a-z_]*\.[a-z][a-z_]*$/, 100, 'resource.verb in lower case, e.g. account.halt'),
+      target_type: enumQuery(AUDIT_TARGET_TYPES, `target_type must be one of ${AUDIT_TARGET_TYPES.join(', ')}`, {
+        emptyIsNone: true,
+        description: 'only changes to this kind of object',
+      }),
+      target_id: patternQuery('target_id', "only changes to this object (an account's number, a program's name, an id)", ID_PATTERN, 200, ID_FORM),
+      actor_id: patternQuery('actor_id', "only changes made by this actor (an API key's id, a user's id, cli)", ID_PATTERN, 320, ID_FORM),
       created_after: timeQuery('created_after', 'only entries created after this time'),
       created_before: timeQuery('created_before', 'only entries created before this time'),
       ...pageQuery,

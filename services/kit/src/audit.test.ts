@@ -77,7 +77,7 @@ describe('recordAudit', () => {
     await runWithContext({ requestId: 'req-1', actor: KEY, ip: '198.51.100.7' }, () =>
       sequelize.transaction(async (tx) => {
         await execute(sequelize, 'INSERT INTO things (name) VALUES ($name)', { name: 'x' }, tx);
-        await recordAudit(tx, { scope: { organizationId: org, livemode: true }, action: 'thing.create', target: { type: 'thing', id: '1' }, changes: { name: [null, 'x'], token: [null, 'pfx_live_secret'] } });
+        await recordAudit(tx, { scope: { organizationId: org, livemode: true }, action: 'thing.create', target: { type: 'program', id: '1' }, changes: { name: [null, 'x'], token: [null, 'pfx_live_secret'] } });
       }),
     );
     expect(await entries(org)).toEqual([
@@ -87,7 +87,7 @@ describe('recordAudit', () => {
 
   it('a call that names no actor is the system\'s', async () => {
     const org = randomUUID();
-    await sequelize.transaction((tx) => recordAudit(tx, { scope: { organizationId: org, livemode: false }, action: 'thing.update', target: { type: 'thing', id: '2' } }));
+    await sequelize.transaction((tx) => recordAudit(tx, { scope: { organizationId: org, livemode: false }, action: 'thing.update', target: { type: 'program', id: '2' } }));
     expect(await entries(org)).toEqual([expect.objectContaining({ actor_type: 'operator', actor_id: 'system', actor_label: 'system', request_id: null, ip: null })]);
   });
 
@@ -95,7 +95,7 @@ describe('recordAudit', () => {
     const org = randomUUID();
     await expect(
       sequelize.transaction(async (tx) => {
-        await recordAudit(tx, { scope: { organizationId: org, livemode: true }, action: 'thing.create', target: { type: 'thing', id: '3' } });
+        await recordAudit(tx, { scope: { organizationId: org, livemode: true }, action: 'thing.create', target: { type: 'program', id: '3' } });
         throw new Error('refused after all');
       }),
     ).rejects.toThrow('refused after all');
@@ -106,7 +106,7 @@ describe('recordAudit', () => {
     const org = randomUUID();
     const scope = { organizationId: org, livemode: true };
     await runWithContext({ requestId: 'req-batch', actor: KEY }, () =>
-      sequelize.transaction((tx) => recordAudits(tx, [1, 2, 3].map((n) => ({ scope, action: 'thing.create', target: { type: 'thing', id: String(n) }, changes: { n: [null, n] } })))),
+      sequelize.transaction((tx) => recordAudits(tx, [1, 2, 3].map((n) => ({ scope, action: 'thing.create', target: { type: 'program', id: String(n) }, changes: { n: [null, n] } })))),
     );
     const rows = await entries(org);
     expect(rows.map((r) => [r.request_id, r.changes])).toEqual([1, 2, 3].map((n) => ['req-batch', { n: [null, n] }]));
@@ -123,7 +123,7 @@ describe('recordAudit', () => {
 describe('the table is append-only', () => {
   it('UPDATE, DELETE and TRUNCATE are refused, even for the service\'s own role', async () => {
     const org = randomUUID();
-    await sequelize.transaction((tx) => recordAudit(tx, { scope: { organizationId: org, livemode: true }, action: 'thing.create', target: { type: 'thing', id: '9' } }));
+    await sequelize.transaction((tx) => recordAudit(tx, { scope: { organizationId: org, livemode: true }, action: 'thing.create', target: { type: 'program', id: '9' } }));
     await expect(execute(sequelize, "UPDATE audit_entries SET action = 'thing.delete' WHERE organization_id = $org", { org })).rejects.toThrow(/append-only/);
     await expect(execute(sequelize, 'DELETE FROM audit_entries WHERE organization_id = $org', { org })).rejects.toThrow(/append-only/);
     await expect(sequelize.query('TRUNCATE audit_entries')).rejects.toThrow(/append-only/);
@@ -170,9 +170,9 @@ describe('listing', () => {
 
   beforeAll(async () => {
     for (let i = 0; i < 7; i += 1) {
-      await sequelize.transaction((tx) => recordAudit(tx, { scope, action: i % 2 ? 'thing.update' : 'thing.create', target: { type: 'thing', id: String(i) } }));
+      await sequelize.transaction((tx) => recordAudit(tx, { scope, action: i % 2 ? 'thing.update' : 'thing.create', target: { type: 'program', id: String(i) } }));
     }
-    await sequelize.transaction((tx) => recordAudit(tx, { scope: { organizationId: org, livemode: false }, action: 'thing.create', target: { type: 'thing', id: 'test' } }));
+    await sequelize.transaction((tx) => recordAudit(tx, { scope: { organizationId: org, livemode: false }, action: 'thing.create', target: { type: 'program', id: 'test' } }));
   });
 
   const page = (pageToken: string, query: { action?: string } = {}, mode = Mode.MODE_LIVE): Promise<AuditEntriesPage> =>

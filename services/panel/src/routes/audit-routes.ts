@@ -1,5 +1,5 @@
 import { Router, type Request } from 'express';
-import { AppError, listAuditLog, toRestAuditEntry, toRestTimelineItem, type AuditLister } from '@propdesk/kit';
+import { AppError, AUDIT_TARGET_TYPES, isAuditTargetType, listAuditLog, toRestAuditEntry, toRestTimelineItem, type AuditLister } from '@propdesk/kit';
 import type { PanelClients } from '../clients';
 import { managers } from '../http/roles';
 import { requireSession } from '../http/session';
@@ -10,6 +10,13 @@ import { accountNumberParam, pageOf, pageParams, queryString } from '../validati
 function filter(req: Request, name: string, max: number): string {
   const value = (queryString(req, name) ?? '').trim();
   if (value.length > max) throw new AppError('invalid_request', `${name} is at most ${max} characters`, name);
+  return value;
+}
+
+/** The kind of object filter, one of AUDIT_TARGET_TYPES (as GET /v1/audit_events); absent or empty: none. */
+function targetTypeFilter(req: Request): string {
+  const value = filter(req, 'target_type', 64);
+  if (value !== '' && !isAuditTargetType(value)) throw new AppError('invalid_request', `target_type must be one of ${AUDIT_TARGET_TYPES.join(', ')}`, 'target_type');
   return value;
 }
 
@@ -40,7 +47,7 @@ export function auditRoutes(clients: PanelClients): Router {
       ...pageParams(req),
       query: {
         action: filter(req, 'action', 100),
-        targetType: filter(req, 'target_type', 64),
+        targetType: targetTypeFilter(req),
         targetId: filter(req, 'target_id', 200),
         actorId: filter(req, 'actor_id', 320),
         createdAfter: timeFilter(req, 'created_after'),
