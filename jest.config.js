@@ -31,7 +31,7 @@ const SOURCES = ['<rootDir>/services', '<rootDir>/gateway'];
 /** Pure suites: domain rules, mappers, codecs, in-memory structures. */
 const UNIT = [
   '/src/(.+/)?domain/[^/]+\\.test\\.ts$',
-  '/services/kit/src/(cursor|errors|ids|resources|retention|rest/account)\\.test\\.ts$',
+  '/services/kit/src/(cursor|errors|ids|issue-message|resources|retention|rest/account)\\.test\\.ts$',
   '/services/accounts/src/trading/engine/(ring|marker)\\.test\\.ts$',
   '/services/webhooks/src/verify\\.test\\.ts$',
   '/services/market-feed/src/random-walk\\.test\\.ts$',

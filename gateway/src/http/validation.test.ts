@@ -43,6 +43,28 @@ describe('request validation', () => {
     expect(() => parseBody(schema, { name: 'x', count: 'two' })).toThrow(expect.objectContaining({ param: 'count' }));
     expect(() => parseBody(schema, [1, 2])).toThrow(expect.objectContaining({ param: 'body' }));
   });
+
+  it("says a wrong kind of value or a value outside a list in the API's words, never zod's", () => {
+    const schema = z.object({ name: z.string(), count: z.number().int(), action: z.enum(['breach', 'lock']), events: z.array(z.enum(['a.b', 'c.d'])), on: z.boolean() });
+    const valid = { name: 'x', count: 1, action: 'lock', events: [], on: true };
+    const said = (body: Record<string, unknown>) => {
+      try {
+        parseBody(schema, { ...valid, ...body });
+      } catch (err) {
+        return (err as Error).message;
+      }
+      return 'accepted';
+    };
+    expect(said({ name: null })).toBe('name: must be a string, not null');
+    expect(said({ count: '100' })).toBe('count: must be a number, not a string');
+    expect(said({ count: 1.5 })).toBe('count: must be a whole number');
+    expect(said({ action: 'pause' })).toBe('action: must be one of breach, lock (not pause)');
+    expect(said({ action: 7 })).toBe('action: must be one of breach, lock, not a number');
+    expect(said({ events: ['nope'] })).toBe('events: must be one of a.b, c.d (not nope)');
+    expect(said({ on: 'yes' })).toBe('on: must be true or false, not a string');
+    // A schema's own message stays as it is.
+    expect(() => parseBody(z.object({ n: z.number({ invalid_type_error: 'n must be a count' }) }), { n: 'x' })).toThrow(expect.objectContaining({ message: 'n: n must be a count' }));
+  });
 });
 
 describe('error mapping', () => {

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { EXIT_CONFIG } from './exit-codes';
+import { namedIssue } from './issue-message';
 import { loadGrpcTls, type GrpcTls } from './grpc-tls';
 
 export { z };
@@ -19,7 +20,7 @@ export function loadConfig<S extends z.ZodTypeAny>(
 ): z.infer<S> {
   const parsed = schema.safeParse(env);
   if (parsed.success) return parsed.data;
-  const problems = parsed.error.issues.map((issue) => `${issue.path.join('.') || '(env)'}: ${issue.message}`).join('; ');
+  const problems = parsed.error.issues.map((issue) => namedIssue(issue.path.join('.') || '(env)', issue)).join('; ');
   const message = `invalid configuration: ${problems}`;
   if (!exitOnError) throw new ConfigError(message);
   process.stderr.write(`${message}\n`);

@@ -30,6 +30,7 @@ export * from './crypto';
 export * from './cursor';
 export * from './decimal';
 export * from './text';
+export * from './issue-message';
 export * from './lifecycle';
 export * from './net-probe';
 export { createReflectionService, contractsDirectory, HEALTH_SERVICE } from './reflection/reflection-service';

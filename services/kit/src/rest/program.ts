@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { exactNumberSchema, MONEY_STEP } from '../decimal';
 import { AppError } from '../errors';
+import { issueMessage } from '../issue-message';
 import { textSchema } from '../text';
 import { MAX_INITIAL_BALANCE } from './account';
 import { livemodeSchema } from './common';
@@ -234,6 +235,6 @@ export function parseProgramBody<S extends z.ZodTypeAny>(schema: S, raw: unknown
   if (parsed.success) return parsed.data as z.output<S>;
   const issue = parsed.error.issues[0];
   const param = issueParam(issue?.path ?? []);
-  const message = issue?.code === 'invalid_type' && issue.received === 'undefined' ? `${param} is required` : `${param} ${issue?.message ?? 'is invalid'}`;
+  const message = issue?.code === 'invalid_type' && issue.received === 'undefined' ? `${param} is required` : `${param} ${issue ? issueMessage(issue) : 'is invalid'}`;
   throw new AppError('invalid_request', message, param);
 }

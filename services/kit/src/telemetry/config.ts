@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { namedIssue } from '../issue-message';
 
 /**
  * The standard OpenTelemetry variables this process decides on (SPEC 16). The SDK reads the
@@ -43,7 +44,7 @@ export interface TelemetrySettings {
 export function telemetrySettings(env: NodeJS.ProcessEnv): TelemetrySettings {
   const parsed = telemetryEnvSchema.safeParse(env);
   if (!parsed.success) {
-    const problems = parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ');
+    const problems = parsed.error.issues.map((issue) => namedIssue(issue.path.join('.'), issue)).join('; ');
     throw new Error(`invalid configuration: ${problems}`);
   }
   const vars = parsed.data;
