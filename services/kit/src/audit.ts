@@ -6,20 +6,6 @@ import { sendAtCommit } from './transaction';
 import type { TenantScope } from './tenant';
 
 /**
- * The audit log (SPEC 14): one entry per change made through the REST API, the panel or the CLI,
- * written by the service that owns the change, in the change's own transaction, the way the
- * outbox writes an event. A change that rolls back leaves no entry; an entry that cannot be
- * written fails the change.
- *
- *   await recordAudit(tx, { scope, action: 'account.archive', target: { type: 'account', id: String(number) },
- *                           changes: { status: [before.status, 'archived'] } });
- *
- * Who did it (actor), the request id and the client IP come from the request context (the kit's
- * gRPC server reads them from the caller's metadata); a call that names no actor is the system's.
- * Secrets never reach the table: fields named in SECRET_FIELD_NAMES are removed from `changes`
- * here, at any depth, whatever the caller passed.
- */
-/**
  * The kinds of object a change is made to (an entry's `target.type`, SPEC 14's list with the
  * positions opened and closed through the API and the organization its team belongs to): one
  * list, which the writers are typed against and the audit log's `target_type` filter accepts.
@@ -47,6 +33,20 @@ export function isAuditTargetType(type: string): type is AuditTargetType {
   return TARGET_TYPES.has(type);
 }
 
+/**
+ * The audit log (SPEC 14): one entry per change made through the REST API, the panel or the CLI,
+ * written by the service that owns the change, in the change's own transaction, the way the
+ * outbox writes an event. A change that rolls back leaves no entry; an entry that cannot be
+ * written fails the change.
+ *
+ *   await recordAudit(tx, { scope, action: 'account.archive', target: { type: 'account', id: String(number) },
+ *                           changes: { status: [before.status, 'archived'] } });
+ *
+ * Who did it (actor), the request id and the client IP come from the request context (the kit's
+ * gRPC server reads them from the caller's metadata); a call that names no actor is the system's.
+ * Secrets never reach the table: fields named in SECRET_FIELD_NAMES are removed from `changes`
+ * here, at any depth, whatever the caller passed.
+ */
 export interface AuditChange {
   /** The organization and mode the change belongs to (kit TenantScope). */
   scope: TenantScope;
