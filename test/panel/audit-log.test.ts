@@ -91,7 +91,7 @@ describe('the panel in Chromium: the audit log', () => {
     await page.getByRole('textbox', { name: 'Target id' }).fill('');
     await page.getByRole('textbox', { name: 'Target type' }).fill('acount');
     await page.getByRole('button', { name: 'Apply filters' }).click();
-    await page.getByRole('alert').filter({ hasText: 'target_type must be one of account, trader, program' }).waitFor();
+    await page.getByRole('alert').filter({ hasText: 'The audit log could not be loaded: The target type must be one of account, trader, program' }).waitFor();
     expect(await auditTable().count()).toBe(0);
   });
 

@@ -6,17 +6,20 @@ import { requireSession } from '../http/session';
 import { tenantOf } from '../http/tenant';
 import { accountNumberParam, pageOf, pageParams, queryString } from '../validation';
 
+/** The filters as the Audit log page labels them, for what its errors say. */
+const FILTER_WORDS: Record<string, string> = { action: 'the action', target_type: 'the target type', target_id: 'the target id', actor_id: 'the actor id' };
+
 /** A filter of the query, at most `max` characters; absent or empty: no filter. */
 function filter(req: Request, name: string, max: number): string {
   const value = (queryString(req, name) ?? '').trim();
-  if (value.length > max) throw new AppError('invalid_request', `${name} is at most ${max} characters`, name);
+  if (value.length > max) throw new AppError('invalid_request', `${FILTER_WORDS[name] ?? name} is at most ${max} characters`, name);
   return value;
 }
 
 /** The kind of object filter, one of AUDIT_TARGET_TYPES (as GET /v1/audit_events); absent or empty: none. */
 function targetTypeFilter(req: Request): string {
   const value = filter(req, 'target_type', 64);
-  if (value !== '' && !isAuditTargetType(value)) throw new AppError('invalid_request', `target_type must be one of ${AUDIT_TARGET_TYPES.join(', ')}`, 'target_type');
+  if (value !== '' && !isAuditTargetType(value)) throw new AppError('invalid_request', `${FILTER_WORDS.target_type} must be one of ${AUDIT_TARGET_TYPES.join(', ')}`, 'target_type');
   return value;
 }
 
