@@ -62,6 +62,23 @@ describe('request validation', () => {
     expect(said({ action: 7 })).toBe('action: must be one of breach, lock, not a number');
     expect(said({ events: ['nope'] })).toBe('events: must be one of a.b, c.d (not nope)');
     expect(said({ on: 'yes' })).toBe('on: must be true or false, not a string');
+    const sized = z.object({ count: z.number().int().min(1).max(100), name: z.string().min(2).max(5), tags: z.array(z.string()).max(2), id: z.string().uuid(), ratio: z.number().gt(0) });
+    const sizedSaid = (body: Record<string, unknown>) => {
+      try {
+        parseBody(sized, { count: 1, name: 'ab', tags: [], id: '00000000-0000-4000-8000-000000000000', ratio: 1, ...body });
+      } catch (err) {
+        return (err as Error).message;
+      }
+      return 'accepted';
+    };
+    expect(sizedSaid({})).toBe('accepted');
+    expect(sizedSaid({ count: 0 })).toBe('count: must be at least 1');
+    expect(sizedSaid({ count: 101 })).toBe('count: must be at most 100');
+    expect(sizedSaid({ name: 'a' })).toBe('name: must be at least 2 characters');
+    expect(sizedSaid({ name: 'abcdef' })).toBe('name: must be at most 5 characters');
+    expect(sizedSaid({ tags: ['a', 'b', 'c'] })).toBe('tags: must have at most 2 items');
+    expect(sizedSaid({ id: 'x' })).toBe('id: must be a UUID');
+    expect(sizedSaid({ ratio: 0 })).toBe('ratio: must be more than 0');
     // A schema's own message stays as it is.
     expect(() => parseBody(z.object({ n: z.number({ invalid_type_error: 'n must be a count' }) }), { n: 'x' })).toThrow(expect.objectContaining({ message: 'n: n must be a count' }));
   });

@@ -21,7 +21,8 @@ const kind = (name: string) => KIND_WORDS[name] ?? name;
  * What a validation problem says to a client, after the field's name: the schema's own message
  * where it has one ("must be 1 to 200 characters"), and zod's stock wording ("Expected string,
  * received null", "Invalid enum value. Expected 'breach' | 'lock', received 'pause'") in the API's
- * words: "must be a string, not null", "must be one of breach, lock (not pause)". An absent field is
+ * words: "must be a string, not null", "must be one of breach, lock (not pause)", "must be at most
+ * 100" for "Number must be less than or equal to 100". An absent field is
  * the caller's to say ("is required").
  */
 export function issueMessage(issue: z.ZodIssue): string {
@@ -38,10 +39,37 @@ export function issueMessage(issue: z.ZodIssue): string {
       return `must be one of ${issue.options.map(String).join(', ')} (not ${typeof issue.received === 'string' ? issue.received : JSON.stringify(issue.received)})`;
     case z.ZodIssueCode.invalid_literal:
       return `must be ${JSON.stringify(issue.expected)}`;
+    case z.ZodIssueCode.too_small:
+      return `must ${bound(issue.type, issue.exact ? 'exactly' : issue.inclusive ? 'at least' : 'more than', issue.minimum)}`;
+    case z.ZodIssueCode.too_big:
+      return `must ${bound(issue.type, issue.exact ? 'exactly' : issue.inclusive ? 'at most' : 'less than', issue.maximum)}`;
+    case z.ZodIssueCode.not_multiple_of:
+      return `must be a multiple of ${String(issue.multipleOf)}`;
+    case z.ZodIssueCode.invalid_string:
+      return typeof issue.validation === 'string' ? (FORM_WORDS[issue.validation] ?? issue.message) : issue.message;
     default:
       return issue.message;
   }
 }
+
+/** A size or a value against its limit: "be at least 1", "have at most 100 items", "be at most 64 characters". */
+function bound(type: string, relation: string, limit: number | bigint): string {
+  const n = typeof limit === 'bigint' ? limit.toString() : String(limit);
+  if (type === 'string') return `be ${relation} ${n} characters`;
+  if (type === 'array' || type === 'set') return `have ${relation} ${n} items`;
+  if (type === 'date') return `be ${relation === 'at least' || relation === 'more than' ? 'no earlier than' : 'no later than'} ${new Date(Number(limit)).toISOString()}`;
+  return `be ${relation} ${n}`;
+}
+
+/** The string forms zod checks, said as what the value must be. */
+const FORM_WORDS: Record<string, string> = {
+  email: 'must be an email address',
+  url: 'must be a URL',
+  uuid: 'must be a UUID',
+  datetime: 'must be an RFC 3339 time, e.g. 2026-01-31T12:00:00Z',
+  date: 'must be a date, e.g. 2026-01-31',
+  regex: 'is not in the form this field takes',
+};
 
 /** `name` and its problem: "DATABASE_URL is required", "LOG_LEVEL: must be one of fatal, ... (not verbose)". */
 export function namedIssue(name: string, issue: z.ZodIssue): string {
