@@ -1,5 +1,5 @@
 import { z } from '@propdesk/kit';
-import { pageOf, pageQuery, parseBody, parsePath, parseQuery, positiveIntegerPath } from './validation';
+import { pageOf, pageQuery, parseBody, parsePath, parseQuery, positiveIntegerPath, stringQuery } from './validation';
 import { toAppError } from './errors';
 import { createLogger } from '@propdesk/kit';
 
@@ -31,6 +31,12 @@ describe('request validation', () => {
       expect(() => page({ limit: '0' })).toThrow(expect.objectContaining({ param: 'limit' }));
       expect(() => parsePath(numberPath, { number: 'abc' })).toThrow(expect.objectContaining({ param: 'number' }));
     }
+  });
+
+  it('names the query parameter in every message about it, once', () => {
+    const shape = { trader_id: stringQuery('a trader', 'uuid', 36), limit: pageQuery.limit };
+    expect(() => parseQuery(shape, { trader_id: 'x'.repeat(37) })).toThrow(expect.objectContaining({ param: 'trader_id', message: 'trader_id: must be at most 36 characters' }));
+    expect(() => parseQuery(shape, { limit: '0' })).toThrow(expect.objectContaining({ param: 'limit', message: expect.stringMatching(/^limit must be/) }));
   });
 
   it('refuses a cursor longer than any the service hands out as invalid_cursor', () => {
@@ -79,8 +85,14 @@ describe('request validation', () => {
     expect(sizedSaid({ tags: ['a', 'b', 'c'] })).toBe('tags: must have at most 2 items');
     expect(sizedSaid({ id: 'x' })).toBe('id: must be a UUID');
     expect(sizedSaid({ ratio: 0 })).toBe('ratio: must be more than 0');
+    expect(sizedSaid({ name: '' })).toBe('name: must be at least 2 characters');
+    expect(() => parseBody(z.object({ symbol: z.string().min(1) }), { symbol: '' })).toThrow(expect.objectContaining({ message: 'symbol: must be at least 1 character' }));
+    // A message that names its field already is not prefixed with the name again.
+    expect(() => parseBody(z.object({ since: z.string().datetime({ message: 'since must be an RFC 3339 time' }) }), { since: 'x' })).toThrow(
+      expect.objectContaining({ param: 'since', message: 'since must be an RFC 3339 time' }),
+    );
     // A schema's own message stays as it is.
-    expect(() => parseBody(z.object({ n: z.number({ invalid_type_error: 'n must be a count' }) }), { n: 'x' })).toThrow(expect.objectContaining({ message: 'n: n must be a count' }));
+    expect(() => parseBody(z.object({ n: z.number({ invalid_type_error: 'n must be a count' }) }), { n: 'x' })).toThrow(expect.objectContaining({ message: 'n must be a count' }));
   });
 });
 

@@ -1,5 +1,5 @@
 import type { Request } from 'express';
-import { AppError, emailSchema, issueMessage, issueParam, exactNumberSchema, textSchema, type ApiErrorCode, type ExactNumberRule, type TextRule } from '@propdesk/kit';
+import { AppError, emailSchema, issueMessage, issueParam, namedIssue, exactNumberSchema, textSchema, type ApiErrorCode, type ExactNumberRule, type TextRule } from '@propdesk/kit';
 import { z } from './zod';
 
 /**
@@ -51,7 +51,8 @@ function parseField(field: Field, name: string, raw: unknown): unknown {
   if (parsed.success) return parsed.data;
   const failure = FIELD_FAILURES.get(field) ?? { code: 'invalid_request', namesParam: true };
   const issue = parsed.error.issues[0];
-  throw new AppError(failure.code, issue ? issueMessage(issue) : `${name} is not valid`, failure.namesParam ? name : undefined);
+  const message = !issue ? `${name} is not valid` : failure.namesParam ? namedIssue(name, issue) : issueMessage(issue);
+  throw new AppError(failure.code, message, failure.namesParam ? name : undefined);
 }
 
 export type ParsedFields<S extends FieldShape> = { [K in keyof S]: z.output<S[K]> };
@@ -258,8 +259,7 @@ export function parseBody<S extends z.ZodTypeAny>(schema: S, body: unknown): z.i
     throw new AppError('invalid_request', `${issue.path.length > 0 ? `${issueParam(issue.path)}.` : ''}${unknown} is not a field of this request`, unknown);
   }
   const param = paramOf(issue?.path ?? []);
-  const message = issue?.code === 'invalid_type' && issue.received === 'undefined' ? `${param} is required` : `${param}: ${issue ? issueMessage(issue) : 'invalid'}`;
-  throw new AppError('invalid_request', message, param);
+  throw new AppError('invalid_request', issue ? namedIssue(param, issue) : `${param} is not valid`, param);
 }
 
 /** An object body; arrays, strings and numbers are refused as a whole. */

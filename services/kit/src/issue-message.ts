@@ -55,8 +55,9 @@ export function issueMessage(issue: z.ZodIssue): string {
 /** A size or a value against its limit: "be at least 1", "have at most 100 items", "be at most 64 characters". */
 function bound(type: string, relation: string, limit: number | bigint): string {
   const n = typeof limit === 'bigint' ? limit.toString() : String(limit);
-  if (type === 'string') return `be ${relation} ${n} characters`;
-  if (type === 'array' || type === 'set') return `have ${relation} ${n} items`;
+  const s = n === '1' ? '' : 's';
+  if (type === 'string') return `be ${relation} ${n} character${s}`;
+  if (type === 'array' || type === 'set') return `have ${relation} ${n} item${s}`;
   if (type === 'date') return `be ${relation === 'at least' || relation === 'more than' ? 'no earlier than' : 'no later than'} ${new Date(Number(limit)).toISOString()}`;
   return `be ${relation} ${n}`;
 }
@@ -71,8 +72,13 @@ const FORM_WORDS: Record<string, string> = {
   regex: 'is not in the form this field takes',
 };
 
-/** `name` and its problem: "DATABASE_URL is required", "LOG_LEVEL: must be one of fatal, ... (not verbose)". */
+/**
+ * `name` and its problem, the name said once: "DATABASE_URL is required", "LOG_LEVEL: must be one
+ * of fatal, ... (not verbose)", and a message that names it already as it is ("since must be an
+ * RFC 3339 time ...", not "since: since must be ...").
+ */
 export function namedIssue(name: string, issue: z.ZodIssue): string {
   const message = issueMessage(issue);
-  return message === 'is required' ? `${name} is required` : `${name}: ${message}`;
+  if (message === 'is required') return `${name} is required`;
+  return message.startsWith(`${name} `) ? message : `${name}: ${message}`;
 }

@@ -1,4 +1,4 @@
-import { API_KEY_SCOPES, AppError, issueMessage, pageSize, z } from '@propdesk/kit';
+import { API_KEY_SCOPES, AppError, namedIssue, pageSize, z } from '@propdesk/kit';
 import type { Request } from 'express';
 
 /** Parses a JSON body (absent = {}) with a zod schema; the first problem names its field. */
@@ -13,7 +13,7 @@ export function parseBody<S extends z.ZodTypeAny>(schema: S, req: Request): z.in
   // A strict body (an endpoint's edit) names the field it does not know.
   if (issue?.code === 'unrecognized_keys') throw new AppError('invalid_request', `${issue.keys[0]} is not a field of this request`, issue.keys[0]);
   const param = issue?.path.length ? String(issue.path[0]) : undefined;
-  throw new AppError('invalid_request', param ? `${param}: ${issue ? issueMessage(issue) : 'invalid'}` : 'invalid request body', param);
+  throw new AppError('invalid_request', param && issue ? namedIssue(param, issue) : 'invalid request body', param);
 }
 
 function queryString(req: Request, name: string): string | undefined {
