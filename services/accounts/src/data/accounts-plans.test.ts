@@ -139,7 +139,13 @@ describe.each(['force_custom_plan', 'force_generic_plan'] as const)('with %s', (
 
   it('claims a test account without reading through the live ones', async () => {
     const text = NEXT_CLAIMABLE_SQL.replaceAll('$org', '$1').replaceAll('$livemode', '$2');
-    expect(await plan(text, [earlyOrg, 'false'], mode)).toEqual(['accounts_claimable']);
+    // An index of the organization's test partition: the claimable one, or (organization_id,
+    // livemode, program) when ANALYZE's sample of 30,000 of the 62,010 rows happens to hold none of
+    // the 10 test accounts (then both look like one row to the planner; CI met it once). Either
+    // reads the test accounts alone, as the pages counted below show.
+    const used = await plan(text, [earlyOrg, 'false'], mode);
+    expect(used).toHaveLength(1);
+    expect(used[0]).toMatch(/^accounts_(claimable|org_)/);
     await pg.query('BEGIN');
     try {
       expect(await buffersRead(text, [earlyOrg, 'false'], mode)).toBeLessThan(40);
