@@ -19,11 +19,11 @@ const kind = (name: string) => KIND_WORDS[name] ?? name;
 
 /**
  * What a validation problem says to a client, after the field's name: the schema's own message
- * where it has one ("must be 1 to 200 characters"), and zod's stock wording ("Expected string,
- * received null", "Invalid enum value. Expected 'breach' | 'lock', received 'pause'") in the API's
- * words: "must be a string, not null", "must be one of breach, lock (not pause)", "must be at most
- * 100" for "Number must be less than or equal to 100". An absent field is
- * the caller's to say ("is required").
+ * where it has one ("must be 1 to 200 characters"), and zod's stock wording in the API's words:
+ * "must be a string, not null" for "Expected string, received null", "must be one of breach, lock
+ * (not pause)" for "Invalid enum value. Expected 'breach' | 'lock', received 'pause'", "must be at
+ * most 100" for "Number must be less than or equal to 100". An absent field "is required"
+ * (namedIssue puts the field's name in front).
  */
 export function issueMessage(issue: z.ZodIssue): string {
   if (issue.message !== z.defaultErrorMap(issue, { defaultError: '', data: undefined }).message) return issue.message;
