@@ -2,6 +2,7 @@
  * SPEC section 5: the counts hold across every gateway replica (Redis). Two gateway instances
  * share one Redis; a key's reads on both add up to one bucket.
  */
+import { testRedisUrl } from '@propdesk/kit/testing';
 import { startStack, type Stack } from './support/stack';
 import { client, type ErrorBody } from './support/http';
 
@@ -9,7 +10,7 @@ let stack: Stack;
 
 beforeAll(async () => {
   stack = await startStack({
-    redisUrl: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
+    redisUrl: testRedisUrl(),
     gatewayReplicas: 2,
     env: { RATE_LIMIT_READ_PER_MIN: '4' },
   });

@@ -3,10 +3,11 @@
  * panel; the next request on every gateway replica (sharing Redis) is counted against them and
  * the RateLimit-* headers show them; another key keeps the defaults.
  */
+import { testRedisUrl } from '@propdesk/kit/testing';
 import { startStack, type Stack } from '../support/stack';
 import { client, request, type ApiResponse, type ErrorBody } from '../support/http';
 
-const REDIS_URL = process.env.REDIS_URL || 'redis://127.0.0.1:6379';
+const REDIS_URL = testRedisUrl();
 
 let stack: Stack;
 let orgId: string;

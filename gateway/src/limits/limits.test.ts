@@ -2,11 +2,11 @@ import Redis from 'ioredis';
 import { Registry } from 'prom-client';
 import { createLimits, createRedisForLimits, waitForRedis, type Limits, type LimitsConfig } from './index';
 import { captureLogger } from './testing/capture-logger';
-import { waitUntil } from '@propdesk/kit/testing';
+import { testRedisUrl, waitUntil } from '@propdesk/kit/testing';
 import { deleteKeys, repeat, uniquePrefix } from './testing/fixtures';
 
 // The shared local Redis (REDIS_URL when set), as the gateway uses it.
-const REDIS_URL = process.env.REDIS_URL || 'redis://127.0.0.1:6379';
+const REDIS_URL = testRedisUrl();
 const prefix = uniquePrefix('limits');
 const clients: Redis[] = [];
 const opened: Limits[] = [];

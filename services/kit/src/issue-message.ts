@@ -58,7 +58,6 @@ function bound(type: string, relation: string, limit: number | bigint): string {
   const s = n === '1' ? '' : 's';
   if (type === 'string') return `be ${relation} ${n} character${s}`;
   if (type === 'array' || type === 'set') return `have ${relation} ${n} item${s}`;
-  if (type === 'date') return `be ${relation === 'at least' || relation === 'more than' ? 'no earlier than' : 'no later than'} ${new Date(Number(limit)).toISOString()}`;
   return `be ${relation} ${n}`;
 }
 

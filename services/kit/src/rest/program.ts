@@ -235,6 +235,5 @@ export function parseProgramBody<S extends z.ZodTypeAny>(schema: S, raw: unknown
   if (parsed.success) return parsed.data as z.output<S>;
   const issue = parsed.error.issues[0];
   const param = issueParam(issue?.path ?? []);
-  const message = issue?.code === 'invalid_type' && issue.received === 'undefined' ? `${param} is required` : `${param} ${issue ? issueMessage(issue) : 'is invalid'}`;
-  throw new AppError('invalid_request', message, param);
+  throw new AppError('invalid_request', `${param} ${issue ? issueMessage(issue) : 'is invalid'}`, param);
 }

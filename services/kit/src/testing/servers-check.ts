@@ -1,7 +1,7 @@
 import { tcpUnreachable } from '../net-probe';
 import { testServerUrl } from './test-database';
 
-/** The Redis the tests use: REDIS_URL when set, else the local one. */
+/** The Redis the tests use: REDIS_URL when set, else the local one (the suites and the servers check). */
 export function testRedisUrl(env: NodeJS.ProcessEnv = process.env): string {
   return env.REDIS_URL || 'redis://127.0.0.1:6379';
 }
